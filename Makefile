@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: Apache-2.0
+# Quick start: `make demo` (build + predict ResNet-50 on an A100), `make test` (build + ctest).
+# Both install missing Debian packages first (apt-get, when run as root).
+
+BUILD_DIR ?= build
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?=
+DEB_PACKAGES := cmake g++ make pkg-config libgtest-dev libgmock-dev libbenchmark-dev \
+  libxgboost-dev libcli11-dev nlohmann-json3-dev libspdlog-dev libeigen3-dev libnanoflann-dev \
+  libonnx-dev libprotobuf-dev protobuf-compiler zlib1g-dev libonnx-testdata python3
+
+.PHONY: all deps configure build demo test bench clean format tidy
+
+all: build
+
+deps:
+	@./tools/install_deps.sh $(DEB_PACKAGES)
+
+$(BUILD_DIR)/CMakeCache.txt: | deps
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+
+configure: deps $(BUILD_DIR)/CMakeCache.txt
+
+build: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+demo: build
+	$(BUILD_DIR)/cnnperf predict --net resnet50 --gpu a100
+
+test: build
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	./bench/run_benchmarks.sh $(BUILD_DIR)
+
+format:
+	clang-format -i $$(git ls-files '*.cpp' '*.hpp')
+
+tidy: configure
+	clang-tidy -p $(BUILD_DIR) $$(git ls-files 'src/core/*.cpp')
+
+clean:
+	rm -rf $(BUILD_DIR)

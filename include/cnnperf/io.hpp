@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+// File and CSV helpers: reading (plain or .gz), atomic writing, output formats.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace cnnperf {
+
+/// Reads a whole file; transparently decompresses names ending in ".gz".
+/// Throws InputError naming the path when it is missing or unreadable.
+[[nodiscard]] std::string read_text_file(const std::filesystem::path& path);
+
+/// Writes `content` to `path` through a temporary file in the same directory and a rename,
+/// so a failure never leaves a partial file. Throws InputError when the directory is not
+/// writable. A path of "" or "-" writes to stdout.
+void write_output(const std::string& path, std::string_view content);
+
+/// A parsed CSV table. Cells are kept as text; `line_of(row)` gives the 1-based source line.
+struct CsvTable {
+  std::string source;                    ///< file name, for error messages
+  std::vector<std::string> header;       ///< column names in file order
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::size_t> lines;        ///< source line of each row (1-based)
+
+  /// Index of a column, or nullopt.
+  [[nodiscard]] std::optional<std::size_t> column(std::string_view name) const;
+  /// Cell text of `row` in column `name`, or nullopt when the column is absent or empty.
+  [[nodiscard]] std::optional<std::string> get(std::size_t row, std::string_view name) const;
+  /// Numeric cell; throws InputError "file:line: field 'name': expected a number".
+  [[nodiscard]] std::optional<double> get_number(std::size_t row, std::string_view name) const;
+  /// "file:line" of a row, for error messages.
+  [[nodiscard]] std::string where(std::size_t row) const;
+};
+
+/// Parses RFC-4180 CSV text (quoted fields, embedded commas/quotes/newlines).
+/// Throws InputError on ragged rows or an unterminated quote.
+[[nodiscard]] CsvTable parse_csv(std::string_view text, const std::string& source);
+/// Reads and parses a CSV file (plain or .gz).
+[[nodiscard]] CsvTable read_csv(const std::filesystem::path& path);
+
+/// Quotes a CSV field when it needs quoting.
+[[nodiscard]] std::string csv_escape(std::string_view field);
+/// Joins fields into one CSV line (no trailing newline).
+[[nodiscard]] std::string csv_line(const std::vector<std::string>& fields);
+
+/// Output formats every printing subcommand accepts.
+enum class OutputFormat { kTable, kJson, kCsv };
+[[nodiscard]] std::string to_string(OutputFormat format);
+/// Throws InputError for anything but table|json|csv.
+[[nodiscard]] OutputFormat output_format_from_string(std::string_view text);
+
+/// Renders rows as an aligned plain-text table; numeric-looking cells are right-aligned.
+[[nodiscard]] std::string format_table(const std::vector<std::string>& header,
+                                       const std::vector<std::vector<std::string>>& rows);
+
+/// Formats a number with `digits` significant digits, no exponent for ordinary magnitudes.
+[[nodiscard]] std::string format_number(double value, int digits = 4);
+
+/// Parses a strictly positive integer; throws InputError naming `what` otherwise.
+[[nodiscard]] long parse_positive_int(std::string_view text, const std::string& what);
+/// Parses a finite number; throws InputError naming `what` otherwise.
+[[nodiscard]] double parse_number(std::string_view text, const std::string& what);
+
+/// Locates a bundled resource (e.g. "models/gpus.json"): $CNNPERF_DATA_DIR, then the
+/// directory of the executable and its parents, then the source tree recorded at build time.
+/// Throws Error when not found.
+[[nodiscard]] std::filesystem::path find_resource(const std::string& relative);
+
+/// Lowercases ASCII.
+[[nodiscard]] std::string to_lower(std::string_view text);
+
+}  // namespace cnnperf

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+// The layer model: one operator of a CNN with its shape, in the canonical layer schema
+// of DESIGN §3 (columns of `predict --layers` and of datasets/).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cnnperf {
+
+/// Operators cnnperf knows. Names (to_string) are the `op` column values.
+enum class Op {
+  kConv2d,       ///< 2-D convolution (groups and dilation allowed; depthwise = groups == c_in)
+  kLinear,       ///< fully connected: batch = rows, c_in = in features, c_out = out features
+  kBatchNorm,    ///< inference batch norm (scale + shift per channel)
+  kLayerNorm,
+  kRelu,
+  kRelu6,
+  kSigmoid,
+  kHardSigmoid,
+  kHardSwish,
+  kSilu,         ///< x * sigmoid(x) (Swish)
+  kGelu,
+  kTanh,
+  kAdd,          ///< elementwise sum of two tensors of the input shape
+  kMul,          ///< elementwise product (broadcast of a per-channel scale counts as a full read)
+  kSoftmax,
+  kMaxPool,
+  kAvgPool,
+  kGlobalAvgPool,  ///< adaptive average pool to 1x1
+  kConcat,         ///< c_out = sum of the inputs' channels; a copy of all of them
+  kChannelShuffle, ///< ShuffleNet's transpose: a copy
+  kFlatten,        ///< view: no kernel, no bytes
+  kDropout,        ///< identity at inference
+};
+
+[[nodiscard]] std::string to_string(Op op);
+/// Accepts the canonical names and common aliases (e.g. "conv", "dense", "gemm", "bn", "ln",
+/// "relu", "hardswish", "avg_pool", "adaptive_avgpool"). Throws InputError for unknown names.
+[[nodiscard]] Op op_from_string(std::string_view name);
+/// All operators, in enum order.
+[[nodiscard]] const std::vector<Op>& all_ops();
+
+/// Coarse class used by the analytical model.
+enum class OpClass { kConv, kGemm, kPointwise, kNormalization, kPool, kCopy, kNone };
+[[nodiscard]] OpClass op_class(Op op);
+[[nodiscard]] std::string to_string(OpClass op_class);
+
+enum class DType { kFp32, kFp16 };
+[[nodiscard]] std::string to_string(DType dtype);
+/// Accepts fp32|float32|float|32 and fp16|float16|half|16. Throws InputError otherwise.
+[[nodiscard]] DType dtype_from_string(std::string_view name);
+[[nodiscard]] int bytes_per_element(DType dtype);
+
+/// Which pass a row measures: the forward pass, a whole training step (forward + backward
+/// [+ update]), or one of the two backward convolutions.
+enum class Pass { kForward, kTraining, kBackwardData, kBackwardFilter };
+[[nodiscard]] std::string to_string(Pass pass);
+[[nodiscard]] Pass pass_from_string(std::string_view name);
+
+/// One operator with its shape. Sizes are element counts; defaults follow DESIGN §3
+/// (1 for sizes, strides, dilation and groups; 0 for padding and bias; fp32; forward).
+struct Layer {
+  std::string name;   ///< e.g. "layer1.0.conv1"; empty for CSV rows
+  Op op = Op::kConv2d;
+  std::int64_t batch = 1;
+  std::int64_t c_in = 1;
+  std::int64_t h_in = 1;
+  std::int64_t w_in = 1;
+  std::int64_t c_out = 1;  ///< for pointwise/pool ops equal to c_in (set by normalize())
+  std::int64_t kernel_h = 1;
+  std::int64_t kernel_w = 1;
+  std::int64_t stride_h = 1;
+  std::int64_t stride_w = 1;
+  std::int64_t pad_h = 0;
+  std::int64_t pad_w = 0;
+  std::int64_t dilation_h = 1;
+  std::int64_t dilation_w = 1;
+  std::int64_t groups = 1;
+  bool bias = false;
+  bool ceil_mode = false;  ///< pooling output rounding (torchvision uses it in a few nets)
+  DType dtype = DType::kFp32;
+  Pass pass = Pass::kForward;
+  /// Number of input tensors read (2 for add/mul, the branch count for concat).
+  int num_inputs = 1;
+
+  /// Output height/width from the input, kernel, stride, padding, dilation (and ceil_mode).
+  [[nodiscard]] std::int64_t h_out() const;
+  [[nodiscard]] std::int64_t w_out() const;
+  /// Elements of the input tensor (all inputs summed for concat) and of the output tensor.
+  [[nodiscard]] std::int64_t input_elements() const;
+  [[nodiscard]] std::int64_t output_elements() const;
+  /// Learnable parameters (weights + bias; batch norm: 2 per channel).
+  [[nodiscard]] std::int64_t params() const;
+  /// Multiply-accumulates of the forward pass (conv and linear); 0 for other ops.
+  [[nodiscard]] std::int64_t macs() const;
+  /// Floating-point operations of the forward pass, a multiply-add counted as 2.
+  [[nodiscard]] double flops() const;
+  /// Compulsory DRAM bytes of the forward pass: inputs + weights read once, output written once.
+  [[nodiscard]] double bytes() const;
+
+  /// Throws InputError("<where>: field '<f>': expected ...") for non-positive sizes,
+  /// negative padding, channels not divisible by groups, or an empty output.
+  void validate(const std::string& where) const;
+};
+
+/// Names of the canonical layer CSV columns, in DESIGN order.
+[[nodiscard]] const std::vector<std::string>& layer_csv_columns();
+
+}  // namespace cnnperf

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+// A network: an ordered list of layers for one input shape, plus where it came from.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cnnperf/layer.hpp"
+
+namespace cnnperf {
+
+struct Network {
+  std::string name;            ///< zoo name, file stem, or user-given name
+  std::string source;          ///< "zoo", an ONNX path or a JSON path
+  std::int64_t batch = 1;
+  std::int64_t input_c = 3;
+  std::int64_t input_h = 224;
+  std::int64_t input_w = 224;
+  std::vector<Layer> layers;   ///< in execution order
+
+  [[nodiscard]] std::int64_t params() const;  ///< sum of layer params
+  [[nodiscard]] std::int64_t macs() const;    ///< sum of layer MACs
+  [[nodiscard]] double flops() const;         ///< sum of layer FLOPs (multiply-add = 2)
+};
+
+/// Options that change how a network is instantiated.
+struct NetworkOptions {
+  std::int64_t batch = 1;
+  std::int64_t input_h = 0;  ///< 0: the network's default resolution
+  std::int64_t input_w = 0;
+  DType dtype = DType::kFp32;
+};
+
+}  // namespace cnnperf

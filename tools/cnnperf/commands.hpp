@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: Apache-2.0
+// Subcommand registration. Each cmd_<name>.cpp declares its options into a plain struct and,
+// when its subcommand is chosen, stores in `run` one call into the library.
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace cnnperf::cli {
+
+/// What main() runs after parsing; returns the exit code.
+using Runner = std::function<int()>;
+
+void add_predict_command(CLI::App& app, Runner& run);
+void add_profile_command(CLI::App& app, Runner& run);
+void add_ptx_command(CLI::App& app, Runner& run);
+void add_train_command(CLI::App& app, Runner& run);
+void add_validate_command(CLI::App& app, Runner& run);
+void add_gpus_command(CLI::App& app, Runner& run);
+void add_nets_command(CLI::App& app, Runner& run);
+void add_plan_command(CLI::App& app, Runner& run);
+void add_report_command(CLI::App& app, Runner& run);
+
+}  // namespace cnnperf::cli

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+// cnnperf: builds the command line, parses, runs one library call, maps errors to exit codes.
+#include <cstdio>
+#include <exception>
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "cnnperf/config.hpp"
+#include "cnnperf/error.hpp"
+#include "commands.hpp"
+
+int main(int argc, char** argv) {
+  // Logs and progress go to stderr; results go to stdout or --output.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("cnnperf"));
+  spdlog::set_pattern("cnnperf: %^%l%$: %v");
+  spdlog::set_level(spdlog::level::warn);
+
+  CLI::App app{"cnnperf: CNN latency and energy on NVIDIA GPUs, including GPUs you do not own.\n"
+               "Example: cnnperf predict --net resnet50 --gpu a100",
+               "cnnperf"};
+  app.set_version_flag("--version", std::string("cnnperf ") + CNNPERF_VERSION);
+  app.require_subcommand(1);
+  bool verbose = false;
+  app.add_flag("-v,--verbose", verbose, "Log progress details to stderr");
+  app.parse_complete_callback([&] {
+    if (verbose) spdlog::set_level(spdlog::level::info);
+  });
+
+  cnnperf::cli::Runner run;
+  cnnperf::cli::add_predict_command(app, run);
+  cnnperf::cli::add_profile_command(app, run);
+  cnnperf::cli::add_ptx_command(app, run);
+  cnnperf::cli::add_train_command(app, run);
+  cnnperf::cli::add_validate_command(app, run);
+  cnnperf::cli::add_gpus_command(app, run);
+  cnnperf::cli::add_nets_command(app, run);
+  cnnperf::cli::add_plan_command(app, run);
+  cnnperf::cli::add_report_command(app, run);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    // CLI11 uses its own codes; ours are 0 for --help/--version and 2 for bad usage.
+    return code == 0 ? 0 : 2;
+  }
+  try {
+    return run ? run() : 2;
+  } catch (const cnnperf::Error& e) {
+    std::fprintf(stderr, "cnnperf: error: %s\n", e.what());
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cnnperf: error: %s\n", e.what());
+    return 1;
+  }
+}
