@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: Apache-2.0
+// File and CSV helpers shared by every command.
+#include "cnnperf/io.hpp"
+
+#include <unistd.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cnnperf/config.hpp"
+#include "cnnperf/error.hpp"
+
+namespace cnnperf {
+
+namespace fs = std::filesystem;
+
+std::string input_message(const std::string& where, const std::string& what,
+                          const std::string& expected) {
+  std::string message = where + ": " + what;
+  if (!expected.empty()) message += " (expected " + expected + ")";
+  return message;
+}
+
+namespace {
+
+bool ends_with(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+std::string read_gzip(const fs::path& path) {
+  gzFile file = gzopen(path.c_str(), "rb");
+  if (file == nullptr) {
+    throw InputError(path.string() + ": cannot open (expected a readable gzip file)");
+  }
+  std::string content;
+  std::array<char, 1 << 16> buffer{};
+  int n = 0;
+  while ((n = gzread(file, buffer.data(), static_cast<unsigned>(buffer.size()))) > 0) {
+    content.append(buffer.data(), static_cast<std::size_t>(n));
+  }
+  int err = 0;
+  const char* message = gzerror(file, &err);
+  const std::string error_text = (n < 0 && message != nullptr) ? message : "";
+  gzclose(file);
+  if (n < 0) throw InputError(path.string() + ": corrupt gzip data: " + error_text);
+  return content;
+}
+
+}  // namespace
+
+std::string read_text_file(const fs::path& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw InputError(path.string() + ": no such file");
+  if (fs::is_directory(path, ec)) {
+    throw InputError(path.string() + ": is a directory (expected a file)");
+  }
+  if (ends_with(path.string(), ".gz")) return read_gzip(path);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path.string() + ": cannot open for reading");
+  std::ostringstream out;
+  out << in.rdbuf();
+  if (in.bad()) throw InputError(path.string() + ": read error");
+  return out.str();
+}
+
+void write_output(const std::string& path, std::string_view content) {
+  if (path.empty() || path == "-") {
+    std::cout.write(content.data(), static_cast<std::streamsize>(content.size()));
+    std::cout.flush();
+    return;
+  }
+  const fs::path target(path);
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    throw InputError(path + ": cannot write (directory '" + dir.string() + "' does not exist)");
+  }
+  if (fs::is_directory(target, ec)) throw InputError(path + ": is a directory (expected a file)");
+  // Temp file in the same directory so the rename is atomic; removed on any failure.
+  std::string temp_name = target.filename().string();
+  temp_name.insert(0, 1, '.');
+  temp_name.append(".tmpXXXXXX");
+  std::string temp = (dir / temp_name).string();
+  const int fd = mkstemp(temp.data());
+  if (fd < 0) throw InputError(path + ": cannot write (directory not writable)");
+  bool ok = true;
+  std::size_t written = 0;
+  while (written < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
+    if (n <= 0) {
+      ok = false;
+      break;
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  ok = (::fsync(fd) == 0) && ok;
+  ok = (::close(fd) == 0) && ok;
+  if (ok) {
+    fs::rename(temp, target, ec);
+    ok = !ec;
+  }
+  if (!ok) {
+    fs::remove(temp, ec);
+    throw Error(path + ": write failed (disk full or not writable)");
+  }
+  // mkstemp creates 0600; give the file ordinary permissions.
+  fs::permissions(target,
+                  fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                      fs::perms::others_read,
+                  ec);
+}
+
+std::optional<std::size_t> CsvTable::column(std::string_view name) const {
+  for (std::size_t i = 0; i < header.size(); ++i) {
+    if (header[i] == name) return i;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> CsvTable::get(std::size_t row, std::string_view name) const {
+  const auto col = column(name);
+  if (!col || *col >= rows.at(row).size() || rows[row][*col].empty()) return std::nullopt;
+  return rows[row][*col];
+}
+
+std::optional<double> CsvTable::get_number(std::size_t row, std::string_view name) const {
+  const auto text = get(row, name);
+  if (!text) return std::nullopt;
+  return parse_number(*text, where(row) + ": field '" + std::string(name) + "'");
+}
+
+std::string CsvTable::where(std::size_t row) const {
+  return source + ":" + std::to_string(row < lines.size() ? lines[row] : 0);
+}
+
+CsvTable parse_csv(std::string_view text, const std::string& source) {
+  CsvTable table;
+  table.source = source;
+  std::vector<std::string> record;
+  std::string field;
+  bool in_quotes = false;
+  bool field_was_quoted = false;
+  std::size_t line = 1;
+  std::size_t record_line = 1;
+  auto end_record = [&] {
+    record.push_back(std::move(field));
+    field.clear();
+    field_was_quoted = false;
+    const bool blank = record.size() == 1 && record[0].empty();
+    if (!blank) {
+      if (table.header.empty()) {
+        table.header = std::move(record);
+        for (auto& name : table.header) {
+          // Tolerate a UTF-8 byte-order mark and surrounding spaces in the header.
+          if (name.rfind("\xEF\xBB\xBF", 0) == 0) name = name.substr(3);
+          while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) {
+            name.pop_back();
+          }
+        }
+      } else {
+        if (record.size() != table.header.size()) {
+          throw InputError(source + ":" + std::to_string(record_line) + ": has " +
+                           std::to_string(record.size()) + " fields (expected " +
+                           std::to_string(table.header.size()) + ", as in the header)");
+        }
+        table.rows.push_back(std::move(record));
+        table.lines.push_back(record_line);
+      }
+    }
+    record.clear();
+    record_line = line;
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_quotes) {
+      if (c == '"') {
+        if (i + 1 < text.size() && text[i + 1] == '"') {
+          field.push_back('"');
+          ++i;
+        } else {
+          in_quotes = false;
+        }
+      } else {
+        if (c == '\n') ++line;
+        field.push_back(c);
+      }
+      continue;
+    }
+    if (c == '"' && field.empty() && !field_was_quoted) {
+      in_quotes = true;
+      field_was_quoted = true;
+    } else if (c == ',') {
+      record.push_back(std::move(field));
+      field.clear();
+      field_was_quoted = false;
+    } else if (c == '\n') {
+      ++line;
+      end_record();
+    } else if (c != '\r') {
+      field.push_back(c);
+    }
+  }
+  if (in_quotes) {
+    throw InputError(source + ":" + std::to_string(record_line) +
+                     ": unterminated quoted field (expected a closing '\"')");
+  }
+  if (!field.empty() || !record.empty()) end_record();
+  if (table.header.empty()) throw InputError(source + ": empty file (expected a CSV header)");
+  return table;
+}
+
+CsvTable read_csv(const fs::path& path) { return parse_csv(read_text_file(path), path.string()); }
+
+std::string csv_escape(std::string_view field) {
+  if (field.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(field);
+  std::string out = "\"";
+  for (const char c : field) {
+    if (c == '"') out.push_back('"');
+    out.push_back(c);
+  }
+  out.push_back('"');
+  return out;
+}
+
+std::string csv_line(const std::vector<std::string>& fields) {
+  std::string out;
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    if (i > 0) out.push_back(',');
+    out += csv_escape(fields[i]);
+  }
+  return out;
+}
+
+std::string to_string(OutputFormat format) {
+  switch (format) {
+    case OutputFormat::kTable: return "table";
+    case OutputFormat::kJson: return "json";
+    case OutputFormat::kCsv: return "csv";
+  }
+  return "table";
+}
+
+OutputFormat output_format_from_string(std::string_view text) {
+  const std::string lower = to_lower(text);
+  if (lower == "table") return OutputFormat::kTable;
+  if (lower == "json") return OutputFormat::kJson;
+  if (lower == "csv") return OutputFormat::kCsv;
+  throw InputError("--format: unknown format '" + std::string(text) +
+                   "' (expected table, json or csv)");
+}
+
+namespace {
+bool looks_numeric(const std::string& cell) {
+  if (cell.empty()) return false;
+  char* end = nullptr;
+  std::strtod(cell.c_str(), &end);
+  return end != nullptr && *end == '\0';
+}
+}  // namespace
+
+std::string format_table(const std::vector<std::string>& header,
+                         const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> width(header.size(), 0);
+  for (std::size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
+  for (const auto& row : rows) {
+    for (std::size_t c = 0; c < row.size() && c < width.size(); ++c) {
+      width[c] = std::max(width[c], row[c].size());
+    }
+  }
+  std::string out;
+  auto emit = [&](const std::vector<std::string>& cells, bool is_header) {
+    for (std::size_t c = 0; c < width.size(); ++c) {
+      const std::string cell = c < cells.size() ? cells[c] : "";
+      const std::string pad(width[c] - std::min(width[c], cell.size()), ' ');
+      if (c > 0) out += "  ";
+      if (!is_header && looks_numeric(cell)) {
+        out += pad + cell;
+      } else if (c + 1 == width.size()) {
+        out += cell;
+      } else {
+        out += cell + pad;
+      }
+    }
+    out += '\n';
+  };
+  emit(header, true);
+  std::vector<std::string> rule;
+  for (const auto w : width) rule.emplace_back(w, '-');
+  emit(rule, true);
+  for (const auto& row : rows) emit(row, false);
+  return out;
+}
+
+std::string format_number(double value, int digits) {
+  if (!std::isfinite(value)) return std::isnan(value) ? "nan" : (value > 0 ? "inf" : "-inf");
+  if (value == 0) return "0";
+  const double magnitude = std::floor(std::log10(std::fabs(value)));
+  std::array<char, 64> buffer{};
+  if (magnitude >= 15 || magnitude < -6) {
+    std::snprintf(buffer.data(), buffer.size(), "%.*g", digits, value);
+    return buffer.data();
+  }
+  const int decimals = std::max(0, digits - 1 - static_cast<int>(magnitude));
+  std::snprintf(buffer.data(), buffer.size(), "%.*f", decimals, value);
+  std::string out = buffer.data();
+  if (out.find('.') != std::string::npos) {
+    while (!out.empty() && out.back() == '0') out.pop_back();
+    if (!out.empty() && out.back() == '.') out.pop_back();
+  }
+  return out;
+}
+
+double parse_number(std::string_view text, const std::string& what) {
+  std::string trimmed(text);
+  while (!trimmed.empty() && std::isspace(static_cast<unsigned char>(trimmed.back()))) {
+    trimmed.pop_back();
+  }
+  std::size_t start = 0;
+  while (start < trimmed.size() && std::isspace(static_cast<unsigned char>(trimmed[start]))) {
+    ++start;
+  }
+  trimmed = trimmed.substr(start);
+  char* end = nullptr;
+  const double value = std::strtod(trimmed.c_str(), &end);
+  if (trimmed.empty() || end == nullptr || *end != '\0' || !std::isfinite(value)) {
+    throw InputError(what + ": expected a number, got '" + std::string(text) + "'");
+  }
+  return value;
+}
+
+long parse_positive_int(std::string_view text, const std::string& what) {
+  long value = 0;
+  const auto* begin = text.data();
+  const auto* end = text.data() + text.size();
+  const auto result = std::from_chars(begin, end, value);
+  if (result.ec != std::errc() || result.ptr != end || value <= 0) {
+    throw InputError(what + ": expected a positive integer, got '" + std::string(text) + "'");
+  }
+  return value;
+}
+
+std::string to_lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+fs::path find_resource(const std::string& relative) {
+  std::error_code ec;
+  std::vector<fs::path> roots;
+  if (const char* env = std::getenv("CNNPERF_DATA_DIR"); env != nullptr && *env != '\0') {
+    roots.emplace_back(env);
+  }
+  // Next to the executable (an installed tree or the build tree) and its parents.
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    for (fs::path dir = exe.parent_path(); !dir.empty(); dir = dir.parent_path()) {
+      roots.push_back(dir);
+      roots.push_back(dir / "share" / "cnnperf");
+      if (dir == dir.parent_path()) break;
+    }
+  }
+  roots.emplace_back(CNNPERF_SOURCE_DIR);
+  for (const auto& root : roots) {
+    const fs::path candidate = root / relative;
+    if (fs::exists(candidate, ec)) return candidate;
+  }
+  throw Error("cannot find bundled resource '" + relative +
+              "' (set CNNPERF_DATA_DIR to the cnnperf source or install directory)");
+}
+
+}  // namespace cnnperf

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: Apache-2.0
+// Network totals.
+#include "cnnperf/network.hpp"
+
+namespace cnnperf {
+
+std::int64_t Network::params() const {
+  std::int64_t total = 0;
+  for (const auto& layer : layers) total += layer.params();
+  return total;
+}
+
+std::int64_t Network::macs() const {
+  std::int64_t total = 0;
+  for (const auto& layer : layers) total += layer.macs();
+  return total;
+}
+
+double Network::flops() const {
+  double total = 0;
+  for (const auto& layer : layers) total += layer.flops();
+  return total;
+}
+
+}  // namespace cnnperf
