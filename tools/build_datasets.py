@@ -1,0 +1,655 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Rebuild cnnperf's datasets/ from the public measurements in shared/data.
+
+Usage:  python3 tools/build_datasets.py [DATA_DIR] [--out DIR]
+
+DATA_DIR defaults to ../shared/data relative to the repository root, --out to
+<repo>/datasets. Only the Python 3 standard library is used. The conversion is a
+mechanical column mapping: every measured number is copied as the exact string
+the source CSV holds (never re-formatted, rounded, filtered by value or edited).
+Output is deterministic: rerunning gives byte-identical files (gzip mtime 0, no
+file name in the gzip header, fixed row and column order).
+
+Writes (see datasets/README.md and docs/data-formats.md):
+  layers_neusight.csv.gz, layers_mlpredict.csv.gz, e2e_torchvision.csv,
+  power_zeus.csv, e2e_help_nas.csv.gz, MANIFEST.json
+"""
+
+import argparse
+import csv
+import gzip
+import hashlib
+import io
+import json
+import os
+import sys
+
+SCHEMA_VERSION = 1
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_DATA_DIR = os.path.normpath(os.path.join(REPO_ROOT, "..", "shared", "data"))
+DEFAULT_OUT_DIR = os.path.join(REPO_ROOT, "datasets")
+
+# DESIGN §3, in order.
+CANONICAL = ["op", "batch", "c_in", "h_in", "w_in", "c_out", "kernel_h", "kernel_w",
+             "stride_h", "stride_w", "pad_h", "pad_w", "dilation_h", "dilation_w",
+             "groups", "bias", "dtype", "pass"]
+PROVENANCE = ["latency_ms", "gpu", "source", "framework", "library_versions",
+              "timing_method"]
+
+SOURCES = {
+    "neusight": {
+        "repository": "sitar-lab/NeuSight",
+        "commit": "6945927d9afcca2b9daf021f8395e53edc5b4eef",
+        "license": "MIT (Georgia Institute of Technology and Microsoft Corporation)",
+        "paths": "scripts/asplos/data/dataset/train/collect/<op>/p2.1.0/<GPU name>.csv",
+        "citation": "Lee, Phanishayee, Mahajan: Forecasting GPU Performance for Deep "
+                    "Learning Training and Inference, ASPLOS 2025",
+    },
+    "mlpredict": {
+        "repository": "CDECatapult/ml-performance-prediction",
+        "commit": "e649f32d354d8246411b6adafdc65b46811dd111",
+        "license": "Apache-2.0",
+        "paths": "prediction_model/data/raw_data/<gpu>/<run>/"
+                 "benchmark_{convolution,dense}__<date>.pkl",
+        "citation": "Justus, Brennan, Bonner, McGough: Predicting the Computational Cost "
+                    "of Deep Learning Models, IEEE BigData 2018",
+    },
+    "pytorch-gpu-benchmark": {
+        "repository": "ryujaehun/pytorch-gpu-benchmark",
+        "commit": "3f47a9e2a43ca751ffade0add700b54b00e44bf0",
+        "license": "MIT (Jaehun Ryu, 2021)",
+        "paths": "results/*/*.csv",
+        "citation": "ryujaehun/pytorch-gpu-benchmark (GitHub)",
+    },
+    "zeus": {
+        "repository": "ml-energy/zeus",
+        "commit": "75a8b9398034eb9baf74ca0a830c2c31bcce52cd "
+                  "(trace folder last changed in 43297f658bb9ba05e8b41e2d0cc85c91fff242c7)",
+        "license": "Apache-2.0",
+        "paths": "examples/research_reproducibility/zeus_nsdi23/trace/summary_power_*.csv",
+        "citation": "Zeus: Understanding and Optimizing GPU Energy Consumption of DNN "
+                    "Training, NSDI 2023",
+    },
+    "help": {
+        "repository": "HayeonLee/HELP",
+        "commit": "45f70eb92d0d735970a33b608d1544ad3c52f285",
+        "license": "MIT (HayeonLee, 2024)",
+        "paths": "data/{fbnet,nasbench201}/latency/*.pt, data/fbnet/metainfo.pt, "
+                 "data/nasbench201/str_arch2idx.pt",
+        "citation": "HELP: Hardware-Adaptive Efficient Latency Prediction for NAS via "
+                    "Meta-Learning, NeurIPS 2021",
+    },
+}
+
+NOT_RECORDED = "not-recorded"
+
+# Units and meaning of every column written; MANIFEST.json and docs/data-formats.md use it.
+COLUMN_DOC = {
+    "op": ("", "operator: conv2d, linear, relu, add, mul, softmax, layernorm"),
+    "batch": ("count", "batch size N (linear: input rows; pointwise: rows)"),
+    "c_in": ("count", "input channels (linear: in features; pointwise: columns)"),
+    "h_in": ("pixels", "input height"),
+    "w_in": ("pixels", "input width"),
+    "c_out": ("count", "output channels (linear: out features; pointwise: = c_in)"),
+    "kernel_h": ("pixels", "kernel height"),
+    "kernel_w": ("pixels", "kernel width"),
+    "stride_h": ("pixels", "vertical stride"),
+    "stride_w": ("pixels", "horizontal stride"),
+    "pad_h": ("pixels", "zero padding on top (and bottom, symmetric)"),
+    "pad_w": ("pixels", "zero padding on left (and right, symmetric)"),
+    "dilation_h": ("pixels", "vertical dilation"),
+    "dilation_w": ("pixels", "horizontal dilation"),
+    "groups": ("count", "convolution groups"),
+    "bias": ("0/1", "layer adds a bias"),
+    "dtype": ("", "element type: fp32 or fp16"),
+    "pass": ("", "forward or training (forward + backward + update)"),
+    "latency_ms": ("ms", "measured time, see timing_method"),
+    "gpu": ("", "GPU name as the source recorded it"),
+    "source": ("", "short name of the source (see datasets/README.md)"),
+    "framework": ("", "framework and version used for the measurement"),
+    "library_versions": ("", "CUDA / cuDNN versions, ';'-separated, or not-recorded"),
+    "timing_method": ("", "how latency_ms was timed"),
+    "main_kernel": ("", "name of the dominant CUDA kernel of the call (NeuSight profiler pass)"),
+    "kernel_sequence": ("", "every CUDA kernel launched by the call, ';'-separated"),
+    "grid_x": ("blocks", "grid size x of main_kernel"),
+    "grid_y": ("blocks", "grid size y of main_kernel"),
+    "grid_z": ("blocks", "grid size z of main_kernel"),
+    "block_x": ("threads", "block size x of main_kernel"),
+    "block_y": ("threads", "block size y of main_kernel"),
+    "block_z": ("threads", "block size z of main_kernel"),
+    "warps_per_sm": ("warps", "warps per SM as computed by the NeuSight authors"),
+    "blocks_per_sm": ("blocks", "blocks per SM as computed by the NeuSight authors"),
+    "padding_mode": ("", "TensorFlow padding: SAME or VALID"),
+    "h_out": ("pixels", "TensorFlow's output height (SAME: ceil(H/s), VALID: ceil((H-k+1)/s))"),
+    "w_out": ("pixels", "TensorFlow's output width"),
+    "pad_h_end": ("pixels", "bottom padding; = pad_h unless symmetric_pad_exact is 0"),
+    "pad_w_end": ("pixels", "right padding; = pad_w unless symmetric_pad_exact is 0"),
+    "symmetric_pad_exact": ("0/1", "1 if the symmetric canonical columns give TF's output "
+                                   "size exactly; 0 for SAME, stride 1, even kernel"),
+    "optimizer_id": ("", "MLPredict optimizer id: 0 forward only, 1-6 training step"),
+    "optimizer": ("", "optimizer name of optimizer_id (none for forward only)"),
+    "activation": ("", "fused activation: none, relu, tanh, sigmoid"),
+    "time_ms_min": ("ms", "minimum over the 5 repetitions (each = mean of 50 calls)"),
+    "time_ms_max": ("ms", "maximum over the 5 repetitions"),
+    "time_ms_std": ("ms", "standard deviation over the 5 repetitions"),
+    "overhead_floor_ms": ("ms", "host overhead floor of this source (constant, from its README)"),
+    "source_run": ("", "<gpu folder>/<run folder> in the source repository"),
+    "network": ("", "network name"),
+    "num_gpus": ("count", "GPUs used (nn.DataParallel when > 1)"),
+    "mode": ("", "inference or training"),
+    "mean_ms": ("ms", "mean per-iteration wall time"),
+    "min_ms": ("ms", "minimum per-iteration wall time"),
+    "stdev_ms": ("ms", "standard deviation of per-iteration wall time"),
+    "n_iters": ("count", "timed iterations"),
+    "input_h": ("pixels", "input image height (empty: not recorded)"),
+    "input_w": ("pixels", "input image width (empty: not recorded)"),
+    "source_dir": ("", "result folder in the source repository"),
+    "source_file": ("", "result file in the source repository"),
+    "config_id": ("", "row id in shared/data/pytorch-gpu-benchmark/summary.csv"),
+    "global_batch": ("count", "batch over all GPUs (= batch x num_gpus)"),
+    "result_format": ("", "source result-file generation (v1: 20 iters, v2: 50 iters)"),
+    "dataset": ("", "training dataset"),
+    "power_limit_w": ("W", "GPU power cap set with NVML"),
+    "time_per_epoch_s": ("s", "wall-clock time of one training epoch"),
+    "avg_power_w": ("W", "average GPU board power during the epoch (NVML)"),
+    "energy_per_epoch_j": ("J", "time_per_epoch_s x avg_power_w (derived by the data converter)"),
+    "space": ("", "NAS search space: fbnet or nasbench201"),
+    "arch_index": ("", "architecture index in the HELP files"),
+    "arch": ("", "architecture: FBNet block names (space-separated) or NB-201 cell string"),
+    "gpu_name": ("", "GPU model behind the HELP device key"),
+}
+
+MLPREDICT_OPTIMIZERS = {"0": "none", "1": "GradientDescent", "2": "Adadelta",
+                        "3": "Adagrad", "4": "Momentum", "5": "Adam", "6": "RMSProp"}
+HELP_GPU_NAMES = {"1080ti": "GeForce GTX 1080 Ti", "2080ti": "GeForce RTX 2080 Ti",
+                  "titan_rtx": "TITAN RTX", "titanx": "TITAN X", "titanxp": "TITAN Xp"}
+
+
+class DataError(Exception):
+    """The input is not what the conversion was written for (wrong file or changed source)."""
+
+
+def fail(where, msg):
+    raise DataError("%s: %s" % (where, msg))
+
+
+def sha256_bytes(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+class Input:
+    """One source CSV: its rows as dicts and its digest for the manifest."""
+
+    def __init__(self, data_dir, rel, expect_columns):
+        self.rel = rel
+        self.path = os.path.join(data_dir, rel)
+        if not os.path.isfile(self.path):
+            fail(self.path, "missing input file")
+        with open(self.path, newline="", encoding="utf-8") as f:
+            reader = csv.DictReader(f)
+            if reader.fieldnames != expect_columns:
+                fail(self.path, "expected columns %s, got %s"
+                     % (",".join(expect_columns), ",".join(reader.fieldnames or [])))
+            self.rows = list(reader)
+        self.sha256 = sha256_file(self.path)
+
+    def line(self, i):
+        # Data row i is on line i + 2 (header is line 1); good enough for messages
+        # because no field in these files contains a newline.
+        return "%s:%d" % (self.rel, i + 2)
+
+    def manifest(self):
+        return {"path": self.rel, "sha256": self.sha256, "rows": len(self.rows)}
+
+
+def require(inp, i, row, col, allowed):
+    if row[col] not in allowed:
+        fail(inp.line(i), "field '%s': expected one of %s, got '%s'"
+             % (col, "/".join(sorted(allowed)), row[col]))
+
+
+def as_int(inp, i, row, col):
+    try:
+        v = int(row[col])
+    except ValueError:
+        fail(inp.line(i), "field '%s': expected an integer, got '%s'" % (col, row[col]))
+    return v
+
+
+def positive_float_str(inp, i, row, col):
+    """Checks a measured value parses as a positive number; returns the original string."""
+    s = row[col]
+    try:
+        ok = float(s) > 0
+    except ValueError:
+        ok = False
+    if not ok:
+        fail(inp.line(i), "field '%s': expected a positive number, got '%s'" % (col, s))
+    return s
+
+
+def csv_bytes(columns, rows):
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(columns)
+    for r in rows:
+        w.writerow([r.get(c, "") for c in columns])
+    return buf.getvalue().encode("utf-8")
+
+
+def gzip_bytes(data):
+    buf = io.BytesIO()
+    # filename='' and mtime=0 keep the header free of anything that changes per run.
+    with gzip.GzipFile(filename="", mode="wb", fileobj=buf, compresslevel=9, mtime=0) as g:
+        g.write(data)
+    return buf.getvalue()
+
+
+def count_by(rows, key):
+    counts = {}
+    for r in rows:
+        counts[r[key]] = counts.get(r[key], 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def canonical_defaults():
+    return {"batch": "1", "c_in": "1", "h_in": "1", "w_in": "1", "c_out": "1",
+            "kernel_h": "1", "kernel_w": "1", "stride_h": "1", "stride_w": "1",
+            "pad_h": "0", "pad_w": "0", "dilation_h": "1", "dilation_w": "1",
+            "groups": "1", "bias": "0", "dtype": "fp32", "pass": "forward"}
+
+
+# ---------------------------------------------------------------- NeuSight
+NEUSIGHT_PROV = {"source": "neusight", "framework": "pytorch-2.1.0",
+                 "library_versions": "cuda-12.1;cudnn-8.9.2",
+                 "timing_method": "cuda-events-mean-of-5-fastest-of-25"}
+NEUSIGHT_EXTRAS = ["main_kernel", "kernel_sequence", "grid_x", "grid_y", "grid_z",
+                   "block_x", "block_y", "block_z", "warps_per_sm", "blocks_per_sm"]
+NEUSIGHT_ELEMENTWISE_OPS = {"relu": "relu", "add": "add", "mul": "mul",
+                            "softmax": "softmax", "ln": "layernorm"}
+
+
+def check_neusight_versions(inp, i, row, has_cudnn):
+    require(inp, i, row, "torch_version", {"2.1.0"})
+    require(inp, i, row, "cuda_version", {"cu121"})
+    if has_cudnn:
+        require(inp, i, row, "cudnn_version", {"8902"})
+    require(inp, i, row, "dtype", {"float32"})
+
+
+def build_neusight(data_dir, stats):
+    conv = Input(data_dir, "neusight/conv2d.csv",
+                 ["gpu", "batch", "c_in", "c_out", "kernel", "h_in", "w_in", "stride",
+                  "padding", "dilation", "groups", "bias", "dtype", "latency_ms",
+                  "main_kernel", "grid_x", "grid_y", "grid_z", "block_x", "block_y",
+                  "block_z", "warps_per_sm", "blocks_per_sm", "kernel_sequence",
+                  "torch_version", "cudnn_version", "cuda_version"])
+    lin = Input(data_dir, "neusight/linear.csv",
+                ["gpu", "batch", "m", "in_features", "out_features", "bias", "dtype",
+                 "latency_ms", "main_kernel", "grid_x", "grid_y", "grid_z", "block_x",
+                 "block_y", "block_z", "warps_per_sm", "blocks_per_sm", "kernel_sequence",
+                 "torch_version", "cudnn_version", "cuda_version"])
+    elt = Input(data_dir, "neusight/elementwise.csv",
+                ["gpu", "op", "rows_b", "cols_h", "num_elements", "dtype", "latency_ms",
+                 "grid_x", "block_x", "warps_per_sm", "blocks_per_sm", "torch_version",
+                 "cuda_version"])
+    out = []
+    for i, r in enumerate(conv.rows):
+        check_neusight_versions(conv, i, r, True)
+        o = canonical_defaults()
+        o.update({"op": "conv2d", "batch": r["batch"], "c_in": r["c_in"], "h_in": r["h_in"],
+                  "w_in": r["w_in"], "c_out": r["c_out"], "kernel_h": r["kernel"],
+                  "kernel_w": r["kernel"], "stride_h": r["stride"], "stride_w": r["stride"],
+                  "pad_h": r["padding"], "pad_w": r["padding"],
+                  "dilation_h": r["dilation"], "dilation_w": r["dilation"],
+                  "groups": r["groups"], "bias": r["bias"],
+                  "latency_ms": positive_float_str(conv, i, r, "latency_ms"),
+                  "gpu": r["gpu"]})
+        o.update(NEUSIGHT_PROV)
+        for c in NEUSIGHT_EXTRAS:
+            o[c] = r[c]
+        out.append(o)
+    for i, r in enumerate(lin.rows):
+        check_neusight_versions(lin, i, r, True)
+        # Input is randn(batch, m, in_features); rows of the GEMM = batch * m.
+        require(lin, i, r, "batch", {"1"})
+        o = canonical_defaults()
+        o.update({"op": "linear", "batch": r["m"], "c_in": r["in_features"],
+                  "c_out": r["out_features"], "bias": r["bias"],
+                  "latency_ms": positive_float_str(lin, i, r, "latency_ms"),
+                  "gpu": r["gpu"]})
+        o.update(NEUSIGHT_PROV)
+        for c in NEUSIGHT_EXTRAS:
+            o[c] = r[c]
+        out.append(o)
+    for i, r in enumerate(elt.rows):
+        check_neusight_versions(elt, i, r, False)
+        require(elt, i, r, "op", set(NEUSIGHT_ELEMENTWISE_OPS))
+        if as_int(elt, i, r, "rows_b") * as_int(elt, i, r, "cols_h") != \
+                as_int(elt, i, r, "num_elements"):
+            fail(elt.line(i), "num_elements != rows_b * cols_h")
+        o = canonical_defaults()
+        o.update({"op": NEUSIGHT_ELEMENTWISE_OPS[r["op"]], "batch": r["rows_b"],
+                  "c_in": r["cols_h"], "c_out": r["cols_h"],
+                  "latency_ms": positive_float_str(elt, i, r, "latency_ms"),
+                  "gpu": r["gpu"]})
+        o.update(NEUSIGHT_PROV)
+        for c in ("grid_x", "block_x", "warps_per_sm", "blocks_per_sm"):
+            o[c] = r[c]
+        out.append(o)
+    stats["neusight_rows_by_op"] = count_by(out, "op")
+    columns = CANONICAL + PROVENANCE + NEUSIGHT_EXTRAS
+    return columns, out, [conv, lin, elt], ["neusight"]
+
+
+# ---------------------------------------------------------------- MLPredict
+MLPREDICT_PROV = {"source": "mlpredict", "framework": "tensorflow-1.10.1",
+                  "library_versions": "cuda-9.0;cudnn-7",
+                  "timing_method": "host-wallclock-session-run-median-of-5x50"}
+MLPREDICT_FLOOR_MS = "0.14"
+MLPREDICT_EXTRAS = ["padding_mode", "h_out", "w_out", "pad_h_end", "pad_w_end",
+                    "symmetric_pad_exact", "optimizer_id", "optimizer", "activation",
+                    "time_ms_min", "time_ms_max", "time_ms_std", "overhead_floor_ms",
+                    "source_run"]
+
+
+def conv_out(size, pad_begin, pad_end, kernel, stride):
+    """Canonical (PyTorch/cuDNN) output size, dilation 1."""
+    return (size + pad_begin + pad_end - kernel) // stride + 1
+
+
+def tf_same_geometry(size, kernel, stride):
+    """TF SAME: output ceil(H/s); total pad, extra pixel at the bottom/right."""
+    out = -(-size // stride)
+    total = max((out - 1) * stride + kernel - size, 0)
+    return out, total
+
+
+def map_tf_padding(inp, i, size, kernel, stride, mode, stats):
+    """Returns (h_out, pad_begin, pad_end, symmetric_exact) and asserts the geometry."""
+    if mode == "VALID":
+        out = -(-(size - kernel + 1) // stride)
+        if out < 1:
+            fail(inp.line(i), "VALID convolution with an empty output")
+        if conv_out(size, 0, 0, kernel, stride) != out:
+            fail(inp.line(i), "canonical formula disagrees with TF VALID output size")
+        stats["valid"] += 1
+        return out, 0, 0, True
+    out, total = tf_same_geometry(size, kernel, stride)
+    up, down = (total + 1) // 2, total // 2
+    if conv_out(size, up, up, kernel, stride) == out:
+        stats["same_even_total" if up == down else "same_ceil"] += 1
+        return out, up, up, True
+    if conv_out(size, down, down, kernel, stride) == out:
+        stats["same_floor"] += 1
+        return out, down, down, True
+    # No symmetric padding gives TF's size (stride 1 with an even kernel: total = k-1 is
+    # odd). Keep TF's real asymmetric padding: top/left floor(total/2), bottom/right the rest.
+    if conv_out(size, down, total - down, kernel, stride) != out:
+        fail(inp.line(i), "asymmetric padding does not reproduce TF SAME output size")
+    stats["same_asymmetric"] += 1
+    return out, down, total - down, False
+
+
+def build_mlpredict(data_dir, stats):
+    conv = Input(data_dir, "mlpredict/conv2d_tf.csv",
+                 ["gpu", "batch", "h_in", "w_in", "c_in", "c_out", "kernel", "stride",
+                  "padding_mode", "use_bias", "optimizer_id", "activation",
+                  "precision_bits", "time_ms_median", "time_ms_min", "time_ms_max",
+                  "time_ms_std", "source_run"])
+    dense = Input(data_dir, "mlpredict/dense_tf.csv",
+                  ["gpu", "batch", "in_features", "out_features", "optimizer_id",
+                   "activation", "precision_bits", "time_ms_median", "time_ms_min",
+                   "time_ms_max", "time_ms_std", "source_run"])
+    pad_stats = {"valid": 0, "same_even_total": 0, "same_ceil": 0, "same_floor": 0,
+                 "same_asymmetric": 0}
+    out = []
+
+    def common(inp, i, r):
+        require(inp, i, r, "precision_bits", {"32"})
+        require(inp, i, r, "optimizer_id", set(MLPREDICT_OPTIMIZERS))
+        o = canonical_defaults()
+        o.update({"pass": "forward" if r["optimizer_id"] == "0" else "training",
+                  "latency_ms": positive_float_str(inp, i, r, "time_ms_median"),
+                  "gpu": r["gpu"], "optimizer_id": r["optimizer_id"],
+                  "optimizer": MLPREDICT_OPTIMIZERS[r["optimizer_id"]],
+                  "activation": r["activation"], "time_ms_min": r["time_ms_min"],
+                  "time_ms_max": r["time_ms_max"], "time_ms_std": r["time_ms_std"],
+                  "overhead_floor_ms": MLPREDICT_FLOOR_MS, "source_run": r["source_run"]})
+        o.update(MLPREDICT_PROV)
+        return o
+
+    for i, r in enumerate(conv.rows):
+        o = common(conv, i, r)
+        if r["h_in"] != r["w_in"]:
+            fail(conv.line(i), "expected a square input (h_in == w_in)")
+        require(conv, i, r, "padding_mode", {"SAME", "VALID"})
+        require(conv, i, r, "use_bias", {"0", "1"})
+        size = as_int(conv, i, r, "h_in")
+        k = as_int(conv, i, r, "kernel")
+        s = as_int(conv, i, r, "stride")
+        h_out, pad, pad_end, exact = map_tf_padding(conv, i, size, k, s,
+                                                    r["padding_mode"], pad_stats)
+        o.update({"op": "conv2d", "batch": r["batch"], "c_in": r["c_in"],
+                  "h_in": r["h_in"], "w_in": r["w_in"], "c_out": r["c_out"],
+                  "kernel_h": r["kernel"], "kernel_w": r["kernel"],
+                  "stride_h": r["stride"], "stride_w": r["stride"],
+                  "pad_h": str(pad), "pad_w": str(pad), "bias": r["use_bias"],
+                  "padding_mode": r["padding_mode"], "h_out": str(h_out),
+                  "w_out": str(h_out), "pad_h_end": str(pad_end), "pad_w_end": str(pad_end),
+                  "symmetric_pad_exact": "1" if exact else "0"})
+        out.append(o)
+    for i, r in enumerate(dense.rows):
+        o = common(dense, i, r)
+        # tf.layers.dense with its default use_bias=True (the source's dense benchmark
+        # passes no use_bias), so every dense row has a bias.
+        o.update({"op": "linear", "batch": r["batch"], "c_in": r["in_features"],
+                  "c_out": r["out_features"], "bias": "1"})
+        out.append(o)
+    stats["mlpredict_padding"] = pad_stats
+    stats["mlpredict_rows_by_op"] = count_by(out, "op")
+    columns = CANONICAL + PROVENANCE + MLPREDICT_EXTRAS
+    return columns, out, [conv, dense], ["mlpredict"]
+
+
+# ---------------------------------------------------------------- pytorch-gpu-benchmark
+def cudnn_version_string(code):
+    """cuDNN 7/8 version code MAJOR*1000 + MINOR*100 + PATCH, e.g. 8004 -> 8.0.4."""
+    n = int(code)
+    return "%d.%d.%d" % (n // 1000, (n % 1000) // 100, n % 100)
+
+
+def build_torchvision(data_dir, stats):
+    inp = Input(data_dir, "pytorch-gpu-benchmark/summary.csv",
+                ["config_id", "gpu", "source_dir", "num_gpus", "precision", "mode", "model",
+                 "global_batch", "n_iters", "median_ms", "mean_ms", "min_ms", "stdev_ms",
+                 "cuda", "cudnn", "result_format", "source_file"])
+    out = []
+    dropped_fp64 = 0
+    for i, r in enumerate(inp.rows):
+        require(inp, i, r, "precision", {"fp32", "fp16", "fp64"})
+        require(inp, i, r, "mode", {"inference", "training"})
+        if r["precision"] == "fp64":
+            # cnnperf models fp32/fp16 only (DESIGN §3); fp64 rows are left out.
+            dropped_fp64 += 1
+            continue
+        gpus = as_int(inp, i, r, "num_gpus")
+        global_batch = as_int(inp, i, r, "global_batch")
+        if gpus < 1 or global_batch % gpus:
+            fail(inp.line(i), "global_batch is not a multiple of num_gpus")
+        if r["cuda"] and r["cudnn"]:
+            libs = "cuda-%s;cudnn-%s" % (r["cuda"], cudnn_version_string(r["cudnn"]))
+        elif not r["cuda"] and not r["cudnn"]:
+            libs = NOT_RECORDED
+        else:
+            fail(inp.line(i), "only one of cuda/cudnn recorded")
+        out.append({
+            "network": r["model"], "gpu": r["gpu"], "num_gpus": r["num_gpus"],
+            "batch": str(global_batch // gpus), "dtype": r["precision"], "mode": r["mode"],
+            "latency_ms": positive_float_str(inp, i, r, "median_ms"),
+            "mean_ms": r["mean_ms"], "min_ms": r["min_ms"], "stdev_ms": r["stdev_ms"],
+            "n_iters": r["n_iters"], "input_h": "224", "input_w": "224",
+            "source": "pytorch-gpu-benchmark", "framework": "pytorch",
+            "library_versions": libs, "timing_method": "host-wallclock-sync-incl-h2d-copy",
+            "source_dir": r["source_dir"], "source_file": r["source_file"],
+            "config_id": r["config_id"], "global_batch": r["global_batch"],
+            "result_format": r["result_format"]})
+    stats["torchvision_dropped_fp64_rows"] = dropped_fp64
+    columns = ["network", "gpu", "num_gpus", "batch", "dtype", "mode", "latency_ms",
+               "mean_ms", "min_ms", "stdev_ms", "n_iters", "input_h", "input_w", "source",
+               "framework", "library_versions", "timing_method", "source_dir",
+               "source_file", "config_id", "global_batch", "result_format"]
+    return columns, out, [inp], ["pytorch-gpu-benchmark"]
+
+
+# ---------------------------------------------------------------- Zeus
+def build_zeus(data_dir, stats):
+    inp = Input(data_dir, "zeus-power/power_per_epoch.csv",
+                ["gpu", "dataset", "network", "batch_size", "optimizer", "power_limit_w",
+                 "time_per_epoch_s", "avg_power_w", "energy_per_epoch_j"])
+    out = []
+    for i, r in enumerate(inp.rows):
+        out.append({
+            "gpu": r["gpu"], "dataset": r["dataset"], "network": r["network"],
+            "batch": r["batch_size"], "optimizer": r["optimizer"],
+            "power_limit_w": r["power_limit_w"],
+            "time_per_epoch_s": positive_float_str(inp, i, r, "time_per_epoch_s"),
+            "avg_power_w": positive_float_str(inp, i, r, "avg_power_w"),
+            "energy_per_epoch_j": r["energy_per_epoch_j"], "mode": "training",
+            "source": "zeus", "framework": NOT_RECORDED, "library_versions": NOT_RECORDED,
+            "timing_method": "wallclock-per-training-epoch;nvml-average-power"})
+    columns = ["gpu", "dataset", "network", "batch", "optimizer", "power_limit_w",
+               "time_per_epoch_s", "avg_power_w", "energy_per_epoch_j", "mode", "source",
+               "framework", "library_versions", "timing_method"]
+    return columns, out, [inp], ["zeus"]
+
+
+# ---------------------------------------------------------------- HELP
+def build_help(data_dir, stats):
+    fb_arch = Input(data_dir, "help-nas-latency/fbnet_archs.csv",
+                    ["arch_index", "op_idx_list", "op_names"])
+    fb_lat = Input(data_dir, "help-nas-latency/fbnet_latency_long.csv",
+                   ["arch_index", "gpu", "batch_size", "latency_ms"])
+    nb_arch = Input(data_dir, "help-nas-latency/nasbench201_archs.csv",
+                    ["arch_index", "nb201_arch_str"])
+    nb_lat = Input(data_dir, "help-nas-latency/nasbench201_latency_long.csv",
+                   ["arch_index", "gpu", "batch_size", "latency_ms"])
+    out = []
+    # FBNet space is CIFAR-100 (32x32) per metainfo.pt; the NB-201 resolution is not recorded.
+    for space, arch_in, arch_col, lat_in, hw in (
+            ("fbnet", fb_arch, "op_names", fb_lat, "32"),
+            ("nasbench201", nb_arch, "nb201_arch_str", nb_lat, "")):
+        archs = {r["arch_index"]: r[arch_col] for r in arch_in.rows}
+        for i, r in enumerate(lat_in.rows):
+            if r["arch_index"] not in archs:
+                fail(lat_in.line(i), "arch_index %s not in %s" % (r["arch_index"], arch_in.rel))
+            require(lat_in, i, r, "gpu", set(HELP_GPU_NAMES))
+            out.append({
+                "space": space, "arch_index": r["arch_index"], "arch": archs[r["arch_index"]],
+                "gpu": r["gpu"], "gpu_name": HELP_GPU_NAMES[r["gpu"]],
+                "batch": r["batch_size"], "mode": "inference",
+                "latency_ms": positive_float_str(lat_in, i, r, "latency_ms"),
+                "input_h": hw, "input_w": hw, "source": "help", "framework": "pytorch",
+                "library_versions": NOT_RECORDED, "timing_method": NOT_RECORDED})
+    columns = ["space", "arch_index", "arch", "gpu", "gpu_name", "batch", "mode",
+               "latency_ms", "input_h", "input_w", "source", "framework",
+               "library_versions", "timing_method"]
+    return columns, out, [fb_arch, fb_lat, nb_arch, nb_lat], ["help"]
+
+
+OUTPUTS = [
+    ("layers_neusight.csv.gz", build_neusight),
+    ("layers_mlpredict.csv.gz", build_mlpredict),
+    ("e2e_torchvision.csv", build_torchvision),
+    ("power_zeus.csv", build_zeus),
+    ("e2e_help_nas.csv.gz", build_help),
+]
+
+
+def column_docs(columns, source):
+    docs = []
+    for c in columns:
+        unit, desc = COLUMN_DOC.get(c, ("", ""))
+        if source == "zeus" and c == "optimizer":
+            desc = "training optimizer (adadelta, adam, adamw)"
+        docs.append({"name": c, "unit": unit, "description": desc})
+    return docs
+
+
+def build_all(data_dir):
+    """Returns ({file name: bytes}, manifest dict, stats dict)."""
+    files = {}
+    stats = {}
+    manifest = {"schema_version": SCHEMA_VERSION,
+                "generator": "tools/build_datasets.py",
+                "note": "Real measurements converted by a mechanical column mapping; "
+                        "see datasets/README.md. sha256 is of the file as written, "
+                        "sha256_uncompressed of its CSV text.",
+                "files": {}}
+    for name, builder in OUTPUTS:
+        columns, rows, inputs, source_keys = builder(data_dir, stats)
+        for c in columns:
+            if c not in COLUMN_DOC:
+                raise AssertionError("column %s has no documentation" % c)
+        raw = csv_bytes(columns, rows)
+        data = gzip_bytes(raw) if name.endswith(".gz") else raw
+        files[name] = data
+        manifest["files"][name] = {
+            "rows": len(rows),
+            "rows_per_gpu": count_by(rows, "gpu"),
+            "bytes": len(data),
+            "sha256": sha256_bytes(data),
+            "sha256_uncompressed": sha256_bytes(raw),
+            "sources": [dict(SOURCES[k], name=k) for k in source_keys],
+            "inputs": [inp.manifest() for inp in inputs],
+            "columns": column_docs(columns, source_keys[0]),
+        }
+    manifest["conversion_stats"] = stats
+    manifest_bytes = (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    files["MANIFEST.json"] = manifest_bytes
+    return files, manifest, stats
+
+
+def write_atomic(path, data):
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("data_dir", nargs="?", default=DEFAULT_DATA_DIR,
+                    help="shared data folder (default: %(default)s)")
+    ap.add_argument("--out", default=DEFAULT_OUT_DIR, help="output folder (default: %(default)s)")
+    ap.add_argument("--quiet", action="store_true", help="print nothing on success")
+    args = ap.parse_args(argv)
+    try:
+        files, manifest, stats = build_all(args.data_dir)
+    except DataError as e:
+        print("build_datasets: %s" % e, file=sys.stderr)
+        return 2
+    os.makedirs(args.out, exist_ok=True)
+    for name, data in files.items():
+        write_atomic(os.path.join(args.out, name), data)
+    if args.quiet:
+        return 0
+    for name, entry in manifest["files"].items():
+        print("%-26s %8d rows %10d bytes  %s" % (name, entry["rows"], entry["bytes"],
+              ", ".join("%s %d" % kv for kv in entry["rows_per_gpu"].items())),
+              file=sys.stderr)
+    print("conversion: %s" % json.dumps(stats, sort_keys=True), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
