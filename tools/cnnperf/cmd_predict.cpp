@@ -1,19 +1,42 @@
 // SPDX-License-Identifier: Apache-2.0
-// `cnnperf predict`: placeholder until its issue lands; says so and exits 1.
-#include <cstdio>
+// `cnnperf predict`: fills PredictOptions, calls run_predict.
+#include <memory>
 
+#include "cnnperf/predict_command.hpp"
 #include "commands.hpp"
 
 namespace cnnperf::cli {
 
 void add_predict_command(CLI::App& app, Runner& run) {
-  auto* sub = app.add_subcommand("predict", "(not yet available)");
-  sub->callback([&run] {
-    run = [] {
-      std::fprintf(stderr, "cnnperf: predict is not available in this build yet\n");
-      return 1;
-    };
-  });
+  auto opts = std::make_shared<PredictOptions>();
+  auto* sub = app.add_subcommand("predict", "Predict per-layer and end-to-end latency and energy");
+  sub->add_option("--net", opts->net, "Zoo network name, ONNX file or JSON layer list");
+  sub->add_option("--layers", opts->layers_csv, "Canonical layer CSV: one prediction per row");
+  sub->add_option("--gpu", opts->gpu, "GPU name, alias (as nvidia-smi prints it) or JSON spec")
+      ->required();
+  sub->add_option("--batch", opts->batch, "Batch size (default: 1, or the ONNX model's)");
+  sub->add_option("--mode", opts->mode, "inference|training")->capture_default_str();
+  sub->add_option("--precision", opts->precision, "fp32|fp16")->capture_default_str();
+  sub->add_option("--input-size", opts->input_size, "Input HxW, e.g. 320x320");
+  sub->add_option("--power-limit", opts->power_limit_w, "GPU power cap, W");
+  sub->add_option("--model", opts->model, "Trained model file (default: bundled model)");
+  sub->add_flag("--analytical", opts->analytical, "Use the analytical baseline model");
+  sub->add_flag("--skip-unsupported", opts->skip_unsupported,
+                "Flag unsupported ONNX nodes instead of failing");
+  sub->add_option("--max-latency-ms", opts->max_latency_ms,
+                  "Exit 3 when the predicted latency_ms exceeds this budget");
+  sub->add_option("--max-energy-j", opts->max_energy_j,
+                  "Exit 3 when the predicted energy_j exceeds this budget");
+  sub->add_option("--format", opts->format, "table|json|csv")->capture_default_str();
+  sub->add_option("-o,--output", opts->output, "Write to FILE instead of stdout");
+  sub->footer(
+      "Examples:\n"
+      "  cnnperf predict --net resnet50 --gpu a100\n"
+      "  cnnperf predict --net mobilenet_v2 --gpu \"Tesla T4\" --batch 32 --format json\n"
+      "  cnnperf predict --net model.onnx --gpu rtx3090 --precision fp16\n"
+      "  cnnperf predict --layers layers.csv --gpu v100 --format csv -o out.csv\n"
+      "  cnnperf predict --net resnet50 --gpu t4 --max-latency-ms 10   # exit 3 if over");
+  sub->callback([opts, &run] { run = [opts] { return run_predict(*opts); }; });
 }
 
 }  // namespace cnnperf::cli

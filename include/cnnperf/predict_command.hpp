@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: Apache-2.0
+// `cnnperf predict`: options and the one library call behind the subcommand.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cnnperf/io.hpp"
+#include "cnnperf/layer_io.hpp"
+#include "cnnperf/predict.hpp"
+
+namespace cnnperf {
+
+struct PredictOptions {
+  std::string net;          ///< zoo name, .onnx or .json layer list (or empty with layers_csv)
+  std::string layers_csv;   ///< canonical layer CSV: one prediction per row
+  std::string gpu;          ///< database name, alias, or JSON spec file
+  std::int64_t batch = 0;   ///< 0: the network's default (1)
+  std::string mode = "inference";
+  std::string precision = "fp32";
+  std::string input_size;   ///< "HxW" or empty
+  double power_limit_w = 0; ///< 0: no cap
+  std::string model;        ///< model file; empty: the bundled learned model if present
+  bool analytical = false;  ///< force the analytical baseline
+  bool skip_unsupported = false;
+  double max_latency_ms = 0;  ///< CI budget; 0: none (exit 3 when exceeded)
+  double max_energy_j = 0;    ///< CI budget; 0: none (exit 3 when exceeded)
+  std::string format = "table";
+  std::string output;       ///< file, or empty for stdout
+};
+
+/// Chooses the LatencyModel: --analytical, --model FILE, or the bundled default.
+[[nodiscard]] std::unique_ptr<LatencyModel> select_model(const PredictOptions& options);
+
+/// Predicts a network for the options (no output). Throws InputError for bad input.
+[[nodiscard]] NetworkPrediction predict_for_options(const PredictOptions& options,
+                                                    const LatencyModel& model);
+
+/// Text of `predict --layers`: input columns unchanged, plus latency_ms, energy_mj,
+/// avg_power_w, roofline_ms, in_distribution (a name already present gets "predicted_").
+[[nodiscard]] std::string predict_layers_csv_text(const LayerTable& table, const GpuSpec& gpu,
+                                                  const LatencyModel& model, OutputFormat format);
+
+/// Checks the budgets; returns the one-line message when one is exceeded.
+[[nodiscard]] std::optional<std::string> check_budget(const PredictOptions& options,
+                                                      const NetworkPrediction& prediction);
+
+/// Runs the subcommand: writes the result, returns the exit code (0, or 3 over budget).
+int run_predict(const PredictOptions& options);
+
+}  // namespace cnnperf

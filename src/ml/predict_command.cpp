@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: Apache-2.0
+// `cnnperf predict`: network or layer-CSV predictions, budgets for CI.
+#include "cnnperf/predict_command.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "cnnperf/config.hpp"
+#include "cnnperf/error.hpp"
+#include "cnnperf/network_io.hpp"
+
+namespace cnnperf {
+
+namespace {
+
+std::pair<std::int64_t, std::int64_t> parse_input_size(const std::string& text) {
+  if (text.empty()) return {0, 0};
+  const auto x = text.find_first_of("xX");
+  if (x == std::string::npos) {
+    const long side = parse_positive_int(text, "--input-size");
+    return {side, side};
+  }
+  return {parse_positive_int(text.substr(0, x), "--input-size (height of HxW)"),
+          parse_positive_int(text.substr(x + 1), "--input-size (width of HxW)")};
+}
+
+std::string fmt_ms(double v) { return format_number(v, 6); }
+
+}  // namespace
+
+std::unique_ptr<LatencyModel> select_model(const PredictOptions& options) {
+  if (options.analytical || options.model.empty()) return std::make_unique<AnalyticalModel>();
+  throw InputError(options.model + ": learned model files are not supported by this build yet");
+}
+
+NetworkPrediction predict_for_options(const PredictOptions& options, const LatencyModel& model) {
+  if (options.net.empty()) throw InputError("--net: expected a zoo name, .onnx or .json file");
+  const GpuSpec gpu = GpuDatabase::bundled().resolve(options.gpu);
+  ImportOptions import;
+  import.batch = options.batch > 0 ? options.batch : 1;
+  import.batch_given = options.batch > 0;
+  import.dtype = dtype_from_string(options.precision);
+  const auto [h, w] = parse_input_size(options.input_size);
+  import.input_h = h;
+  import.input_w = w;
+  import.skip_unsupported = options.skip_unsupported;
+  ImportResult imported = import_network(options.net, import);
+  NetworkPrediction result =
+      predict_network(imported.network, gpu, model, mode_from_string(options.mode));
+  for (const auto& skipped : imported.skipped) {
+    result.warnings.push_back("node '" + skipped.name + "' (" + skipped.op_type +
+                              ") not predicted: " + skipped.reason);
+  }
+  for (const auto& warning : imported.warnings) result.warnings.push_back(warning);
+  result.power_limit_w = options.power_limit_w;
+  return result;
+}
+
+std::string predict_layers_csv_text(const LayerTable& table, const GpuSpec& gpu,
+                                    const LatencyModel& model, OutputFormat format) {
+  const std::vector<LayerPrediction> predictions = model.predict_layers(table.layers, gpu);
+  std::vector<std::string> added{"latency_ms", "energy_mj", "avg_power_w", "roofline_ms",
+                                 "in_distribution"};
+  for (auto& name : added) {
+    if (table.table.column(name)) name = "predicted_" + name;
+  }
+  auto values = [&](std::size_t i) {
+    const auto& p = predictions[i];
+    return std::vector<std::string>{fmt_ms(p.latency_ms), format_number(p.energy_mj, 6),
+                                    format_number(p.avg_power_w, 5), fmt_ms(p.roofline_ms),
+                                    p.in_distribution ? "true" : "false"};
+  };
+  if (format == OutputFormat::kJson) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (std::size_t i = 0; i < table.layers.size(); ++i) {
+      nlohmann::json row = nlohmann::json::object();
+      for (std::size_t c = 0; c < table.table.header.size(); ++c) {
+        row[table.table.header[c]] = table.table.rows[i][c];
+      }
+      const auto& p = predictions[i];
+      row[added[0]] = p.latency_ms;
+      row[added[1]] = p.energy_mj;
+      row[added[2]] = p.avg_power_w;
+      row[added[3]] = p.roofline_ms;
+      row[added[4]] = p.in_distribution;
+      rows.push_back(std::move(row));
+    }
+    const nlohmann::json out = {{"schema_version", kPredictionSchemaVersion},
+                                {"tool_version", CNNPERF_VERSION},
+                                {"kind", "layer_predictions"},
+                                {"model", model.name()},
+                                {"gpu", gpu_to_json(gpu)},
+                                {"source", table.table.source},
+                                {"rows", rows}};
+    return out.dump(2) + "\n";
+  }
+  std::vector<std::string> header = table.table.header;
+  header.insert(header.end(), added.begin(), added.end());
+  if (format == OutputFormat::kTable) {
+    std::vector<std::vector<std::string>> rows;
+    for (std::size_t i = 0; i < table.layers.size(); ++i) {
+      auto row = table.table.rows[i];
+      const auto extra = values(i);
+      row.insert(row.end(), extra.begin(), extra.end());
+      rows.push_back(std::move(row));
+    }
+    return format_table(header, rows);
+  }
+  std::string out = csv_line(header) + "\n";
+  for (std::size_t i = 0; i < table.layers.size(); ++i) {
+    auto row = table.table.rows[i];
+    const auto extra = values(i);
+    row.insert(row.end(), extra.begin(), extra.end());
+    out += csv_line(row) + "\n";
+  }
+  return out;
+}
+
+std::optional<std::string> check_budget(const PredictOptions& options,
+                                        const NetworkPrediction& prediction) {
+  if (options.max_latency_ms > 0 && prediction.latency_ms > options.max_latency_ms) {
+    const double over = prediction.latency_ms - options.max_latency_ms;
+    return "latency budget exceeded: predicted " + format_number(prediction.latency_ms, 4) +
+           " ms > " + format_number(options.max_latency_ms, 4) + " ms by " +
+           format_number(over, 3) + " ms (" +
+           format_number(100 * over / options.max_latency_ms, 3) + "%)";
+  }
+  if (options.max_energy_j > 0 && prediction.energy_j > options.max_energy_j) {
+    const double over = prediction.energy_j - options.max_energy_j;
+    return "energy budget exceeded: predicted " + format_number(prediction.energy_j, 4) +
+           " J > " + format_number(options.max_energy_j, 4) + " J by " +
+           format_number(over, 3) + " J (" + format_number(100 * over / options.max_energy_j, 3) +
+           "%)";
+  }
+  return std::nullopt;
+}
+
+int run_predict(const PredictOptions& options) {
+  const OutputFormat format = output_format_from_string(options.format);
+  if (options.max_latency_ms < 0 || options.max_energy_j < 0 || options.power_limit_w < 0) {
+    throw InputError("budgets and --power-limit: expected positive numbers");
+  }
+  if (options.gpu.empty()) throw InputError("--gpu: required (a GPU name, alias or JSON file)");
+  const auto model = select_model(options);
+  if (!options.layers_csv.empty()) {
+    if (!options.net.empty()) throw InputError("--layers and --net: expected one of them, not both");
+    const LayerTable table = read_layers_csv(options.layers_csv);
+    const GpuSpec gpu = GpuDatabase::bundled().resolve(options.gpu);
+    write_output(options.output, predict_layers_csv_text(table, gpu, *model,
+                                                         format == OutputFormat::kTable
+                                                             ? OutputFormat::kCsv
+                                                             : format));
+    return 0;
+  }
+  const NetworkPrediction prediction = predict_for_options(options, *model);
+  for (const auto& warning : prediction.warnings) spdlog::warn("{}", warning);
+  write_output(options.output, format_prediction(prediction, format));
+  if (const auto over = check_budget(options, prediction)) {
+    throw BudgetExceeded(*over);
+  }
+  return 0;
+}
+
+}  // namespace cnnperf
