@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+// The built-in network zoo: torchvision's ImageNet classifiers (plus Xception), layer by
+// layer, with the published parameter counts, multiply-accumulates and top-1 accuracy.
+// docs/zoo.md describes the representation and compares measured with published figures.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cnnperf/network.hpp"
+
+namespace cnnperf {
+
+/// One zoo network and its published figures.
+struct ZooEntry {
+  std::string name;         ///< torchvision builder name, e.g. "resnet50"
+  std::string family;       ///< e.g. "resnet", "efficientnet"
+  std::string description;  ///< one line
+  std::int64_t default_input_h = 224;  ///< pixels; the resolution the published figures use
+  std::int64_t default_input_w = 224;
+  /// Learnable parameters as published (torchvision `num_params`, the paper for xception).
+  std::int64_t published_params = 0;
+  /// Parameters inside published_params that inference never executes (Inception v3's
+  /// AuxLogits head, kept by torchvision's pretrained model but skipped in eval mode).
+  std::int64_t auxiliary_params = 0;
+  /// Published multiply-accumulates in units of 1e9 at the default input size (torchvision's
+  /// `_ops`, shown as "GFLOPS" in its docs but counting multiply-adds once); 0 = not published.
+  double published_gmacs = 0;
+  double top1_accuracy = 0;       ///< ImageNet-1k top-1 in percent
+  std::string accuracy_source;    ///< where top1_accuracy comes from
+  std::string published_source;   ///< where published_params / published_gmacs come from
+};
+
+/// All zoo networks, in a stable order (families together).
+[[nodiscard]] const std::vector<ZooEntry>& zoo_entries();
+
+/// The entry of `name` (case-insensitive, '-' read as '_'), or nullptr.
+[[nodiscard]] const ZooEntry* find_zoo_entry(std::string_view name);
+
+/// Up to `count` zoo names closest to `name` (edit distance), closest first.
+[[nodiscard]] std::vector<std::string> closest_zoo_names(std::string_view name,
+                                                         std::size_t count = 3);
+
+/// Builds the layers of a zoo network for `options` (batch, input size override, dtype of
+/// every layer). Throws InputError "unknown network 'x'; closest: a, b, c" for an unknown
+/// name, and an InputError naming the first layer that does not fit when the input size is
+/// too small for the network (or a non-positive batch / size).
+[[nodiscard]] Network build_zoo_network(std::string_view name,
+                                        const NetworkOptions& options = {});
+
+}  // namespace cnnperf
