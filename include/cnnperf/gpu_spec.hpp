@@ -2,11 +2,14 @@
 // The GPU database: one entry per NVIDIA GPU with the specs the models need.
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <nlohmann/json_fwd.hpp>
 
 namespace cnnperf {
 
@@ -38,13 +41,35 @@ struct GpuSpec {
   double idle_power_w = 0;         ///< typical idle board power, W
   std::string clock_assumed = "boost";  ///< which clock the peaks assume
   std::vector<std::string> aliases;     ///< strings the GPU reports itself as
-  std::map<std::string, std::string> sources;  ///< field -> source
+  std::map<std::string, std::string> sources;  ///< field -> source ("default" for the rest)
+
+  /// The source of one field: `sources[field]`, else `sources["default"]`, else "".
+  [[nodiscard]] std::string source_of(const std::string& field) const;
 };
+
+/// Field names of GpuSpec in declaration order (the JSON keys of one database entry).
+[[nodiscard]] const std::vector<std::string>& gpu_spec_field_names();
+
+/// Serializes every field (same keys as the database file); found by nlohmann::json via ADL.
+void to_json(nlohmann::json& out, const GpuSpec& spec);
+
+/// Parses one GPU object. `where` prefixes error messages (e.g. "gpus.json: gpus[12]").
+/// With `require_all`, every numeric/string field must be present (database entries);
+/// otherwise only the fields a custom spec cannot do without (name, architecture, sm_count,
+/// fp32_cores_per_sm, boost_clock_mhz, memory_bandwidth_gbs, tdp_w), fp32_tflops being
+/// derived from the clock when absent. Unknown keys are errors (they are usually typos).
+/// Throws InputError "where.field: expected ...".
+[[nodiscard]] GpuSpec gpu_spec_from_json(const nlohmann::json& object, const std::string& where,
+                                         bool require_all);
+
+/// Loads a JSON file holding one GPU object (a custom spec for `--gpu FILE.json`).
+[[nodiscard]] GpuSpec load_gpu_spec_file(const std::string& path);
 
 /// A loaded database.
 class GpuDatabase {
  public:
-  /// Loads a database JSON file (schema in docs/data-formats.md). Throws InputError.
+  /// Loads a database JSON file (schema in docs/gpus.md). Throws InputError naming the file and
+  /// field, e.g. "gpus.json: gpus[12].sm_count: expected a positive integer".
   static GpuDatabase load(const std::string& path);
   /// The bundled database (models/gpus.json), loaded once.
   static const GpuDatabase& bundled();
@@ -58,13 +83,33 @@ class GpuDatabase {
   /// find(), or a path to a JSON spec file; throws InputError with the closest names.
   [[nodiscard]] GpuSpec resolve(std::string_view name_or_file) const;
 
+  /// Path the database was loaded from.
+  [[nodiscard]] const std::string& source_path() const { return source_path_; }
+  /// schema_version of the loaded file.
+  [[nodiscard]] int schema_version() const { return schema_version_; }
+  /// family -> default entry name, as in the file.
+  [[nodiscard]] const std::map<std::string, std::string>& family_defaults() const {
+    return family_defaults_;
+  }
+
  private:
   std::vector<GpuSpec> gpus_;
   std::map<std::string, std::string> family_defaults_;  ///< family -> default entry name
+  std::string source_path_;
+  int schema_version_ = 0;
+  // Lookup keys -> index into gpus_. Exact keys keep vendor words (so "NVIDIA Tesla V100" and
+  // "Tesla V100" can name different entries); loose keys drop them (normalize_gpu_name).
+  std::map<std::string, std::size_t> exact_keys_;
+  std::map<std::string, std::size_t> loose_keys_;
+  void build_index();
 };
 
+/// Lowercases and drops every character but [a-z0-9] (vendor words kept).
+[[nodiscard]] std::string exact_gpu_key(std::string_view name);
+
 /// Normalizes a GPU name for matching: lowercase, vendor words (nvidia, geforce, tesla,
-/// quadro) and punctuation removed.
+/// quadro, corporation) and punctuation removed. "Quadro RTX 6000" -> "rtx6000" stays
+/// distinct from "RTX 6000 Ada Generation" -> "rtx6000adageneration".
 [[nodiscard]] std::string normalize_gpu_name(std::string_view name);
 
 }  // namespace cnnperf

@@ -1,19 +1,39 @@
 // SPDX-License-Identifier: Apache-2.0
-// `cnnperf gpus`: placeholder until its issue lands; says so and exits 1.
-#include <cstdio>
+// `cnnperf gpus [show NAME]`: options -> one call to cnnperf::run_gpus.
+#include <memory>
 
+#include "cnnperf/gpus_command.hpp"
 #include "commands.hpp"
 
 namespace cnnperf::cli {
 
 void add_gpus_command(CLI::App& app, Runner& run) {
-  auto* sub = app.add_subcommand("gpus", "(not yet available)");
-  sub->callback([&run] {
-    run = [] {
-      std::fprintf(stderr, "cnnperf: gpus is not available in this build yet\n");
-      return 1;
-    };
-  });
+  auto opts = std::make_shared<GpusOptions>();
+  auto* sub = app.add_subcommand("gpus", "List the GPU specification database, or show one entry");
+  sub->add_option("--format", opts->format, "Output format: table|json|csv")
+      ->capture_default_str();
+  sub->add_option("--output", opts->output, "Write to FILE instead of stdout");
+  sub->add_option("--segment", opts->segment,
+                  "Only GPUs of this segment: datacenter|desktop|workstation|jetson");
+  sub->add_option("--arch", opts->arch,
+                  "Only GPUs of this architecture: kepler|maxwell|pascal|volta|turing|ampere|"
+                  "ada|hopper|blackwell");
+  sub->add_option("--database", opts->database,
+                  "GPU database file (default: the bundled models/gpus.json)");
+  sub->footer(
+      "Examples:\n"
+      "  cnnperf gpus --segment datacenter\n"
+      "  cnnperf gpus show \"Tesla V100-PCIE-32GB\" --format json\n"
+      "  cnnperf gpus show my_gpu.json   (a custom spec file, see docs/gpus.md)");
+
+  auto* show = sub->add_subcommand(
+      "show", "Show every field of one GPU with its source (name, alias, family or spec file)");
+  show->add_option("NAME", opts->show, "GPU name, alias (e.g. \"Tesla T4\"), family or JSON file")
+      ->required();
+  show->fallthrough();  // --format/--output given after NAME belong to `gpus`
+  show->footer("Example: cnnperf gpus show a100 --format json");
+
+  sub->callback([opts, &run] { run = [opts] { return cnnperf::run_gpus(*opts); }; });
 }
 
 }  // namespace cnnperf::cli
