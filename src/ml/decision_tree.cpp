@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: Apache-2.0
+// CART regression tree. Split search scans each candidate feature in presorted order, so a
+// node costs O(rows x features) with no per-node sorting; after a split every feature's
+// order is stably partitioned into the two children (the classic presort scheme).
+#include "decision_tree.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <random>
+
+#include "cnnperf/error.hpp"
+#include "regressor_internal.hpp"
+
+namespace cnnperf::ml_detail {
+
+SortedColumns::SortedColumns(const FeatureMatrix& x) : rows(x.rows), order(x.rows * x.cols) {
+  if (x.rows > std::numeric_limits<std::uint32_t>::max()) {
+    throw InputError("decision tree: more than 2^32 rows are not supported");
+  }
+  std::vector<double> column(x.rows);
+  for (std::size_t f = 0; f < x.cols; ++f) {
+    for (std::size_t r = 0; r < x.rows; ++r) column[r] = x(r, f);
+    auto* begin = order.data() + f * x.rows;
+    std::iota(begin, begin + x.rows, std::uint32_t{0});
+    std::sort(begin, begin + x.rows, [&](std::uint32_t a, std::uint32_t b) {
+      return column[a] < column[b] || (column[a] == column[b] && a < b);
+    });
+  }
+}
+
+std::size_t resolve_max_features(double max_features, std::size_t cols) {
+  if (max_features <= 1.0) {
+    const auto n = static_cast<std::size_t>(std::ceil(max_features * static_cast<double>(cols) - 1e-9));
+    return std::clamp<std::size_t>(n, 1, cols);
+  }
+  return std::clamp<std::size_t>(static_cast<std::size_t>(max_features), 1, cols);
+}
+
+void normalise(std::vector<double>& importance) {
+  const double total = std::accumulate(importance.begin(), importance.end(), 0.0);
+  if (total > 0.0) {
+    for (double& v : importance) v /= total;
+  }
+}
+
+namespace {
+
+struct Work {
+  std::size_t begin;
+  std::size_t end;
+  std::int64_t depth;
+  std::int32_t node;
+};
+
+std::int32_t add_node(Tree& tree) {
+  tree.feature.push_back(-1);
+  tree.threshold.push_back(0.0);
+  tree.left.push_back(-1);
+  tree.right.push_back(-1);
+  tree.value.push_back(0.0);
+  return static_cast<std::int32_t>(tree.feature.size() - 1);
+}
+
+}  // namespace
+
+Tree grow_tree(const FeatureMatrix& x, std::span<const double> y, std::span<const double> weights,
+               const SortedColumns& sorted, const TreeParams& params, std::uint64_t seed,
+               std::vector<double>& importance) {
+  const std::size_t n = x.rows;
+  const std::size_t n_feat = x.cols;
+  // Renumber the rows with positive weight 0..m-1 and keep their data column-major, so the
+  // split scans touch small contiguous arrays instead of the whole row-major matrix.
+  std::vector<std::int64_t> local_of(n, -1);
+  std::vector<double> yl;
+  std::vector<double> wl;
+  for (std::size_t r = 0; r < n; ++r) {
+    const double w = weights.empty() ? 1.0 : weights[r];
+    if (w > 0.0) {
+      local_of[r] = static_cast<std::int64_t>(yl.size());
+      yl.push_back(y[r]);
+      wl.push_back(w);
+    }
+  }
+  const std::size_t m = yl.size();
+  if (m == 0) throw InputError("decision tree: no row with a positive weight");
+  std::vector<double> xl(m * n_feat);
+  for (std::size_t r = 0; r < n; ++r) {
+    if (local_of[r] < 0) continue;
+    const auto l = static_cast<std::size_t>(local_of[r]);
+    for (std::size_t f = 0; f < n_feat; ++f) xl[f * m + l] = x(r, f);
+  }
+  std::vector<std::uint32_t> buf(m * n_feat);
+  for (std::size_t f = 0; f < n_feat; ++f) {
+    std::size_t k = 0;
+    const std::uint32_t* src = sorted.order.data() + f * n;
+    std::uint32_t* dst = buf.data() + f * m;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::int64_t l = local_of[src[i]];
+      if (l >= 0) dst[k++] = static_cast<std::uint32_t>(l);
+    }
+  }
+  local_of.clear();
+  local_of.shrink_to_fit();
+
+  const std::size_t max_feat = params.max_features == 0 ? n_feat : params.max_features;
+  const std::size_t min_leaf = std::max<std::size_t>(1, params.min_samples_leaf);
+  const std::size_t min_split = std::max<std::size_t>({2, params.min_samples_split, 2 * min_leaf});
+  std::vector<std::size_t> feat_order(n_feat);
+  std::iota(feat_order.begin(), feat_order.end(), std::size_t{0});
+  std::mt19937_64 rng(seed);
+  std::vector<std::uint8_t> goes_left(m);
+  std::vector<std::uint32_t> tmp(m);
+
+  Tree tree;
+  std::vector<Work> stack;
+  stack.push_back({0, m, 0, add_node(tree)});
+  while (!stack.empty()) {
+    const Work work = stack.back();
+    stack.pop_back();
+    const std::size_t count = work.end - work.begin;
+    const std::uint32_t* seg0 = buf.data() + work.begin;  // feature 0 block
+    double w_sum = 0.0;
+    double wy_sum = 0.0;
+    double y_min = std::numeric_limits<double>::infinity();
+    double y_max = -y_min;
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::uint32_t r = seg0[i];
+      w_sum += wl[r];
+      wy_sum += wl[r] * yl[r];
+      y_min = std::min(y_min, yl[r]);
+      y_max = std::max(y_max, yl[r]);
+    }
+    const double mean = wy_sum / w_sum;
+    const auto node = static_cast<std::size_t>(work.node);
+    tree.value[node] = mean;
+    if ((params.max_depth > 0 && work.depth >= params.max_depth) || count < min_split ||
+        y_min == y_max) {
+      continue;
+    }
+    // Sums of centred targets: the gain S_L^2/W_L + S_R^2/W_R keeps its precision even
+    // when the targets sit far from zero.
+    double c_sum = 0.0;
+    for (std::size_t i = 0; i < count; ++i) c_sum += wl[seg0[i]] * (yl[seg0[i]] - mean);
+
+    double best_gain = -std::numeric_limits<double>::infinity();
+    std::size_t best_feat = n_feat;
+    std::size_t best_pos = 0;
+    double best_threshold = 0.0;
+    std::size_t visited = 0;
+    for (std::size_t i = 0; i < n_feat && visited < max_feat; ++i) {
+      // Partial Fisher-Yates: a fresh random feature each step; constant features do not
+      // count towards max_features (as in scikit-learn).
+      const std::size_t j = i + static_cast<std::size_t>(uniform_below(rng, n_feat - i));
+      std::swap(feat_order[i], feat_order[j]);
+      const std::size_t f = feat_order[i];
+      const std::uint32_t* seg = buf.data() + f * m + work.begin;
+      const double* col = xl.data() + f * m;
+      if (col[seg[0]] == col[seg[count - 1]]) continue;
+      ++visited;
+      double w_left = 0.0;
+      double s_left = 0.0;
+      for (std::size_t k = 0; k + 1 < count; ++k) {
+        const std::uint32_t r = seg[k];
+        w_left += wl[r];
+        s_left += wl[r] * (yl[r] - mean);
+        const std::size_t n_left = k + 1;
+        if (n_left < min_leaf) continue;
+        if (count - n_left < min_leaf) break;
+        const double xv = col[r];
+        const double xn = col[seg[k + 1]];
+        if (!(xv < xn)) continue;
+        const double w_right = w_sum - w_left;
+        if (w_right <= 0.0) continue;
+        const double s_right = c_sum - s_left;
+        const double gain = s_left * s_left / w_left + s_right * s_right / w_right;
+        if (gain > best_gain) {
+          best_gain = gain;
+          best_feat = f;
+          best_pos = k;
+          double mid = xv + 0.5 * (xn - xv);
+          if (!(mid < xn)) mid = xv;  // adjacent doubles: the midpoint rounds up to xn
+          best_threshold = mid;
+        }
+      }
+    }
+    if (best_feat == n_feat) continue;
+
+    importance[best_feat] += std::max(0.0, best_gain - c_sum * c_sum / w_sum);
+    const std::uint32_t* best_seg = buf.data() + best_feat * m + work.begin;
+    for (std::size_t k = 0; k < count; ++k) goes_left[best_seg[k]] = k <= best_pos ? 1 : 0;
+    const std::size_t n_left = best_pos + 1;
+    for (std::size_t f = 0; f < n_feat; ++f) {
+      std::uint32_t* seg = buf.data() + f * m + work.begin;
+      std::size_t li = 0;
+      std::size_t ri = 0;
+      for (std::size_t k = 0; k < count; ++k) {
+        const std::uint32_t r = seg[k];
+        if (goes_left[r]) {
+          seg[li++] = r;
+        } else {
+          tmp[ri++] = r;
+        }
+      }
+      std::copy_n(tmp.data(), ri, seg + li);
+    }
+    const std::int32_t left = add_node(tree);
+    const std::int32_t right = add_node(tree);
+    tree.feature[node] = static_cast<std::int32_t>(best_feat);
+    tree.threshold[node] = best_threshold;
+    tree.left[node] = left;
+    tree.right[node] = right;
+    stack.push_back({work.begin + n_left, work.end, work.depth + 1, right});
+    stack.push_back({work.begin, work.begin + n_left, work.depth + 1, left});
+  }
+  return tree;
+}
+
+nlohmann::json Tree::to_json() const {
+  return {{"feature", feature}, {"threshold", threshold}, {"left", left}, {"right", right},
+          {"value", value}};
+}
+
+Tree Tree::from_json(const nlohmann::json& doc, std::size_t n_features) {
+  Tree t;
+  t.feature = require(doc, "feature").get<std::vector<std::int32_t>>();
+  t.threshold = require(doc, "threshold").get<std::vector<double>>();
+  t.left = require(doc, "left").get<std::vector<std::int32_t>>();
+  t.right = require(doc, "right").get<std::vector<std::int32_t>>();
+  t.value = require(doc, "value").get<std::vector<double>>();
+  const std::size_t size = t.feature.size();
+  if (size == 0 || t.threshold.size() != size || t.left.size() != size ||
+      t.right.size() != size || t.value.size() != size) {
+    throw InputError("model JSON: tree: node arrays are empty or of different lengths");
+  }
+  for (std::size_t i = 0; i < size; ++i) {
+    if (t.feature[i] < 0) continue;
+    // Children always come after their parent, which also rules out cycles.
+    const auto ok = [&](std::int32_t c) {
+      return c > static_cast<std::int32_t>(i) && static_cast<std::size_t>(c) < size;
+    };
+    if (static_cast<std::size_t>(t.feature[i]) >= n_features || !ok(t.left[i]) || !ok(t.right[i])) {
+      throw InputError("model JSON: tree: node " + std::to_string(i) +
+                       " has an out-of-range feature or child");
+    }
+  }
+  return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+class DecisionTreeRegressor final : public Regressor {
+ public:
+  explicit DecisionTreeRegressor(nlohmann::json params) : Regressor(std::move(params)) {}
+
+  [[nodiscard]] RegressorKind kind() const override { return RegressorKind::kDecisionTree; }
+  [[nodiscard]] std::vector<double> feature_importances() const override { return importance_; }
+
+ protected:
+  void fit_impl(const FeatureMatrix& x, std::span<const double> y,
+                std::span<const double> weights) override {
+    TreeParams tp;
+    tp.max_depth = params_.at("max_depth").get<std::int64_t>();
+    tp.min_samples_split = params_.at("min_samples_split").get<std::size_t>();
+    tp.min_samples_leaf = params_.at("min_samples_leaf").get<std::size_t>();
+    tp.max_features = resolve_max_features(params_.at("max_features").get<double>(), x.cols);
+    const SortedColumns sorted(x);
+    importance_.assign(x.cols, 0.0);
+    tree_ = grow_tree(x, y, weights, sorted, tp, params_.at("seed").get<std::uint64_t>(),
+                      importance_);
+    normalise(importance_);
+  }
+
+  [[nodiscard]] std::vector<double> predict_impl(const FeatureMatrix& x) const override {
+    std::vector<double> out(x.rows);
+    for (std::size_t r = 0; r < x.rows; ++r) out[r] = tree_.predict_row(x.row(r));
+    return out;
+  }
+
+  [[nodiscard]] nlohmann::json model_to_json() const override {
+    return {{"tree", tree_.to_json()}, {"feature_importances", importance_}};
+  }
+
+  void model_from_json(const nlohmann::json& model) override {
+    tree_ = Tree::from_json(require(model, "tree"), n_features());
+    importance_ = require(model, "feature_importances").get<std::vector<double>>();
+    if (importance_.size() != n_features()) {
+      throw InputError("model JSON: dtree: feature_importances must have n_features entries");
+    }
+  }
+
+ private:
+  Tree tree_;
+  std::vector<double> importance_;
+};
+
+}  // namespace
+
+void read_tree_params(ParamReader& reader, double default_max_features) {
+  reader.get_int("max_depth", 0, 0, 1000);
+  reader.get_int("min_samples_split", 2, 2, 1 << 30);
+  reader.get_int("min_samples_leaf", 1, 1, 1 << 30);
+  reader.get_double("max_features", default_max_features, 1e-9, 1e9);
+}
+
+std::unique_ptr<Regressor> make_decision_tree(const nlohmann::json& params) {
+  ParamReader reader("dtree", params);
+  reader.get_common();
+  read_tree_params(reader, 1.0);
+  return std::make_unique<DecisionTreeRegressor>(reader.finish());
+}
+
+}  // namespace cnnperf::ml_detail
