@@ -297,8 +297,20 @@ class Importer {
     }
     try {
       onnx::ShapeInferenceOptions inference_options(false, 0, true);
+      // The data-propagation results live in this map; without one they are dropped.
+      std::unordered_map<std::string, onnx::TensorShapeProto> shape_data;
       onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
-                                         inference_options);
+                                         inference_options, &shape_data);
+      // ONNX 1.12 propagates the values of shape tensors (Shape -> Gather -> Concat) but its
+      // Reshape inference does not read them back: keep them as constant values ourselves.
+      for (const auto& [name, data] : shape_data) {
+        std::vector<double> dims;
+        for (const auto& d : data.dim()) {
+          if (!d.has_dim_value()) break;
+          dims.push_back(static_cast<double>(d.dim_value()));
+        }
+        if (dims.size() == static_cast<std::size_t>(data.dim_size())) values_.emplace(name, dims);
+      }
     } catch (const std::exception& e) {
       warn(std::string("ONNX shape inference failed, continuing without it: ") + e.what());
       return;
@@ -657,9 +669,6 @@ class Importer {
   void gemm(const onnx::NodeProto& node) {
     const Shape a = shape_of(node, 0);
     if (!has_input(node, 1)) fail(node, "expected inputs A and B");
-    if (activations_.count(node.input(1))) {
-      throw Unsupported{"Gemm with a computed B (a product of two activations) is not modelled"};
-    }
     const Shape b = shape_of(node, 1);
     if (a.size() != 2 || b.size() != 2) {
       fail(node, "expected 2-D A and B, got " + shape_text(a) + " and " + shape_text(b));
@@ -686,11 +695,12 @@ class Importer {
   void matmul(const onnx::NodeProto& node) {
     const Shape a = shape_of(node, 0);
     if (!has_input(node, 1)) fail(node, "expected inputs A and B");
-    if (activations_.count(node.input(1)) || activations_.count(node.input(0)) == 0) {
-      throw Unsupported{"MatMul of two activations (batched matmul) is not modelled; only "
-                        "activation x constant weight"};
-    }
     const Shape b = shape_of(node, 1);
+    if (b.size() != 2) {
+      // Attention's Q x K^T and similar: no weight matrix, not a linear layer.
+      throw Unsupported{"MatMul with a " + std::to_string(b.size()) +
+                        "-D B (batched matmul) is not modelled; expected a 2-D weight"};
+    }
     if (b.size() != 2 || a.empty() || a.back() != b[0]) {
       fail(node, "A " + shape_text(a) + " and B " + shape_text(b) + " do not multiply");
     }
