@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: Apache-2.0
+// What `profile` will run: layers from a network, a layer CSV or a sweep, times layouts and
+// algorithm requests, with duplicates folded and unrunnable layers pre-judged.
+#include <algorithm>
+#include <optional>
+#include <tuple>
+#include <unordered_map>
+
+#include <spdlog/spdlog.h>
+
+#include "cnnperf/layer_io.hpp"
+#include "cnnperf/profile.hpp"
+
+#if __has_include("cnnperf/network_io.hpp")
+#include "cnnperf/network_io.hpp"
+#define CNNPERF_PROFILE_HAVE_NETWORK_IO 1
+#else
+#define CNNPERF_PROFILE_HAVE_NETWORK_IO 0
+#endif
+
+namespace cnnperf {
+namespace {
+
+constexpr std::size_t kMaxSweepLayers = 100000;
+
+// Fields a sweep may set; shortcuts set both the _h and _w field.
+const std::vector<std::string>& sweep_fields() {
+  static const std::vector<std::string> fields{
+      "batch",  "c_in",     "h_in",     "w_in",   "c_out",      "kernel_h",   "kernel_w",
+      "stride_h", "stride_w", "pad_h",  "pad_w",  "dilation_h", "dilation_w", "groups",
+      "bias",   "dtype",    "kernel",   "stride", "pad",        "padding",    "dilation", "hw"};
+  return fields;
+}
+
+std::string trim(std::string_view text) {
+  std::size_t b = 0;
+  std::size_t e = text.size();
+  while (b < e && (text[b] == ' ' || text[b] == '\t')) ++b;
+  while (e > b && (text[e - 1] == ' ' || text[e - 1] == '\t')) --e;
+  return std::string(text.substr(b, e - b));
+}
+
+std::vector<std::string> split(std::string_view text, char sep) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t pos = text.find(sep, start);
+    parts.push_back(trim(text.substr(start, pos == std::string_view::npos ? pos : pos - start)));
+    if (pos == std::string_view::npos) break;
+    start = pos + 1;
+  }
+  return parts;
+}
+
+long parse_sweep_int(const std::string& text, const std::string& where) {
+  try {
+    std::size_t used = 0;
+    const long value = std::stol(text, &used);
+    if (used == text.size()) return value;
+  } catch (const std::exception&) {
+  }
+  throw InputError(where + ": expected an integer, got '" + text + "'");
+}
+
+void set_field(Layer& layer, const std::string& field, const std::string& value,
+               const std::string& where) {
+  if (field == "dtype") {
+    layer.dtype = dtype_from_string(value);
+    return;
+  }
+  const std::int64_t v = parse_sweep_int(value, where);
+  if (field == "batch") layer.batch = v;
+  else if (field == "c_in") layer.c_in = v;
+  else if (field == "h_in") layer.h_in = v;
+  else if (field == "w_in") layer.w_in = v;
+  else if (field == "c_out") layer.c_out = v;
+  else if (field == "kernel_h") layer.kernel_h = v;
+  else if (field == "kernel_w") layer.kernel_w = v;
+  else if (field == "stride_h") layer.stride_h = v;
+  else if (field == "stride_w") layer.stride_w = v;
+  else if (field == "pad_h") layer.pad_h = v;
+  else if (field == "pad_w") layer.pad_w = v;
+  else if (field == "dilation_h") layer.dilation_h = v;
+  else if (field == "dilation_w") layer.dilation_w = v;
+  else if (field == "groups") layer.groups = v;
+  else if (field == "bias") layer.bias = v != 0;
+  else if (field == "kernel") layer.kernel_h = layer.kernel_w = v;
+  else if (field == "stride") layer.stride_h = layer.stride_w = v;
+  else if (field == "pad" || field == "padding") layer.pad_h = layer.pad_w = v;
+  else if (field == "dilation") layer.dilation_h = layer.dilation_w = v;
+  else if (field == "hw") layer.h_in = layer.w_in = v;
+}
+
+// Pre-judges a layer: cuDNN forward convolution only, and a well-formed problem.
+Status precheck(const Layer& layer, const std::string& where) {
+  if (layer.op != Op::kConv2d) {
+    return {Outcome::kNotRun, "op '" + to_string(layer.op) +
+                                  "' is not profiled (cuDNN forward convolution only)"};
+  }
+  if (layer.pass != Pass::kForward) {
+    return {Outcome::kNotSupported,
+            "pass '" + to_string(layer.pass) + "' is not profiled yet (forward only)"};
+  }
+  try {
+    layer.validate(where);
+  } catch (const InputError& e) {
+    return {Outcome::kInvalidProblem, e.what()};
+  }
+  return {};
+}
+
+struct SourcedLayer {
+  Layer layer;
+  std::string source;
+};
+
+std::optional<DType> precision_of(const ProfileOptions& options) {
+  if (options.precision.empty()) return std::nullopt;
+  try {
+    return dtype_from_string(options.precision);
+  } catch (const InputError&) {
+    throw InputError("--precision: expected fp32 or fp16, got '" + options.precision + "'");
+  }
+}
+
+std::pair<std::int64_t, std::int64_t> input_size_of(const ProfileOptions& options) {
+  if (options.input_size.empty()) return {0, 0};
+  const std::string s = to_lower(options.input_size);
+  const std::size_t x = s.find('x');
+  if (x == std::string::npos) {
+    const long v = parse_positive_int(s, "--input-size");
+    return {v, v};
+  }
+  return {parse_positive_int(s.substr(0, x), "--input-size (height)"),
+          parse_positive_int(s.substr(x + 1), "--input-size (width)")};
+}
+
+std::vector<SourcedLayer> layers_from_options(const ProfileOptions& options) {
+  const std::optional<DType> dtype = precision_of(options);
+  const int sources = static_cast<int>(!options.net.empty()) +
+                      static_cast<int>(!options.layers_csv.empty()) +
+                      static_cast<int>(!options.sweep.empty());
+  if (sources != 1) {
+    throw InputError("profile: give exactly one of --net, --layers or --sweep (got " +
+                     std::to_string(sources) + ")");
+  }
+  std::vector<SourcedLayer> out;
+  if (!options.layers_csv.empty()) {
+    const LayerTable table = read_layers_csv(options.layers_csv);
+    for (std::size_t i = 0; i < table.layers.size(); ++i) {
+      Layer layer = table.layers[i];
+      if (dtype) layer.dtype = *dtype;
+      out.push_back({layer, table.table.where(i)});
+    }
+    return out;
+  }
+  if (!options.sweep.empty()) {
+    for (Layer& layer : expand_sweep(options.sweep, options.batch)) {
+      if (dtype) layer.dtype = *dtype;
+      out.push_back({layer, "sweep"});
+    }
+    return out;
+  }
+#if CNNPERF_PROFILE_HAVE_NETWORK_IO
+  NetworkOptions net_options;
+  net_options.batch = options.batch;
+  std::tie(net_options.input_h, net_options.input_w) = input_size_of(options);
+  net_options.dtype = dtype.value_or(DType::kFp32);
+  // Operators the importer cannot model are not convolutions cuDNN would run here anyway.
+  const Network network = load_network(options.net, net_options, /*skip_unsupported=*/true);
+  std::size_t skipped = 0;
+  for (const Layer& layer : network.layers) {
+    if (layer.op != Op::kConv2d) {
+      ++skipped;
+      continue;
+    }
+    out.push_back({layer, network.name + ":" + layer.name});
+  }
+  spdlog::info("{}: {} convolution layers, {} other layers not profiled", network.name,
+               out.size(), skipped);
+  if (out.empty()) throw InputError(options.net + ": no convolution layer to profile");
+  return out;
+#else
+  throw InputError("--net: network import is not available in this build");
+#endif
+}
+
+}  // namespace
+
+SweepAxis parse_sweep_axis(std::string_view spec) {
+  const std::string where = "--sweep '" + std::string(spec) + "'";
+  const std::size_t eq = spec.find('=');
+  if (eq == std::string_view::npos) {
+    throw InputError(where + ": expected FIELD=VALUES, e.g. c_in=64:256:64 or kernel=1,3");
+  }
+  SweepAxis axis;
+  axis.field = to_lower(trim(spec.substr(0, eq)));
+  const auto& fields = sweep_fields();
+  if (std::find(fields.begin(), fields.end(), axis.field) == fields.end()) {
+    std::string expected;
+    for (const auto& f : fields) expected += (expected.empty() ? "" : ", ") + f;
+    throw InputError(where + ": unknown field '" + axis.field + "' (expected one of: " +
+                     expected + ")");
+  }
+  for (const std::string& item : split(spec.substr(eq + 1), ',')) {
+    if (item.empty()) throw InputError(where + ": empty value in the list");
+    if (item.find(':') == std::string::npos || axis.field == "dtype") {
+      axis.values.push_back(item);
+      continue;
+    }
+    // start:end[:step], end inclusive (as the CUTLASS profiler's ranges).
+    const auto parts = split(item, ':');
+    if (parts.size() > 3) throw InputError(where + ": expected start:end:step, got '" + item + "'");
+    const long start = parse_sweep_int(parts[0], where);
+    const long end = parse_sweep_int(parts[1], where);
+    const long step = parts.size() == 3 ? parse_sweep_int(parts[2], where) : 1;
+    if (step <= 0) throw InputError(where + ": step must be positive, got " + parts[2]);
+    if (end < start) {
+      throw InputError(where + ": range end " + parts[1] + " is below its start " + parts[0]);
+    }
+    if ((end - start) / step + 1 > static_cast<long>(kMaxSweepLayers)) {
+      throw InputError(where + ": range '" + item + "' has more than " +
+                       std::to_string(kMaxSweepLayers) + " values");
+    }
+    for (long v = start; v <= end; v += step) axis.values.push_back(std::to_string(v));
+  }
+  // Validate every value once here so errors name the spec, not a layer.
+  Layer probe;
+  for (const auto& value : axis.values) set_field(probe, axis.field, value, where);
+  return axis;
+}
+
+std::vector<Layer> expand_sweep(const std::vector<std::string>& specs, std::int64_t batch) {
+  std::vector<SweepAxis> axes;
+  std::size_t total = 1;
+  for (const auto& spec : specs) {
+    axes.push_back(parse_sweep_axis(spec));
+    total *= axes.back().values.size();
+    if (total > kMaxSweepLayers) {
+      throw InputError("--sweep: the product of all axes exceeds " +
+                       std::to_string(kMaxSweepLayers) + " layers");
+    }
+  }
+  Layer base;
+  base.op = Op::kConv2d;
+  base.batch = batch;
+  std::vector<Layer> layers{base};
+  for (const auto& axis : axes) {
+    std::vector<Layer> next;
+    next.reserve(layers.size() * axis.values.size());
+    for (const Layer& layer : layers) {
+      for (const auto& value : axis.values) {
+        Layer l = layer;
+        set_field(l, axis.field, value, "--sweep " + axis.field);
+        next.push_back(l);
+      }
+    }
+    layers = std::move(next);
+  }
+  return layers;
+}
+
+std::vector<Layout> parse_layouts(std::string_view text) {
+  std::vector<Layout> layouts;
+  for (const auto& item : split(text, ',')) {
+    const Layout layout = layout_from_string(item);
+    if (std::find(layouts.begin(), layouts.end(), layout) == layouts.end()) layouts.push_back(layout);
+  }
+  return layouts;
+}
+
+std::vector<ProfileJob> plan_jobs(const ProfileOptions& options) {
+  const std::vector<Layout> layouts = parse_layouts(options.layout);
+  const AlgoRequest request = parse_algo_request(options.algo);
+  std::vector<std::string> algo_names;
+  switch (request.kind) {
+    case AlgoRequest::Kind::kHeuristic: algo_names = {"heuristic"}; break;
+    case AlgoRequest::Kind::kAll:
+      for (ConvAlgo a : all_conv_algos()) algo_names.push_back(to_string(a));
+      break;
+    case AlgoRequest::Kind::kNamed:
+      for (ConvAlgo a : request.named) algo_names.push_back(to_string(a));
+      break;
+  }
+  std::vector<ProfileJob> jobs;
+  std::unordered_map<std::string, std::size_t> index_of_key;
+  for (const SourcedLayer& sourced : layers_from_options(options)) {
+    const Status status = precheck(sourced.layer, sourced.source);
+    for (Layout layout : layouts) {
+      for (const auto& algo : algo_names) {
+        ProfileJob job;
+        job.layer = sourced.layer;
+        job.layout = layout;
+        job.algo_request = algo;
+        job.source = sourced.source;
+        job.precheck = status;
+        const std::string key = job.key();
+        if (!options.keep_duplicates) {
+          auto it = index_of_key.find(key);
+          if (it != index_of_key.end()) {
+            ++jobs[it->second].duplicates;
+            continue;
+          }
+          index_of_key.emplace(key, jobs.size());
+        }
+        job.id = jobs.size();
+        jobs.push_back(std::move(job));
+      }
+    }
+  }
+  return jobs;
+}
+
+}  // namespace cnnperf
