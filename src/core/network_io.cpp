@@ -7,10 +7,7 @@
 #include "cnnperf/error.hpp"
 #include "cnnperf/io.hpp"
 #include "cnnperf/network_io.hpp"
-#if __has_include("cnnperf/zoo.hpp")
 #include "cnnperf/zoo.hpp"
-#define CNNPERF_HAVE_ZOO 1
-#endif
 
 namespace cnnperf {
 
@@ -61,12 +58,7 @@ ImportResult import_network(std::string_view spec, const ImportOptions& options)
   zoo_options.input_w = options.input_w;
   zoo_options.dtype = options.dtype.value_or(DType::kFp32);
   ImportResult result;
-#ifdef CNNPERF_HAVE_ZOO
   result.network = build_zoo_network(text, zoo_options);
-#else
-  throw InputError(text + ": unknown network (the zoo is not built in yet); expected an .onnx "
-                          "or .json file");
-#endif
   return result;
 }
 

@@ -109,20 +109,29 @@ Layer read_layer(const json& object, const std::string& where, std::int64_t defa
   }
   Layer layer;
   if (!object.contains("op")) throw InputError(where + ".op: missing; expected an operator name");
+  const std::string op_text = string(object["op"], where + ".op");
   try {
-    layer.op = op_from_string(string(object["op"], where + ".op"));
+    layer.op = op_from_string(op_text);
   } catch (const InputError& e) {
-    if (std::string_view(e.what()).starts_with(where)) throw;
     throw InputError(where + ".op: " + e.what());
   }
   if (object.contains("name")) layer.name = string(object["name"], where + ".name");
   layer.dtype = default_dtype;
-  try {
-    if (object.contains("dtype")) layer.dtype = dtype_from_string(string(object["dtype"], where + ".dtype"));
-    if (object.contains("pass")) layer.pass = pass_from_string(string(object["pass"], where + ".pass"));
-  } catch (const InputError& e) {
-    if (std::string_view(e.what()).starts_with(where)) throw;
-    throw InputError(where + ": " + e.what());
+  if (object.contains("dtype")) {
+    const std::string text = string(object["dtype"], where + ".dtype");
+    try {
+      layer.dtype = dtype_from_string(text);
+    } catch (const InputError& e) {
+      throw InputError(where + ".dtype: " + e.what());
+    }
+  }
+  if (object.contains("pass")) {
+    const std::string text = string(object["pass"], where + ".pass");
+    try {
+      layer.pass = pass_from_string(text);
+    } catch (const InputError& e) {
+      throw InputError(where + ".pass: " + e.what());
+    }
   }
 
   auto get = [&](const char* field, std::int64_t fallback, bool may_be_zero) {
@@ -201,10 +210,10 @@ Network parse_network_json(std::string_view text, const std::string& source,
   if (options.batch_given) net.batch = options.batch;
   DType dtype = DType::kFp32;
   if (root.contains("dtype")) {
+    const std::string text = string(root["dtype"], source + ": dtype");
     try {
-      dtype = dtype_from_string(string(root["dtype"], source + ": dtype"));
+      dtype = dtype_from_string(text);
     } catch (const InputError& e) {
-      if (std::string_view(e.what()).starts_with(source)) throw;
       throw InputError(source + ": dtype: " + e.what());
     }
   }
