@@ -536,6 +536,22 @@ TEST(OnnxImport, MalformedFilesAreInputErrors) {
   fs::remove_all(dir);
 }
 
+// Every prefix of a valid model either imports or is an InputError: never a crash or another
+// exception type (protobuf accepts some prefixes that end on a field boundary).
+TEST(OnnxImport, TruncationsNeverEscapeAsOtherErrors) {
+  const std::string good = small_cnn().bytes();
+  int rejected = 0;
+  for (std::size_t size = 0; size < good.size(); size += 37) {
+    try {
+      (void)import_onnx_bytes(std::string_view(good).substr(0, size), "cut.onnx");
+    } catch (const InputError& e) {
+      ++rejected;
+      EXPECT_EQ(std::string(e.what()).rfind("cut.onnx: ", 0), 0u) << e.what();
+    }
+  }
+  EXPECT_GT(rejected, 0);
+}
+
 // ---- Real ONNX files: the ONNX project's backend node tests, as packaged by Debian ----
 
 fs::path onnx_testdata_dir() {
