@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: Apache-2.0
+// End-to-end: runs the built cnnperf binary for `gpus` and checks exit codes and output.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out;  // stdout, or stdout+stderr when merged
+};
+
+// Runs `cnnperf ARGS` through the shell; `merge_stderr` appends 2>&1.
+RunResult run_cnnperf(const std::string& args, bool merge_stderr = false) {
+  const std::string command = std::string("'") + CNNPERF_BINARY + "' " + args +
+                              (merge_stderr ? " 2>&1" : " 2>/dev/null");
+  RunResult result;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return result;
+  std::array<char, 4096> buffer{};
+  std::size_t n = 0;
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) {
+    result.out.append(buffer.data(), n);
+  }
+  const int status = ::pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+int count_lines(const std::string& text) {
+  int lines = 0;
+  for (const char c : text) lines += c == '\n' ? 1 : 0;
+  return lines;
+}
+
+fs::path scratch_dir() {
+  const fs::path dir = fs::temp_directory_path() /
+                       ("cnnperf_gpus_cli_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir;
+}
+
+TEST(GpusCli, ListsTheDatabaseAsATable) {
+  const RunResult r = run_cnnperf("gpus");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("tensor FP16 TFLOPS"), std::string::npos);
+  EXPECT_NE(r.out.find("a100-sxm4-40gb"), std::string::npos);
+  EXPECT_NE(r.out.find("rtx-5090"), std::string::npos);
+  EXPECT_GE(count_lines(r.out), 60 + 2);  // header, rule, >= 60 rows
+}
+
+TEST(GpusCli, ShowFamilyAsJsonGivesTheDefaultVariant) {
+  const RunResult r = run_cnnperf("gpus show a100 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc.at("schema_version"), 1);
+  EXPECT_EQ(doc.at("query"), "a100");
+  EXPECT_EQ(doc.at("gpu").at("name"), "a100-sxm4-40gb");
+  EXPECT_EQ(doc.at("gpu").at("sm_count"), 108);
+  EXPECT_NE(doc.at("database").get<std::string>().find("gpus.json"), std::string::npos);
+  EXPECT_TRUE(doc.at("gpu").at("sources").contains("default"));
+}
+
+TEST(GpusCli, ShowTableHasEveryFieldWithItsSource) {
+  const RunResult r = run_cnnperf("gpus show \"Tesla V100-PCIE-32GB\"");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("v100-pcie-32gb"), std::string::npos);
+  EXPECT_NE(r.out.find("idle_power_w"), std::string::npos);
+  EXPECT_NE(r.out.find("estimate"), std::string::npos);
+  EXPECT_NE(r.out.find("CUDA C++ Programming Guide"), std::string::npos);
+}
+
+TEST(GpusCli, UnknownGpuExitsTwoWithClosestNames) {
+  const RunResult r = run_cnnperf("gpus show \"RTX 4095\"", /*merge_stderr=*/true);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("unknown GPU 'RTX 4095'; closest: rtx-4090"), std::string::npos) << r.out;
+  EXPECT_EQ(count_lines(r.out), 1) << r.out;  // one line, no stack trace
+}
+
+TEST(GpusCli, BadOptionValuesExitTwo) {
+  EXPECT_EQ(run_cnnperf("gpus --format xml").exit_code, 2);
+  EXPECT_EQ(run_cnnperf("gpus --segment mainframe").exit_code, 2);
+  EXPECT_EQ(run_cnnperf("gpus --database /nonexistent/gpus.json").exit_code, 2);
+}
+
+TEST(GpusCli, CsvWithFiltersKeepsOnlyMatchingRows) {
+  const RunResult r = run_cnnperf("gpus --format csv --segment jetson");
+  ASSERT_EQ(r.exit_code, 0);
+  std::istringstream lines(r.out);
+  std::string header;
+  std::getline(lines, header);
+  EXPECT_EQ(header.rfind("name,display_name,family,architecture,segment,", 0), 0u) << header;
+  int rows = 0;
+  for (std::string line; std::getline(lines, line);) {
+    ++rows;
+    EXPECT_NE(line.find(",jetson,"), std::string::npos) << line;
+  }
+  EXPECT_GE(rows, 5);
+
+  const RunResult hopper = run_cnnperf("gpus --format json --arch hopper");
+  ASSERT_EQ(hopper.exit_code, 0);
+  const auto doc = nlohmann::json::parse(hopper.out);
+  EXPECT_GE(doc.at("count").get<int>(), 3);
+  for (const auto& g : doc.at("gpus")) EXPECT_EQ(g.at("architecture"), "hopper");
+}
+
+TEST(GpusCli, OutputFileAndSpecFile) {
+  const fs::path dir = scratch_dir();
+  const fs::path out = dir / "gpus.json";
+  const RunResult r = run_cnnperf("gpus --format json --output '" + out.string() + "'");
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(r.out.empty());
+  std::ifstream in(out);
+  const auto doc = nlohmann::json::parse(in);
+  EXPECT_GE(doc.at("gpus").size(), 60u);
+
+  // Synthetic GPU spec (not a real product) given as a file instead of a name.
+  const fs::path spec = dir / "synthetic_gpu.json";
+  std::ofstream(spec) << R"({"name": "synthetic-gpu", "architecture": "hopper",
+    "compute_capability": "9.0", "sm_count": 4, "fp32_cores_per_sm": 128,
+    "boost_clock_mhz": 1000, "memory_bandwidth_gbs": 100, "tdp_w": 50})";
+  const RunResult shown = run_cnnperf("gpus show '" + spec.string() + "' --format json");
+  ASSERT_EQ(shown.exit_code, 0);
+  const auto g = nlohmann::json::parse(shown.out).at("gpu");
+  EXPECT_EQ(g.at("name"), "synthetic-gpu");
+  EXPECT_DOUBLE_EQ(g.at("fp32_tflops").get<double>(), 2.0 * 4 * 128 * 1000 / 1e6);
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+}
+
+}  // namespace
