@@ -1,19 +1,39 @@
 // SPDX-License-Identifier: Apache-2.0
-// `cnnperf nets`: placeholder until its issue lands; says so and exits 1.
-#include <cstdio>
+// `cnnperf nets [show NAME]`: options -> cnnperf::run_nets.
+#include <memory>
 
+#include "cnnperf/nets_command.hpp"
 #include "commands.hpp"
 
 namespace cnnperf::cli {
 
 void add_nets_command(CLI::App& app, Runner& run) {
-  auto* sub = app.add_subcommand("nets", "(not yet available)");
-  sub->callback([&run] {
-    run = [] {
-      std::fprintf(stderr, "cnnperf: nets is not available in this build yet\n");
-      return 1;
-    };
-  });
+  auto opts = std::make_shared<NetsOptions>();
+  auto* sub = app.add_subcommand("nets", "List the network zoo, or show one network's layers");
+  sub->add_option("--format", opts->format, "Output format: table|json|csv")
+      ->check(CLI::IsMember({"table", "json", "csv"}))
+      ->capture_default_str();
+  sub->add_option("--output", opts->output, "Write the result to FILE (default: stdout)");
+  sub->add_option("--precision", opts->precision, "Element type for bytes: fp32|fp16")
+      ->capture_default_str();
+  sub->footer("Example: cnnperf nets --format csv --output zoo.csv");
+
+  auto* show = sub->add_subcommand(
+      "show", "Every layer of a network: shapes, kernel, stride, pad, groups, params, MACs, "
+              "FLOPs, bytes, and totals");
+  show->add_option("network", opts->show,
+                   "Zoo name (e.g. resnet50), ONNX file or JSON layer list")
+      ->required();
+  show->add_option("--batch", opts->batch, "Batch size")->capture_default_str();
+  show->add_option("--input-size", opts->input_size,
+                   "Input HxW (or N for NxN); default: the network's own size");
+  show->add_option("--format", opts->format, "Output format: table|json|csv")
+      ->check(CLI::IsMember({"table", "json", "csv"}));
+  show->add_option("--output", opts->output, "Write the result to FILE (default: stdout)");
+  show->add_option("--precision", opts->precision, "Element type for bytes: fp32|fp16");
+  show->footer("Example: cnnperf nets show resnet50 --batch 8 --input-size 256x256 --format json");
+
+  sub->callback([opts, &run] { run = [opts] { return cnnperf::run_nets(*opts); }; });
 }
 
 }  // namespace cnnperf::cli

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: Apache-2.0
+// End-to-end: the built `cnnperf nets` binary (CNNPERF_BINARY) lists the zoo, shows a
+// network layer by layer in every format, and exits 2 with a suggestion for unknown names.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cnnperf/io.hpp"
+#include "cnnperf/layer_io.hpp"
+#include "cnnperf/network_io.hpp"
+#include "cnnperf/zoo.hpp"
+
+namespace cnnperf {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+fs::path temp_dir() {
+  static const fs::path dir = [] {
+    fs::path d = fs::temp_directory_path() / ("cnnperf_nets_cli_" + std::to_string(::getpid()));
+    fs::create_directories(d);
+    return d;
+  }();
+  return dir;
+}
+
+// Removes the scratch directory after the last test.
+class TempDirCleanup : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    std::error_code ignored;
+    fs::remove_all(temp_dir(), ignored);
+  }
+};
+const auto* const kCleanup = ::testing::AddGlobalTestEnvironment(new TempDirCleanup);
+
+RunResult run_cnnperf(const std::string& args) {
+  const fs::path err_file = temp_dir() / "stderr.txt";
+  const std::string command =
+      std::string("\"") + CNNPERF_BINARY + "\" " + args + " 2>\"" + err_file.string() + "\"";
+  RunResult result;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return result;
+  std::array<char, 65536> buffer{};
+  std::size_t n = 0;
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) {
+    result.out.append(buffer.data(), n);
+  }
+  const int status = ::pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream err(err_file);
+  std::stringstream text;
+  text << err.rdbuf();
+  result.err = text.str();
+  return result;
+}
+
+TEST(NetsCli, ListsTheZooAsATable) {
+  const RunResult r = run_cnnperf("nets");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const auto& entry : zoo_entries()) {
+    EXPECT_NE(r.out.find(entry.name + " "), std::string::npos) << entry.name;
+  }
+  EXPECT_NE(r.out.find("25557032"), std::string::npos);  // resnet50's parameters
+}
+
+TEST(NetsCli, ListJsonCarriesSchemaSourceAndFigures) {
+  const RunResult r = run_cnnperf("nets --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto json = nlohmann::json::parse(r.out);
+  EXPECT_EQ(json.at("schema_version"), 1);
+  EXPECT_FALSE(json.at("source").get<std::string>().empty());
+  ASSERT_EQ(json.at("networks").size(), zoo_entries().size());
+  bool found = false;
+  for (const auto& net : json.at("networks")) {
+    if (net.at("name") != "resnet50") continue;
+    found = true;
+    EXPECT_EQ(net.at("params"), 25557032);
+    EXPECT_EQ(net.at("published_params"), 25557032);
+    EXPECT_NEAR(net.at("gmacs").get<double>(), 4.089, 0.02 * 4.089);
+    EXPECT_NEAR(net.at("top1_accuracy").get<double>(), 76.13, 1e-9);
+    EXPECT_EQ(net.at("layers"), 175);
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(NetsCli, ListCsvToFile) {
+  const fs::path file = temp_dir() / "zoo.csv";
+  const RunResult r = run_cnnperf("nets --format csv --output \"" + file.string() + "\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out.empty());  // results go to the file only
+  const CsvTable table = read_csv(file);
+  EXPECT_EQ(table.rows.size(), zoo_entries().size());
+  ASSERT_TRUE(table.column("schema_version").has_value());
+  ASSERT_TRUE(table.column("published_source").has_value());
+  EXPECT_EQ(table.get(0, "schema_version").value_or(""), "1");
+}
+
+TEST(NetsCli, ShowResNet50Json) {
+  const RunResult r = run_cnnperf("nets show resnet50 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto json = nlohmann::json::parse(r.out);
+  EXPECT_EQ(json.at("schema_version"), 1);
+  EXPECT_FALSE(json.at("source").get<std::string>().empty());
+  EXPECT_EQ(json.at("network"), "resnet50");
+  const auto& layers = json.at("layers");
+  ASSERT_EQ(layers.size(), 175U);
+  EXPECT_EQ(layers.front().at("name"), "conv1");
+  EXPECT_EQ(layers.front().at("h_out"), 112);
+  std::int64_t params = 0;
+  std::int64_t macs = 0;
+  for (const auto& layer : layers) {
+    params += layer.at("params").get<std::int64_t>();
+    macs += layer.at("macs").get<std::int64_t>();
+  }
+  EXPECT_EQ(json.at("total").at("params"), 25557032);
+  EXPECT_EQ(json.at("total").at("params").get<std::int64_t>(), params);
+  EXPECT_EQ(json.at("total").at("macs").get<std::int64_t>(), macs);
+  EXPECT_DOUBLE_EQ(json.at("total").at("flops").get<double>(), 2.0 * static_cast<double>(macs) +
+                   [&] {
+                     double pointwise = 0;
+                     for (const auto& layer : layers) {
+                       if (layer.at("macs") == 0) pointwise += layer.at("flops").get<double>();
+                     }
+                     return pointwise;
+                   }());
+}
+
+TEST(NetsCli, ShowBatchAndInputSize) {
+  const RunResult one = run_cnnperf("nets show resnet18 --format json");
+  const RunResult big = run_cnnperf("nets show resnet18 --batch 4 --input-size 112x160 --format json");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  ASSERT_EQ(big.exit_code, 0) << big.err;
+  const auto a = nlohmann::json::parse(one.out);
+  const auto b = nlohmann::json::parse(big.out);
+  EXPECT_EQ(b.at("batch"), 4);
+  EXPECT_EQ(b.at("input").at("h"), 112);
+  EXPECT_EQ(b.at("input").at("w"), 160);
+  EXPECT_EQ(b.at("layers").front().at("batch"), 4);
+  EXPECT_EQ(b.at("total").at("params"), a.at("total").at("params"));
+}
+
+TEST(NetsCli, ShowCsvIsALayerCsv) {
+  const RunResult r = run_cnnperf("nets show resnet50 --format csv");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The output is a canonical layer CSV: the library's own reader accepts it.
+  const LayerTable table = parse_layers_csv(r.out, "nets-show.csv");
+  ASSERT_EQ(table.layers.size(), 175U);
+  std::int64_t params = 0;
+  for (const auto& layer : table.layers) params += layer.params();
+  EXPECT_EQ(params, 25557032);
+  EXPECT_EQ(table.layers.front().name, "conv1");
+}
+
+TEST(NetsCli, ShowTableEndsWithTotals) {
+  const RunResult r = run_cnnperf("nets show squeezenet1_1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("features.3.expand3x3"), std::string::npos);
+  EXPECT_NE(r.out.find("total"), std::string::npos);
+  EXPECT_NE(r.out.find("1235496"), std::string::npos);
+}
+
+TEST(NetsCli, ShowJsonLayerListFile) {
+  // A JSON layer list written by the library (network_io) is shown like a zoo network.
+  const fs::path file = temp_dir() / "resnet18.json";
+  {
+    std::ofstream out(file);
+    out << network_to_json(build_zoo_network("resnet18", {}));
+  }
+  const RunResult r = run_cnnperf("nets show \"" + file.string() + "\" --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto json = nlohmann::json::parse(r.out);
+  EXPECT_EQ(json.at("total").at("params"), 11689512);
+  EXPECT_EQ(json.at("layers").size(), build_zoo_network("resnet18", {}).layers.size());
+}
+
+TEST(NetsCli, UnknownNetworkExits2WithClosestNames) {
+  const RunResult r = run_cnnperf("nets show resnet51");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_NE(r.err.find("unknown network 'resnet51'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("resnet50"), std::string::npos) << r.err;
+}
+
+TEST(NetsCli, InputTooSmallOrBadFormatExits2) {
+  EXPECT_EQ(run_cnnperf("nets show vgg16 --input-size 64").exit_code, 2);
+  EXPECT_EQ(run_cnnperf("nets show resnet50 --input-size 0x224").exit_code, 2);
+  EXPECT_EQ(run_cnnperf("nets --format xml").exit_code, 2);
+}
+
+TEST(NetsCli, HelpHasAnExample) {
+  const RunResult r = run_cnnperf("nets show --help");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("Example: cnnperf nets show"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cnnperf
