@@ -52,8 +52,8 @@ enum class RegressorKind { kLinear, kKnn, kDecisionTree, kRandomForest, kXgboost
 /// Version of the model JSON written by Regressor::to_json.
 inline constexpr int kRegressorSchemaVersion = 1;
 
-/// A trainable regressor. Every implementation is deterministic for a given `seed` parameter,
-/// independent of the thread count (XGBoost: see docs/ml-bench.md), and supports the common
+/// A trainable regressor. Every implementation is deterministic for a given `seed` parameter
+/// and independent of the thread count (tests/unit/ml checks 1-5 threads), and supports the common
 /// parameter `log_target` (fit log(y), predict exp of the model output; targets must then be
 /// strictly positive).
 ///

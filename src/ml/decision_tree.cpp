@@ -15,7 +15,8 @@
 
 namespace cnnperf::ml_detail {
 
-SortedColumns::SortedColumns(const FeatureMatrix& x) : rows(x.rows), order(x.rows * x.cols) {
+SortedColumns::SortedColumns(const FeatureMatrix& x)
+    : rows(x.rows), order(x.rows * x.cols), rank(x.rows * x.cols) {
   if (x.rows > std::numeric_limits<std::uint32_t>::max()) {
     throw InputError("decision tree: more than 2^32 rows are not supported");
   }
@@ -27,6 +28,12 @@ SortedColumns::SortedColumns(const FeatureMatrix& x) : rows(x.rows), order(x.row
     std::sort(begin, begin + x.rows, [&](std::uint32_t a, std::uint32_t b) {
       return column[a] < column[b] || (column[a] == column[b] && a < b);
     });
+    std::uint32_t* ranks = rank.data() + f * x.rows;
+    std::uint32_t current = 0;
+    for (std::size_t i = 0; i < x.rows; ++i) {
+      if (i > 0 && column[begin[i]] != column[begin[i - 1]]) ++current;
+      ranks[begin[i]] = current;
+    }
   }
 }
 
@@ -91,14 +98,17 @@ Tree grow_tree(const FeatureMatrix& x, std::span<const double> y, std::span<cons
     const auto l = static_cast<std::size_t>(local_of[r]);
     for (std::size_t f = 0; f < n_feat; ++f) xl[f * m + l] = x(r, f);
   }
-  std::vector<std::uint32_t> buf(m * n_feat);
+  // Each entry packs (dense value rank << 32 | local row): the split scan compares ranks read
+  // sequentially instead of chasing feature values, and partitions move one word per row.
+  std::vector<std::uint64_t> buf(m * n_feat);
   for (std::size_t f = 0; f < n_feat; ++f) {
     std::size_t k = 0;
     const std::uint32_t* src = sorted.order.data() + f * n;
-    std::uint32_t* dst = buf.data() + f * m;
+    const std::uint32_t* ranks = sorted.rank.data() + f * n;
+    std::uint64_t* dst = buf.data() + f * m;
     for (std::size_t i = 0; i < n; ++i) {
       const std::int64_t l = local_of[src[i]];
-      if (l >= 0) dst[k++] = static_cast<std::uint32_t>(l);
+      if (l >= 0) dst[k++] = (std::uint64_t{ranks[src[i]]} << 32) | static_cast<std::uint64_t>(l);
     }
   }
   local_of.clear();
@@ -111,7 +121,22 @@ Tree grow_tree(const FeatureMatrix& x, std::span<const double> y, std::span<cons
   std::iota(feat_order.begin(), feat_order.end(), std::size_t{0});
   std::mt19937_64 rng(seed);
   std::vector<std::uint8_t> goes_left(m);
-  std::vector<std::uint32_t> tmp(m);
+  std::vector<std::uint64_t> tmp(m);
+  // Weight and weighted target side by side (one cache line per row in the scan); targets
+  // centred on the root mean so node sums stay small even for targets far from zero.
+  double root_w = 0.0;
+  double root_wy = 0.0;
+  for (std::size_t r = 0; r < m; ++r) {
+    root_w += wl[r];
+    root_wy += wl[r] * yl[r];
+  }
+  const double root_mean = root_wy / root_w;
+  std::vector<double> wwy(2 * m);
+  for (std::size_t r = 0; r < m; ++r) {
+    wwy[2 * r] = wl[r];
+    wwy[2 * r + 1] = wl[r] * (yl[r] - root_mean);
+  }
+  constexpr std::uint64_t kRowMask = 0xFFFFFFFFULL;
 
   Tree tree;
   std::vector<Work> stack;
@@ -120,13 +145,13 @@ Tree grow_tree(const FeatureMatrix& x, std::span<const double> y, std::span<cons
     const Work work = stack.back();
     stack.pop_back();
     const std::size_t count = work.end - work.begin;
-    const std::uint32_t* seg0 = buf.data() + work.begin;  // feature 0 block
+    const std::uint64_t* seg0 = buf.data() + work.begin;  // feature 0 block
     double w_sum = 0.0;
     double wy_sum = 0.0;
     double y_min = std::numeric_limits<double>::infinity();
     double y_max = -y_min;
     for (std::size_t i = 0; i < count; ++i) {
-      const std::uint32_t r = seg0[i];
+      const auto r = static_cast<std::uint32_t>(seg0[i] & kRowMask);
       w_sum += wl[r];
       wy_sum += wl[r] * yl[r];
       y_min = std::min(y_min, yl[r]);
@@ -139,10 +164,13 @@ Tree grow_tree(const FeatureMatrix& x, std::span<const double> y, std::span<cons
         y_min == y_max) {
       continue;
     }
-    // Sums of centred targets: the gain S_L^2/W_L + S_R^2/W_R keeps its precision even
-    // when the targets sit far from zero.
+    // Sums of centred targets, S = sum w*y - mean * sum w: the gain S_L^2/W_L + S_R^2/W_R
+    // then does not square the (possibly large) raw target sums.
     double c_sum = 0.0;
-    for (std::size_t i = 0; i < count; ++i) c_sum += wl[seg0[i]] * (yl[seg0[i]] - mean);
+    for (std::size_t i = 0; i < count; ++i) {
+      const auto r = static_cast<std::uint32_t>(seg0[i] & kRowMask);
+      c_sum += wl[r] * (yl[r] - mean);
+    }
 
     double best_gain = -std::numeric_limits<double>::infinity();
     std::size_t best_feat = n_feat;
@@ -155,53 +183,60 @@ Tree grow_tree(const FeatureMatrix& x, std::span<const double> y, std::span<cons
       const std::size_t j = i + static_cast<std::size_t>(uniform_below(rng, n_feat - i));
       std::swap(feat_order[i], feat_order[j]);
       const std::size_t f = feat_order[i];
-      const std::uint32_t* seg = buf.data() + f * m + work.begin;
-      const double* col = xl.data() + f * m;
-      if (col[seg[0]] == col[seg[count - 1]]) continue;
+      const std::uint64_t* seg = buf.data() + f * m + work.begin;
+      if ((seg[0] >> 32) == (seg[count - 1] >> 32)) continue;
       ++visited;
       double w_left = 0.0;
-      double s_left = 0.0;
+      double wy_left = 0.0;
       for (std::size_t k = 0; k + 1 < count; ++k) {
-        const std::uint32_t r = seg[k];
-        w_left += wl[r];
-        s_left += wl[r] * (yl[r] - mean);
+        const std::uint64_t e = seg[k];
+        const std::size_t r = e & kRowMask;
+        w_left += wwy[2 * r];
+        wy_left += wwy[2 * r + 1];
         const std::size_t n_left = k + 1;
         if (n_left < min_leaf) continue;
         if (count - n_left < min_leaf) break;
-        const double xv = col[r];
-        const double xn = col[seg[k + 1]];
-        if (!(xv < xn)) continue;
+        if ((e >> 32) == (seg[k + 1] >> 32)) continue;  // equal values: no threshold between
         const double w_right = w_sum - w_left;
         if (w_right <= 0.0) continue;
+        const double s_left = wy_left - (mean - root_mean) * w_left;
         const double s_right = c_sum - s_left;
         const double gain = s_left * s_left / w_left + s_right * s_right / w_right;
         if (gain > best_gain) {
           best_gain = gain;
           best_feat = f;
           best_pos = k;
-          double mid = xv + 0.5 * (xn - xv);
-          if (!(mid < xn)) mid = xv;  // adjacent doubles: the midpoint rounds up to xn
-          best_threshold = mid;
         }
       }
     }
     if (best_feat == n_feat) continue;
 
     importance[best_feat] += std::max(0.0, best_gain - c_sum * c_sum / w_sum);
-    const std::uint32_t* best_seg = buf.data() + best_feat * m + work.begin;
-    for (std::size_t k = 0; k < count; ++k) goes_left[best_seg[k]] = k <= best_pos ? 1 : 0;
+    const std::uint64_t* best_seg = buf.data() + best_feat * m + work.begin;
+    {
+      const double* col = xl.data() + best_feat * m;
+      const double xv = col[best_seg[best_pos] & kRowMask];
+      const double xn = col[best_seg[best_pos + 1] & kRowMask];
+      double mid = xv + 0.5 * (xn - xv);
+      if (!(mid < xn)) mid = xv;  // adjacent doubles: the midpoint rounds up to xn
+      best_threshold = mid;
+    }
+    for (std::size_t k = 0; k < count; ++k) {
+      goes_left[best_seg[k] & kRowMask] = k <= best_pos ? 1 : 0;
+    }
     const std::size_t n_left = best_pos + 1;
     for (std::size_t f = 0; f < n_feat; ++f) {
-      std::uint32_t* seg = buf.data() + f * m + work.begin;
+      std::uint64_t* seg = buf.data() + f * m + work.begin;
       std::size_t li = 0;
       std::size_t ri = 0;
+      // Branch-free stable partition: the side is data-dependent and unpredictable.
       for (std::size_t k = 0; k < count; ++k) {
-        const std::uint32_t r = seg[k];
-        if (goes_left[r]) {
-          seg[li++] = r;
-        } else {
-          tmp[ri++] = r;
-        }
+        const std::uint64_t e = seg[k];
+        const std::size_t g = goes_left[e & kRowMask];
+        seg[li] = e;
+        tmp[ri] = e;
+        li += g;
+        ri += 1 - g;
       }
       std::copy_n(tmp.data(), ri, seg + li);
     }

@@ -25,6 +25,7 @@ struct TreeParams {
 struct SortedColumns {
   std::size_t rows = 0;
   std::vector<std::uint32_t> order;  ///< cols blocks of `rows` indices each
+  std::vector<std::uint32_t> rank;   ///< cols blocks: dense rank of each row's value (ties equal)
   explicit SortedColumns(const FeatureMatrix& x);
 };
 

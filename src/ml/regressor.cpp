@@ -133,6 +133,7 @@ void Regressor::fit(const FeatureMatrix& x, std::span<const double> y,
       target[i] = std::log(target[i]);
     }
   }
+  fitted_ = false;  // a failed fit must not leave a half-trained model usable
   fit_impl(x, target, weights);
   n_features_ = x.cols;
   feature_names_ = x.names;
