@@ -861,6 +861,10 @@ void Executor::run_warp(Warp& W, CtaCounts& counts) {
         P[I.d] = (P[I.d] & ~m) | (~P[I.a] & m);
         PT[I.d] = (PT[I.d] & ~m) | (PT[I.a] & m);
         break;
+      case kPredConst:
+        P[I.d] = (P[I.d] & ~m) | (I.type2 ? m : 0u);
+        PT[I.d] &= ~m;
+        break;
       case kPredMov:
         P[I.d] = (P[I.d] & ~m) | (P[I.a] & m);
         PT[I.d] = (PT[I.d] & ~m) | (PT[I.a] & m);

@@ -52,7 +52,7 @@ enum Kind : std::uint16_t {
   kCvtaTo, kPredAnd, kPredOr, kPredXor, kPredNot, kPredMov, kPredCnot, kPrmt,
   kLdParam, kLdShared, kLdLocal, kLdGlobal, kLdGeneric, kStParam, kStShared, kStLocal,
   kStGlobal, kStGeneric, kBra, kRet, kExit, kBar, kBarArrive, kVoteBallot, kVoteAll,
-  kVoteAny, kVoteUni, kActivemask, kShfl, kCountOnly, kSetpPred, kCall, kKindEnd
+  kVoteAny, kVoteUni, kActivemask, kShfl, kCountOnly, kSetpPred, kCall, kPredConst, kKindEnd
 };
 
 /// setp comparison codes.

@@ -632,8 +632,13 @@ class Builder {
       set_cls(InstClass::kMove);
       if (type == kPred) {
         set_cls(InstClass::kPredicate);
-        I.kind = kPredMov;
         I.d = pred(ops[0]);
+        if (ops[1].kind == AstOperand::Kind::kInteger) {
+          I.kind = kPredConst;
+          I.type2 = ops[1].value != 0 ? 1 : 0;
+          return push(I);
+        }
+        I.kind = kPredMov;
         I.a = pred(ops[1]);
         return push(I);
       }

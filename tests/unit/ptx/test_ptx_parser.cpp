@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: Apache-2.0
+// Parser and bad-input behaviour: every committed PTX parses; malformed, truncated and
+// unsupported PTX fails with file:line:column; unknown kernels list the entries; wrong
+// parameters say which.
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "cnnperf/error.hpp"
+#include "cnnperf/io.hpp"
+#include "ptx_test_util.hpp"
+
+namespace cnnperf {
+namespace {
+
+const char* kHeader = ".version 8.0\n.target sm_80\n.address_size 64\n";
+
+std::string error_of(const std::string& text, const std::string& kernel = "k") {
+  try {
+    const auto m = ptx::parse_module(text, "t.ptx");
+    (void)ptx::Program::build(m, kernel);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(PtxParser, EveryCommittedPtxParsesAndDecodes) {
+  int entries = 0;
+  for (const auto& dir : {std::string(CNNPERF_SOURCE_DIR_FOR_TESTS) + "/models/ptx", std::string(CNNPERF_TEST_DATA_DIR) + "/ptx"}) {
+    for (const auto& f : std::filesystem::directory_iterator(dir)) {
+      if (f.path().extension() != ".ptx") continue;
+      const auto m = ptx::parse_module(read_text_file(f.path()), f.path().string());
+      for (const auto& e : m.entries()) {
+        const auto p = ptx::Program::build(m, e);
+        EXPECT_GT(p->code.size(), 10u) << e;
+        ++entries;
+      }
+    }
+  }
+  EXPECT_GE(entries, 2 * 14 + 7);
+}
+
+TEST(PtxParser, ModuleStructure) {
+  const std::string text = std::string(kHeader) +
+                           ".global .align 4 .b32 table[4] = {1, 2, 3, 4};\n"
+                           ".visible .entry k(\n .param .u64 k_p0,\n .param .align 8 .b8 k_s[16]\n) .maxntid 128, 1, 1\n{\n"
+                           " .reg .b32 %r<3>;\n .shared .align 4 .b8 buf[64];\n"
+                           "$L0:\n ld.param.u32 %r1, [k_s+4];\n { .reg .b32 t; mov.b32 t, %r1; }\n ret;\n}\n";
+  const auto m = ptx::parse_module(text, "t.ptx");
+  ASSERT_EQ(m.entries(), std::vector<std::string>{"k"});
+  const auto* f = m.find("k");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->params.size(), 2u);
+  EXPECT_EQ(f->params[1].size_bytes, 16);
+  EXPECT_EQ(f->maxntid[0], 128);
+  EXPECT_EQ(f->instructions.size(), 3u);
+  EXPECT_EQ(f->labels.at("$L0"), 0u);
+  ASSERT_EQ(m.globals.size(), 1u);
+  EXPECT_EQ(m.globals[0].init.size(), 16u);
+  EXPECT_EQ(m.globals[0].init[4], 2);
+}
+
+TEST(PtxParser, MalformedInputNamesLineAndColumn) {
+  // Missing ';' after an instruction: reported where the next token starts.
+  EXPECT_EQ(error_of(std::string(kHeader) + ".visible .entry k()\n{\n  mov.u32 %r1, 1\n  ret;\n}\n"),
+            "t.ptx:7:3: expected ',' or ';' after an operand, got 'ret'");
+  EXPECT_EQ(error_of(std::string(kHeader) + ".visible .entry k()\n{\n  ret;\n  #\n}\n"),
+            "t.ptx:7:3: unexpected character '#'");
+  EXPECT_EQ(error_of(".version 8.0\n.target sm_80\n.bogus 1;\n"),
+            "t.ptx:3:1: expected a directive (.entry, .func, .global, .const, .shared, ...), got '.bogus'");
+  EXPECT_EQ(error_of(std::string(kHeader) + ".visible .entry k()\n{\n  mov.f32 %f1, 0f3F80;\n}\n"),
+            "t.ptx:6:16: malformed hex float literal");
+}
+
+TEST(PtxParser, TruncatedInputIsReported) {
+  const std::string full = read_text_file(test::ref_ptx("conv_direct"));
+  const std::string cut = full.substr(0, full.size() / 2);
+  const std::string e = error_of(cut, "conv2d_direct_nchw");
+  EXPECT_NE(e.find("t.ptx:"), std::string::npos) << e;
+  EXPECT_NE(e.find("end of file"), std::string::npos) << e;
+  EXPECT_EQ(error_of(".version 8.0\n.target sm_80\n.visible .entry k(\n"),
+            "t.ptx:4:1: expected .param, got end of file");
+}
+
+TEST(PtxParser, UnsupportedAndUnknownInstructions) {
+  const std::string pre = std::string(kHeader) + ".visible .entry k()\n{\n";
+  EXPECT_EQ(error_of(pre + "  wgmma.fence.sync.aligned;\n  ret;\n}\n"),
+            "t.ptx:6:3: unsupported instruction 'wgmma.fence.sync.aligned': tier 3 (Hopper/Blackwell asynchronous feature), not emulated");
+  EXPECT_EQ(error_of(pre + "  ret;\n  frobnicate.u32 %r1, %r2;\n}\n"), "t.ptx:7:3: unknown instruction 'frobnicate.u32'");
+  EXPECT_EQ(error_of(pre + "  bra $NOWHERE;\n}\n"), "t.ptx:6:7: unknown label '$NOWHERE'");
+  EXPECT_EQ(error_of(pre + "  add.s32 %r1, %r2;\n}\n"), "t.ptx:6:3: 'add.s32' expects 3 operands, got 2");
+  EXPECT_EQ(error_of(pre + "  mov.u32 %r1, %tid.w;\n}\n"), "t.ptx:6:16: unknown special register '%tid.w'");
+}
+
+TEST(PtxParser, UnknownKernelListsEntries) {
+  const std::string text = read_text_file(test::ref_ptx("pool"));
+  EXPECT_EQ(error_of(text, "nope"), "t.ptx: no kernel 'nope'; entries found: maxpool2d_nchw, avgpool2d_nchw");
+}
+
+TEST(PtxParser, WrongParametersSayWhich) {
+  ptx::LaunchSpec s;
+  s.grid = {1, 1, 1};
+  s.block = {32, 1, 1};
+  s.params[30] = 1;
+  try {
+    (void)analyze_ptx_file(test::ref_ptx("pool"), "maxpool2d_nchw", s);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "kernel 'maxpool2d_nchw' takes 14 parameters (indices 0..13); parameter index 30 does not exist");
+  }
+  s.params.clear();
+  s.params[2] = 1;
+  try {
+    (void)analyze_ptx_file(test::ref_ptx("pool"), "maxpool2d_nchw", s);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("missing values (--param INDEX=VALUE) for: 3 (maxpool2d_nchw_param_3), 4 (maxpool2d_nchw_param_4)"), std::string::npos) << m;
+  }
+  s.params.clear();
+  s.block = {2048, 1, 1};
+  EXPECT_THROW((void)analyze_ptx_file(test::ref_ptx("pool"), "maxpool2d_nchw", s), InputError);
+}
+
+}  // namespace
+}  // namespace cnnperf
