@@ -110,6 +110,9 @@ int run_ptx_layer(const PtxLayerOptions& options);
 /// Cached by layer shape; thread-safe.
 [[nodiscard]] std::map<std::string, double> ptx_layer_features(const Layer& layer);
 
+/// Drops every cached module, launch result and feature map (benchmarks use it to time cold runs).
+void ptx_clear_caches();
+
 /// Printers (one result model, several formats).
 [[nodiscard]] std::string ptx_results_json(const std::vector<PtxLaunchResult>& results);
 [[nodiscard]] std::string ptx_results_csv(const std::vector<PtxLaunchResult>& results);

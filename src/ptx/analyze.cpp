@@ -525,6 +525,13 @@ int run_ptx_analyze(const PtxAnalyzeOptions& o) {
   return 0;
 }
 
+void ptx_clear_caches_analyze() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_modules.clear();
+  g_results.clear();
+  g_ptxas.clear();
+}
+
 /// Shared with layer.cpp.
 std::string ptx_render(const std::vector<PtxLaunchResult>& results, const std::string& format) {
   return render(results, format);

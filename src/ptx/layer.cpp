@@ -14,6 +14,7 @@
 namespace cnnperf {
 
 std::string ptx_render(const std::vector<PtxLaunchResult>& results, const std::string& format);
+void ptx_clear_caches_analyze();
 
 namespace {
 
@@ -259,9 +260,20 @@ int run_ptx_layer(const PtxLayerOptions& o) {
   return 0;
 }
 
+namespace {
+std::mutex g_feature_mutex;
+std::map<std::string, std::map<std::string, double>> g_feature_cache;
+}  // namespace
+
+void ptx_clear_caches() {
+  ptx_clear_caches_analyze();
+  std::lock_guard<std::mutex> lock(g_feature_mutex);
+  g_feature_cache.clear();
+}
+
 std::map<std::string, double> ptx_layer_features(const Layer& layer) {
-  static std::mutex mutex;
-  static std::map<std::string, std::map<std::string, double>> cache;
+  auto& mutex = g_feature_mutex;
+  auto& cache = g_feature_cache;
   const std::string key = describe(layer) + (layer.bias ? ",bias" : "") + ",dil=" +
                           std::to_string(layer.dilation_h) + "x" + std::to_string(layer.dilation_w);
   {
