@@ -162,7 +162,7 @@ struct LaunchSpec {
   std::map<int, std::uint64_t> params;
   std::int64_t dynamic_shared_bytes = 0;
   bool full = false;                  ///< simulate every CTA (no sampling/extrapolation)
-  int samples_per_class = 2;          ///< interior CTAs sampled per stratum
+  int samples_per_class = 3;          ///< interior CTAs sampled per stratum (x6 for 1-D grids)
   /// Trip-count extrapolation: parameter index whose value only sets a loop length, and two
   /// small values to simulate; counts are extrapolated linearly to the real value.
   std::optional<int> extrapolate_param;

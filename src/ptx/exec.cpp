@@ -1027,9 +1027,13 @@ std::vector<Stratum> strata_1d(std::int64_t n, int k, bool full) {
   out.push_back({{0}, 1});
   Stratum mid;
   const std::int64_t interior = n - 2;
+  // Golden-ratio (Weyl) positions: spread like stratified samples but without the periodic
+  // alignment that evenly spaced samples hit when CTAs-per-channel divides the spacing.
   for (int i = 0; i < k; ++i) {
-    const std::int64_t pos = 1 + (interior * (2 * i + 1)) / (2 * k);
-    if (mid.samples.empty() || mid.samples.back() != pos) mid.samples.push_back(pos);
+    double u = 0.5 + 0.6180339887498949 * i;
+    u -= std::floor(u);
+    const std::int64_t pos = 1 + std::min(interior - 1, static_cast<std::int64_t>(u * static_cast<double>(interior)));
+    if (std::find(mid.samples.begin(), mid.samples.end(), pos) == mid.samples.end()) mid.samples.push_back(pos);
   }
   mid.weight = static_cast<double>(interior) / static_cast<double>(mid.samples.size());
   out.push_back(mid);
@@ -1095,7 +1099,11 @@ LaunchCounts run_sampled(const Program& p, const LaunchSpec& spec) {
   out.warp.assign(n, 0);
   out.thread.assign(n, 0);
   const int k = std::max(1, spec.samples_per_class);
-  const auto sx = strata_1d(spec.grid.x, k, spec.full);
+  // A 1-D grid has one interior stratum only; sample it more densely (its CTAs cover
+  // different image rows, so boundary effects vary more than across a 2-D tile grid).
+  const bool one_d = spec.grid.y == 1 && spec.grid.z == 1;
+  const int k1 = static_cast<int>(std::max<std::int64_t>(6 * k, spec.grid.x / 6));
+  const auto sx = strata_1d(spec.grid.x, one_d ? k1 : k, spec.full);
   const auto sy = strata_1d(spec.grid.y, k, spec.full);
   const auto sz = strata_1d(spec.grid.z, k, spec.full);
   CtaCounts c;

@@ -233,3 +233,25 @@ TEST(PtxKernels, CommittedPtxIsNotStale) {
 
 }  // namespace
 }  // namespace cnnperf
+
+namespace cnnperf {
+namespace {
+
+TEST(PtxKernels, LayerSamplingWithin2PercentOfFull) {
+  for (const char* spec : {"conv2d:c_in=144,h_in=56,w_in=56,c_out=144,kernel_h=3,kernel_w=3,pad_h=1,pad_w=1,groups=144",
+                           "conv2d:c_in=64,h_in=28,w_in=28,c_out=64,kernel_h=3,kernel_w=3,pad_h=1,pad_w=1",
+                           "linear:batch=4,c_in=512,c_out=100"}) {
+    const Layer l = parse_layer_spec(spec);
+    const auto s = analyze_layer(l);
+    const auto f = analyze_layer(l, PtxLayerOptions{.full = true});
+    ASSERT_TRUE(s[0].sampled) << spec;
+    EXPECT_NEAR(s[0].warp_insts, f[0].warp_insts, 0.02 * f[0].warp_insts) << spec;
+    EXPECT_NEAR(s[0].thread_insts, f[0].thread_insts, 0.02 * f[0].thread_insts) << spec;
+    EXPECT_NEAR(test::op(s[0].opcodes_thread, "fma.rn.f32"), test::op(f[0].opcodes_thread, "fma.rn.f32"),
+                0.02 * test::op(f[0].opcodes_thread, "fma.rn.f32")) << spec;
+    EXPECT_NEAR(s[0].global_ld_bytes, f[0].global_ld_bytes, 0.02 * f[0].global_ld_bytes) << spec;
+  }
+}
+
+}  // namespace
+}  // namespace cnnperf
