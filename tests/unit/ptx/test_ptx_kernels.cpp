@@ -12,6 +12,12 @@
 namespace cnnperf {
 namespace {
 
+PtxLayerOptions full_options() {
+  PtxLayerOptions o;
+  o.full = true;
+  return o;
+}
+
 using test::ConvShape;
 using test::op;
 
@@ -215,12 +221,12 @@ TEST(PtxKernels, LayerMappingAndFeatures) {
   EXPECT_EQ(ptx_layer_features(sm).at("ptx_available"), 0.0);
   // Grouped conv: one launch per group, counts scaled.
   Layer g = parse_layer_spec("conv2d:c_in=32,h_in=8,w_in=8,c_out=32,kernel_h=3,kernel_w=3,pad_h=1,pad_w=1,groups=4");
-  const auto gr = analyze_layer(g, PtxLayerOptions{.full = true});
+  const auto gr = analyze_layer(g, full_options());
   ASSERT_EQ(gr.size(), 1u);
   EXPECT_EQ(gr[0].launches, 4);
   // Depthwise: FMAs = MACs over valid taps.
   Layer d = parse_layer_spec("conv2d:c_in=16,h_in=8,w_in=8,c_out=16,kernel_h=3,kernel_w=3,pad_h=1,pad_w=1,groups=16");
-  const auto dr = analyze_layer(d, PtxLayerOptions{.full = true});
+  const auto dr = analyze_layer(d, full_options());
   EXPECT_EQ(op(dr[0].opcodes_thread, "fma.rn.f32"), 16.0 * 22 * 22);
 }
 
@@ -243,7 +249,7 @@ TEST(PtxKernels, LayerSamplingWithin2PercentOfFull) {
                            "linear:batch=4,c_in=512,c_out=100"}) {
     const Layer l = parse_layer_spec(spec);
     const auto s = analyze_layer(l);
-    const auto f = analyze_layer(l, PtxLayerOptions{.full = true});
+    const auto f = analyze_layer(l, full_options());
     ASSERT_TRUE(s[0].sampled) << spec;
     EXPECT_NEAR(s[0].warp_insts, f[0].warp_insts, 0.02 * f[0].warp_insts) << spec;
     EXPECT_NEAR(s[0].thread_insts, f[0].thread_insts, 0.02 * f[0].thread_insts) << spec;

@@ -255,7 +255,7 @@ TEST(PtxOpcodes, ConversionsAndMoves) {
   b += "  mov.u32 %r2, 7;\n  mov.b64 %rd2, {%r1, %r2};\n" + eq64("%rd2", 0x7fffffffbULL);
   b += "  mov.b64 {%r7, %r8}, %rd2;\n" + eq32("%r7", 0xfffffffbu) + eq32("%r8", 7);
   b += "  mov.b32 {%rs2, %rs3}, 0x00020001;\n  cvt.u32.u16 %r9, %rs3;\n" + eq32("%r9", 2);
-  b += "  mov.f64 %fd3, 0d4000000000000000;\n" + eqd("%fd3", 2.0);
+  b += "  mov.f64 %fd3, " + hexd(2.0) + ";\n" + eqd("%fd3", 2.0);
   b += "  ld.param.u32 %r10, [t_n];\n" + eq32("%r10", 7);
   EXPECT_ALL_PASS(b, 27.0);
 }
