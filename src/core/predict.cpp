@@ -56,7 +56,8 @@ double eager_latency_ms(const Network& network, const NetworkPrediction& predict
     kernels += p.kernels;
     if (p.kernels > 0) ++ops;
   }
-  const double host_factor = prediction.mode == Mode::kTraining ? overhead.training_host_factor : 1;
+  const double host_factor =
+      prediction.mode == Mode::kTraining ? overhead.training_host_factor : 1.0;
   const double host_ms = ops * overhead.host_ms_per_op * host_factor;
   const double gpu_ms = prediction.kernel_ms + kernels * overhead.gpu_gap_ms_per_kernel;
   const double input_bytes = static_cast<double>(network.batch * network.input_c *

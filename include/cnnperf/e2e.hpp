@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+// End-to-end (whole network, eager framework) rows, overhead calibration and evaluation.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cnnperf/metrics.hpp"
+#include "cnnperf/predict.hpp"
+
+namespace cnnperf {
+
+/// One measured end-to-end step (datasets/e2e_torchvision.csv).
+struct E2eRow {
+  std::string network;
+  std::string gpu_name;
+  GpuSpec gpu;
+  std::int64_t batch = 1;
+  DType dtype = DType::kFp32;
+  Mode mode = Mode::kInference;
+  double latency_ms = 0;  ///< measured median wall time of one step
+};
+
+/// Reads single-GPU rows of zoo networks; rows of networks outside the zoo are skipped.
+[[nodiscard]] std::vector<E2eRow> load_e2e_rows(const std::string& path);
+
+/// A row's model-side quantities, computed once per (network, gpu, batch, dtype, mode).
+struct E2eTerms {
+  double kernel_ms = 0;
+  int ops = 0;
+  int kernels = 0;
+  double input_bytes = 0;
+  bool training = false;
+};
+
+/// Precomputes the terms of every row with `model`.
+[[nodiscard]] std::vector<E2eTerms> e2e_terms(const std::vector<E2eRow>& rows,
+                                              const LatencyModel& model);
+
+/// Wall time (ms) from terms and overhead parameters (the formula of eager_latency_ms).
+[[nodiscard]] double e2e_latency_ms(const E2eTerms& terms, const EagerOverhead& overhead);
+
+/// Fits host_ms_per_op, gpu_gap_ms_per_kernel, fixed_ms and training_host_factor by
+/// minimizing the mean absolute log error over `rows` (Nelder-Mead from the defaults).
+[[nodiscard]] EagerOverhead calibrate_overhead(const std::vector<E2eRow>& rows,
+                                               const std::vector<E2eTerms>& terms,
+                                               const std::vector<std::size_t>& subset);
+
+/// Leave-one-GPU-out evaluation: overhead fitted on the other GPUs, predicted on each.
+struct E2eEvaluation {
+  Metrics overall;
+  std::map<std::string, Metrics> per_gpu;
+  std::vector<double> predicted_ms;
+};
+[[nodiscard]] E2eEvaluation evaluate_e2e_leave_gpu_out(const std::vector<E2eRow>& rows,
+                                                       const std::vector<E2eTerms>& terms);
+/// Evaluation with one fixed overhead (e.g. the model's own).
+[[nodiscard]] E2eEvaluation evaluate_e2e(const std::vector<E2eRow>& rows,
+                                         const std::vector<E2eTerms>& terms,
+                                         const EagerOverhead& overhead);
+
+}  // namespace cnnperf

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Apache-2.0
+// Learned latency models: training data, the model file, and the LatencyModel that uses it.
+#pragma once
+
+#include <array>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cnnperf/features.hpp"
+#include "cnnperf/gpu_spec.hpp"
+#include "cnnperf/metrics.hpp"
+#include "cnnperf/predict.hpp"
+#include "cnnperf/regressor.hpp"
+
+namespace cnnperf {
+
+inline constexpr int kModelSchemaVersion = 1;
+
+/// Measured per-layer rows (datasets/ schema): a layer, its GPU, source and latency.
+struct TrainingData {
+  std::vector<Layer> layers;
+  std::vector<std::string> gpu_names;   ///< as written in the file
+  std::vector<GpuSpec> gpus;            ///< resolved database entries
+  std::vector<std::string> sources;     ///< `source` column ("" when absent)
+  std::vector<double> latency_ms;       ///< measured target
+  std::vector<std::string> files;
+  std::string fingerprint;              ///< FNV-1a of the files' contents, hex
+  std::size_t skipped_rows = 0;         ///< rows without a usable target or exact shape
+};
+
+/// Reads layer CSVs with `latency_ms` and `gpu` columns. Rows whose padding is asymmetric
+/// (`symmetric_pad_exact` == 0) are skipped and counted. `max_rows` > 0 keeps a seeded
+/// uniform sample. Unknown GPU names are InputError naming file:line.
+[[nodiscard]] TrainingData load_training_data(const std::vector<std::string>& files,
+                                              std::size_t max_rows = 0, std::uint64_t seed = 42);
+
+/// Row indices of one op family.
+[[nodiscard]] std::vector<std::size_t> family_rows(const TrainingData& data, OpFamily family);
+
+/// Cross-validation schemes.
+enum class CvScheme { kKfold, kGroupShape, kLeaveGpuOut };
+[[nodiscard]] CvScheme cv_scheme_from_string(std::string_view text);
+[[nodiscard]] std::string to_string(CvScheme scheme);
+
+/// The fitted regressor of one op family plus what it needs at prediction time.
+struct FamilyModel {
+  OpFamily family = OpFamily::kConv;
+  std::unique_ptr<Regressor> regressor;
+  std::vector<double> feature_min;  ///< training range per feature
+  std::vector<double> feature_max;
+  std::vector<std::string> gpus;    ///< GPUs seen in training
+  std::size_t rows = 0;
+};
+
+/// A learned model: per family, log(measured / analytical) is regressed on the features;
+/// prediction = analytical x exp(regressor), never below the roofline bound.
+class LearnedModel final : public LatencyModel {
+ public:
+  LearnedModel(FeatureSpec spec, std::vector<FamilyModel> families, EagerOverhead overhead,
+               PowerParams power, nlohmann::json metadata);
+  /// Loads a model file; throws InputError naming the file and the field.
+  [[nodiscard]] static std::unique_ptr<LearnedModel> load(const std::string& path);
+  [[nodiscard]] static std::unique_ptr<LearnedModel> from_json(const nlohmann::json& doc,
+                                                               const std::string& source);
+  [[nodiscard]] nlohmann::json to_json() const;
+
+  [[nodiscard]] std::string name() const override { return name_; }
+  [[nodiscard]] std::vector<LayerPrediction> predict_layers(const std::vector<Layer>& layers,
+                                                            const GpuSpec& gpu) const override;
+  [[nodiscard]] EagerOverhead eager_overhead() const override { return overhead_; }
+  void set_eager_overhead(EagerOverhead overhead) { overhead_ = std::move(overhead); }
+  void set_name(std::string name) { name_ = std::move(name); }
+  [[nodiscard]] const FeatureSpec& feature_spec() const { return spec_; }
+  [[nodiscard]] nlohmann::json& metadata() { return metadata_; }
+
+ private:
+  FeatureSpec spec_;
+  std::vector<FamilyModel> families_;
+  EagerOverhead overhead_;
+  PowerParams power_;
+  nlohmann::json metadata_;
+  std::string name_ = "learned";
+};
+
+/// Fits one family on the given rows (target: log ratio to the analytical model).
+[[nodiscard]] FamilyModel fit_family(const TrainingData& data, const std::vector<std::size_t>& rows,
+                                     OpFamily family, RegressorKind kind,
+                                     const nlohmann::json& params, const FeatureSpec& spec);
+
+/// Predicted latency (ms) of rows with a fitted family model (source = the rows' own).
+[[nodiscard]] std::vector<double> predict_rows(const FamilyModel& model, const TrainingData& data,
+                                               const std::vector<std::size_t>& rows,
+                                               const FeatureSpec& spec);
+
+/// Out-of-fold results of one regressor on one family.
+struct CvResult {
+  RegressorKind kind = RegressorKind::kXgboost;
+  OpFamily family = OpFamily::kConv;
+  std::vector<std::size_t> rows;   ///< data rows evaluated
+  std::vector<double> predicted_ms;
+  Metrics overall;
+  std::map<std::string, Metrics> per_gpu;
+  double train_seconds = 0;
+};
+
+/// Cross-validates a regressor on a family's rows.
+[[nodiscard]] CvResult cross_validate_family(const TrainingData& data, OpFamily family,
+                                             RegressorKind kind, const nlohmann::json& params,
+                                             const FeatureSpec& spec, CvScheme scheme, int folds,
+                                             std::uint64_t seed);
+
+/// Default hyper-parameters per regressor kind used by `train` (log_target on).
+[[nodiscard]] nlohmann::json default_params(RegressorKind kind);
+
+}  // namespace cnnperf

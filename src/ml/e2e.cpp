@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: Apache-2.0
+// End-to-end rows, eager-framework overhead calibration (Nelder-Mead) and evaluation.
+#include "cnnperf/e2e.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "cnnperf/error.hpp"
+#include "cnnperf/io.hpp"
+#include "cnnperf/zoo.hpp"
+
+namespace cnnperf {
+
+std::vector<E2eRow> load_e2e_rows(const std::string& path) {
+  const CsvTable t = read_csv(path);
+  for (const char* col : {"network", "gpu", "batch", "dtype", "mode", "latency_ms"}) {
+    if (!t.column(col)) throw InputError(path + ":1: expected a column '" + col + "'");
+  }
+  std::vector<E2eRow> rows;
+  std::map<std::string, GpuSpec> cache;
+  const auto& db = GpuDatabase::bundled();
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    if (t.get(r, "num_gpus").value_or("1") != "1") continue;
+    E2eRow row;
+    row.network = *t.get(r, "network");
+    if (find_zoo_entry(row.network) == nullptr) continue;
+    row.gpu_name = *t.get(r, "gpu");
+    auto it = cache.find(row.gpu_name);
+    if (it == cache.end()) {
+      const auto spec = db.find(row.gpu_name);
+      if (!spec) throw InputError(t.where(r) + ": field 'gpu': unknown GPU '" + row.gpu_name + "'");
+      it = cache.emplace(row.gpu_name, *spec).first;
+    }
+    row.gpu = it->second;
+    row.batch = static_cast<std::int64_t>(*t.get_number(r, "batch"));
+    try {
+      row.dtype = dtype_from_string(*t.get(r, "dtype"));
+      row.mode = mode_from_string(*t.get(r, "mode"));
+    } catch (const InputError& e) {
+      throw InputError(t.where(r) + ": " + e.what());
+    }
+    row.latency_ms = *t.get_number(r, "latency_ms");
+    if (row.latency_ms <= 0) continue;
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::vector<E2eTerms> e2e_terms(const std::vector<E2eRow>& rows, const LatencyModel& model) {
+  std::map<std::tuple<std::string, std::string, std::int64_t, int, int>, E2eTerms> cache;
+  std::vector<E2eTerms> out;
+  out.reserve(rows.size());
+  for (const auto& row : rows) {
+    const auto key = std::make_tuple(row.network, row.gpu.name, row.batch,
+                                     static_cast<int>(row.dtype), static_cast<int>(row.mode));
+    auto it = cache.find(key);
+    if (it == cache.end()) {
+      NetworkOptions options;
+      options.batch = row.batch;
+      options.dtype = row.dtype;
+      const Network net = build_zoo_network(row.network, options);
+      const NetworkPrediction p = predict_network(net, row.gpu, model, row.mode);
+      E2eTerms terms;
+      terms.kernel_ms = p.kernel_ms;
+      for (const auto& lp : p.predictions) {
+        terms.kernels += lp.kernels;
+        if (lp.kernels > 0) ++terms.ops;
+      }
+      terms.input_bytes = static_cast<double>(net.batch * net.input_c * net.input_h * net.input_w) *
+                          bytes_per_element(row.dtype);
+      terms.training = row.mode == Mode::kTraining;
+      it = cache.emplace(key, terms).first;
+    }
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+double e2e_latency_ms(const E2eTerms& t, const EagerOverhead& o) {
+  const double host_ms = t.ops * o.host_ms_per_op * (t.training ? o.training_host_factor : 1.0);
+  const double gpu_ms = t.kernel_ms + t.kernels * o.gpu_gap_ms_per_kernel;
+  const double copy_ms = o.h2d_gbs > 0 ? t.input_bytes / (o.h2d_gbs * 1e6) : 0;
+  return o.fixed_ms + copy_ms + std::max(gpu_ms, host_ms);
+}
+
+namespace {
+
+constexpr int kParams = 4;
+using Vec = std::array<double, kParams>;
+
+EagerOverhead from_vec(const Vec& v) {
+  EagerOverhead o;
+  // Parameters live in log space so they stay positive.
+  o.host_ms_per_op = std::exp(v[0]);
+  o.gpu_gap_ms_per_kernel = std::exp(v[1]);
+  o.fixed_ms = std::exp(v[2]);
+  o.training_host_factor = std::exp(v[3]);
+  return o;
+}
+
+double loss(const Vec& v, const std::vector<E2eRow>& rows, const std::vector<E2eTerms>& terms,
+            const std::vector<std::size_t>& subset) {
+  const EagerOverhead o = from_vec(v);
+  double sum = 0;
+  for (const auto i : subset) {
+    sum += std::fabs(std::log(e2e_latency_ms(terms[i], o) / rows[i].latency_ms));
+  }
+  return subset.empty() ? 0 : sum / static_cast<double>(subset.size());
+}
+
+Metrics metrics_for(const std::vector<E2eRow>& rows, const std::vector<double>& pred,
+                    const std::vector<std::size_t>& subset) {
+  std::vector<double> t, p;
+  for (const auto i : subset) {
+    t.push_back(rows[i].latency_ms);
+    p.push_back(pred[i]);
+  }
+  return compute_metrics(t, p, kParams);
+}
+
+}  // namespace
+
+EagerOverhead calibrate_overhead(const std::vector<E2eRow>& rows,
+                                 const std::vector<E2eTerms>& terms,
+                                 const std::vector<std::size_t>& subset) {
+  const EagerOverhead start;
+  std::array<Vec, kParams + 1> simplex{};
+  simplex[0] = {std::log(start.host_ms_per_op), std::log(start.gpu_gap_ms_per_kernel),
+                std::log(start.fixed_ms), std::log(start.training_host_factor)};
+  for (int i = 1; i <= kParams; ++i) {
+    simplex[i] = simplex[0];
+    simplex[i][i - 1] += 0.7;
+  }
+  std::array<double, kParams + 1> f{};
+  for (int i = 0; i <= kParams; ++i) f[i] = loss(simplex[i], rows, terms, subset);
+  for (int iter = 0; iter < 600; ++iter) {
+    std::array<int, kParams + 1> order{};
+    for (int i = 0; i <= kParams; ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](int a, int b) { return f[a] < f[b]; });
+    const int best = order[0], worst = order[kParams], second = order[kParams - 1];
+    if (std::fabs(f[worst] - f[best]) < 1e-7) break;
+    Vec centroid{};
+    for (int i = 0; i <= kParams; ++i) {
+      if (i == worst) continue;
+      for (int d = 0; d < kParams; ++d) centroid[d] += simplex[i][d] / kParams;
+    }
+    auto along = [&](double t) {
+      Vec v{};
+      for (int d = 0; d < kParams; ++d) v[d] = centroid[d] + t * (simplex[worst][d] - centroid[d]);
+      return v;
+    };
+    const Vec reflected = along(-1.0);
+    const double fr = loss(reflected, rows, terms, subset);
+    if (fr < f[best]) {
+      const Vec expanded = along(-2.0);
+      const double fe = loss(expanded, rows, terms, subset);
+      if (fe < fr) {
+        simplex[worst] = expanded;
+        f[worst] = fe;
+      } else {
+        simplex[worst] = reflected;
+        f[worst] = fr;
+      }
+    } else if (fr < f[second]) {
+      simplex[worst] = reflected;
+      f[worst] = fr;
+    } else {
+      const Vec contracted = along(0.5);
+      const double fc = loss(contracted, rows, terms, subset);
+      if (fc < f[worst]) {
+        simplex[worst] = contracted;
+        f[worst] = fc;
+      } else {
+        for (int i = 0; i <= kParams; ++i) {
+          if (i == best) continue;
+          for (int d = 0; d < kParams; ++d) {
+            simplex[i][d] = simplex[best][d] + 0.5 * (simplex[i][d] - simplex[best][d]);
+          }
+          f[i] = loss(simplex[i], rows, terms, subset);
+        }
+      }
+    }
+  }
+  const int best = static_cast<int>(std::min_element(f.begin(), f.end()) - f.begin());
+  EagerOverhead out = from_vec(simplex[best]);
+  out.source = "calibrated on " + std::to_string(subset.size()) +
+               " end-to-end rows (mean |log error| " + format_number(f[best], 3) + ")";
+  return out;
+}
+
+E2eEvaluation evaluate_e2e(const std::vector<E2eRow>& rows, const std::vector<E2eTerms>& terms,
+                           const EagerOverhead& overhead) {
+  E2eEvaluation ev;
+  ev.predicted_ms.resize(rows.size());
+  std::vector<std::size_t> all(rows.size());
+  std::map<std::string, std::vector<std::size_t>> by_gpu;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    ev.predicted_ms[i] = e2e_latency_ms(terms[i], overhead);
+    all[i] = i;
+    by_gpu[rows[i].gpu.name].push_back(i);
+  }
+  ev.overall = metrics_for(rows, ev.predicted_ms, all);
+  for (const auto& [gpu, idx] : by_gpu) ev.per_gpu[gpu] = metrics_for(rows, ev.predicted_ms, idx);
+  return ev;
+}
+
+E2eEvaluation evaluate_e2e_leave_gpu_out(const std::vector<E2eRow>& rows,
+                                         const std::vector<E2eTerms>& terms) {
+  E2eEvaluation ev;
+  ev.predicted_ms.resize(rows.size());
+  std::map<std::string, std::vector<std::size_t>> by_gpu;
+  for (std::size_t i = 0; i < rows.size(); ++i) by_gpu[rows[i].gpu.name].push_back(i);
+  for (const auto& [gpu, held_out] : by_gpu) {
+    std::vector<std::size_t> train;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      if (rows[i].gpu.name != gpu) train.push_back(i);
+    }
+    const EagerOverhead o = calibrate_overhead(rows, terms, train);
+    for (const auto i : held_out) ev.predicted_ms[i] = e2e_latency_ms(terms[i], o);
+    ev.per_gpu[gpu] = metrics_for(rows, ev.predicted_ms, held_out);
+  }
+  std::vector<std::size_t> all(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) all[i] = i;
+  ev.overall = metrics_for(rows, ev.predicted_ms, all);
+  return ev;
+}
+
+}  // namespace cnnperf

@@ -1,0 +1,476 @@
+// SPDX-License-Identifier: Apache-2.0
+// Training data loading, per-family learned models over the analytical baseline, CV.
+#include "cnnperf/learned_model.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <unordered_map>
+
+#include "cnnperf/analytical.hpp"
+#include "cnnperf/config.hpp"
+#include "cnnperf/error.hpp"
+#include "cnnperf/io.hpp"
+#include "cnnperf/layer_io.hpp"
+
+namespace cnnperf {
+
+namespace {
+
+std::uint64_t fnv1a(std::string_view text, std::uint64_t hash = 1469598103934665603ULL) {
+  for (const unsigned char c : text) {
+    hash ^= c;
+    hash *= 1099511628211ULL;
+  }
+  return hash;
+}
+
+std::string hex(std::uint64_t v) {
+  static const char* digits = "0123456789abcdef";
+  std::string out(16, '0');
+  for (int i = 15; i >= 0; --i) {
+    out[static_cast<std::size_t>(i)] = digits[v & 15];
+    v >>= 4;
+  }
+  return out;
+}
+
+// Shape key without the GPU: rows sharing it stay in one fold for group-shape CV.
+std::string shape_key(const Layer& l) {
+  return csv_line(layer_csv_fields(l));
+}
+
+double analytical_ms(const Layer& layer, const GpuSpec& gpu) {
+  return estimate_layer(layer, gpu).latency_ms;
+}
+
+FeatureMatrix matrix_for_rows(const TrainingData& data, const std::vector<std::size_t>& rows,
+                              const FeatureSpec& spec) {
+  std::vector<const Layer*> layers;
+  std::vector<const GpuSpec*> gpus;
+  std::vector<std::string> sources;
+  layers.reserve(rows.size());
+  gpus.reserve(rows.size());
+  sources.reserve(rows.size());
+  for (const auto r : rows) {
+    layers.push_back(&data.layers[r]);
+    gpus.push_back(&data.gpus[r]);
+    sources.push_back(data.sources[r]);
+  }
+  return build_feature_matrix(layers, gpus, sources, spec);
+}
+
+}  // namespace
+
+TrainingData load_training_data(const std::vector<std::string>& files, std::size_t max_rows,
+                                std::uint64_t seed) {
+  if (files.empty()) throw InputError("--data: expected at least one dataset file");
+  TrainingData data;
+  std::uint64_t hash = 1469598103934665603ULL;
+  std::unordered_map<std::string, GpuSpec> gpu_cache;
+  const GpuDatabase& db = GpuDatabase::bundled();
+  for (const auto& file : files) {
+    const std::string text = read_text_file(file);
+    hash = fnv1a(text, hash);
+    const LayerTable table = parse_layers_csv(text, file);
+    if (!table.table.column("latency_ms") || !table.table.column("gpu")) {
+      throw InputError(file + ":1: expected columns 'latency_ms' and 'gpu' (a measured dataset)");
+    }
+    spdlog::info("{}: {} rows", file, table.layers.size());
+    for (std::size_t row = 0; row < table.layers.size(); ++row) {
+      const auto exact = table.table.get(row, "symmetric_pad_exact");
+      const auto target = table.table.get_number(row, "latency_ms");
+      if ((exact && *exact == "0") || !target || *target <= 0) {
+        ++data.skipped_rows;
+        continue;
+      }
+      const std::string gpu_name = table.table.get(row, "gpu").value_or("");
+      auto it = gpu_cache.find(gpu_name);
+      if (it == gpu_cache.end()) {
+        const auto spec = db.find(gpu_name);
+        if (!spec) {
+          throw InputError(table.table.where(row) + ": field 'gpu': unknown GPU '" + gpu_name +
+                           "' (expected a name or alias of the GPU database)");
+        }
+        it = gpu_cache.emplace(gpu_name, *spec).first;
+      }
+      data.layers.push_back(table.layers[row]);
+      data.gpu_names.push_back(gpu_name);
+      data.gpus.push_back(it->second);
+      data.sources.push_back(table.table.get(row, "source").value_or(""));
+      data.latency_ms.push_back(*target);
+    }
+    data.files.push_back(file);
+  }
+  data.fingerprint = hex(hash);
+  if (max_rows > 0 && data.layers.size() > max_rows) {
+    std::vector<std::size_t> keep(data.layers.size());
+    std::iota(keep.begin(), keep.end(), 0);
+    std::mt19937_64 rng(seed);
+    std::shuffle(keep.begin(), keep.end(), rng);
+    keep.resize(max_rows);
+    std::sort(keep.begin(), keep.end());
+    TrainingData sample;
+    for (const auto i : keep) {
+      sample.layers.push_back(data.layers[i]);
+      sample.gpu_names.push_back(data.gpu_names[i]);
+      sample.gpus.push_back(data.gpus[i]);
+      sample.sources.push_back(data.sources[i]);
+      sample.latency_ms.push_back(data.latency_ms[i]);
+    }
+    sample.files = data.files;
+    sample.fingerprint = data.fingerprint;
+    sample.skipped_rows = data.skipped_rows;
+    data = std::move(sample);
+  }
+  return data;
+}
+
+std::vector<std::size_t> family_rows(const TrainingData& data, OpFamily family) {
+  std::vector<std::size_t> rows;
+  for (std::size_t i = 0; i < data.layers.size(); ++i) {
+    if (op_family(data.layers[i].op) == family) rows.push_back(i);
+  }
+  return rows;
+}
+
+CvScheme cv_scheme_from_string(std::string_view text) {
+  const std::string lower = to_lower(text);
+  if (lower == "kfold") return CvScheme::kKfold;
+  if (lower == "group" || lower == "group-shape") return CvScheme::kGroupShape;
+  if (lower == "leave-gpu-out" || lower == "logo") return CvScheme::kLeaveGpuOut;
+  throw InputError("--cv: unknown scheme '" + std::string(text) +
+                   "' (expected kfold, group-shape or leave-gpu-out)");
+}
+
+std::string to_string(CvScheme scheme) {
+  switch (scheme) {
+    case CvScheme::kKfold: return "kfold";
+    case CvScheme::kGroupShape: return "group-shape";
+    case CvScheme::kLeaveGpuOut: return "leave-gpu-out";
+  }
+  return "kfold";
+}
+
+nlohmann::json default_params(RegressorKind kind) {
+  switch (kind) {
+    case RegressorKind::kLinear: return {{"log_target", true}, {"l2", 1e-3}};
+    case RegressorKind::kKnn: return {{"log_target", true}, {"k", 5}, {"weights", "distance"}};
+    case RegressorKind::kDecisionTree:
+      return {{"log_target", true}, {"max_depth", 18}, {"min_samples_leaf", 3}};
+    case RegressorKind::kRandomForest:
+      return {{"log_target", true}, {"n_trees", 60}, {"min_samples_leaf", 2},
+              {"max_features", 0.5}};
+    case RegressorKind::kXgboost:
+      return {{"log_target", true}, {"n_estimators", 600}, {"learning_rate", 0.08},
+              {"max_depth", 8}, {"subsample", 0.9}, {"colsample_bytree", 0.8},
+              {"min_child_weight", 2}};
+  }
+  return {{"log_target", true}};
+}
+
+FamilyModel fit_family(const TrainingData& data, const std::vector<std::size_t>& rows,
+                       OpFamily family, RegressorKind kind, const nlohmann::json& params,
+                       const FeatureSpec& spec) {
+  if (rows.empty()) throw InputError("no training rows for the " + to_string(family) + " family");
+  FamilyModel model;
+  model.family = family;
+  model.rows = rows.size();
+  const FeatureMatrix x = matrix_for_rows(data, rows, spec);
+  std::vector<double> ratio(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto r = rows[i];
+    ratio[i] = data.latency_ms[r] / analytical_ms(data.layers[r], data.gpus[r]);
+  }
+  model.regressor = make_regressor(kind, params);
+  model.regressor->fit(x, ratio);
+  model.feature_min.assign(x.cols, std::numeric_limits<double>::infinity());
+  model.feature_max.assign(x.cols, -std::numeric_limits<double>::infinity());
+  for (std::size_t r = 0; r < x.rows; ++r) {
+    for (std::size_t c = 0; c < x.cols; ++c) {
+      model.feature_min[c] = std::min(model.feature_min[c], x(r, c));
+      model.feature_max[c] = std::max(model.feature_max[c], x(r, c));
+    }
+  }
+  for (const auto r : rows) {
+    if (std::find(model.gpus.begin(), model.gpus.end(), data.gpus[r].name) == model.gpus.end()) {
+      model.gpus.push_back(data.gpus[r].name);
+    }
+  }
+  std::sort(model.gpus.begin(), model.gpus.end());
+  return model;
+}
+
+std::vector<double> predict_rows(const FamilyModel& model, const TrainingData& data,
+                                 const std::vector<std::size_t>& rows, const FeatureSpec& spec) {
+  const FeatureMatrix x = matrix_for_rows(data, rows, spec);
+  const std::vector<double> ratio = model.regressor->predict(x);
+  std::vector<double> out(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto r = rows[i];
+    const LayerEstimate e = estimate_layer(data.layers[r], data.gpus[r]);
+    out[i] = std::max(e.latency_ms * ratio[i], e.roofline_ms);
+  }
+  return out;
+}
+
+CvResult cross_validate_family(const TrainingData& data, OpFamily family, RegressorKind kind,
+                               const nlohmann::json& params, const FeatureSpec& spec,
+                               CvScheme scheme, int folds, std::uint64_t seed) {
+  CvResult result;
+  result.kind = kind;
+  result.family = family;
+  result.rows = family_rows(data, family);
+  const std::size_t n = result.rows.size();
+  if (n == 0) return result;
+  // Fold of each row.
+  std::vector<int> fold(n, 0);
+  int n_folds = std::max(2, folds);
+  std::mt19937_64 rng(seed);
+  if (scheme == CvScheme::kLeaveGpuOut) {
+    std::map<std::string, int> ids;
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto& name = data.gpus[result.rows[i]].name;
+      const auto it = ids.emplace(name, static_cast<int>(ids.size())).first;
+      fold[i] = it->second;
+    }
+    n_folds = static_cast<int>(ids.size());
+    if (n_folds < 2) throw InputError("--cv leave-gpu-out: the data hold only one GPU");
+  } else if (scheme == CvScheme::kGroupShape) {
+    std::unordered_map<std::string, int> group_of;
+    std::vector<int> group(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto key = shape_key(data.layers[result.rows[i]]);
+      group[i] = group_of.emplace(key, static_cast<int>(group_of.size())).first->second;
+    }
+    std::vector<int> assignment(group_of.size());
+    std::iota(assignment.begin(), assignment.end(), 0);
+    std::shuffle(assignment.begin(), assignment.end(), rng);
+    for (std::size_t i = 0; i < n; ++i) {
+      fold[i] = assignment[static_cast<std::size_t>(group[i])] % n_folds;
+    }
+  } else {
+    std::vector<std::size_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), rng);
+    for (std::size_t i = 0; i < n; ++i) fold[order[i]] = static_cast<int>(i % n_folds);
+  }
+  result.predicted_ms.assign(n, 0);
+  const auto start = std::chrono::steady_clock::now();
+  for (int f = 0; f < n_folds; ++f) {
+    std::vector<std::size_t> train, test, test_pos;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (fold[i] == f) {
+        test.push_back(result.rows[i]);
+        test_pos.push_back(i);
+      } else {
+        train.push_back(result.rows[i]);
+      }
+    }
+    if (test.empty() || train.empty()) continue;
+    spdlog::info("cv {} {} fold {}/{}: train {} test {}", to_string(kind), to_string(family),
+                 f + 1, n_folds, train.size(), test.size());
+    const FamilyModel model = fit_family(data, train, family, kind, params, spec);
+    const auto pred = predict_rows(model, data, test, spec);
+    for (std::size_t i = 0; i < test.size(); ++i) result.predicted_ms[test_pos[i]] = pred[i];
+  }
+  result.train_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::vector<double> truth(n);
+  for (std::size_t i = 0; i < n; ++i) truth[i] = data.latency_ms[result.rows[i]];
+  const std::size_t n_features = feature_names(spec).size();
+  result.overall = compute_metrics(truth, result.predicted_ms, n_features);
+  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> by_gpu;
+  for (std::size_t i = 0; i < n; ++i) {
+    auto& [t, p] = by_gpu[data.gpus[result.rows[i]].name];
+    t.push_back(truth[i]);
+    p.push_back(result.predicted_ms[i]);
+  }
+  for (const auto& [gpu, tp] : by_gpu) {
+    result.per_gpu[gpu] = compute_metrics(tp.first, tp.second, n_features);
+  }
+  return result;
+}
+
+LearnedModel::LearnedModel(FeatureSpec spec, std::vector<FamilyModel> families,
+                           EagerOverhead overhead, PowerParams power, nlohmann::json metadata)
+    : spec_(spec),
+      families_(std::move(families)),
+      overhead_(std::move(overhead)),
+      power_(std::move(power)),
+      metadata_(std::move(metadata)) {}
+
+std::vector<LayerPrediction> LearnedModel::predict_layers(const std::vector<Layer>& layers,
+                                                          const GpuSpec& gpu) const {
+  std::vector<LayerPrediction> out(layers.size());
+  std::vector<LayerEstimate> estimates(layers.size());
+  for (std::size_t i = 0; i < layers.size(); ++i) estimates[i] = estimate_layer(layers[i], gpu);
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const LayerEstimate& e = estimates[i];
+    out[i].latency_ms = e.latency_ms;
+    out[i].roofline_ms = e.roofline_ms;
+    out[i].kernels = e.kernels;
+    out[i].bound = e.bound;
+    out[i].algorithm = e.algorithm;
+    out[i].in_distribution = e.kernels == 0;  // views are exact; others need a model
+  }
+  for (const auto& fam : families_) {
+    std::vector<const Layer*> ls;
+    std::vector<std::size_t> idx;
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+      if (estimates[i].kernels > 0 && op_family(layers[i].op) == fam.family) {
+        ls.push_back(&layers[i]);
+        idx.push_back(i);
+      }
+    }
+    if (ls.empty()) continue;
+    const std::vector<const GpuSpec*> gpus(ls.size(), &gpu);
+    const std::vector<std::string> sources(ls.size(), kReferenceSource);
+    const FeatureMatrix x = build_feature_matrix(ls, gpus, sources, spec_);
+    const std::vector<double> ratio = fam.regressor->predict(x);
+    for (std::size_t j = 0; j < idx.size(); ++j) {
+      auto& p = out[idx[j]];
+      p.latency_ms = std::max(estimates[idx[j]].latency_ms * ratio[j], p.roofline_ms);
+      bool inside = true;
+      for (std::size_t c = 0; c < x.cols && inside; ++c) {
+        const double span = fam.feature_max[c] - fam.feature_min[c];
+        const double slack = 0.02 * span + 1e-9;
+        inside = x(j, c) >= fam.feature_min[c] - slack && x(j, c) <= fam.feature_max[c] + slack;
+      }
+      p.in_distribution = inside;
+    }
+  }
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    auto& p = out[i];
+    LayerEstimate e = estimates[i];
+    // Utilizations relative to the learned latency drive the power model.
+    if (p.latency_ms > 0) {
+      e.compute_utilization = std::min(1.0, e.compute_ms / p.latency_ms);
+      e.memory_utilization = std::min(1.0, e.memory_ms / p.latency_ms);
+    }
+    p.avg_power_w = layer_power_w(e, gpu, power_);
+    p.energy_mj = p.avg_power_w * p.latency_ms;
+  }
+  return out;
+}
+
+namespace {
+
+nlohmann::json overhead_json(const EagerOverhead& o) {
+  return {{"host_ms_per_op", o.host_ms_per_op}, {"gpu_gap_ms_per_kernel", o.gpu_gap_ms_per_kernel},
+          {"fixed_ms", o.fixed_ms},             {"h2d_gbs", o.h2d_gbs},
+          {"training_host_factor", o.training_host_factor}, {"source", o.source}};
+}
+
+nlohmann::json power_json(const PowerParams& p) {
+  return {{"compute_weight", p.compute_weight}, {"memory_weight", p.memory_weight},
+          {"floor_activity", p.floor_activity}, {"source", p.source}};
+}
+
+template <typename T>
+T field(const nlohmann::json& j, const char* key, const std::string& where) {
+  if (!j.contains(key)) throw InputError(where + "." + key + ": missing field");
+  try {
+    return j.at(key).get<T>();
+  } catch (const nlohmann::json::exception&) {
+    throw InputError(where + "." + key + ": wrong type");
+  }
+}
+
+}  // namespace
+
+nlohmann::json LearnedModel::to_json() const {
+  nlohmann::json fams = nlohmann::json::array();
+  for (const auto& f : families_) {
+    fams.push_back({{"family", to_string(f.family)},
+                    {"rows", f.rows},
+                    {"gpus", f.gpus},
+                    {"feature_min", f.feature_min},
+                    {"feature_max", f.feature_max},
+                    {"regressor", f.regressor->to_json()}});
+  }
+  return {{"schema_version", kModelSchemaVersion},
+          {"kind", "cnnperf_latency_model"},
+          {"tool_version", CNNPERF_VERSION},
+          {"target", "log(latency_ms / analytical_ms) per op family"},
+          {"reference_source", kReferenceSource},
+          {"features", spec_.to_string()},
+          {"feature_names", feature_names(spec_)},
+          {"families", fams},
+          {"eager_overhead", overhead_json(overhead_)},
+          {"power", power_json(power_)},
+          {"metadata", metadata_}};
+}
+
+std::unique_ptr<LearnedModel> LearnedModel::from_json(const nlohmann::json& doc,
+                                                      const std::string& source) {
+  if (!doc.is_object() || doc.value("kind", "") != "cnnperf_latency_model") {
+    throw InputError(source + ": kind: expected \"cnnperf_latency_model\"");
+  }
+  const int version = field<int>(doc, "schema_version", source);
+  if (version != kModelSchemaVersion) {
+    throw InputError(source + ": schema_version: expected " + std::to_string(kModelSchemaVersion) +
+                     ", got " + std::to_string(version));
+  }
+  const FeatureSpec spec = FeatureSpec::parse(field<std::string>(doc, "features", source));
+  const auto names = field<std::vector<std::string>>(doc, "feature_names", source);
+  if (names != feature_names(spec)) {
+    throw InputError(source + ": feature_names: do not match this build's features for '" +
+                     spec.to_string() + "' (retrain the model)");
+  }
+  std::vector<FamilyModel> families;
+  const auto& fams = doc.at("families");
+  for (std::size_t i = 0; i < fams.size(); ++i) {
+    const std::string where = source + ": families[" + std::to_string(i) + "]";
+    FamilyModel f;
+    f.family = op_family_from_string(field<std::string>(fams[i], "family", where));
+    f.rows = field<std::size_t>(fams[i], "rows", where);
+    f.gpus = field<std::vector<std::string>>(fams[i], "gpus", where);
+    f.feature_min = field<std::vector<double>>(fams[i], "feature_min", where);
+    f.feature_max = field<std::vector<double>>(fams[i], "feature_max", where);
+    f.regressor = Regressor::from_json(fams[i].at("regressor"));
+    families.push_back(std::move(f));
+  }
+  EagerOverhead o;
+  if (doc.contains("eager_overhead")) {
+    const auto& j = doc["eager_overhead"];
+    const std::string where = source + ": eager_overhead";
+    o.host_ms_per_op = field<double>(j, "host_ms_per_op", where);
+    o.gpu_gap_ms_per_kernel = field<double>(j, "gpu_gap_ms_per_kernel", where);
+    o.fixed_ms = field<double>(j, "fixed_ms", where);
+    o.h2d_gbs = field<double>(j, "h2d_gbs", where);
+    o.training_host_factor = field<double>(j, "training_host_factor", where);
+    o.source = field<std::string>(j, "source", where);
+  }
+  PowerParams p;
+  if (doc.contains("power")) {
+    const auto& j = doc["power"];
+    const std::string where = source + ": power";
+    p.compute_weight = field<double>(j, "compute_weight", where);
+    p.memory_weight = field<double>(j, "memory_weight", where);
+    p.floor_activity = field<double>(j, "floor_activity", where);
+    p.source = field<std::string>(j, "source", where);
+  }
+  auto model = std::make_unique<LearnedModel>(spec, std::move(families), o, p,
+                                               doc.value("metadata", nlohmann::json::object()));
+  return model;
+}
+
+std::unique_ptr<LearnedModel> LearnedModel::load(const std::string& path) {
+  const std::string text = read_text_file(path);
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(path + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
+  }
+  auto model = from_json(doc, path);
+  model->set_name(std::filesystem::path(path).filename().string());
+  return model;
+}
+
+}  // namespace cnnperf

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <gtest/gtest.h>
+
+#include "cnnperf/analytical.hpp"
+#include "cnnperf/predict.hpp"
+
+namespace cnnperf {
+namespace {
+
+// A synthetic GPU spec (round A100-like numbers, not a database entry) so the expectations
+// below can be checked by hand.
+GpuSpec synthetic_gpu() {
+  GpuSpec g;
+  g.name = "synthetic";
+  g.display_name = "Synthetic GPU";
+  g.sm_count = 100;
+  g.fp32_cores_per_sm = 64;
+  g.boost_clock_mhz = 1500;
+  g.fp32_tflops = 19.2;
+  g.fp16_tflops = 76.8;
+  g.tensor_fp16_tflops = 307.2;
+  g.memory_bandwidth_gbs = 1500;
+  g.l2_cache_mb = 40;
+  g.shared_mem_per_sm_kb = 164;
+  g.registers_per_sm = 65536;
+  g.max_threads_per_sm = 2048;
+  g.max_blocks_per_sm = 32;
+  g.tdp_w = 400;
+  g.idle_power_w = 50;
+  return g;
+}
+
+Layer conv(std::int64_t c_in, std::int64_t hw, std::int64_t c_out, std::int64_t k,
+           std::int64_t stride = 1, std::int64_t pad = 0, std::int64_t batch = 1) {
+  Layer l;
+  l.op = Op::kConv2d;
+  l.batch = batch;
+  l.c_in = c_in;
+  l.h_in = l.w_in = hw;
+  l.c_out = c_out;
+  l.kernel_h = l.kernel_w = k;
+  l.stride_h = l.stride_w = stride;
+  l.pad_h = l.pad_w = pad;
+  return l;
+}
+
+TEST(Analytical, NeverBelowRoofline) {
+  const GpuSpec gpu = synthetic_gpu();
+  for (const std::int64_t c : {3, 16, 64, 256, 1024}) {
+    for (const std::int64_t hw : {7, 28, 112}) {
+      for (const std::int64_t k : {1, 3, 5}) {
+        const Layer l = conv(c, hw, c, k, 1, k / 2, 8);
+        const LayerEstimate e = estimate_layer(l, gpu);
+        EXPECT_GE(e.latency_ms, e.roofline_ms) << c << " " << hw << " " << k;
+        EXPECT_GT(e.roofline_ms, 0);
+      }
+    }
+  }
+}
+
+TEST(Analytical, RooflineIsMaxOfComputeAndMemory) {
+  const GpuSpec gpu = synthetic_gpu();
+  const Layer l = conv(256, 56, 256, 3, 1, 1, 32);
+  const double compute_ms = l.flops() / (gpu.fp32_tflops * 1e9);
+  const double memory_ms = l.bytes() / (gpu.memory_bandwidth_gbs * 1e6);
+  EXPECT_NEAR(roofline_ms(l, gpu), std::max(compute_ms, memory_ms), 1e-12);
+}
+
+TEST(Analytical, TileQuantizationMakesOneExtraChannelCostly) {
+  // 1x1 conv = GEMM with N = c_out; 128 fits a tile, 129 spills into a mostly empty one.
+  AnalyticalParams p;
+  p.allow_winograd = false;
+  const GpuSpec gpu = synthetic_gpu();
+  const LayerEstimate at128 = estimate_layer(conv(512, 56, 128, 1, 1, 0, 16), gpu, p);
+  const LayerEstimate at129 = estimate_layer(conv(512, 56, 129, 1, 1, 0, 16), gpu, p);
+  EXPECT_DOUBLE_EQ(at128.tile_efficiency, 1.0);
+  EXPECT_LT(at129.tile_efficiency, 1.0);
+  EXPECT_GT(at129.compute_ms / at128.compute_ms, 129.0 / 128.0 * 1.05);
+}
+
+TEST(Analytical, WaveQuantizationIsReported) {
+  const GpuSpec gpu = synthetic_gpu();
+  AnalyticalParams p;
+  p.allow_winograd = false;
+  const LayerEstimate e = estimate_layer(conv(256, 14, 256, 3, 1, 1, 1), gpu, p);
+  EXPECT_GT(e.waves, 0);
+  EXPECT_LE(e.wave_efficiency, 1.0);
+  EXPECT_GT(e.wave_efficiency, 0);
+  EXPECT_GT(e.occupancy, 0);
+  EXPECT_LE(e.occupancy, 1.0);
+}
+
+TEST(Analytical, WinogradChosenForLarge3x3Stride1Only) {
+  const GpuSpec gpu = synthetic_gpu();
+  EXPECT_EQ(estimate_layer(conv(256, 56, 256, 3, 1, 1, 32), gpu).algorithm, "winograd");
+  EXPECT_EQ(estimate_layer(conv(256, 56, 256, 3, 2, 1, 32), gpu).algorithm, "implicit_gemm");
+  EXPECT_EQ(estimate_layer(conv(256, 56, 256, 1, 1, 0, 32), gpu).algorithm, "implicit_gemm");
+}
+
+TEST(Analytical, Fp16UsesTensorCoresWhenChannelsAlign) {
+  const GpuSpec gpu = synthetic_gpu();
+  Layer l = conv(256, 28, 256, 1, 1, 0, 32);
+  const double fp32_ms = estimate_layer(l, gpu).latency_ms;
+  l.dtype = DType::kFp16;
+  EXPECT_DOUBLE_EQ(compute_peak_tflops(l, gpu), gpu.tensor_fp16_tflops);
+  EXPECT_LT(estimate_layer(l, gpu).latency_ms, fp32_ms / 2);
+  l.c_in = 3;  // not a multiple of 8: no tensor cores
+  EXPECT_DOUBLE_EQ(compute_peak_tflops(l, gpu), gpu.fp16_tflops);
+}
+
+TEST(Analytical, PointwiseIsMemoryBound) {
+  const GpuSpec gpu = synthetic_gpu();
+  Layer relu;
+  relu.op = Op::kRelu;
+  relu.batch = 64;
+  relu.c_in = relu.c_out = 256;
+  relu.h_in = relu.w_in = 56;
+  const LayerEstimate e = estimate_layer(relu, gpu);
+  EXPECT_EQ(e.bound, "memory");
+  const double ideal_ms = relu.bytes() / (gpu.memory_bandwidth_gbs * 1e6);
+  EXPECT_GT(e.latency_ms, ideal_ms);
+  EXPECT_LT(e.latency_ms, ideal_ms * 1.6);
+}
+
+TEST(Analytical, ViewsCostNothing) {
+  Layer flat;
+  flat.op = Op::kFlatten;
+  flat.c_in = 2048;
+  const LayerEstimate e = estimate_layer(flat, synthetic_gpu());
+  EXPECT_EQ(e.kernels, 0);
+  EXPECT_DOUBLE_EQ(e.latency_ms, 0);
+}
+
+TEST(Analytical, TrainingCostsAboutThreeForwards) {
+  const GpuSpec gpu = synthetic_gpu();
+  Layer l = conv(128, 28, 128, 3, 1, 1, 16);
+  const double fwd = estimate_layer(l, gpu).latency_ms;
+  l.pass = Pass::kTraining;
+  const double train = estimate_layer(l, gpu).latency_ms;
+  EXPECT_NEAR(train / fwd, 3.0, 0.2);
+}
+
+TEST(Analytical, MoreWorkIsNeverFaster) {
+  const GpuSpec gpu = synthetic_gpu();
+  double previous = 0;
+  for (std::int64_t batch = 1; batch <= 128; batch *= 2) {
+    const double ms = estimate_layer(conv(64, 56, 64, 3, 1, 1, batch), gpu).latency_ms;
+    EXPECT_GE(ms, previous * 0.999) << batch;
+    previous = ms;
+  }
+}
+
+TEST(Power, BetweenIdleAndTdpAndEnergyIsPowerTimesTime) {
+  const GpuSpec gpu = synthetic_gpu();
+  const AnalyticalModel model;
+  const std::vector<Layer> layers{conv(256, 56, 256, 3, 1, 1, 32)};
+  const auto p = model.predict_layers(layers, gpu).at(0);
+  EXPECT_GT(p.avg_power_w, gpu.idle_power_w);
+  EXPECT_LE(p.avg_power_w, gpu.tdp_w);
+  EXPECT_NEAR(p.energy_mj, p.avg_power_w * p.latency_ms, 1e-9);
+}
+
+TEST(Predict, EndToEndAddsOverheadToKernelTime) {
+  const GpuSpec gpu = synthetic_gpu();
+  Network net;
+  net.name = "two-layer";
+  net.batch = 4;
+  net.layers = {conv(3, 224, 64, 7, 2, 3, 4)};
+  Layer relu;
+  relu.op = Op::kRelu;
+  relu.batch = 4;
+  relu.c_in = relu.c_out = 64;
+  relu.h_in = relu.w_in = 112;
+  net.layers.push_back(relu);
+  const NetworkPrediction r = predict_network(net, gpu, AnalyticalModel(), Mode::kInference);
+  ASSERT_EQ(r.predictions.size(), 2u);
+  EXPECT_NEAR(r.kernel_ms, r.predictions[0].latency_ms + r.predictions[1].latency_ms, 1e-12);
+  EXPECT_GT(r.latency_ms, r.kernel_ms);
+  EXPECT_GT(r.energy_j, 0);
+  const auto j = to_json(r);
+  EXPECT_EQ(j["schema_version"], kPredictionSchemaVersion);
+  EXPECT_EQ(j["layers"].size(), 2u);
+  EXPECT_TRUE(j["total"].contains("kernel_ms"));
+  EXPECT_TRUE(j["layers"][0].contains("in_distribution"));
+}
+
+}  // namespace
+}  // namespace cnnperf

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <gtest/gtest.h>
+
+#include "cnnperf/error.hpp"
+#include "cnnperf/layer.hpp"
+#include "cnnperf/layer_io.hpp"
+
+namespace cnnperf {
+namespace {
+
+Layer conv(std::int64_t c_in, std::int64_t hw, std::int64_t c_out, std::int64_t k,
+           std::int64_t stride, std::int64_t pad, std::int64_t groups = 1) {
+  Layer l;
+  l.op = Op::kConv2d;
+  l.c_in = c_in;
+  l.h_in = l.w_in = hw;
+  l.c_out = c_out;
+  l.kernel_h = l.kernel_w = k;
+  l.stride_h = l.stride_w = stride;
+  l.pad_h = l.pad_w = pad;
+  l.groups = groups;
+  return l;
+}
+
+TEST(Layer, ResNetStemCounts) {
+  const Layer stem = conv(3, 224, 64, 7, 2, 3);
+  EXPECT_EQ(stem.h_out(), 112);
+  EXPECT_EQ(stem.params(), 64 * 3 * 7 * 7);
+  EXPECT_EQ(stem.macs(), 118013952);  // 64*112*112*3*7*7
+  EXPECT_DOUBLE_EQ(stem.flops(), 2.0 * 118013952);
+  EXPECT_DOUBLE_EQ(stem.bytes(), 4.0 * (3 * 224 * 224 + 64 * 3 * 49 + 64 * 112 * 112));
+}
+
+TEST(Layer, DepthwiseAndDilation) {
+  Layer dw = conv(32, 112, 32, 3, 1, 1, 32);
+  EXPECT_EQ(dw.params(), 32 * 9);
+  EXPECT_EQ(dw.macs(), 32LL * 112 * 112 * 9);
+  Layer dil = conv(16, 32, 16, 3, 1, 2);
+  dil.dilation_h = dil.dilation_w = 2;
+  EXPECT_EQ(dil.h_out(), 32);
+}
+
+TEST(Layer, PoolCeilModeMatchesPyTorch) {
+  Layer pool;
+  pool.op = Op::kMaxPool;
+  pool.c_in = pool.c_out = 96;
+  pool.h_in = pool.w_in = 111;
+  pool.kernel_h = pool.kernel_w = 3;
+  pool.stride_h = pool.stride_w = 2;
+  pool.ceil_mode = true;
+  EXPECT_EQ(pool.h_out(), 55);  // odd input: both roundings agree
+  pool.h_in = pool.w_in = 112;
+  EXPECT_EQ(pool.h_out(), 56);
+  pool.ceil_mode = false;
+  EXPECT_EQ(pool.h_out(), 55);
+}
+
+TEST(Layer, LinearAndPointwise) {
+  Layer fc;
+  fc.op = Op::kLinear;
+  fc.batch = 8;
+  fc.c_in = 2048;
+  fc.c_out = 1000;
+  fc.bias = true;
+  EXPECT_EQ(fc.params(), 2048 * 1000 + 1000);
+  EXPECT_EQ(fc.macs(), 8LL * 2048 * 1000);
+  Layer add;
+  add.op = Op::kAdd;
+  add.num_inputs = 2;
+  add.c_in = add.c_out = 64;
+  add.h_in = add.w_in = 56;
+  EXPECT_EQ(add.input_elements(), 2 * 64 * 56 * 56);
+  EXPECT_EQ(add.output_elements(), 64 * 56 * 56);
+  EXPECT_EQ(add.params(), 0);
+}
+
+TEST(Layer, ValidateNamesTheField) {
+  Layer bad = conv(30, 8, 64, 3, 1, 1, 4);
+  try {
+    bad.validate("x.csv:3");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("x.csv:3: field 'groups'"), std::string::npos) << e.what();
+  }
+  Layer big = conv(3, 4, 8, 7, 1, 0);
+  EXPECT_THROW(big.validate("y"), InputError);
+}
+
+TEST(Layer, OpNamesRoundTripAndAliases) {
+  for (const Op op : all_ops()) EXPECT_EQ(op_from_string(to_string(op)), op);
+  EXPECT_EQ(op_from_string("Dense"), Op::kLinear);
+  EXPECT_EQ(op_from_string("ln"), Op::kLayerNorm);
+  EXPECT_THROW((void)op_from_string("transformer"), InputError);
+}
+
+TEST(LayerCsv, DefaultsAndSquareAliases) {
+  const auto t = parse_layers_csv(
+      "op,batch,c_in,h_in,w_in,c_out,kernel,stride,padding,note\n"
+      "conv2d,2,64,56,56,128,3,2,1,keep me\n"
+      "relu,1,64,56,56,,,,,\n",
+      "l.csv");
+  ASSERT_EQ(t.layers.size(), 2u);
+  EXPECT_EQ(t.layers[0].kernel_w, 3);
+  EXPECT_EQ(t.layers[0].stride_w, 2);
+  EXPECT_EQ(t.layers[0].h_out(), 28);
+  EXPECT_EQ(t.layers[1].c_out, 64);
+  EXPECT_EQ(t.table.rows[0][9], "keep me");
+}
+
+TEST(LayerCsv, BadValueNamesLineAndField) {
+  try {
+    (void)parse_layers_csv("op,batch,c_in\nconv2d,1,-3\n", "bad.csv");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.csv:2: field 'c_in'"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW((void)parse_layers_csv("batch\n1\n", "noop.csv"), InputError);
+  EXPECT_THROW((void)parse_layers_csv("op,c_in\nconv2d,1.5\n", "frac.csv"), InputError);
+}
+
+}  // namespace
+}  // namespace cnnperf
