@@ -376,6 +376,9 @@ TEST(PtxOpcodes, ZZEveryTier1OpcodeHasAnExecutionTest) {
                          "sad", "setp", "selp", "fma", "rcp", "sqrt", "rsqrt", "ex2", "lg2", "sin", "cos", "tanh",
                          "copysign", "testp", "cvt", "mov", "cvta", "ld", "ldu", "st", "bra", "ret", "exit", "bar",
                          "membar", "fence", "shfl", "vote", "activemask"};
+  // ctest runs each discovered test in its own process, where nothing else ran; the check
+  // itself runs in the ctest entry `ptx_opcode_coverage` (the whole suite in one process).
+  if (covered().empty()) GTEST_SKIP() << "needs the whole PtxOpcodes suite in this process";
   for (const char* o : tier1) EXPECT_TRUE(covered().count(o) == 1) << "no execution test ran '" << o << "'";
 }
 
