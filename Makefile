@@ -7,7 +7,7 @@ JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 DEB_PACKAGES := cmake g++ make pkg-config libgtest-dev libgmock-dev libbenchmark-dev \
   libxgboost-dev libcli11-dev nlohmann-json3-dev libspdlog-dev libeigen3-dev libnanoflann-dev \
-  libonnx-dev libprotobuf-dev protobuf-compiler zlib1g-dev libonnx-testdata python3
+  libonnx-dev libprotobuf-dev protobuf-compiler zlib1g-dev libonnx-testdata python3 hyperfine
 
 .PHONY: all deps configure build demo test bench clean format tidy
 
