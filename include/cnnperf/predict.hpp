@@ -116,9 +116,6 @@ struct NetworkPrediction {
 [[nodiscard]] double eager_latency_ms(const Network& network, const NetworkPrediction& prediction,
                                       const EagerOverhead& overhead);
 
-/// JSON form of a GPU entry (every field and its sources).
-[[nodiscard]] nlohmann::json gpu_to_json(const GpuSpec& gpu);
-
 /// Printers of one result model.
 [[nodiscard]] nlohmann::json to_json(const NetworkPrediction& prediction);
 [[nodiscard]] std::string format_prediction(const NetworkPrediction& prediction,

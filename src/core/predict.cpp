@@ -102,37 +102,6 @@ NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
   return result;
 }
 
-nlohmann::json gpu_to_json(const GpuSpec& g) {
-  return {
-      {"name", g.name},
-      {"display_name", g.display_name},
-      {"family", g.family},
-      {"architecture", g.architecture},
-      {"segment", g.segment},
-      {"compute_capability", g.compute_capability},
-      {"release_year", g.release_year},
-      {"sm_count", g.sm_count},
-      {"fp32_cores_per_sm", g.fp32_cores_per_sm},
-      {"base_clock_mhz", g.base_clock_mhz},
-      {"boost_clock_mhz", g.boost_clock_mhz},
-      {"fp32_tflops", g.fp32_tflops},
-      {"fp16_tflops", g.fp16_tflops},
-      {"tensor_fp16_tflops", g.tensor_fp16_tflops},
-      {"memory_bandwidth_gbs", g.memory_bandwidth_gbs},
-      {"memory_gb", g.memory_gb},
-      {"l2_cache_mb", g.l2_cache_mb},
-      {"shared_mem_per_sm_kb", g.shared_mem_per_sm_kb},
-      {"registers_per_sm", g.registers_per_sm},
-      {"max_threads_per_sm", g.max_threads_per_sm},
-      {"max_blocks_per_sm", g.max_blocks_per_sm},
-      {"tdp_w", g.tdp_w},
-      {"idle_power_w", g.idle_power_w},
-      {"clock_assumed", g.clock_assumed},
-      {"aliases", g.aliases},
-      {"sources", g.sources},
-  };
-}
-
 namespace {
 
 nlohmann::json layer_json(const Layer& l, const LayerPrediction& p) {
@@ -188,7 +157,7 @@ nlohmann::json to_json(const NetworkPrediction& r) {
       {"tool_version", CNNPERF_VERSION},
       {"kind", "network_prediction"},
       {"model", r.model},
-      {"gpu", gpu_to_json(r.gpu)},
+      {"gpu", nlohmann::json(r.gpu)},
       {"network", r.network},
       {"network_source", r.network_source},
       {"batch", r.batch},

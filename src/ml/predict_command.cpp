@@ -9,6 +9,7 @@
 
 #include "cnnperf/config.hpp"
 #include "cnnperf/error.hpp"
+#include "cnnperf/learned_model.hpp"
 #include "cnnperf/network_io.hpp"
 
 namespace cnnperf {
@@ -31,8 +32,23 @@ std::string fmt_ms(double v) { return format_number(v, 6); }
 }  // namespace
 
 std::unique_ptr<LatencyModel> select_model(const PredictOptions& options) {
-  if (options.analytical || options.model.empty()) return std::make_unique<AnalyticalModel>();
-  throw InputError(options.model + ": learned model files are not supported by this build yet");
+  if (options.analytical) {
+    spdlog::info("model: analytical baseline (--analytical)");
+    return std::make_unique<AnalyticalModel>();
+  }
+  if (!options.model.empty()) {
+    spdlog::info("model: {} (--model)", options.model);
+    return LearnedModel::load(options.model);
+  }
+  std::filesystem::path bundled;
+  try {
+    bundled = find_resource("models/cnnperf_default.json");
+  } catch (const Error&) {
+    spdlog::info("model: analytical baseline (no bundled models/cnnperf_default.json found)");
+    return std::make_unique<AnalyticalModel>();
+  }
+  spdlog::info("model: bundled learned model {}", bundled.string());
+  return LearnedModel::load(bundled.string());
 }
 
 NetworkPrediction predict_for_options(const PredictOptions& options, const LatencyModel& model) {
@@ -91,7 +107,7 @@ std::string predict_layers_csv_text(const LayerTable& table, const GpuSpec& gpu,
                                 {"tool_version", CNNPERF_VERSION},
                                 {"kind", "layer_predictions"},
                                 {"model", model.name()},
-                                {"gpu", gpu_to_json(gpu)},
+                                {"gpu", nlohmann::json(gpu)},
                                 {"source", table.table.source},
                                 {"rows", rows}};
     return out.dump(2) + "\n";
