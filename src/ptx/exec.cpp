@@ -98,26 +98,6 @@ float half_to_float(std::uint16_t h) {
   }
   return std::bit_cast<float>(bits);
 }
-std::uint16_t float_to_half(float f) {
-  const std::uint32_t x = std::bit_cast<std::uint32_t>(f);
-  const std::uint32_t sign = (x >> 16) & 0x8000u;
-  const int e = static_cast<int>((x >> 23) & 0xff);
-  std::uint32_t mant = x & 0x7fffffu;
-  if (e == 0xff) return static_cast<std::uint16_t>(sign | 0x7c00u | (mant ? 0x200u : 0));
-  const int exp = e - 127 + 15;
-  if (exp >= 31) return static_cast<std::uint16_t>(sign | 0x7c00u);
-  if (exp <= 0) {
-    if (exp < -10) return static_cast<std::uint16_t>(sign);
-    mant |= 0x800000u;
-    const int shift = 14 - exp;
-    std::uint32_t h = mant >> shift;
-    if ((mant >> (shift - 1)) & 1u) ++h;
-    return static_cast<std::uint16_t>(sign | h);
-  }
-  std::uint32_t h = sign | (static_cast<std::uint32_t>(exp) << 10) | (mant >> 13);
-  if (mant & 0x1000u) ++h;
-  return static_cast<std::uint16_t>(h);
-}
 
 // Truth tables over (lt, eq, gt, unordered) for each Cmp.
 constexpr std::uint8_t kCmpTable[] = {0b0010, 0b0101, 0b0001, 0b0011, 0b0100, 0b0110, 0b1010,
@@ -451,7 +431,7 @@ class Executor {
         if (sat) f = std::isnan(f) ? 0.0 : std::clamp(f, 0.0, 1.0);
         if (dt == kF32) put<float>(rd, l, static_cast<float>(f));
         else if (dt == kF64) put<double>(rd, l, f);
-        else if (dt == kF16) rd[l] = float_to_half(static_cast<float>(f));
+        else if (dt == kF16) rd[l] = detail::float_to_half(static_cast<float>(f));
         else if (dt == kBF16) rd[l] = (std::bit_cast<std::uint32_t>(static_cast<float>(f)) + 0x8000u) >> 16;
         else rd[l] = 0;
         return;
@@ -1173,3 +1153,28 @@ LaunchCounts run_launch(const Program& program, const LaunchSpec& spec) {
 }
 
 }  // namespace cnnperf::ptx
+
+namespace cnnperf::ptx::detail {
+
+std::uint16_t float_to_half(float f) {
+  const std::uint32_t x = std::bit_cast<std::uint32_t>(f);
+  const std::uint32_t sign = (x >> 16) & 0x8000u;
+  const int e = static_cast<int>((x >> 23) & 0xff);
+  std::uint32_t mant = x & 0x7fffffu;
+  if (e == 0xff) return static_cast<std::uint16_t>(sign | 0x7c00u | (mant ? 0x200u : 0));
+  const int exp = e - 127 + 15;
+  if (exp >= 31) return static_cast<std::uint16_t>(sign | 0x7c00u);
+  if (exp <= 0) {
+    if (exp < -10) return static_cast<std::uint16_t>(sign);
+    mant |= 0x800000u;
+    const int shift = 14 - exp;
+    std::uint32_t h = mant >> shift;
+    if ((mant >> (shift - 1)) & 1u) ++h;
+    return static_cast<std::uint16_t>(sign | h);
+  }
+  std::uint32_t h = sign | (static_cast<std::uint32_t>(exp) << 10) | (mant >> 13);
+  if (mant & 0x1000u) ++h;
+  return static_cast<std::uint16_t>(h);
+}
+
+}  // namespace cnnperf::ptx::detail

@@ -84,4 +84,7 @@ enum Special : int {
   kSpecialCount
 };
 
+/// IEEE binary16 bits of `f`, round to nearest even (shared by the decoder and executor).
+std::uint16_t float_to_half(float f);
+
 }  // namespace cnnperf::ptx::detail

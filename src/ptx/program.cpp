@@ -85,26 +85,6 @@ int special_of(std::string_view n) {
   return -1;
 }
 
-std::uint16_t half_from_float(float f) {
-  std::uint32_t x;
-  std::memcpy(&x, &f, 4);
-  const std::uint32_t sign = (x >> 16) & 0x8000u;
-  int exp = static_cast<int>((x >> 23) & 0xff) - 127 + 15;
-  std::uint32_t mant = x & 0x7fffffu;
-  if (((x >> 23) & 0xff) == 0xff) return static_cast<std::uint16_t>(sign | 0x7c00u | (mant ? 0x200u : 0));
-  if (exp >= 31) return static_cast<std::uint16_t>(sign | 0x7c00u);
-  if (exp <= 0) {
-    if (exp < -10) return static_cast<std::uint16_t>(sign);
-    mant |= 0x800000u;
-    const int shift = 14 - exp;
-    std::uint32_t h = mant >> shift;
-    if ((mant >> (shift - 1)) & 1u) ++h;
-    return static_cast<std::uint16_t>(sign | h);
-  }
-  std::uint32_t h = sign | (static_cast<std::uint32_t>(exp) << 10) | (mant >> 13);
-  if (mant & 0x1000u) ++h;
-  return static_cast<std::uint16_t>(h);
-}
 
 struct Symbol {
   char space;            // 's' shared, 'l' local, 'm' module, 'p' param
@@ -335,7 +315,7 @@ class Builder {
           std::memcpy(&b, &o.decimal, 8);
           return const_slot(b);
         }
-        if (type == kF16) return const_slot(half_from_float(static_cast<float>(o.decimal)));
+        if (type == kF16) return const_slot(detail::float_to_half(static_cast<float>(o.decimal)));
         const float f = static_cast<float>(o.decimal);
         std::uint32_t b;
         std::memcpy(&b, &f, 4);
