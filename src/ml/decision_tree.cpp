@@ -45,6 +45,15 @@ std::size_t resolve_max_features(double max_features, std::size_t cols) {
   return std::clamp<std::size_t>(static_cast<std::size_t>(max_features), 1, cols);
 }
 
+TreeParams tree_params_from(const nlohmann::json& params, std::size_t cols) {
+  TreeParams tp;
+  tp.max_depth = params.at("max_depth").get<std::int64_t>();
+  tp.min_samples_split = params.at("min_samples_split").get<std::size_t>();
+  tp.min_samples_leaf = params.at("min_samples_leaf").get<std::size_t>();
+  tp.max_features = resolve_max_features(params.at("max_features").get<double>(), cols);
+  return tp;
+}
+
 void normalise(std::vector<double>& importance) {
   const double total = std::accumulate(importance.begin(), importance.end(), 0.0);
   if (total > 0.0) {
@@ -297,11 +306,7 @@ class DecisionTreeRegressor final : public Regressor {
  protected:
   void fit_impl(const FeatureMatrix& x, std::span<const double> y,
                 std::span<const double> weights) override {
-    TreeParams tp;
-    tp.max_depth = params_.at("max_depth").get<std::int64_t>();
-    tp.min_samples_split = params_.at("min_samples_split").get<std::size_t>();
-    tp.min_samples_leaf = params_.at("min_samples_leaf").get<std::size_t>();
-    tp.max_features = resolve_max_features(params_.at("max_features").get<double>(), x.cols);
+    const TreeParams tp = tree_params_from(params_, x.cols);
     const SortedColumns sorted(x);
     importance_.assign(x.cols, 0.0);
     tree_ = grow_tree(x, y, weights, sorted, tp, params_.at("seed").get<std::uint64_t>(),

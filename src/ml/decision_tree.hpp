@@ -61,6 +61,8 @@ struct Tree {
 
 /// Resolves a max_features parameter (fraction if <= 1, else a count) to a count in [1, cols].
 [[nodiscard]] std::size_t resolve_max_features(double max_features, std::size_t cols);
+/// Tree parameters from validated regressor params (shared by dtree and rf).
+[[nodiscard]] TreeParams tree_params_from(const nlohmann::json& params, std::size_t cols);
 
 /// Normalises importances to sum 1 (all zero stays all zero).
 void normalise(std::vector<double>& importance);

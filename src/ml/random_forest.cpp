@@ -56,11 +56,7 @@ class RandomForestRegressor final : public Regressor {
  protected:
   void fit_impl(const FeatureMatrix& x, std::span<const double> y,
                 std::span<const double> weights) override {
-    TreeParams tp;
-    tp.max_depth = params_.at("max_depth").get<std::int64_t>();
-    tp.min_samples_split = params_.at("min_samples_split").get<std::size_t>();
-    tp.min_samples_leaf = params_.at("min_samples_leaf").get<std::size_t>();
-    tp.max_features = resolve_max_features(params_.at("max_features").get<double>(), x.cols);
+    const TreeParams tp = tree_params_from(params_, x.cols);
     const auto n_trees = params_.at("n_trees").get<std::size_t>();
     const bool bootstrap = params_.at("bootstrap").get<bool>();
     const double max_samples = params_.at("max_samples").get<double>();
