@@ -1,19 +1,48 @@
 // SPDX-License-Identifier: Apache-2.0
-// `cnnperf train`: placeholder until its issue lands; says so and exits 1.
-#include <cstdio>
+// `cnnperf train`: fills TrainOptions, calls run_train.
+#include <memory>
 
+#include "cnnperf/train_command.hpp"
 #include "commands.hpp"
 
 namespace cnnperf::cli {
 
 void add_train_command(CLI::App& app, Runner& run) {
-  auto* sub = app.add_subcommand("train", "(not yet available)");
-  sub->callback([&run] {
-    run = [] {
-      std::fprintf(stderr, "cnnperf: train is not available in this build yet\n");
-      return 1;
-    };
-  });
+  auto opts = std::make_shared<TrainOptions>();
+  auto* sub = app.add_subcommand(
+      "train", "Cross-validate regressors on measured layers and write a learned model");
+  sub->add_option("--data", opts->data, "Measured layer CSVs (plain or .gz), one or more")
+      ->required()
+      ->expected(1, -1);
+  sub->add_option("--regressor", opts->regressor, "linear|knn|dtree|rf|xgboost|all")
+      ->capture_default_str();
+  sub->add_option("--features", opts->features,
+                  "Feature groups: default, all, a list (layer,analytical,gpu,source,ptx) or "
+                  "+group/-group edits")
+      ->capture_default_str();
+  sub->add_option("--cv", opts->cv, "kfold|group-shape|leave-gpu-out")->capture_default_str();
+  sub->add_option("--folds", opts->folds, "Folds for kfold and group-shape")
+      ->capture_default_str();
+  sub->add_option("--out", opts->out,
+                  "Write the model (all rows, the best regressor per op family) to FILE");
+  sub->add_option("--e2e", opts->e2e,
+                  "End-to-end CSV: calibrates the model's eager-framework overhead (with --out)");
+  sub->add_option("--max-rows", opts->max_rows, "Use a seeded uniform sample of N rows");
+  sub->add_option("--seed", opts->seed, "Seed for sampling and folds")->capture_default_str();
+  sub->add_option("--params", opts->params,
+                  "JSON overriding the default hyper-parameters, e.g. '{\"n_estimators\":200}' "
+                  "or per kind '{\"xgboost\":{\"max_depth\":6}}'");
+  sub->add_option("--format", opts->format, "table|json|csv")->capture_default_str();
+  sub->add_option("-o,--output", opts->output, "Write the metrics to FILE instead of stdout");
+  sub->footer(
+      "Examples:\n"
+      "  cnnperf train --data datasets/layers_neusight.csv.gz --regressor all --max-rows 20000\n"
+      "  cnnperf train --data datasets/layers_*.csv.gz --cv leave-gpu-out --regressor xgboost\n"
+      "  cnnperf train --data datasets/layers_neusight.csv.gz datasets/layers_mlpredict.csv.gz \\\n"
+      "      --e2e datasets/e2e_torchvision.csv --out models/my_model.json\n"
+      "Export OMP_WAIT_POLICY=PASSIVE before training on a shared machine: XGBoost's OpenMP\n"
+      "threads otherwise spin between boosting rounds (it must be set before the process starts).");
+  sub->callback([opts, &run] { run = [opts] { return run_train(*opts); }; });
 }
 
 }  // namespace cnnperf::cli

@@ -1,19 +1,33 @@
 // SPDX-License-Identifier: Apache-2.0
-// `cnnperf validate`: placeholder until its issue lands; says so and exits 1.
-#include <cstdio>
+// `cnnperf validate`: fills ValidateOptions, calls run_validate.
+#include <memory>
 
+#include "cnnperf/validate_command.hpp"
 #include "commands.hpp"
 
 namespace cnnperf::cli {
 
 void add_validate_command(CLI::App& app, Runner& run) {
-  auto* sub = app.add_subcommand("validate", "(not yet available)");
-  sub->callback([&run] {
-    run = [] {
-      std::fprintf(stderr, "cnnperf: validate is not available in this build yet\n");
-      return 1;
-    };
-  });
+  auto opts = std::make_shared<ValidateOptions>();
+  auto* sub = app.add_subcommand(
+      "validate", "Accuracy of a model file on measured data (per GPU, per layer, end to end)");
+  sub->add_option("--model", opts->model, "Learned model file (written by `cnnperf train`)")
+      ->required();
+  sub->add_option("--data", opts->data, "Measured layer CSVs (plain or .gz), one or more")
+      ->expected(1, -1);
+  sub->add_option("--e2e", opts->e2e, "Measured end-to-end CSV (e2e_torchvision.csv schema)");
+  sub->add_option("--fail-if-mape-above", opts->fail_if_mape_above,
+                  "Exit 1 when the overall per-layer or end-to-end MAPE (%) exceeds X");
+  sub->add_option("--format", opts->format, "table|json|csv")->capture_default_str();
+  sub->add_option("-o,--output", opts->output, "Write to FILE instead of stdout");
+  sub->footer(
+      "Per-layer rows are predicted with each row's own measurement source (the `source`\n"
+      "column), end-to-end rows with the model's calibrated eager overhead.\n"
+      "Examples:\n"
+      "  cnnperf validate --model models/cnnperf_default.json --data datasets/layers_neusight.csv.gz\n"
+      "  cnnperf validate --model my.json --e2e datasets/e2e_torchvision.csv --format json\n"
+      "  cnnperf validate --model my.json --data new.csv --fail-if-mape-above 25   # CI gate");
+  sub->callback([opts, &run] { run = [opts] { return run_validate(*opts); }; });
 }
 
 }  // namespace cnnperf::cli

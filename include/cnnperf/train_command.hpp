@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+// `cnnperf train`: cross-validated metrics per regressor and op family, and the model file.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace cnnperf {
+
+struct TrainOptions {
+  std::vector<std::string> data;       ///< measured layer CSVs (plain or .gz)
+  std::string regressor = "xgboost";   ///< linear|knn|dtree|rf|xgboost|all
+  std::string features = "default";    ///< FeatureSpec::parse text
+  std::string cv = "kfold";            ///< kfold|group-shape|leave-gpu-out
+  int folds = 5;
+  std::string out;                     ///< model file to write; empty: metrics only
+  std::string e2e;                     ///< end-to-end CSV: calibrates the eager overhead
+  std::size_t max_rows = 0;            ///< 0: all rows; else a seeded uniform sample
+  std::uint64_t seed = 42;
+  std::string format = "table";
+  std::string output;                  ///< metrics destination; empty: stdout
+  std::string params;                  ///< JSON object overriding default_params (per kind)
+  std::string command_line;            ///< recorded in the model metadata
+};
+
+/// Trains and reports; returns the whole result (metrics rows, model metadata) as JSON.
+/// Throws InputError for bad options or data.
+[[nodiscard]] nlohmann::json train_report(const TrainOptions& options);
+
+/// Runs the subcommand: writes the metrics (and the model when --out), returns 0.
+int run_train(const TrainOptions& options);
+
+}  // namespace cnnperf

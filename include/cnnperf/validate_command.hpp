@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+// `cnnperf validate`: accuracy of a model file on measured data, per GPU and overall,
+// per layer and end to end.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace cnnperf {
+
+struct ValidateOptions {
+  std::string model;                  ///< LearnedModel file
+  std::vector<std::string> data;      ///< measured layer CSVs (may be empty when e2e is given)
+  std::string e2e;                    ///< end-to-end CSV (datasets/e2e_torchvision.csv schema)
+  double fail_if_mape_above = 0;      ///< percent; 0: never fail
+  std::string format = "table";
+  std::string output;
+};
+
+/// Computes the metrics as JSON: {"layers": {"overall", "per_gpu", "per_family"},
+/// "e2e": {"overall", "per_gpu"}} (sections absent when their input is not given).
+[[nodiscard]] nlohmann::json validate_report(const ValidateOptions& options);
+
+/// Runs the subcommand. Returns 0, or 1 (with one line on stderr) when a reported overall
+/// MAPE (per-layer or end-to-end) exceeds --fail-if-mape-above.
+int run_validate(const ValidateOptions& options);
+
+}  // namespace cnnperf

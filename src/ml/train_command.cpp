@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: Apache-2.0
+// `cnnperf train`: per-regressor, per-family cross-validation and the learned model file.
+#include "cnnperf/train_command.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "cnnperf/config.hpp"
+#include "cnnperf/e2e.hpp"
+#include "cnnperf/error.hpp"
+#include "cnnperf/io.hpp"
+#include "cnnperf/learned_model.hpp"
+
+namespace cnnperf {
+
+namespace {
+
+constexpr OpFamily kFamilies[] = {OpFamily::kConv, OpFamily::kGemm, OpFamily::kPointwise};
+
+std::vector<RegressorKind> kinds_for(const std::string& text) {
+  if (to_lower(text) == "all") return all_regressor_kinds();
+  try {
+    return {regressor_kind_from_string(text)};
+  } catch (const InputError& e) {
+    throw InputError(std::string("--regressor: ") + e.what() + " (or 'all')");
+  }
+}
+
+nlohmann::json parse_overrides(const std::string& text) {
+  if (text.empty()) return nlohmann::json::object();
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError("--params: not valid JSON (byte " + std::to_string(e.byte) + ")");
+  }
+  if (!doc.is_object()) throw InputError("--params: expected a JSON object");
+  return doc;
+}
+
+// default_params(kind), then top-level keys of --params that are not regressor names, then
+// the object under the kind's own name ({"xgboost": {...}}), so `all` can be tuned per kind.
+nlohmann::json params_for(RegressorKind kind, const nlohmann::json& overrides) {
+  nlohmann::json params = default_params(kind);
+  std::vector<std::string> names;
+  for (const auto k : all_regressor_kinds()) names.push_back(to_string(k));
+  for (const auto& [key, value] : overrides.items()) {
+    if (std::find(names.begin(), names.end(), key) == names.end()) params[key] = value;
+  }
+  const std::string own = to_string(kind);
+  if (overrides.contains(own)) {
+    if (!overrides[own].is_object()) throw InputError("--params: '" + own + "': expected an object");
+    for (const auto& [key, value] : overrides[own].items()) params[key] = value;
+  }
+  return params;
+}
+
+nlohmann::json metrics_row(const std::string& regressor, const std::string& family,
+                           const std::string& cv, const std::string& gpu, const Metrics& m,
+                           double train_s) {
+  nlohmann::json row = to_json(m);
+  row["regressor"] = regressor;
+  row["family"] = family;
+  row["cv"] = cv;
+  row["gpu"] = gpu;
+  if (train_s >= 0) row["train_s"] = train_s;
+  return row;
+}
+
+double num(const nlohmann::json& j, const char* key) {
+  if (!j.contains(key) || j[key].is_null()) return std::numeric_limits<double>::quiet_NaN();
+  return j[key].get<double>();
+}
+
+std::string cell(const nlohmann::json& j, const char* key, int digits = 4) {
+  return format_number(num(j, key), digits);
+}
+
+std::vector<std::string> metric_cells(const nlohmann::json& r) {
+  return {std::to_string(r.value("n", std::size_t{0})), cell(r, "mape_pct"), cell(r, "r2"),
+          cell(r, "adjusted_r2"), cell(r, "within_10pct"), cell(r, "spearman")};
+}
+
+std::string render(const nlohmann::json& report, OutputFormat format) {
+  if (format == OutputFormat::kJson) return report.dump(2) + "\n";
+  const std::vector<std::string> header = {"regressor", "family", "cv", "gpu", "n",
+                                           "mape_pct", "r2", "adjusted_r2", "within_10pct",
+                                           "spearman", "train_s"};
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& r : report["cv"]) {
+    std::vector<std::string> line = {r["regressor"], r["family"], r["cv"], r["gpu"]};
+    for (auto& c : metric_cells(r)) line.push_back(std::move(c));
+    line.push_back(r.contains("train_s") ? format_number(r["train_s"].get<double>(), 3) : "");
+    rows.push_back(std::move(line));
+  }
+  if (report.contains("e2e")) {
+    for (const char* scheme : {"leave-gpu-out", "in-sample"}) {
+      const auto& section = report["e2e"][scheme];
+      std::vector<std::string> line = {"eager-overhead", "end-to-end", scheme, "all"};
+      for (auto& c : metric_cells(section["overall"])) line.push_back(std::move(c));
+      line.push_back("");
+      rows.push_back(line);
+      for (const auto& [gpu, m] : section["per_gpu"].items()) {
+        std::vector<std::string> g = {"eager-overhead", "end-to-end", scheme, gpu};
+        for (auto& c : metric_cells(m)) g.push_back(std::move(c));
+        g.push_back("");
+        rows.push_back(std::move(g));
+      }
+    }
+  }
+  if (format == OutputFormat::kCsv) {
+    std::string out = csv_line(header) + "\n";
+    for (const auto& r : rows) out += csv_line(r) + "\n";
+    return out;
+  }
+  std::string out = format_table(header, rows);
+  if (report.contains("model")) {
+    out += "\nmodel written to " + report["model"]["path"].get<std::string>() + " (";
+    bool first = true;
+    for (const auto& [fam, kind] : report["model"]["regressor_per_family"].items()) {
+      out += (first ? "" : ", ") + fam + ": " + kind.get<std::string>();
+      first = false;
+    }
+    out += ")\n";
+  }
+  return out;
+}
+
+// The equivalent command line, recorded in the model so it can be reproduced.
+std::string command_line_of(const TrainOptions& o) {
+  std::string line = "cnnperf train --data";
+  for (const auto& f : o.data) line += " " + f;
+  line += " --regressor " + o.regressor + " --features " + o.features + " --cv " + o.cv +
+          " --folds " + std::to_string(o.folds) + " --seed " + std::to_string(o.seed);
+  if (o.max_rows > 0) line += " --max-rows " + std::to_string(o.max_rows);
+  if (!o.params.empty()) line += " --params '" + o.params + "'";
+  if (!o.e2e.empty()) line += " --e2e " + o.e2e;
+  if (!o.out.empty()) line += " --out " + o.out;
+  return line;
+}
+
+}  // namespace
+
+nlohmann::json train_report(const TrainOptions& options) {
+  const auto kinds = kinds_for(options.regressor);
+  const FeatureSpec spec = FeatureSpec::parse(options.features);
+  const CvScheme scheme = cv_scheme_from_string(options.cv);
+  if (options.folds < 2) throw InputError("--folds: expected at least 2, got " +
+                                          std::to_string(options.folds));
+  const nlohmann::json overrides = parse_overrides(options.params);
+  // Validate every kind's parameters before spending minutes on loading and CV.
+  for (const auto kind : kinds) (void)make_regressor(kind, params_for(kind, overrides));
+
+  const auto load_start = std::chrono::steady_clock::now();
+  const TrainingData data = load_training_data(options.data, options.max_rows, options.seed);
+  spdlog::info("loaded {} rows ({} skipped) in {:.1f} s", data.layers.size(), data.skipped_rows,
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start)
+                   .count());
+  if (data.layers.empty()) throw InputError("--data: no usable measured rows in the given files");
+
+  nlohmann::json report = {{"schema_version", kModelSchemaVersion},
+                           {"tool_version", CNNPERF_VERSION},
+                           {"data", data.files},
+                           {"fingerprint", data.fingerprint},
+                           {"rows", data.layers.size()},
+                           {"skipped_rows", data.skipped_rows},
+                           {"features", spec.to_string()},
+                           {"cv_scheme", to_string(scheme)},
+                           {"folds", options.folds},
+                           {"seed", options.seed},
+                           {"cv", nlohmann::json::array()}};
+  std::map<OpFamily, std::pair<RegressorKind, double>> best;  // family -> (kind, MAPE)
+  nlohmann::json cv_by_family = nlohmann::json::object();
+  for (const auto family : kFamilies) {
+    if (family_rows(data, family).empty()) continue;
+    for (const auto kind : kinds) {
+      spdlog::info("cross-validating {} on {} ({})", to_string(kind), to_string(family),
+                   to_string(scheme));
+      const CvResult cv = cross_validate_family(data, family, kind, params_for(kind, overrides),
+                                                spec, scheme, options.folds, options.seed);
+      auto row = metrics_row(to_string(kind), to_string(family), to_string(scheme), "all",
+                             cv.overall, cv.train_seconds);
+      report["cv"].push_back(row);
+      cv_by_family[to_string(family)][to_string(kind)] = row;
+      if (scheme == CvScheme::kLeaveGpuOut) {
+        for (const auto& [gpu, m] : cv.per_gpu) {
+          report["cv"].push_back(metrics_row(to_string(kind), to_string(family),
+                                             to_string(scheme), gpu, m, -1));
+        }
+      }
+      const double mape = std::isnan(cv.overall.mape_pct)
+                              ? std::numeric_limits<double>::infinity()
+                              : cv.overall.mape_pct;
+      const auto it = best.find(family);
+      if (it == best.end() || mape < it->second.second) best[family] = {kind, mape};
+    }
+  }
+
+  if (options.out.empty()) {
+    if (!options.e2e.empty()) {
+      spdlog::warn("--e2e is used only with --out (it calibrates the model's eager overhead)");
+    }
+    return report;
+  }
+
+  std::vector<FamilyModel> families;
+  nlohmann::json chosen = nlohmann::json::object();
+  nlohmann::json rows_per_family = nlohmann::json::object();
+  for (const auto& [family, pick] : best) {
+    const auto rows = family_rows(data, family);
+    spdlog::info("fitting {} on all {} {} rows", to_string(pick.first), rows.size(),
+                 to_string(family));
+    families.push_back(
+        fit_family(data, rows, family, pick.first, params_for(pick.first, overrides), spec));
+    chosen[to_string(family)] = to_string(pick.first);
+    rows_per_family[to_string(family)] = rows.size();
+  }
+  std::map<std::string, std::size_t> rows_per_gpu;
+  for (const auto& gpu : data.gpus) ++rows_per_gpu[gpu.name];
+  nlohmann::json metadata = {{"training_files", data.files},
+                             {"fingerprint", data.fingerprint},
+                             {"rows", data.layers.size()},
+                             {"skipped_rows", data.skipped_rows},
+                             {"max_rows", options.max_rows},
+                             {"seed", options.seed},
+                             {"rows_per_family", rows_per_family},
+                             {"rows_per_gpu", rows_per_gpu},
+                             {"features", spec.to_string()},
+                             {"regressor_per_family", chosen},
+                             {"cv_scheme", to_string(scheme)},
+                             {"cv_metrics", cv_by_family},
+                             {"command_line", options.command_line.empty() ? command_line_of(options)
+                                                                          : options.command_line}};
+  LearnedModel model(spec, std::move(families), EagerOverhead{}, PowerParams{}, metadata);
+
+  if (!options.e2e.empty()) {
+    const auto rows = load_e2e_rows(options.e2e);
+    if (rows.empty()) throw InputError(options.e2e + ": no single-GPU rows of zoo networks");
+    spdlog::info("{}: {} end-to-end rows; computing model terms", options.e2e, rows.size());
+    const auto terms = e2e_terms(rows, model);
+    std::vector<std::size_t> all(rows.size());
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+    EagerOverhead overhead = calibrate_overhead(rows, terms, all);
+    overhead.source = "calibrated on " + options.e2e + " (" + std::to_string(rows.size()) +
+                      " rows) with this model's kernel times";
+    const E2eEvaluation logo = evaluate_e2e_leave_gpu_out(rows, terms);
+    const E2eEvaluation in_sample = evaluate_e2e(rows, terms, overhead);
+    auto section = [](const E2eEvaluation& e) {
+      nlohmann::json per_gpu = nlohmann::json::object();
+      for (const auto& [gpu, m] : e.per_gpu) per_gpu[gpu] = to_json(m);
+      return nlohmann::json{{"overall", to_json(e.overall)}, {"per_gpu", per_gpu}};
+    };
+    report["e2e"] = {{"file", options.e2e},
+                     {"rows", rows.size()},
+                     {"leave-gpu-out", section(logo)},
+                     {"in-sample", section(in_sample)}};
+    model.metadata()["e2e"] = report["e2e"];
+    model.set_eager_overhead(overhead);
+  }
+  write_output(options.out, model.to_json().dump() + "\n");
+  spdlog::info("wrote {}", options.out);
+  report["model"] = {{"path", options.out}, {"regressor_per_family", chosen}};
+  return report;
+}
+
+int run_train(const TrainOptions& options) {
+  const OutputFormat format = output_format_from_string(options.format);
+  const nlohmann::json report = train_report(options);
+  write_output(options.output, render(report, format));
+  return 0;
+}
+
+}  // namespace cnnperf

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: Apache-2.0
+// `cnnperf validate`: a model file's accuracy on measured per-layer and end-to-end data.
+#include "cnnperf/validate_command.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "cnnperf/config.hpp"
+#include "cnnperf/e2e.hpp"
+#include "cnnperf/error.hpp"
+#include "cnnperf/io.hpp"
+#include "cnnperf/learned_model.hpp"
+
+namespace cnnperf {
+
+namespace {
+
+struct Pairs {
+  std::vector<double> truth;
+  std::vector<double> pred;
+  void add(double t, double p) {
+    truth.push_back(t);
+    pred.push_back(p);
+  }
+};
+
+nlohmann::json metrics_map(const std::map<std::string, Pairs>& groups, std::size_t n_features) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [key, pairs] : groups) {
+    out[key] = to_json(compute_metrics(pairs.truth, pairs.pred, n_features));
+  }
+  return out;
+}
+
+std::string cell(const nlohmann::json& j, const char* key) {
+  if (!j.contains(key) || j[key].is_null()) return "nan";
+  return format_number(j[key].get<double>(), 4);
+}
+
+void add_rows(std::vector<std::vector<std::string>>& rows, const std::string& scope,
+              const std::string& group, const nlohmann::json& m) {
+  rows.push_back({scope, group, std::to_string(m.value("n", std::size_t{0})), cell(m, "mape_pct"),
+                  cell(m, "r2"), cell(m, "adjusted_r2"), cell(m, "within_10pct"),
+                  cell(m, "spearman")});
+}
+
+std::string render(const nlohmann::json& report, OutputFormat format) {
+  if (format == OutputFormat::kJson) return report.dump(2) + "\n";
+  const std::vector<std::string> header = {"scope", "group", "n", "mape_pct", "r2",
+                                           "adjusted_r2", "within_10pct", "spearman"};
+  std::vector<std::vector<std::string>> rows;
+  if (report.contains("layers")) {
+    const auto& l = report["layers"];
+    add_rows(rows, "layer", "all", l["overall"]);
+    for (const auto& [fam, m] : l["per_family"].items()) add_rows(rows, "layer", "family=" + fam, m);
+    for (const auto& [gpu, m] : l["per_gpu"].items()) add_rows(rows, "layer", "gpu=" + gpu, m);
+  }
+  if (report.contains("e2e")) {
+    const auto& e = report["e2e"];
+    add_rows(rows, "end-to-end", "all", e["overall"]);
+    for (const auto& [gpu, m] : e["per_gpu"].items()) add_rows(rows, "end-to-end", "gpu=" + gpu, m);
+  }
+  if (format == OutputFormat::kCsv) {
+    std::string out = csv_line(header) + "\n";
+    for (const auto& r : rows) out += csv_line(r) + "\n";
+    return out;
+  }
+  return format_table(header, rows);
+}
+
+}  // namespace
+
+nlohmann::json validate_report(const ValidateOptions& options) {
+  if (options.model.empty()) throw InputError("--model: expected a model file");
+  if (options.data.empty() && options.e2e.empty()) {
+    throw InputError("--data/--e2e: expected at least one measured dataset");
+  }
+  const auto model = LearnedModel::load(options.model);
+  const FeatureSpec& spec = model->feature_spec();
+  const std::size_t n_features = feature_names(spec).size();
+  nlohmann::json report = {{"schema_version", kModelSchemaVersion},
+                           {"tool_version", CNNPERF_VERSION},
+                           {"model", options.model},
+                           {"model_fingerprint",
+                            model->metadata().value("fingerprint", std::string())}};
+  if (!options.data.empty()) {
+    const TrainingData data = load_training_data(options.data);
+    Pairs overall;
+    std::map<std::string, Pairs> per_gpu, per_family;
+    std::size_t unmodelled = 0;
+    for (const auto family : {OpFamily::kConv, OpFamily::kGemm, OpFamily::kPointwise}) {
+      const auto rows = family_rows(data, family);
+      if (rows.empty()) continue;
+      const FamilyModel* fam = nullptr;
+      for (const auto& f : model->families()) {
+        if (f.family == family) fam = &f;
+      }
+      if (fam == nullptr) {
+        unmodelled += rows.size();
+        continue;
+      }
+      // Each row is predicted with its own measurement source (not the reference source
+      // predict uses), so the comparison is against what that source's timing measures.
+      const auto pred = predict_rows(*fam, data, rows, spec);
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        const double truth = data.latency_ms[rows[i]];
+        overall.add(truth, pred[i]);
+        per_gpu[data.gpus[rows[i]].name].add(truth, pred[i]);
+        per_family[to_string(family)].add(truth, pred[i]);
+      }
+    }
+    if (unmodelled > 0) {
+      spdlog::warn("{} rows belong to op families the model has no regressor for; not scored",
+                   unmodelled);
+    }
+    if (overall.truth.empty()) throw InputError("--data: no rows the model can score");
+    report["layers"] = {{"files", data.files},
+                        {"fingerprint", data.fingerprint},
+                        {"rows", overall.truth.size()},
+                        {"skipped_rows", data.skipped_rows},
+                        {"unmodelled_rows", unmodelled},
+                        {"source_features", "each row's own `source` column"},
+                        {"overall", to_json(compute_metrics(overall.truth, overall.pred,
+                                                            n_features))},
+                        {"per_gpu", metrics_map(per_gpu, n_features)},
+                        {"per_family", metrics_map(per_family, n_features)}};
+  }
+  if (!options.e2e.empty()) {
+    const auto rows = load_e2e_rows(options.e2e);
+    if (rows.empty()) throw InputError(options.e2e + ": no single-GPU rows of zoo networks");
+    const auto terms = e2e_terms(rows, *model);
+    const E2eEvaluation eval = evaluate_e2e(rows, terms, model->eager_overhead());
+    nlohmann::json per_gpu = nlohmann::json::object();
+    for (const auto& [gpu, m] : eval.per_gpu) per_gpu[gpu] = to_json(m);
+    report["e2e"] = {{"file", options.e2e},
+                     {"rows", rows.size()},
+                     {"eager_overhead_source", model->eager_overhead().source},
+                     {"overall", to_json(eval.overall)},
+                     {"per_gpu", per_gpu}};
+  }
+  return report;
+}
+
+int run_validate(const ValidateOptions& options) {
+  const OutputFormat format = output_format_from_string(options.format);
+  if (options.fail_if_mape_above < 0 || !std::isfinite(options.fail_if_mape_above)) {
+    throw InputError("--fail-if-mape-above: expected a non-negative percentage");
+  }
+  const nlohmann::json report = validate_report(options);
+  write_output(options.output, render(report, format));
+  if (options.fail_if_mape_above > 0) {
+    for (const char* scope : {"layers", "e2e"}) {
+      if (!report.contains(scope)) continue;
+      const auto& mape = report[scope]["overall"]["mape_pct"];
+      if (!mape.is_null() && mape.get<double>() > options.fail_if_mape_above) {
+        std::fprintf(stderr, "cnnperf: validate: %s MAPE %s %% exceeds --fail-if-mape-above %s\n",
+                     std::string(scope) == "layers" ? "per-layer" : "end-to-end",
+                     format_number(mape.get<double>(), 4).c_str(),
+                     format_number(options.fail_if_mape_above, 4).c_str());
+        return 1;
+      }
+    }
+  }
+  return 0;
+}
+
+}  // namespace cnnperf

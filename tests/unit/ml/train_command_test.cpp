@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: Apache-2.0
+// `train` / `validate` / model selection on a small subset of REAL measured rows: every 40th
+// row of datasets/layers_neusight.csv.gz, copied unchanged into a temporary CSV.
+#include <cmath>
+#include <filesystem>
+#include <set>
+#include <unistd.h>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "cnnperf/error.hpp"
+#include "cnnperf/gpu_spec.hpp"
+#include "cnnperf/io.hpp"
+#include "cnnperf/learned_model.hpp"
+#include "cnnperf/predict_command.hpp"
+#include "cnnperf/train_command.hpp"
+#include "cnnperf/validate_command.hpp"
+
+namespace cnnperf {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TrainCommand : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = fs::temp_directory_path() / ("cnnperf_train_test_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    const CsvTable table =
+        read_csv(fs::path(CNNPERF_SOURCE_DIR_FOR_TESTS) / "datasets" / "layers_neusight.csv.gz");
+    std::string text = csv_line(table.header) + "\n";
+    for (std::size_t r = 0; r < table.rows.size(); r += 40) text += csv_line(table.rows[r]) + "\n";
+    sample_ = (dir_ / "neusight_every40.csv").string();
+    write_output(sample_, text);
+    model_ = (dir_ / "model.json").string();
+    TrainOptions opts;
+    opts.data = {sample_};
+    opts.regressor = "dtree";
+    opts.params = R"({"max_depth": 8})";
+    opts.folds = 3;
+    opts.out = model_;
+    opts.output = (dir_ / "train.json").string();
+    opts.format = "json";
+    ASSERT_EQ(run_train(opts), 0);
+  }
+  static void TearDownTestSuite() {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  static inline fs::path dir_;
+  static inline std::string sample_;
+  static inline std::string model_;
+};
+
+TEST_F(TrainCommand, WritesReportAndAModelThatPredictsAboveTheRoofline) {
+  const auto report = nlohmann::json::parse(read_text_file(dir_ / "train.json"));
+  ASSERT_FALSE(report["cv"].empty());
+  for (const auto& row : report["cv"]) {
+    EXPECT_EQ(row["regressor"], "dtree");
+    EXPECT_GT(row["n"].get<std::size_t>(), 10u);
+    EXPECT_TRUE(std::isfinite(row["mape_pct"].get<double>()));
+    EXPECT_GT(row["spearman"].get<double>(), 0.5) << row.dump();  // CV ranks must mean something
+  }
+  const auto model = LearnedModel::load(model_);
+  EXPECT_EQ(model->metadata()["fingerprint"], report["fingerprint"]);
+  EXPECT_EQ(model->metadata()["regressor_per_family"]["conv"], "dtree");
+  EXPECT_NE(model->metadata()["command_line"].get<std::string>().find("--regressor dtree"),
+            std::string::npos);
+
+  const TrainingData data = load_training_data({sample_});
+  ASSERT_GT(data.layers.size(), 100u);
+  std::vector<Layer> layers(data.layers.begin(), data.layers.begin() + 50);
+  const auto preds = model->predict_layers(layers, data.gpus[0]);
+  ASSERT_EQ(preds.size(), layers.size());
+  for (const auto& p : preds) {
+    EXPECT_TRUE(std::isfinite(p.latency_ms));
+    EXPECT_GE(p.latency_ms, p.roofline_ms);
+    EXPECT_GT(p.roofline_ms, 0);
+  }
+}
+
+TEST_F(TrainCommand, LeaveGpuOutReportsEveryGpu) {
+  TrainOptions opts;
+  opts.data = {sample_};
+  opts.regressor = "linear";
+  opts.cv = "leave-gpu-out";
+  const auto report = train_report(opts);
+  const TrainingData data = load_training_data({sample_});
+  std::set<std::string> gpus;
+  for (const auto& g : data.gpus) gpus.insert(g.name);
+  ASSERT_GE(gpus.size(), 2u);
+  std::set<std::string> reported;
+  for (const auto& row : report["cv"]) {
+    EXPECT_EQ(row["cv"], "leave-gpu-out");
+    if (row["gpu"] != "all") reported.insert(row["gpu"].get<std::string>());
+  }
+  EXPECT_EQ(reported, gpus);
+  EXPECT_FALSE(report.contains("model"));  // no --out: metrics only
+}
+
+TEST_F(TrainCommand, ValidateScoresEveryRowAndGatesOnMape) {
+  ValidateOptions opts;
+  opts.model = model_;
+  opts.data = {sample_};
+  const auto report = validate_report(opts);
+  const TrainingData data = load_training_data({sample_});
+  const auto& overall = report["layers"]["overall"];
+  EXPECT_EQ(overall["n"].get<std::size_t>(), data.layers.size());
+  EXPECT_GT(overall["mape_pct"].get<double>(), 0.0);
+  EXPECT_FALSE(report["layers"]["per_gpu"].empty());
+  EXPECT_FALSE(report.contains("e2e"));
+
+  opts.output = (dir_ / "validate.csv").string();
+  opts.format = "csv";
+  opts.fail_if_mape_above = 1e6;
+  EXPECT_EQ(run_validate(opts), 0);
+  EXPECT_NE(read_text_file(opts.output).find("layer,all,"), std::string::npos);
+  opts.fail_if_mape_above = 1e-6;
+  EXPECT_EQ(run_validate(opts), 1);
+}
+
+TEST_F(TrainCommand, BadInputIsInputError) {
+  TrainOptions opts;
+  opts.data = {(dir_ / "missing.csv").string()};
+  EXPECT_THROW((void)train_report(opts), InputError);
+  opts.data = {sample_};
+  opts.regressor = "svm";
+  EXPECT_THROW((void)train_report(opts), InputError);
+  opts.regressor = "linear";
+  opts.params = "{not json";
+  EXPECT_THROW((void)train_report(opts), InputError);
+  opts.params = R"({"no_such_key": 1})";
+  EXPECT_THROW((void)train_report(opts), InputError);
+  ValidateOptions v;
+  v.model = (dir_ / "missing.json").string();
+  v.data = {sample_};
+  EXPECT_THROW((void)validate_report(v), InputError);
+}
+
+TEST_F(TrainCommand, PredictUsesTheGivenModelFile) {
+  PredictOptions opts;
+  opts.model = model_;
+  EXPECT_EQ(select_model(opts)->name(), "model.json");
+  opts.analytical = true;
+  EXPECT_NE(select_model(opts)->name(), "model.json");
+}
+
+}  // namespace
+}  // namespace cnnperf
