@@ -97,6 +97,24 @@ def bucket_of(ms):
     return len(BUCKETS) - 1
 
 
+def kernel_family(sequence):
+    """cuDNN algorithm family of a measured conv, from its kernel names (NeuSight rows)."""
+    s = sequence.lower()
+    if not s:
+        return ""
+    if "winograd" in s:
+        return "winograd" + (" (non-fused)" if "nonfused" in s else "")
+    if "fft" in s:
+        return "fft"
+    if "implicit_convolve" in s or "scudnn" in s or "implicit_gemm" in s:
+        return "implicit gemm"
+    if "explicit_convolve" in s or "im2col" in s:
+        return "explicit gemm (im2col)"
+    if "gemm" in s:
+        return "gemm"
+    return "other"
+
+
 def layer_tables(rows_by_source):
     lines = []
     lines.append("| source | GPU | op | rows | MAPE % | median APE % | within ±10 % |")
@@ -106,6 +124,8 @@ def layer_tables(rows_by_source):
     pass_lines.append("|---|---|---|---:|---:|---:|---:|")
     bucket_lines = ["| source | measured latency | rows | MAPE % | median signed error % | "
                     "within ±10 % |", "|---|---|---:|---:|---:|---:|"]
+    family_lines = ["| source | measured cuDNN algorithm | rows | MAPE % | median signed error % "
+                    "| within ±10 % |", "|---|---|---:|---:|---:|---:|"]
     totals = []
     skipped_total = {}
     for source, rows in rows_by_source:
@@ -113,6 +133,7 @@ def layer_tables(rows_by_source):
         by_pass = defaultdict(list)
         everything = []
         buckets = defaultdict(list)
+        families = defaultdict(list)
         skipped = 0
         for r in rows:
             if r.get("symmetric_pad_exact", "1") == "0":
@@ -126,8 +147,11 @@ def layer_tables(rows_by_source):
             groups[(r["gpu"], r["op"])].append(e)
             by_pass[(r["op"], r["pass"])].append(e)
             everything.append(e)
-            buckets[bucket_of(meas)].append((e, (float(r["predicted_latency_ms"]) - meas)
-                                             / meas * 100.0))
+            signed = (float(r["predicted_latency_ms"]) - meas) / meas * 100.0
+            buckets[bucket_of(meas)].append((e, signed))
+            fam = kernel_family(r.get("kernel_sequence") or "") if r["op"] == "conv2d" else ""
+            if fam:
+                families[fam].append((e, signed))
         skipped_total[source] = skipped
         for (gpu, op), errs in sorted(groups.items()):
             n, mape, med, within = summarize(errs)
@@ -138,6 +162,11 @@ def layer_tables(rows_by_source):
             pass_lines.append("| %s | %s | %s | %d | %.1f | %.1f | %.1f |" %
                               (source, op, pas, n, mape, med, within))
         totals.append((source, summarize(everything)))
+        for fam, vals in sorted(families.items()):
+            n, mape, _, within = summarize([e for e, _ in vals])
+            family_lines.append("| %s | %s | %d | %.1f | %+.1f | %.1f |" %
+                                (source, fam, n, mape, statistics.median([s for _, s in vals]),
+                                 within))
         for b, (_, label) in enumerate(BUCKETS):
             if not buckets[b]:
                 continue
@@ -150,7 +179,7 @@ def layer_tables(rows_by_source):
     for source, (n, mape, med, within) in totals:
         tot_lines.append("| %s | %d | %.1f | %.1f | %.1f | %d |" %
                          (source, n, mape, med, within, skipped_total[source]))
-    return tot_lines, lines, pass_lines, bucket_lines
+    return tot_lines, lines, pass_lines, bucket_lines, family_lines
 
 
 def e2e_table(cnnperf, path, jobs):
@@ -218,12 +247,14 @@ def main():
         for name in LAYER_FILES:
             rows = predict_layers(cnnperf, os.path.join(args.datasets, name), tmp, args.jobs)
             rows_by_source.append((name.split("_")[1].split(".")[0], rows))
-    tot, per_gpu, per_pass, per_bucket = layer_tables(rows_by_source)
+    tot, per_gpu, per_pass, per_bucket, per_family = layer_tables(rows_by_source)
 
     print("### Per-layer accuracy, overall\n")
     print("\n".join(tot))
     print("\n### Per-layer accuracy by measured latency\n")
     print("\n".join(per_bucket))
+    print("\n### conv2d accuracy by the algorithm cuDNN ran (NeuSight records kernel names)\n")
+    print("\n".join(per_family))
     print("\n### Per-layer accuracy by source, GPU and op\n")
     print("\n".join(per_gpu))
     print("\n### Per-layer accuracy by source, op and pass\n")
