@@ -215,7 +215,9 @@ void estimate_gemm_like(LayerEstimate& e, const Layer& layer, const GpuSpec& gpu
 
 double compute_peak_tflops(const Layer& layer, const GpuSpec& gpu) {
   if (tensor_core_eligible(layer, gpu)) return gpu.tensor_fp16_tflops;
-  if (layer.dtype == DType::kFp16 && gpu.fp16_tflops > 0) return gpu.fp16_tflops;
+  // GPUs with a slow native FP16 rate (consumer Pascal: 1/64) run fp16 layers with fp32 math,
+  // so fp16 never falls below the fp32 peak.
+  if (layer.dtype == DType::kFp16) return std::max(gpu.fp16_tflops, gpu.fp32_tflops);
   return gpu.fp32_tflops;
 }
 
