@@ -93,11 +93,18 @@ NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
   energy_mj += idle_ms * gpu.idle_power_w;
   result.energy_j = energy_mj / 1e3;
   result.avg_power_w = result.latency_ms > 0 ? energy_mj / result.latency_ms : 0;
+  // One summary line, not one per layer: the per-layer flag is in every output format.
+  std::size_t outside = 0;
+  std::string first;
   for (std::size_t i = 0; i < result.predictions.size(); ++i) {
-    if (!result.predictions[i].in_distribution) {
-      result.warnings.push_back("layer '" + result.layers[i].name +
-                                "' lies outside the model's training ranges");
-    }
+    if (result.predictions[i].in_distribution) continue;
+    if (outside++ == 0) first = result.layers[i].name;
+  }
+  if (outside > 0) {
+    result.warnings.push_back(std::to_string(outside) + " of " +
+                              std::to_string(result.layers.size()) +
+                              " layers lie outside the model's training ranges (first: '" + first +
+                              "'); see in_distribution");
   }
   return result;
 }
