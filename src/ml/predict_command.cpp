@@ -154,6 +154,10 @@ int run_predict(const PredictOptions& options) {
     throw InputError("budgets and --power-limit: expected positive numbers");
   }
   if (options.gpu.empty()) throw InputError("--gpu: required (a GPU name, alias or JSON file)");
+  if (options.power_limit_w > 0) {
+    // Refuse rather than ignore: a capped prediction must not silently equal an uncapped one.
+    throw Error("--power-limit: power-cap modelling is not implemented in this version");
+  }
   const auto model = select_model(options);
   if (!options.layers_csv.empty()) {
     if (!options.net.empty()) throw InputError("--layers and --net: expected one of them, not both");
