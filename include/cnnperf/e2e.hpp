@@ -26,20 +26,12 @@ struct E2eRow {
 [[nodiscard]] std::vector<E2eRow> load_e2e_rows(const std::string& path);
 
 /// A row's model-side quantities, computed once per (network, gpu, batch, dtype, mode).
-struct E2eTerms {
-  double kernel_ms = 0;
-  int ops = 0;
-  int kernels = 0;
-  double input_bytes = 0;
-  bool training = false;
-};
+using E2eTerms = EagerTerms;
 
 /// Precomputes the terms of every row with `model`.
 [[nodiscard]] std::vector<E2eTerms> e2e_terms(const std::vector<E2eRow>& rows,
                                               const LatencyModel& model);
 
-/// Wall time (ms) from terms and overhead parameters (the formula of eager_latency_ms).
-[[nodiscard]] double e2e_latency_ms(const E2eTerms& terms, const EagerOverhead& overhead);
 
 /// Fits host_ms_per_op, gpu_gap_ms_per_kernel, fixed_ms and training_host_factor by
 /// minimizing the mean absolute log error over `rows` (Nelder-Mead from the defaults).

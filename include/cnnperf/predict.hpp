@@ -112,6 +112,17 @@ struct NetworkPrediction {
 [[nodiscard]] NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
                                                 const LatencyModel& model, Mode mode);
 
+/// What the end-to-end formula needs from a network's prediction.
+struct EagerTerms {
+  double kernel_ms = 0;    ///< sum of predicted kernel time, ms
+  int ops = 0;             ///< ops that launch at least one kernel
+  int kernels = 0;         ///< kernel launches
+  double input_bytes = 0;  ///< input batch copied host-to-device, bytes
+  bool training = false;
+};
+/// wall = fixed + input copy + max(kernel time + per-kernel gaps, host issue time), ms.
+[[nodiscard]] double eager_latency_ms(const EagerTerms& terms, const EagerOverhead& overhead);
+
 /// The end-to-end wall time (ms) of one step for a set of layer predictions.
 [[nodiscard]] double eager_latency_ms(const Network& network, const NetworkPrediction& prediction,
                                       const EagerOverhead& overhead);

@@ -48,23 +48,26 @@ Mode mode_from_string(std::string_view text) {
                    "' (expected inference or training)");
 }
 
+double eager_latency_ms(const EagerTerms& t, const EagerOverhead& o) {
+  const double host_ms = t.ops * o.host_ms_per_op * (t.training ? o.training_host_factor : 1.0);
+  const double gpu_ms = t.kernel_ms + t.kernels * o.gpu_gap_ms_per_kernel;
+  const double copy_ms = o.h2d_gbs > 0 ? t.input_bytes / (o.h2d_gbs * 1e6) : 0;
+  return o.fixed_ms + copy_ms + std::max(gpu_ms, host_ms);
+}
+
 double eager_latency_ms(const Network& network, const NetworkPrediction& prediction,
                         const EagerOverhead& overhead) {
-  int kernels = 0;
-  int ops = 0;
+  EagerTerms terms;
+  terms.kernel_ms = prediction.kernel_ms;
   for (const auto& p : prediction.predictions) {
-    kernels += p.kernels;
-    if (p.kernels > 0) ++ops;
+    terms.kernels += p.kernels;
+    if (p.kernels > 0) ++terms.ops;
   }
-  const double host_factor =
-      prediction.mode == Mode::kTraining ? overhead.training_host_factor : 1.0;
-  const double host_ms = ops * overhead.host_ms_per_op * host_factor;
-  const double gpu_ms = prediction.kernel_ms + kernels * overhead.gpu_gap_ms_per_kernel;
-  const double input_bytes = static_cast<double>(network.batch * network.input_c *
-                                                 network.input_h * network.input_w) *
-                             bytes_per_element(prediction.precision);
-  const double copy_ms = overhead.h2d_gbs > 0 ? input_bytes / (overhead.h2d_gbs * 1e6) : 0;
-  return overhead.fixed_ms + copy_ms + std::max(gpu_ms, host_ms);
+  terms.input_bytes = static_cast<double>(network.batch * network.input_c * network.input_h *
+                                          network.input_w) *
+                      bytes_per_element(prediction.precision);
+  terms.training = prediction.mode == Mode::kTraining;
+  return eager_latency_ms(terms, overhead);
 }
 
 NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,

@@ -81,12 +81,6 @@ std::vector<E2eTerms> e2e_terms(const std::vector<E2eRow>& rows, const LatencyMo
   return out;
 }
 
-double e2e_latency_ms(const E2eTerms& t, const EagerOverhead& o) {
-  const double host_ms = t.ops * o.host_ms_per_op * (t.training ? o.training_host_factor : 1.0);
-  const double gpu_ms = t.kernel_ms + t.kernels * o.gpu_gap_ms_per_kernel;
-  const double copy_ms = o.h2d_gbs > 0 ? t.input_bytes / (o.h2d_gbs * 1e6) : 0;
-  return o.fixed_ms + copy_ms + std::max(gpu_ms, host_ms);
-}
 
 namespace {
 
@@ -108,7 +102,7 @@ double loss(const Vec& v, const std::vector<E2eRow>& rows, const std::vector<E2e
   const EagerOverhead o = from_vec(v);
   double sum = 0;
   for (const auto i : subset) {
-    sum += std::fabs(std::log(e2e_latency_ms(terms[i], o) / rows[i].latency_ms));
+    sum += std::fabs(std::log(eager_latency_ms(terms[i], o) / rows[i].latency_ms));
   }
   return subset.empty() ? 0 : sum / static_cast<double>(subset.size());
 }
@@ -200,7 +194,7 @@ E2eEvaluation evaluate_e2e(const std::vector<E2eRow>& rows, const std::vector<E2
   std::vector<std::size_t> all(rows.size());
   std::map<std::string, std::vector<std::size_t>> by_gpu;
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    ev.predicted_ms[i] = e2e_latency_ms(terms[i], overhead);
+    ev.predicted_ms[i] = eager_latency_ms(terms[i], overhead);
     all[i] = i;
     by_gpu[rows[i].gpu.name].push_back(i);
   }
@@ -221,7 +215,7 @@ E2eEvaluation evaluate_e2e_leave_gpu_out(const std::vector<E2eRow>& rows,
       if (rows[i].gpu.name != gpu) train.push_back(i);
     }
     const EagerOverhead o = calibrate_overhead(rows, terms, train);
-    for (const auto i : held_out) ev.predicted_ms[i] = e2e_latency_ms(terms[i], o);
+    for (const auto i : held_out) ev.predicted_ms[i] = eager_latency_ms(terms[i], o);
     ev.per_gpu[gpu] = metrics_for(rows, ev.predicted_ms, held_out);
   }
   std::vector<std::size_t> all(rows.size());
