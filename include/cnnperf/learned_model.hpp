@@ -62,7 +62,7 @@ struct FamilyModel {
 class LearnedModel final : public LatencyModel {
  public:
   LearnedModel(FeatureSpec spec, std::vector<FamilyModel> families, EagerOverhead overhead,
-               PowerParams power, nlohmann::json metadata);
+               nlohmann::json metadata);
   /// Loads a model file; throws InputError naming the file and the field.
   [[nodiscard]] static std::unique_ptr<LearnedModel> load(const std::string& path);
   [[nodiscard]] static std::unique_ptr<LearnedModel> from_json(const nlohmann::json& doc,
@@ -84,7 +84,6 @@ class LearnedModel final : public LatencyModel {
   FeatureSpec spec_;
   std::vector<FamilyModel> families_;
   EagerOverhead overhead_;
-  PowerParams power_;
   nlohmann::json metadata_;
   std::string name_ = "learned";
 };

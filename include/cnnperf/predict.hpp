@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "cnnperf/io.hpp"
 #include "cnnperf/layer.hpp"
 #include "cnnperf/network.hpp"
+#include "cnnperf/power.hpp"
 
 namespace cnnperf {
 
@@ -24,6 +26,8 @@ struct LayerPrediction {
   double roofline_ms = 0;   ///< physical lower bound, ms; latency_ms never goes below it
   double energy_mj = 0;     ///< energy of the op, mJ (= avg_power_w x latency_ms)
   double avg_power_w = 0;   ///< average board power while it runs, W
+  double compute_utilization = 0;  ///< share of latency_ms the SM pipes are the bottleneck
+  double memory_utilization = 0;   ///< share of latency_ms DRAM traffic is the bottleneck
   bool in_distribution = true;  ///< false when outside the model's training ranges
   int kernels = 1;          ///< kernel launches
   std::string bound;        ///< compute | memory | overhead | none
@@ -41,18 +45,9 @@ struct EagerOverhead {
   std::string source = "default";    ///< where these numbers came from
 };
 
-/// Average board power model: idle + (board power - idle) x activity, where activity grows
-/// with compute and memory utilization. Calibrated in issue 6; defaults documented.
-struct PowerParams {
-  double compute_weight = 0.85;  ///< activity per unit compute utilization
-  double memory_weight = 0.60;   ///< activity per unit memory utilization
-  double floor_activity = 0.25;  ///< activity of a busy but stalled GPU (launch-bound)
-  std::string source = "default";
-};
-
-/// Average power (W) of a layer given its analytical utilizations.
-[[nodiscard]] double layer_power_w(const LayerEstimate& estimate, const GpuSpec& gpu,
-                                   const PowerParams& params);
+/// Sets avg_power_w and energy_mj of each prediction from its utilizations (power.hpp).
+void assign_power(std::vector<LayerPrediction>& predictions, const GpuSpec& gpu,
+                  const PowerParams& params);
 
 /// A latency model: analytical, or learned (src/ml). Implementations are immutable after
 /// construction and safe to call from several threads.
@@ -61,7 +56,8 @@ class LatencyModel {
   virtual ~LatencyModel() = default;
   /// "analytical" or the model file's name.
   [[nodiscard]] virtual std::string name() const = 0;
-  /// One prediction per layer, same order. Never below the roofline bound.
+  /// One prediction per layer, same order, with latency and utilizations (power is
+  /// assigned by the caller, assign_power). Never below the roofline bound.
   [[nodiscard]] virtual std::vector<LayerPrediction> predict_layers(
       const std::vector<Layer>& layers, const GpuSpec& gpu) const = 0;
   /// End-to-end overhead parameters of an eager framework.
@@ -71,9 +67,8 @@ class LatencyModel {
 /// The analytical model as a LatencyModel.
 class AnalyticalModel final : public LatencyModel {
  public:
-  explicit AnalyticalModel(AnalyticalParams params = {}, PowerParams power = {},
-                           EagerOverhead overhead = {})
-      : params_(params), power_(std::move(power)), overhead_(std::move(overhead)) {}
+  explicit AnalyticalModel(AnalyticalParams params = {}, EagerOverhead overhead = {})
+      : params_(params), overhead_(std::move(overhead)) {}
   [[nodiscard]] std::string name() const override { return "analytical"; }
   [[nodiscard]] std::vector<LayerPrediction> predict_layers(const std::vector<Layer>& layers,
                                                             const GpuSpec& gpu) const override;
@@ -81,36 +76,12 @@ class AnalyticalModel final : public LatencyModel {
 
  private:
   AnalyticalParams params_;
-  PowerParams power_;
   EagerOverhead overhead_;
 };
 
 enum class Mode { kInference, kTraining };
 [[nodiscard]] std::string to_string(Mode mode);
 [[nodiscard]] Mode mode_from_string(std::string_view text);
-
-/// A whole network's prediction (the result model; printers below).
-struct NetworkPrediction {
-  GpuSpec gpu;
-  std::string network;
-  std::string network_source;
-  std::string model;        ///< which LatencyModel produced it
-  std::int64_t batch = 1;
-  Mode mode = Mode::kInference;
-  DType precision = DType::kFp32;
-  double power_limit_w = 0; ///< 0: none
-  std::vector<Layer> layers;
-  std::vector<LayerPrediction> predictions;
-  double kernel_ms = 0;     ///< sum of GPU kernel time
-  double latency_ms = 0;    ///< end-to-end wall time of one step in an eager framework
-  double energy_j = 0;      ///< energy of one step, J
-  double avg_power_w = 0;   ///< energy_j / latency
-  std::vector<std::string> warnings;
-};
-
-/// Predicts every layer and the end-to-end totals.
-[[nodiscard]] NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
-                                                const LatencyModel& model, Mode mode);
 
 /// What the end-to-end formula needs from a network's prediction.
 struct EagerTerms {
@@ -123,9 +94,50 @@ struct EagerTerms {
 /// wall = fixed + input copy + max(kernel time + per-kernel gaps, host issue time), ms.
 [[nodiscard]] double eager_latency_ms(const EagerTerms& terms, const EagerOverhead& overhead);
 
-/// The end-to-end wall time (ms) of one step for a set of layer predictions.
-[[nodiscard]] double eager_latency_ms(const Network& network, const NetworkPrediction& prediction,
-                                      const EagerOverhead& overhead);
+/// What a power cap did to a prediction (NetworkPrediction::power_cap).
+struct PowerCapOutcome {
+  double limit_w = 0;               ///< the cap, W
+  bool binding = false;             ///< the uncapped step draws more than the cap
+  bool at_clock_floor = false;      ///< even the lowest clock draws more than the cap
+  double clock_ratio = 1;           ///< SM clock under the cap / boost clock
+  double uncapped_latency_ms = 0;   ///< the same step without a cap, ms
+  double uncapped_energy_j = 0;     ///< J
+  double uncapped_avg_power_w = 0;  ///< W
+};
+
+/// A whole network's prediction (the result model; printers below).
+struct NetworkPrediction {
+  GpuSpec gpu;
+  std::string network;
+  std::string network_source;
+  std::string model;        ///< which LatencyModel produced it
+  std::string power_model;  ///< where the power model's numbers came from
+  std::int64_t batch = 1;
+  Mode mode = Mode::kInference;
+  DType precision = DType::kFp32;
+  std::vector<Layer> layers;
+  std::vector<LayerPrediction> predictions;
+  EagerTerms eager;         ///< terms of the end-to-end formula (kernel_ms before any cap)
+  EagerOverhead overhead;   ///< the model's eager-framework overhead
+  double kernel_ms = 0;     ///< sum of GPU kernel time
+  double latency_ms = 0;    ///< end-to-end wall time of one step in an eager framework
+  double energy_j = 0;      ///< energy of one step, J
+  double avg_power_w = 0;   ///< energy_j / latency
+  std::optional<PowerCapOutcome> power_cap;  ///< set when a cap was applied
+  std::vector<std::string> warnings;
+};
+
+/// Predicts every layer and the end-to-end totals, with power from `power`.
+[[nodiscard]] NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
+                                                const LatencyModel& model, Mode mode,
+                                                const PowerModel& power);
+
+/// Applies a board power cap (W) to an uncapped prediction, in place: finds the highest SM
+/// clock whose average step power fits the cap, stretches the compute-bound share of every
+/// layer, and recomputes latency, energy and power (layers and totals). A cap at or above the
+/// uncapped power changes nothing but records the outcome. Throws InputError when the cap is
+/// not above the GPU's idle power.
+void apply_power_limit(NetworkPrediction& prediction, double limit_w, const PowerModel& power);
 
 /// Printers of one result model.
 [[nodiscard]] nlohmann::json to_json(const NetworkPrediction& prediction);

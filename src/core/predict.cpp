@@ -3,19 +3,20 @@
 #include "cnnperf/predict.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "cnnperf/config.hpp"
 #include "cnnperf/error.hpp"
 
 namespace cnnperf {
 
-double layer_power_w(const LayerEstimate& e, const GpuSpec& gpu, const PowerParams& p) {
-  if (e.kernels == 0) return gpu.idle_power_w;
-  const double activity =
-      std::clamp(std::max(p.floor_activity, p.compute_weight * e.compute_utilization +
-                                                p.memory_weight * e.memory_utilization),
-                 0.0, 1.0);
-  return gpu.idle_power_w + (gpu.tdp_w - gpu.idle_power_w) * activity;
+void assign_power(std::vector<LayerPrediction>& predictions, const GpuSpec& gpu,
+                  const PowerParams& params) {
+  for (auto& p : predictions) {
+    p.avg_power_w =
+        layer_power_w(p.compute_utilization, p.memory_utilization, p.kernels, gpu, params);
+    p.energy_mj = p.avg_power_w * p.latency_ms;  // W x ms = mJ
+  }
 }
 
 std::vector<LayerPrediction> AnalyticalModel::predict_layers(const std::vector<Layer>& layers,
@@ -27,8 +28,8 @@ std::vector<LayerPrediction> AnalyticalModel::predict_layers(const std::vector<L
     LayerPrediction p;
     p.latency_ms = e.latency_ms;
     p.roofline_ms = e.roofline_ms;
-    p.avg_power_w = layer_power_w(e, gpu, power_);
-    p.energy_mj = p.avg_power_w * p.latency_ms;  // W x ms = mJ
+    p.compute_utilization = e.compute_utilization;
+    p.memory_utilization = e.memory_utilization;
     p.kernels = e.kernels;
     p.bound = e.bound;
     p.algorithm = e.algorithm;
@@ -55,28 +56,36 @@ double eager_latency_ms(const EagerTerms& t, const EagerOverhead& o) {
   return o.fixed_ms + copy_ms + std::max(gpu_ms, host_ms);
 }
 
-double eager_latency_ms(const Network& network, const NetworkPrediction& prediction,
-                        const EagerOverhead& overhead) {
-  EagerTerms terms;
-  terms.kernel_ms = prediction.kernel_ms;
-  for (const auto& p : prediction.predictions) {
-    terms.kernels += p.kernels;
-    if (p.kernels > 0) ++terms.ops;
-  }
-  terms.input_bytes = static_cast<double>(network.batch * network.input_c * network.input_h *
-                                          network.input_w) *
-                      bytes_per_element(prediction.precision);
-  terms.training = prediction.mode == Mode::kTraining;
-  return eager_latency_ms(terms, overhead);
+namespace {
+
+// Step energy (mJ): the layers' energy, and idle power for the rest of the wall time.
+double step_energy_mj(const NetworkPrediction& r) {
+  double energy_mj = 0;
+  for (const auto& p : r.predictions) energy_mj += p.energy_mj;
+  return energy_mj + std::max(0.0, r.latency_ms - r.kernel_ms) * r.gpu.idle_power_w;
 }
 
+void set_totals(NetworkPrediction& r) {
+  r.kernel_ms = 0;
+  for (const auto& p : r.predictions) r.kernel_ms += p.latency_ms;
+  EagerTerms terms = r.eager;
+  terms.kernel_ms = r.kernel_ms;
+  r.latency_ms = eager_latency_ms(terms, r.overhead);
+  const double energy_mj = step_energy_mj(r);
+  r.energy_j = energy_mj / 1e3;
+  r.avg_power_w = r.latency_ms > 0 ? energy_mj / r.latency_ms : 0;
+}
+
+}  // namespace
+
 NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
-                                  const LatencyModel& model, Mode mode) {
+                                  const LatencyModel& model, Mode mode, const PowerModel& power) {
   NetworkPrediction result;
   result.gpu = gpu;
   result.network = network.name;
   result.network_source = network.source;
   result.model = model.name();
+  result.power_model = power.source;
   result.batch = network.batch;
   result.mode = mode;
   result.layers = network.layers;
@@ -85,17 +94,18 @@ NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
     layer.pass = mode == Mode::kTraining ? Pass::kTraining : Pass::kForward;
   }
   result.predictions = model.predict_layers(result.layers, gpu);
-  double energy_mj = 0;
+  assign_power(result.predictions, gpu, power.activity);
   for (const auto& p : result.predictions) {
-    result.kernel_ms += p.latency_ms;
-    energy_mj += p.energy_mj;
+    result.eager.kernels += p.kernels;
+    if (p.kernels > 0) ++result.eager.ops;
   }
-  result.latency_ms = eager_latency_ms(network, result, model.eager_overhead());
-  // Time outside kernels (host dispatch, copies, gaps) is spent near idle power.
-  const double idle_ms = std::max(0.0, result.latency_ms - result.kernel_ms);
-  energy_mj += idle_ms * gpu.idle_power_w;
-  result.energy_j = energy_mj / 1e3;
-  result.avg_power_w = result.latency_ms > 0 ? energy_mj / result.latency_ms : 0;
+  result.eager.input_bytes = static_cast<double>(network.batch * network.input_c *
+                                                 network.input_h * network.input_w) *
+                             bytes_per_element(result.precision);
+  result.eager.training = mode == Mode::kTraining;
+  result.overhead = model.eager_overhead();
+  set_totals(result);
+  result.eager.kernel_ms = result.kernel_ms;
   // One summary line, not one per layer: the per-layer flag is in every output format.
   std::size_t outside = 0;
   std::string first;
@@ -110,6 +120,87 @@ NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
                               "'); see in_distribution");
   }
   return result;
+}
+
+namespace {
+
+// One layer at SM clock ratio s: compute-bound time stretches as 1/s; core dynamic energy per
+// operation scales as s^exponent, memory and idle energy per unit time do not.
+LayerPrediction layer_at_clock(const LayerPrediction& base, const GpuSpec& gpu,
+                               const PowerModel& power, double s) {
+  LayerPrediction p = base;
+  if (base.kernels == 0 || base.latency_ms <= 0) return p;
+  const double cu = std::clamp(base.compute_utilization, 0.0, 1.0);
+  const double stretch = cu / s + (1.0 - cu);
+  p.latency_ms = base.latency_ms * stretch;
+  const PowerParams& a = power.activity;
+  const double core = a.compute_weight * cu;
+  const double memory = a.memory_weight * std::clamp(base.memory_utilization, 0.0, 1.0);
+  const double core_share = core + memory > 0 ? core / (core + memory) : 1.0;
+  const double dynamic_mj = (base.avg_power_w - gpu.idle_power_w) * base.latency_ms;
+  const double scaled_dynamic_mj =
+      dynamic_mj * (core_share * std::pow(s, power.cap.core_energy_exponent) + 1.0 - core_share);
+  p.energy_mj = gpu.idle_power_w * p.latency_ms + scaled_dynamic_mj;
+  p.avg_power_w = p.energy_mj / p.latency_ms;
+  p.compute_utilization = cu / s / stretch;
+  p.memory_utilization = base.memory_utilization / stretch;
+  p.roofline_ms = base.roofline_ms;  // the bound is at boost clock; a cap may exceed it
+  return p;
+}
+
+NetworkPrediction at_clock(const NetworkPrediction& base, const PowerModel& power, double s) {
+  NetworkPrediction r = base;
+  for (std::size_t i = 0; i < r.predictions.size(); ++i) {
+    r.predictions[i] = layer_at_clock(base.predictions[i], base.gpu, power, s);
+  }
+  set_totals(r);
+  return r;
+}
+
+}  // namespace
+
+void apply_power_limit(NetworkPrediction& prediction, double limit_w, const PowerModel& power) {
+  const GpuSpec& gpu = prediction.gpu;
+  if (!(limit_w > gpu.idle_power_w)) {
+    throw InputError(input_message("--power-limit", "a cap of " + format_number(limit_w) +
+                                                        " W leaves nothing above the idle power of " +
+                                                        gpu.name,
+                                   "more than " + format_number(gpu.idle_power_w) + " W"));
+  }
+  PowerCapOutcome outcome;
+  outcome.limit_w = limit_w;
+  outcome.uncapped_latency_ms = prediction.latency_ms;
+  outcome.uncapped_energy_j = prediction.energy_j;
+  outcome.uncapped_avg_power_w = prediction.avg_power_w;
+  if (prediction.avg_power_w > limit_w) {
+    outcome.binding = true;
+    const double floor = power.cap.min_clock_ratio;
+    NetworkPrediction lowest = at_clock(prediction, power, floor);
+    if (lowest.avg_power_w > limit_w) {
+      outcome.at_clock_floor = true;
+      outcome.clock_ratio = floor;
+      prediction = std::move(lowest);
+      prediction.warnings.push_back(
+          "power cap " + format_number(limit_w) + " W is below what the model draws at the "
+          "lowest clock (" + format_number(prediction.avg_power_w, 4) +
+          " W); predicted at that clock");
+    } else {
+      // Average step power grows with the clock: bisect for the highest clock that fits.
+      double low = floor;
+      double high = 1.0;
+      for (int i = 0; i < 50 && high - low > 1e-6; ++i) {
+        const double mid = 0.5 * (low + high);
+        if (at_clock(prediction, power, mid).avg_power_w > limit_w) {
+          high = mid;
+        } else {
+          low = mid;
+        }
+      }
+      outcome.clock_ratio = low;
+      prediction = at_clock(prediction, power, low);
+    }
+  }
+  prediction.power_cap = outcome;
 }
 
 namespace {
@@ -183,7 +274,21 @@ nlohmann::json to_json(const NetworkPrediction& r) {
         {"avg_power_w", r.avg_power_w}}},
       {"warnings", r.warnings},
   };
-  if (r.power_limit_w > 0) out["power_limit_w"] = r.power_limit_w;
+  out["power_model"] = r.power_model;
+  if (r.power_cap) {
+    const auto& c = *r.power_cap;
+    out["power_limit_w"] = c.limit_w;
+    out["power_cap"] = {{"limit_w", c.limit_w},
+                        {"binding", c.binding},
+                        {"at_clock_floor", c.at_clock_floor},
+                        {"clock_ratio", c.clock_ratio},
+                        {"uncapped_latency_ms", c.uncapped_latency_ms},
+                        {"uncapped_energy_j", c.uncapped_energy_j},
+                        {"uncapped_avg_power_w", c.uncapped_avg_power_w},
+                        {"slowdown", c.uncapped_latency_ms > 0
+                                         ? r.latency_ms / c.uncapped_latency_ms
+                                         : 1.0}};
+  }
   return out;
 }
 
@@ -231,6 +336,18 @@ std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
          "  (end-to-end step in an eager framework, incl. launch overhead and input copy)\n";
   out += "energy_j    " + format_number(r.energy_j, 4) + "\n";
   out += "avg_power_w " + format_number(r.avg_power_w, 4) + "\n";
+  if (r.power_cap) {
+    const auto& c = *r.power_cap;
+    out += "power_cap   " + format_number(c.limit_w, 4) + " W: " +
+           (c.binding ? "binding, SM clock at " + format_number(100 * c.clock_ratio, 3) +
+                            "% of boost; uncapped latency_ms " +
+                            format_number(c.uncapped_latency_ms, 4) + ", energy_j " +
+                            format_number(c.uncapped_energy_j, 4) + ", avg_power_w " +
+                            format_number(c.uncapped_avg_power_w, 4)
+                      : std::string("not binding (uncapped avg_power_w ") +
+                            format_number(c.uncapped_avg_power_w, 4) + ")") +
+           "\n";
+  }
   for (const auto& w : r.warnings) out += "warning: " + w + "\n";
   return out;
 }

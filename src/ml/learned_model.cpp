@@ -297,11 +297,10 @@ CvResult cross_validate_family(const TrainingData& data, OpFamily family, Regres
 }
 
 LearnedModel::LearnedModel(FeatureSpec spec, std::vector<FamilyModel> families,
-                           EagerOverhead overhead, PowerParams power, nlohmann::json metadata)
+                           EagerOverhead overhead, nlohmann::json metadata)
     : spec_(spec),
       families_(std::move(families)),
       overhead_(std::move(overhead)),
-      power_(std::move(power)),
       metadata_(std::move(metadata)) {}
 
 std::vector<LayerPrediction> LearnedModel::predict_layers(const std::vector<Layer>& layers,
@@ -346,14 +345,12 @@ std::vector<LayerPrediction> LearnedModel::predict_layers(const std::vector<Laye
   }
   for (std::size_t i = 0; i < layers.size(); ++i) {
     auto& p = out[i];
-    LayerEstimate e = estimates[i];
+    const LayerEstimate& e = estimates[i];
     // Utilizations relative to the learned latency drive the power model.
     if (p.latency_ms > 0) {
-      e.compute_utilization = std::min(1.0, e.compute_ms / p.latency_ms);
-      e.memory_utilization = std::min(1.0, e.memory_ms / p.latency_ms);
+      p.compute_utilization = std::min(1.0, e.compute_ms / p.latency_ms);
+      p.memory_utilization = std::min(1.0, e.memory_ms / p.latency_ms);
     }
-    p.avg_power_w = layer_power_w(e, gpu, power_);
-    p.energy_mj = p.avg_power_w * p.latency_ms;
   }
   return out;
 }
@@ -364,11 +361,6 @@ nlohmann::json overhead_json(const EagerOverhead& o) {
   return {{"host_ms_per_op", o.host_ms_per_op}, {"gpu_gap_ms_per_kernel", o.gpu_gap_ms_per_kernel},
           {"fixed_ms", o.fixed_ms},             {"h2d_gbs", o.h2d_gbs},
           {"training_host_factor", o.training_host_factor}, {"source", o.source}};
-}
-
-nlohmann::json power_json(const PowerParams& p) {
-  return {{"compute_weight", p.compute_weight}, {"memory_weight", p.memory_weight},
-          {"floor_activity", p.floor_activity}, {"source", p.source}};
 }
 
 template <typename T>
@@ -402,7 +394,6 @@ nlohmann::json LearnedModel::to_json() const {
           {"feature_names", feature_names(spec_)},
           {"families", fams},
           {"eager_overhead", overhead_json(overhead_)},
-          {"power", power_json(power_)},
           {"metadata", metadata_}};
 }
 
@@ -446,16 +437,9 @@ std::unique_ptr<LearnedModel> LearnedModel::from_json(const nlohmann::json& doc,
     o.training_host_factor = field<double>(j, "training_host_factor", where);
     o.source = field<std::string>(j, "source", where);
   }
-  PowerParams p;
-  if (doc.contains("power")) {
-    const auto& j = doc["power"];
-    const std::string where = source + ": power";
-    p.compute_weight = field<double>(j, "compute_weight", where);
-    p.memory_weight = field<double>(j, "memory_weight", where);
-    p.floor_activity = field<double>(j, "floor_activity", where);
-    p.source = field<std::string>(j, "source", where);
-  }
-  auto model = std::make_unique<LearnedModel>(spec, std::move(families), o, p,
+  // Files before the separate power model carried a "power" object; it is ignored now
+  // (models/power_model.json is the one power model).
+  auto model = std::make_unique<LearnedModel>(spec, std::move(families), o,
                                                doc.value("metadata", nlohmann::json::object()));
   return model;
 }

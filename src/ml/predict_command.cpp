@@ -58,20 +58,22 @@ NetworkPrediction predict_for_options(const PredictOptions& options, const Laten
   import.input_w = w;
   import.skip_unsupported = options.skip_unsupported;
   ImportResult imported = import_network(options.net, import);
+  const PowerModel& power = PowerModel::bundled();
   NetworkPrediction result =
-      predict_network(imported.network, gpu, model, mode_from_string(options.mode));
+      predict_network(imported.network, gpu, model, mode_from_string(options.mode), power);
+  if (options.power_limit_w > 0) apply_power_limit(result, options.power_limit_w, power);
   for (const auto& skipped : imported.skipped) {
     result.warnings.push_back("node '" + skipped.name + "' (" + skipped.op_type +
                               ") not predicted: " + skipped.reason);
   }
   for (const auto& warning : imported.warnings) result.warnings.push_back(warning);
-  result.power_limit_w = options.power_limit_w;
   return result;
 }
 
 std::string predict_layers_csv_text(const LayerTable& table, const GpuSpec& gpu,
                                     const LatencyModel& model, OutputFormat format) {
-  const std::vector<LayerPrediction> predictions = model.predict_layers(table.layers, gpu);
+  std::vector<LayerPrediction> predictions = model.predict_layers(table.layers, gpu);
+  assign_power(predictions, gpu, PowerModel::bundled().activity);
   std::vector<std::string> added{"latency_ms", "energy_mj", "avg_power_w", "roofline_ms",
                                  "in_distribution"};
   for (auto& name : added) {
@@ -154,13 +156,13 @@ int run_predict(const PredictOptions& options) {
     throw InputError("budgets and --power-limit: expected positive numbers");
   }
   if (options.gpu.empty()) throw InputError("--gpu: required (a GPU name, alias or JSON file)");
-  if (options.power_limit_w > 0) {
-    // Refuse rather than ignore: a capped prediction must not silently equal an uncapped one.
-    throw Error("--power-limit: power-cap modelling is not implemented in this version");
-  }
   const auto model = select_model(options);
   if (!options.layers_csv.empty()) {
     if (!options.net.empty()) throw InputError("--layers and --net: expected one of them, not both");
+    if (options.power_limit_w > 0) {
+      // A cap acts on a whole step's average power; single rows have no step to share it.
+      throw InputError("--power-limit: applies to --net predictions, not to --layers rows");
+    }
     const LayerTable table = read_layers_csv(options.layers_csv);
     const GpuSpec gpu = GpuDatabase::bundled().resolve(options.gpu);
     write_output(options.output, predict_layers_csv_text(table, gpu, *model,

@@ -235,7 +235,7 @@ nlohmann::json train_report(const TrainOptions& options) {
                              {"cv_metrics", cv_by_family},
                              {"command_line", options.command_line.empty() ? command_line_of(options)
                                                                           : options.command_line}};
-  LearnedModel model(spec, std::move(families), EagerOverhead{}, PowerParams{}, metadata);
+  LearnedModel model(spec, std::move(families), EagerOverhead{}, metadata);
 
   if (!options.e2e.empty()) {
     const auto rows = load_e2e_rows(options.e2e);

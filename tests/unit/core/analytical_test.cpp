@@ -154,7 +154,9 @@ TEST(Power, BetweenIdleAndTdpAndEnergyIsPowerTimesTime) {
   const GpuSpec gpu = synthetic_gpu();
   const AnalyticalModel model;
   const std::vector<Layer> layers{conv(256, 56, 256, 3, 1, 1, 32)};
-  const auto p = model.predict_layers(layers, gpu).at(0);
+  auto predictions = model.predict_layers(layers, gpu);
+  assign_power(predictions, gpu, PowerParams{});
+  const auto p = predictions.at(0);
   EXPECT_GT(p.avg_power_w, gpu.idle_power_w);
   EXPECT_LE(p.avg_power_w, gpu.tdp_w);
   EXPECT_NEAR(p.energy_mj, p.avg_power_w * p.latency_ms, 1e-9);
@@ -172,7 +174,7 @@ TEST(Predict, EndToEndAddsOverheadToKernelTime) {
   relu.c_in = relu.c_out = 64;
   relu.h_in = relu.w_in = 112;
   net.layers.push_back(relu);
-  const NetworkPrediction r = predict_network(net, gpu, AnalyticalModel(), Mode::kInference);
+  const NetworkPrediction r = predict_network(net, gpu, AnalyticalModel(), Mode::kInference, PowerModel{});
   ASSERT_EQ(r.predictions.size(), 2u);
   EXPECT_NEAR(r.kernel_ms, r.predictions[0].latency_ms + r.predictions[1].latency_ms, 1e-12);
   EXPECT_GT(r.latency_ms, r.kernel_ms);
