@@ -132,6 +132,10 @@ struct NetworkPrediction {
                                                 const LatencyModel& model, Mode mode,
                                                 const PowerModel& power);
 
+/// Re-assigns every layer's power and the totals with `power` (e.g. while calibrating it).
+/// Call before apply_power_limit; latency is unchanged.
+void set_power(NetworkPrediction& prediction, const PowerModel& power);
+
 /// Applies a board power cap (W) to an uncapped prediction, in place: finds the highest SM
 /// clock whose average step power fits the cap, stretches the compute-bound share of every
 /// layer, and recomputes latency, energy and power (layers and totals). A cap at or above the

@@ -14,17 +14,20 @@ struct ValidateOptions {
   std::string model;                  ///< LearnedModel file
   std::vector<std::string> data;      ///< measured layer CSVs (may be empty when e2e is given)
   std::string e2e;                    ///< end-to-end CSV (datasets/e2e_torchvision.csv schema)
+  std::string power;                  ///< power CSV (datasets/power_zeus.csv schema)
+  std::string power_model;            ///< power model file; empty: the bundled one
   double fail_if_mape_above = 0;      ///< percent; 0: never fail
   std::string format = "table";
   std::string output;
 };
 
 /// Computes the metrics as JSON: {"layers": {"overall", "per_gpu", "per_family"},
-/// "e2e": {"overall", "per_gpu"}} (sections absent when their input is not given).
+/// "e2e": {"overall", "per_gpu"}, "power": power_validation_report} (sections absent when
+/// their input is not given). --model is needed for "layers" and "e2e" only.
 [[nodiscard]] nlohmann::json validate_report(const ValidateOptions& options);
 
 /// Runs the subcommand. Returns 0, or 1 (with one line on stderr) when a reported overall
-/// MAPE (per-layer or end-to-end) exceeds --fail-if-mape-above.
+/// MAPE (per-layer, end-to-end, or the power-cap slowdown) exceeds --fail-if-mape-above.
 int run_validate(const ValidateOptions& options);
 
 }  // namespace cnnperf

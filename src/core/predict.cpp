@@ -58,25 +58,45 @@ double eager_latency_ms(const EagerTerms& t, const EagerOverhead& o) {
 
 namespace {
 
-// Step energy (mJ): the layers' energy, and idle power for the rest of the wall time.
-double step_energy_mj(const NetworkPrediction& r) {
+// Totals of one step from its layers' kernel time and energy: the eager wall time, and idle
+// power for the part of it outside kernels.
+struct StepTotals {
+  double kernel_ms = 0;
+  double latency_ms = 0;
   double energy_mj = 0;
-  for (const auto& p : r.predictions) energy_mj += p.energy_mj;
-  return energy_mj + std::max(0.0, r.latency_ms - r.kernel_ms) * r.gpu.idle_power_w;
+};
+
+StepTotals step_totals(double kernel_ms, double layer_energy_mj, const NetworkPrediction& r) {
+  EagerTerms terms = r.eager;
+  terms.kernel_ms = kernel_ms;
+  StepTotals t;
+  t.kernel_ms = kernel_ms;
+  t.latency_ms = eager_latency_ms(terms, r.overhead);
+  t.energy_mj = layer_energy_mj + std::max(0.0, t.latency_ms - kernel_ms) * r.gpu.idle_power_w;
+  return t;
 }
 
 void set_totals(NetworkPrediction& r) {
-  r.kernel_ms = 0;
-  for (const auto& p : r.predictions) r.kernel_ms += p.latency_ms;
-  EagerTerms terms = r.eager;
-  terms.kernel_ms = r.kernel_ms;
-  r.latency_ms = eager_latency_ms(terms, r.overhead);
-  const double energy_mj = step_energy_mj(r);
-  r.energy_j = energy_mj / 1e3;
-  r.avg_power_w = r.latency_ms > 0 ? energy_mj / r.latency_ms : 0;
+  double kernel_ms = 0;
+  double energy_mj = 0;
+  for (const auto& p : r.predictions) {
+    kernel_ms += p.latency_ms;
+    energy_mj += p.energy_mj;
+  }
+  const StepTotals t = step_totals(kernel_ms, energy_mj, r);
+  r.kernel_ms = t.kernel_ms;
+  r.latency_ms = t.latency_ms;
+  r.energy_j = t.energy_mj / 1e3;
+  r.avg_power_w = t.latency_ms > 0 ? t.energy_mj / t.latency_ms : 0;
 }
 
 }  // namespace
+
+void set_power(NetworkPrediction& prediction, const PowerModel& power) {
+  assign_power(prediction.predictions, prediction.gpu, power.activity);
+  prediction.power_model = power.source;
+  set_totals(prediction);
+}
 
 NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
                                   const LatencyModel& model, Mode mode, const PowerModel& power) {
@@ -85,7 +105,6 @@ NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
   result.network = network.name;
   result.network_source = network.source;
   result.model = model.name();
-  result.power_model = power.source;
   result.batch = network.batch;
   result.mode = mode;
   result.layers = network.layers;
@@ -94,7 +113,6 @@ NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
     layer.pass = mode == Mode::kTraining ? Pass::kTraining : Pass::kForward;
   }
   result.predictions = model.predict_layers(result.layers, gpu);
-  assign_power(result.predictions, gpu, power.activity);
   for (const auto& p : result.predictions) {
     result.eager.kernels += p.kernels;
     if (p.kernels > 0) ++result.eager.ops;
@@ -104,7 +122,7 @@ NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
                              bytes_per_element(result.precision);
   result.eager.training = mode == Mode::kTraining;
   result.overhead = model.eager_overhead();
-  set_totals(result);
+  set_power(result, power);
   result.eager.kernel_ms = result.kernel_ms;
   // One summary line, not one per layer: the per-layer flag is in every output format.
   std::size_t outside = 0;
@@ -126,13 +144,17 @@ namespace {
 
 // One layer at SM clock ratio s: compute-bound time stretches as 1/s; core dynamic energy per
 // operation scales as s^exponent, memory and idle energy per unit time do not.
-LayerPrediction layer_at_clock(const LayerPrediction& base, const GpuSpec& gpu,
-                               const PowerModel& power, double s) {
-  LayerPrediction p = base;
-  if (base.kernels == 0 || base.latency_ms <= 0) return p;
+struct ClockedLayer {
+  double latency_ms = 0;
+  double energy_mj = 0;
+  double stretch = 1;  // latency / uncapped latency
+};
+
+ClockedLayer clock_layer(const LayerPrediction& base, const GpuSpec& gpu, const PowerModel& power,
+                         double s) {
+  if (base.kernels == 0 || base.latency_ms <= 0) return {base.latency_ms, base.energy_mj, 1};
   const double cu = std::clamp(base.compute_utilization, 0.0, 1.0);
   const double stretch = cu / s + (1.0 - cu);
-  p.latency_ms = base.latency_ms * stretch;
   const PowerParams& a = power.activity;
   const double core = a.compute_weight * cu;
   const double memory = a.memory_weight * std::clamp(base.memory_utilization, 0.0, 1.0);
@@ -140,21 +162,33 @@ LayerPrediction layer_at_clock(const LayerPrediction& base, const GpuSpec& gpu,
   const double dynamic_mj = (base.avg_power_w - gpu.idle_power_w) * base.latency_ms;
   const double scaled_dynamic_mj =
       dynamic_mj * (core_share * std::pow(s, power.cap.core_energy_exponent) + 1.0 - core_share);
-  p.energy_mj = gpu.idle_power_w * p.latency_ms + scaled_dynamic_mj;
-  p.avg_power_w = p.energy_mj / p.latency_ms;
-  p.compute_utilization = cu / s / stretch;
-  p.memory_utilization = base.memory_utilization / stretch;
-  p.roofline_ms = base.roofline_ms;  // the bound is at boost clock; a cap may exceed it
-  return p;
+  const double latency_ms = base.latency_ms * stretch;
+  return {latency_ms, gpu.idle_power_w * latency_ms + scaled_dynamic_mj, stretch};
 }
 
-NetworkPrediction at_clock(const NetworkPrediction& base, const PowerModel& power, double s) {
-  NetworkPrediction r = base;
-  for (std::size_t i = 0; i < r.predictions.size(); ++i) {
-    r.predictions[i] = layer_at_clock(base.predictions[i], base.gpu, power, s);
+// Average step power (W) at clock ratio s, without building the layers (the bisection's hot loop).
+double step_power_at_clock(const NetworkPrediction& base, const PowerModel& power, double s) {
+  double kernel_ms = 0;
+  double energy_mj = 0;
+  for (const auto& p : base.predictions) {
+    const ClockedLayer c = clock_layer(p, base.gpu, power, s);
+    kernel_ms += c.latency_ms;
+    energy_mj += c.energy_mj;
+  }
+  const StepTotals t = step_totals(kernel_ms, energy_mj, base);
+  return t.latency_ms > 0 ? t.energy_mj / t.latency_ms : 0;
+}
+
+void rescale_to_clock(NetworkPrediction& r, const PowerModel& power, double s) {
+  for (auto& p : r.predictions) {
+    const ClockedLayer c = clock_layer(p, r.gpu, power, s);
+    p.compute_utilization = std::clamp(p.compute_utilization, 0.0, 1.0) / s / c.stretch;
+    p.memory_utilization /= c.stretch;
+    p.latency_ms = c.latency_ms;  // roofline_ms stays the boost-clock bound
+    p.energy_mj = c.energy_mj;
+    p.avg_power_w = c.latency_ms > 0 ? c.energy_mj / c.latency_ms : p.avg_power_w;
   }
   set_totals(r);
-  return r;
 }
 
 }  // namespace
@@ -175,29 +209,24 @@ void apply_power_limit(NetworkPrediction& prediction, double limit_w, const Powe
   if (prediction.avg_power_w > limit_w) {
     outcome.binding = true;
     const double floor = power.cap.min_clock_ratio;
-    NetworkPrediction lowest = at_clock(prediction, power, floor);
-    if (lowest.avg_power_w > limit_w) {
+    double clock = floor;
+    if (step_power_at_clock(prediction, power, floor) > limit_w) {
       outcome.at_clock_floor = true;
-      outcome.clock_ratio = floor;
-      prediction = std::move(lowest);
+    } else {
+      // Average step power grows with the clock: bisect for the highest clock that fits.
+      double high = 1.0;
+      while (high - clock > 1e-5) {
+        const double mid = 0.5 * (clock + high);
+        (step_power_at_clock(prediction, power, mid) > limit_w ? high : clock) = mid;
+      }
+    }
+    outcome.clock_ratio = clock;
+    rescale_to_clock(prediction, power, clock);
+    if (outcome.at_clock_floor) {
       prediction.warnings.push_back(
           "power cap " + format_number(limit_w) + " W is below what the model draws at the "
           "lowest clock (" + format_number(prediction.avg_power_w, 4) +
           " W); predicted at that clock");
-    } else {
-      // Average step power grows with the clock: bisect for the highest clock that fits.
-      double low = floor;
-      double high = 1.0;
-      for (int i = 0; i < 50 && high - low > 1e-6; ++i) {
-        const double mid = 0.5 * (low + high);
-        if (at_clock(prediction, power, mid).avg_power_w > limit_w) {
-          high = mid;
-        } else {
-          low = mid;
-        }
-      }
-      outcome.clock_ratio = low;
-      prediction = at_clock(prediction, power, low);
     }
   }
   prediction.power_cap = outcome;

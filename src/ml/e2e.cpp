@@ -5,7 +5,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <map>
 #include <tuple>
@@ -13,6 +12,7 @@
 #include "cnnperf/error.hpp"
 #include "cnnperf/io.hpp"
 #include "cnnperf/zoo.hpp"
+#include "nelder_mead.hpp"
 
 namespace cnnperf {
 
@@ -77,7 +77,7 @@ std::vector<E2eTerms> e2e_terms(const std::vector<E2eRow>& rows, const LatencyMo
 namespace {
 
 constexpr int kParams = 4;
-using Vec = std::array<double, kParams>;
+using Vec = std::vector<double>;
 
 EagerOverhead from_vec(const Vec& v) {
   EagerOverhead o;
@@ -115,67 +115,14 @@ EagerOverhead calibrate_overhead(const std::vector<E2eRow>& rows,
                                  const std::vector<E2eTerms>& terms,
                                  const std::vector<std::size_t>& subset) {
   const EagerOverhead start;
-  std::array<Vec, kParams + 1> simplex{};
-  simplex[0] = {std::log(start.host_ms_per_op), std::log(start.gpu_gap_ms_per_kernel),
-                std::log(start.fixed_ms), std::log(start.training_host_factor)};
-  for (int i = 1; i <= kParams; ++i) {
-    simplex[i] = simplex[0];
-    simplex[i][i - 1] += 0.7;
-  }
-  std::array<double, kParams + 1> f{};
-  for (int i = 0; i <= kParams; ++i) f[i] = loss(simplex[i], rows, terms, subset);
-  for (int iter = 0; iter < 600; ++iter) {
-    std::array<int, kParams + 1> order{};
-    for (int i = 0; i <= kParams; ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](int a, int b) { return f[a] < f[b]; });
-    const int best = order[0], worst = order[kParams], second = order[kParams - 1];
-    if (std::fabs(f[worst] - f[best]) < 1e-7) break;
-    Vec centroid{};
-    for (int i = 0; i <= kParams; ++i) {
-      if (i == worst) continue;
-      for (int d = 0; d < kParams; ++d) centroid[d] += simplex[i][d] / kParams;
-    }
-    auto along = [&](double t) {
-      Vec v{};
-      for (int d = 0; d < kParams; ++d) v[d] = centroid[d] + t * (simplex[worst][d] - centroid[d]);
-      return v;
-    };
-    const Vec reflected = along(-1.0);
-    const double fr = loss(reflected, rows, terms, subset);
-    if (fr < f[best]) {
-      const Vec expanded = along(-2.0);
-      const double fe = loss(expanded, rows, terms, subset);
-      if (fe < fr) {
-        simplex[worst] = expanded;
-        f[worst] = fe;
-      } else {
-        simplex[worst] = reflected;
-        f[worst] = fr;
-      }
-    } else if (fr < f[second]) {
-      simplex[worst] = reflected;
-      f[worst] = fr;
-    } else {
-      const Vec contracted = along(0.5);
-      const double fc = loss(contracted, rows, terms, subset);
-      if (fc < f[worst]) {
-        simplex[worst] = contracted;
-        f[worst] = fc;
-      } else {
-        for (int i = 0; i <= kParams; ++i) {
-          if (i == best) continue;
-          for (int d = 0; d < kParams; ++d) {
-            simplex[i][d] = simplex[best][d] + 0.5 * (simplex[i][d] - simplex[best][d]);
-          }
-          f[i] = loss(simplex[i], rows, terms, subset);
-        }
-      }
-    }
-  }
-  const int best = static_cast<int>(std::min_element(f.begin(), f.end()) - f.begin());
-  EagerOverhead out = from_vec(simplex[best]);
+  const NelderMeadResult fit = nelder_mead(
+      [&](const Vec& v) { return loss(v, rows, terms, subset); },
+      {std::log(start.host_ms_per_op), std::log(start.gpu_gap_ms_per_kernel),
+       std::log(start.fixed_ms), std::log(start.training_host_factor)},
+      0.7);
+  EagerOverhead out = from_vec(fit.x);
   out.source = "calibrated on " + std::to_string(subset.size()) +
-               " end-to-end rows (mean |log error| " + format_number(f[best], 3) + ")";
+               " end-to-end rows (mean |log error| " + format_number(fit.value, 3) + ")";
   return out;
 }
 

@@ -14,6 +14,7 @@
 #include "cnnperf/error.hpp"
 #include "cnnperf/io.hpp"
 #include "cnnperf/learned_model.hpp"
+#include "cnnperf/power_calibration.hpp"
 
 namespace cnnperf {
 
@@ -87,6 +88,13 @@ std::vector<std::string> metric_cells(const nlohmann::json& r) {
 
 std::string render(const nlohmann::json& report, OutputFormat format) {
   if (format == OutputFormat::kJson) return report.dump(2) + "\n";
+  if (report.value("kind", "") == "power_calibration") {
+    std::string out = format_power_report(report, format);
+    if (format == OutputFormat::kTable && report.contains("model_path")) {
+      out += "power model written to " + report["model_path"].get<std::string>() + "\n";
+    }
+    return out;
+  }
   const std::vector<std::string> header = {"regressor", "family", "cv", "gpu", "n",
                                            "mape_pct", "r2", "adjusted_r2", "within_10pct",
                                            "spearman", "train_s"};
@@ -146,6 +154,24 @@ std::string command_line_of(const TrainOptions& o) {
 }  // namespace
 
 nlohmann::json train_report(const TrainOptions& options) {
+  if (!options.power.empty()) {
+    if (!options.data.empty()) {
+      throw InputError("--power and --data: expected one of them (power rows calibrate the power "
+                       "model, layer rows the latency model)");
+    }
+    std::string command = "cnnperf train --power " + options.power;
+    if (!options.out.empty()) command += " --out " + options.out;
+    nlohmann::json report = power_calibration_report(options.power, command);
+    if (!options.out.empty()) {
+      write_output(options.out, report["model"].dump(2) + "\n");
+      spdlog::info("wrote {}", options.out);
+      report["model_path"] = options.out;
+    }
+    return report;
+  }
+  if (options.data.empty()) {
+    throw InputError("--data: expected measured layer CSVs (or --power FILE for the power model)");
+  }
   const auto kinds = kinds_for(options.regressor);
   const FeatureSpec spec = FeatureSpec::parse(options.features);
   const CvScheme scheme = cv_scheme_from_string(options.cv);

@@ -13,6 +13,7 @@
 #include "cnnperf/error.hpp"
 #include "cnnperf/io.hpp"
 #include "cnnperf/learned_model.hpp"
+#include "cnnperf/power_calibration.hpp"
 
 namespace cnnperf {
 
@@ -49,6 +50,10 @@ void add_rows(std::vector<std::vector<std::string>>& rows, const std::string& sc
 
 std::string render(const nlohmann::json& report, OutputFormat format) {
   if (format == OutputFormat::kJson) return report.dump(2) + "\n";
+  // The power section has its own columns (power, slowdown and energy errors).
+  const std::string power =
+      report.contains("power") ? format_power_report(report["power"], format) : std::string();
+  if (!report.contains("layers") && !report.contains("e2e")) return power;
   const std::vector<std::string> header = {"scope", "group", "n", "mape_pct", "r2",
                                            "adjusted_r2", "within_10pct", "spearman"};
   std::vector<std::vector<std::string>> rows;
@@ -66,18 +71,29 @@ std::string render(const nlohmann::json& report, OutputFormat format) {
   if (format == OutputFormat::kCsv) {
     std::string out = csv_line(header) + "\n";
     for (const auto& r : rows) out += csv_line(r) + "\n";
-    return out;
+    return out + (power.empty() ? "" : "\n" + power);
   }
-  return format_table(header, rows);
+  return format_table(header, rows) + (power.empty() ? "" : "\n" + power);
 }
 
 }  // namespace
 
 nlohmann::json validate_report(const ValidateOptions& options) {
-  if (options.model.empty()) throw InputError("--model: expected a model file");
-  if (options.data.empty() && options.e2e.empty()) {
-    throw InputError("--data/--e2e: expected at least one measured dataset");
+  if (options.data.empty() && options.e2e.empty() && options.power.empty()) {
+    throw InputError("--data/--e2e/--power: expected at least one measured dataset");
   }
+  nlohmann::json power_section;
+  if (!options.power.empty()) {
+    const PowerModel power = options.power_model.empty() ? PowerModel::bundled()
+                                                         : PowerModel::load(options.power_model);
+    power_section = power_validation_report(options.power, power);
+    if (options.data.empty() && options.e2e.empty()) {
+      return {{"schema_version", kModelSchemaVersion},
+              {"tool_version", CNNPERF_VERSION},
+              {"power", power_section}};
+    }
+  }
+  if (options.model.empty()) throw InputError("--model: expected a model file for --data/--e2e");
   const auto model = LearnedModel::load(options.model);
   const FeatureSpec& spec = model->feature_spec();
   const std::size_t n_features = feature_names(spec).size();
@@ -141,6 +157,7 @@ nlohmann::json validate_report(const ValidateOptions& options) {
                      {"overall", to_json(eval.overall)},
                      {"per_gpu", per_gpu}};
   }
+  if (!power_section.is_null()) report["power"] = power_section;
   return report;
 }
 
@@ -152,12 +169,16 @@ int run_validate(const ValidateOptions& options) {
   const nlohmann::json report = validate_report(options);
   write_output(options.output, render(report, format));
   if (options.fail_if_mape_above > 0) {
-    for (const char* scope : {"layers", "e2e"}) {
+    for (const char* scope : {"layers", "e2e", "power"}) {
       if (!report.contains(scope)) continue;
-      const auto& mape = report[scope]["overall"]["mape_pct"];
+      const bool power = std::string(scope) == "power";
+      const auto& mape = power ? report[scope]["scores"]["overall"]["slowdown_mape_pct"]
+                               : report[scope]["overall"]["mape_pct"];
       if (!mape.is_null() && mape.get<double>() > options.fail_if_mape_above) {
         std::fprintf(stderr, "cnnperf: validate: %s MAPE %s %% exceeds --fail-if-mape-above %s\n",
-                     std::string(scope) == "layers" ? "per-layer" : "end-to-end",
+                     power ? "power-cap slowdown"
+                     : std::string(scope) == "layers" ? "per-layer"
+                                                      : "end-to-end",
                      format_number(mape.get<double>(), 4).c_str(),
                      format_number(options.fail_if_mape_above, 4).c_str());
         return 1;

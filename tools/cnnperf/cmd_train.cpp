@@ -12,8 +12,10 @@ void add_train_command(CLI::App& app, Runner& run) {
   auto* sub = app.add_subcommand(
       "train", "Cross-validate regressors on measured layers and write a learned model");
   sub->add_option("--data", opts->data, "Measured layer CSVs (plain or .gz), one or more")
-      ->required()
       ->expected(1, -1);
+  sub->add_option("--power", opts->power,
+                  "Measured power CSV (datasets/power_zeus.csv): calibrate the power model "
+                  "instead, leave-one-GPU-out; --out writes it");
   sub->add_option("--regressor", opts->regressor, "linear|knn|dtree|rf|xgboost|all")
       ->capture_default_str();
   sub->add_option("--features", opts->features,
@@ -40,6 +42,7 @@ void add_train_command(CLI::App& app, Runner& run) {
       "  cnnperf train --data datasets/layers_*.csv.gz --cv leave-gpu-out --regressor xgboost\n"
       "  cnnperf train --data datasets/layers_neusight.csv.gz datasets/layers_mlpredict.csv.gz \\\n"
       "      --e2e datasets/e2e_torchvision.csv --out models/my_model.json\n"
+      "  cnnperf train --power datasets/power_zeus.csv --out models/power_model.json\n"
       "Export OMP_WAIT_POLICY=PASSIVE before training on a shared machine: XGBoost's OpenMP\n"
       "threads otherwise spin between boosting rounds (it must be set before the process starts).");
   sub->callback([opts, &run] { run = [opts] { return run_train(*opts); }; });

@@ -11,11 +11,16 @@ void add_validate_command(CLI::App& app, Runner& run) {
   auto opts = std::make_shared<ValidateOptions>();
   auto* sub = app.add_subcommand(
       "validate", "Accuracy of a model file on measured data (per GPU, per layer, end to end)");
-  sub->add_option("--model", opts->model, "Learned model file (written by `cnnperf train`)")
-      ->required();
+  sub->add_option("--model", opts->model,
+                  "Learned model file (written by `cnnperf train`); needed with --data/--e2e");
   sub->add_option("--data", opts->data, "Measured layer CSVs (plain or .gz), one or more")
       ->expected(1, -1);
   sub->add_option("--e2e", opts->e2e, "Measured end-to-end CSV (e2e_torchvision.csv schema)");
+  sub->add_option("--power", opts->power,
+                  "Measured power CSV (power_zeus.csv schema): power, power-cap slowdown and "
+                  "energy errors of the power model");
+  sub->add_option("--power-model", opts->power_model,
+                  "Power model file for --power (default: the bundled models/power_model.json)");
   sub->add_option("--fail-if-mape-above", opts->fail_if_mape_above,
                   "Exit 1 when the overall per-layer or end-to-end MAPE (%) exceeds X");
   sub->add_option("--format", opts->format, "table|json|csv")->capture_default_str();
@@ -26,7 +31,8 @@ void add_validate_command(CLI::App& app, Runner& run) {
       "Examples:\n"
       "  cnnperf validate --model models/cnnperf_default.json --data datasets/layers_neusight.csv.gz\n"
       "  cnnperf validate --model my.json --e2e datasets/e2e_torchvision.csv --format json\n"
-      "  cnnperf validate --model my.json --data new.csv --fail-if-mape-above 25   # CI gate");
+      "  cnnperf validate --model my.json --data new.csv --fail-if-mape-above 25   # CI gate\n"
+      "  cnnperf validate --power datasets/power_zeus.csv   # the bundled power model, in-sample");
   sub->callback([opts, &run] { run = [opts] { return run_validate(*opts); }; });
 }
 

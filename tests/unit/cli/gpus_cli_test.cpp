@@ -13,43 +13,19 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "cli_runner.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct RunResult {
-  int exit_code = -1;
-  std::string out;  // stdout, or stdout+stderr when merged
-};
-
-// Runs `cnnperf ARGS` through the shell; `merge_stderr` appends 2>&1.
-RunResult run_cnnperf(const std::string& args, bool merge_stderr = false) {
-  const std::string command = std::string("'") + CNNPERF_BINARY + "' " + args +
-                              (merge_stderr ? " 2>&1" : " 2>/dev/null");
-  RunResult result;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return result;
-  std::array<char, 4096> buffer{};
-  std::size_t n = 0;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) {
-    result.out.append(buffer.data(), n);
-  }
-  const int status = ::pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
+using cnnperf::cli_test::RunResult;
+using cnnperf::cli_test::run_cnnperf;
 
 int count_lines(const std::string& text) {
   int lines = 0;
   for (const char c : text) lines += c == '\n' ? 1 : 0;
   return lines;
-}
-
-fs::path scratch_dir() {
-  const fs::path dir = fs::temp_directory_path() /
-                       ("cnnperf_gpus_cli_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir;
 }
 
 TEST(GpusCli, ListsTheDatabaseAsATable) {
@@ -83,10 +59,11 @@ TEST(GpusCli, ShowTableHasEveryFieldWithItsSource) {
 }
 
 TEST(GpusCli, UnknownGpuExitsTwoWithClosestNames) {
-  const RunResult r = run_cnnperf("gpus show \"RTX 4095\"", /*merge_stderr=*/true);
+  const RunResult r = run_cnnperf("gpus show \"RTX 4095\"");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.out.find("unknown GPU 'RTX 4095'; closest: rtx-4090"), std::string::npos) << r.out;
-  EXPECT_EQ(count_lines(r.out), 1) << r.out;  // one line, no stack trace
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find("unknown GPU 'RTX 4095'; closest: rtx-4090"), std::string::npos) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;  // one line, no stack trace
 }
 
 TEST(GpusCli, BadOptionValuesExitTwo) {
@@ -117,7 +94,7 @@ TEST(GpusCli, CsvWithFiltersKeepsOnlyMatchingRows) {
 }
 
 TEST(GpusCli, OutputFileAndSpecFile) {
-  const fs::path dir = scratch_dir();
+  const fs::path dir = cnnperf::cli_test::temp_dir();
   const fs::path out = dir / "gpus.json";
   const RunResult r = run_cnnperf("gpus --format json --output '" + out.string() + "'");
   ASSERT_EQ(r.exit_code, 0);
@@ -136,8 +113,6 @@ TEST(GpusCli, OutputFileAndSpecFile) {
   const auto g = nlohmann::json::parse(shown.out).at("gpu");
   EXPECT_EQ(g.at("name"), "synthetic-gpu");
   EXPECT_DOUBLE_EQ(g.at("fp32_tflops").get<double>(), 2.0 * 4 * 128 * 1000 / 1e6);
-  std::error_code ec;
-  fs::remove_all(dir, ec);
 }
 
 }  // namespace

@@ -3,32 +3,12 @@
 
 #include "cnnperf/analytical.hpp"
 #include "cnnperf/predict.hpp"
+#include "synthetic_gpu.hpp"
 
 namespace cnnperf {
 namespace {
 
-// A synthetic GPU spec (round A100-like numbers, not a database entry) so the expectations
-// below can be checked by hand.
-GpuSpec synthetic_gpu() {
-  GpuSpec g;
-  g.name = "synthetic";
-  g.display_name = "Synthetic GPU";
-  g.sm_count = 100;
-  g.fp32_cores_per_sm = 64;
-  g.boost_clock_mhz = 1500;
-  g.fp32_tflops = 19.2;
-  g.fp16_tflops = 76.8;
-  g.tensor_fp16_tflops = 307.2;
-  g.memory_bandwidth_gbs = 1500;
-  g.l2_cache_mb = 40;
-  g.shared_mem_per_sm_kb = 164;
-  g.registers_per_sm = 65536;
-  g.max_threads_per_sm = 2048;
-  g.max_blocks_per_sm = 32;
-  g.tdp_w = 400;
-  g.idle_power_w = 50;
-  return g;
-}
+using test::synthetic_gpu;
 
 Layer conv(std::int64_t c_in, std::int64_t hw, std::int64_t c_out, std::int64_t k,
            std::int64_t stride = 1, std::int64_t pad = 0, std::int64_t batch = 1) {

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0
+// End-to-end: `cnnperf predict` with power caps and budgets, `train --power` and
+// `validate --power`, as a user runs them.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.hpp"
+
+namespace cnnperf {
+namespace {
+
+using cli_test::RunResult;
+using cli_test::run_cnnperf;
+using cli_test::temp_dir;
+
+std::string source_file(const std::string& relative) {
+  return std::string("\"") + CNNPERF_SOURCE_DIR_FOR_TESTS + "/" + relative + "\"";
+}
+
+nlohmann::json predict_json(const std::string& extra) {
+  const RunResult r =
+      run_cnnperf("predict --net resnet50 --gpu v100-pcie-16gb --batch 64 --mode training "
+                  "--format json " + extra);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return nlohmann::json::parse(r.out);
+}
+
+TEST(PredictCli, PowerLimitSlowsTheStepAndKeepsThePowerUnderTheCap) {
+  const auto free = predict_json("");
+  const auto capped = predict_json("--power-limit 150");
+  EXPECT_FALSE(free.contains("power_cap"));
+  ASSERT_TRUE(capped.contains("power_cap"));
+  EXPECT_TRUE(capped["power_cap"]["binding"].get<bool>());
+  EXPECT_LE(capped["total"]["avg_power_w"].get<double>(), 150.0 + 0.5);
+  EXPECT_GT(capped["total"]["latency_ms"].get<double>(), free["total"]["latency_ms"].get<double>());
+  EXPECT_NEAR(capped["power_cap"]["uncapped_latency_ms"].get<double>(),
+              free["total"]["latency_ms"].get<double>(), 1e-9);
+  EXPECT_NE(capped["power_model"].get<std::string>().find("power_zeus.csv"), std::string::npos);
+}
+
+TEST(PredictCli, PowerLimitAtIdleOrOnLayerRowsIsExitTwo) {
+  RunResult r = run_cnnperf("predict --net resnet50 --gpu v100 --power-limit 10");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--power-limit"), std::string::npos) << r.err;
+  const auto csv = temp_dir() / "layers.csv";
+  std::ofstream(csv) << "op,batch,c_in,h_in,w_in,c_out,kernel_h,kernel_w\nconv2d,1,64,56,56,64,3,3\n";
+  r = run_cnnperf("predict --layers \"" + csv.string() + "\" --gpu v100 --power-limit 150");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--net"), std::string::npos) << r.err;
+}
+
+TEST(PredictCli, EnergyBudgetIsExitThreeWithOneLine) {
+  const RunResult r = run_cnnperf(
+      "predict --net resnet50 --gpu v100-pcie-16gb --batch 64 --max-energy-j 0.001");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("energy budget exceeded"), std::string::npos) << r.err;
+}
+
+TEST(TrainPowerCli, WritesAPowerModelThatPredictCanUse) {
+  const auto out = temp_dir() / "power_model.json";
+  const RunResult r = run_cnnperf("train --power " + source_file("datasets/power_zeus.csv") +
+                                  " --out \"" + out.string() + "\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("leave-gpu-out"), std::string::npos);
+  EXPECT_NE(r.out.find("slowdown_mape_%"), std::string::npos);
+  std::ifstream in(out);
+  const auto model = nlohmann::json::parse(in);
+  EXPECT_EQ(model["kind"], "power_model");
+  EXPECT_EQ(model["schema_version"], 1);
+  const RunResult v = run_cnnperf("validate --power " + source_file("datasets/power_zeus.csv") +
+                                  " --power-model \"" + out.string() + "\" --format csv");
+  ASSERT_EQ(v.exit_code, 0) << v.err;
+  EXPECT_NE(v.out.find("given model"), std::string::npos);
+}
+
+TEST(TrainPowerCli, PowerAndLayerDataTogetherIsExitTwo) {
+  const RunResult r = run_cnnperf("train --power " + source_file("datasets/power_zeus.csv") +
+                                  " --data " + source_file("datasets/e2e_torchvision.csv"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--power and --data"), std::string::npos) << r.err;
+}
+
+TEST(ValidatePowerCli, FailsTheGateWhenTheSlowdownErrorIsAboveTheBar) {
+  const RunResult r = run_cnnperf("validate --power " + source_file("datasets/power_zeus.csv") +
+                                  " --fail-if-mape-above 0.001");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("power-cap slowdown MAPE"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace cnnperf

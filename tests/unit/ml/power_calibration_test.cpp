@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: Apache-2.0
+// Power model calibration on the real measured rows (datasets/power_zeus.csv) and the checks
+// of malformed power CSVs (small synthetic files written here, saying so).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cnnperf/error.hpp"
+#include "cnnperf/power_calibration.hpp"
+
+namespace cnnperf {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string zeus_csv() {
+  return std::string(CNNPERF_SOURCE_DIR_FOR_TESTS) + "/datasets/power_zeus.csv";
+}
+
+fs::path write_temp(const std::string& name, const std::string& text) {
+  const fs::path path = fs::temp_directory_path() / name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(PowerRows, KeepsOnlyWorkloadsTheZooHoldsAndCountsTheRest) {
+  const PowerData data = load_power_rows(zeus_csv());
+  ASSERT_FALSE(data.rows.empty());
+  for (const auto& r : data.rows) {
+    EXPECT_EQ(r.network, "resnet50");
+    EXPECT_EQ(r.dataset, "imagenet");
+    EXPECT_GT(r.power_limit_w, r.gpu.idle_power_w);
+  }
+  std::size_t skipped = 0;
+  for (const auto& [reason, n] : data.skipped) skipped += n;
+  EXPECT_GT(skipped, data.rows.size());  // BERT, DeepSpeech2, NCF, CIFAR ShuffleNetV2
+  EXPECT_TRUE(data.skipped.count("cifar100 shufflenetv2: no zoo network of the measured architecture"));
+}
+
+TEST(PowerRows, MalformedRowsNameFileLineAndField) {
+  // Synthetic fixture: invented numbers, only the shape of the real file.
+  const std::string header =
+      "gpu,dataset,network,batch,optimizer,power_limit_w,time_per_epoch_s,avg_power_w\n";
+  const auto bad_power = write_temp(
+      "cnnperf_power_bad.csv", header + "NVIDIA Tesla V100,imagenet,resnet50,64,sgd,-5,10,100\n");
+  try {
+    (void)load_power_rows(bad_power.string());
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(":2: field 'power_limit_w'"), std::string::npos)
+        << e.what();
+  }
+  const auto unknown_gpu = write_temp(
+      "cnnperf_power_gpu.csv", header + "NVIDIA Tesla Q999,imagenet,resnet50,64,sgd,200,10,100\n");
+  EXPECT_THROW((void)load_power_rows(unknown_gpu.string()), InputError);
+  const auto no_column = write_temp("cnnperf_power_col.csv", "gpu,dataset\nx,y\n");
+  EXPECT_THROW((void)load_power_rows(no_column.string()), InputError);
+  fs::remove(bad_power);
+  fs::remove(unknown_gpu);
+  fs::remove(no_column);
+}
+
+class PowerCalibration : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    report_ = new nlohmann::json(power_calibration_report(zeus_csv(), "test"));
+  }
+  static void TearDownTestSuite() {
+    delete report_;
+    report_ = nullptr;
+  }
+  static nlohmann::json* report_;
+};
+nlohmann::json* PowerCalibration::report_ = nullptr;
+
+TEST_F(PowerCalibration, LeaveOneGpuOutBeatsIgnoringTheCap) {
+  const auto& logo = (*report_)["leave_gpu_out"];
+  ASSERT_EQ(logo["per_gpu"].size(), 3u);
+  const auto& all = logo["overall"];
+  EXPECT_LT(all["slowdown_mape_pct"].get<double>(),
+            all["ignore_cap_slowdown_mape_pct"].get<double>());
+  EXPECT_LT(all["power_mape_pct"].get<double>(), 30.0);
+  // Every GPU was fitted without its own rows.
+  for (const auto& [gpu, s] : logo["per_gpu"].items()) {
+    EXPECT_TRUE(s.contains("fitted_without_it")) << gpu;
+  }
+}
+
+TEST_F(PowerCalibration, BundledModelIsTheFitOnAllRows) {
+  // models/power_model.json must be what `cnnperf train --power` writes today.
+  const PowerModel fitted = PowerModel::from_json((*report_)["model"], "report.model");
+  const PowerModel& bundled = PowerModel::bundled();
+  EXPECT_NEAR(bundled.activity.compute_weight, fitted.activity.compute_weight, 1e-9);
+  EXPECT_NEAR(bundled.activity.memory_weight, fitted.activity.memory_weight, 1e-9);
+  EXPECT_NEAR(bundled.activity.floor_activity, fitted.activity.floor_activity, 1e-9);
+  EXPECT_NEAR(bundled.cap.core_energy_exponent, fitted.cap.core_energy_exponent, 1e-9);
+}
+
+TEST_F(PowerCalibration, ScoresMatchAFreshEvaluation) {
+  const PowerData data = load_power_rows(zeus_csv());
+  const AnalyticalModel latency;
+  const PowerCalibrationSet set(data, latency);
+  std::vector<std::size_t> all(data.rows.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  const PowerModel model = PowerModel::from_json((*report_)["model"], "report.model");
+  const auto results = set.evaluate(model, all);
+  const PowerScores s = score_power_rows(results);
+  EXPECT_NEAR(s.slowdown_mape,
+              (*report_)["in_sample"]["overall"]["slowdown_mape_pct"].get<double>(), 1e-9);
+  std::size_t references = 0;
+  for (const auto& r : results) {
+    if (r.reference) {
+      ++references;
+      EXPECT_DOUBLE_EQ(r.measured_slowdown, 1.0);
+      EXPECT_DOUBLE_EQ(r.predicted_slowdown, 1.0);
+    } else {
+      EXPECT_GE(r.predicted_slowdown, 1.0 - 1e-12);
+    }
+  }
+  EXPECT_GT(references, 10u);
+}
+
+TEST(PowerScoresTest, HandComputedErrors) {
+  // Two synthetic results: a reference row and one capped row.
+  PowerRowResult ref;
+  ref.reference = true;
+  ref.predicted_power_w = 220;
+  ref.measured_power_w = 200;  // 10 % off
+  PowerRowResult capped;
+  capped.predicted_power_w = 150;
+  capped.measured_power_w = 150;
+  capped.predicted_slowdown = 1.2;
+  capped.measured_slowdown = 1.5;  // 20 % off; ignoring the cap: 1/3 off
+  capped.predicted_energy_ratio = 0.9;
+  capped.measured_energy_ratio = 0.9;
+  const PowerScores s = score_power_rows({ref, capped});
+  EXPECT_NEAR(s.uncapped_power_mape, 10.0, 1e-9);
+  EXPECT_NEAR(s.power_mape, 5.0, 1e-9);
+  EXPECT_NEAR(s.slowdown_mape, 20.0, 1e-9);
+  EXPECT_NEAR(s.ignore_cap_slowdown_mape, 100.0 / 3, 1e-9);
+  EXPECT_NEAR(s.energy_ratio_mape, 0.0, 1e-9);
+  EXPECT_NEAR(s.slowdown_within_10, 0.0, 1e-9);
+}
+
+}  // namespace
+}  // namespace cnnperf
