@@ -28,6 +28,7 @@ struct PowerRow {
   double power_limit_w = 0;      ///< cap set through NVML, W
   double time_per_epoch_s = 0;   ///< measured wall time of one epoch, s
   double avg_power_w = 0;        ///< measured average board power over the epoch, W
+  double epoch_images = 0;       ///< training images per epoch of the dataset
   std::string where;             ///< "file:line"
 };
 
@@ -54,6 +55,8 @@ struct PowerRowResult {
   double predicted_energy_ratio = 1;  ///< energy per step under the cap / at the reference cap
   double measured_energy_ratio = 1;   ///< energy per epoch likewise
   double clock_ratio = 1;           ///< modelled SM clock / boost
+  double predicted_epoch_s = 0;     ///< steps per epoch x predicted step latency, s
+  double measured_epoch_s = 0;
   bool reference = false;           ///< the highest cap of its (GPU, network, batch): the baseline
 };
 
@@ -86,6 +89,7 @@ struct PowerScores {
   double slowdown_within_10 = 0;   ///< share of capped rows whose slowdown is within ±10 %
   double ignore_cap_slowdown_mape = 0;  ///< the same error if the cap were ignored (slowdown 1)
   double energy_ratio_mape = 0;    ///< capped rows: energy relative to the reference cap
+  double epoch_time_mape = 0;      ///< every row: absolute epoch time (latency model + cap)
 };
 [[nodiscard]] PowerScores score_power_rows(const std::vector<PowerRowResult>& results);
 [[nodiscard]] nlohmann::json to_json(const PowerScores& scores);

@@ -18,7 +18,9 @@ void add_predict_command(CLI::App& app, Runner& run) {
   sub->add_option("--mode", opts->mode, "inference|training")->capture_default_str();
   sub->add_option("--precision", opts->precision, "fp32|fp16")->capture_default_str();
   sub->add_option("--input-size", opts->input_size, "Input HxW, e.g. 320x320");
-  sub->add_option("--power-limit", opts->power_limit_w, "GPU power cap, W");
+  sub->add_option("--power-limit", opts->power_limit_w,
+                  "GPU board power cap, W: the SM clock drops until the step's predicted "
+                  "average power fits (calibrated power model)");
   sub->add_option("--model", opts->model, "Trained model file (default: bundled model)");
   sub->add_flag("--analytical", opts->analytical, "Use the analytical baseline model");
   sub->add_flag("--skip-unsupported", opts->skip_unsupported,
@@ -35,7 +37,8 @@ void add_predict_command(CLI::App& app, Runner& run) {
       "  cnnperf predict --net mobilenet_v2 --gpu \"Tesla T4\" --batch 32 --format json\n"
       "  cnnperf predict --net model.onnx --gpu rtx3090 --precision fp16\n"
       "  cnnperf predict --layers layers.csv --gpu v100 --format csv -o out.csv\n"
-      "  cnnperf predict --net resnet50 --gpu t4 --max-latency-ms 10   # exit 3 if over");
+      "  cnnperf predict --net resnet50 --gpu t4 --max-latency-ms 10   # exit 3 if over\n"
+      "  cnnperf predict --net resnet50 --gpu v100 --mode training --batch 64 --power-limit 150");
   sub->callback([opts, &run] { run = [opts] { return run_predict(*opts); }; });
 }
 
