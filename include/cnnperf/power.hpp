@@ -25,11 +25,13 @@ struct PowerParams {
 
 /// How a GPU meets a power cap: the driver lowers the SM clock (ratio s of boost, not below
 /// min_clock_ratio). Time that was compute-bound grows as 1/s; memory-bound time does not.
-/// Core dynamic energy per operation scales as s^core_energy_exponent (lower clock, lower
-/// voltage); memory energy does not change.
+/// Core dynamic energy per operation scales as max(s, voltage_floor_clock_ratio)^
+/// core_energy_exponent: a lower clock allows a lower voltage until the voltage reaches its
+/// minimum, below which energy per operation stops falling. Memory energy does not change.
 struct PowerCapParams {
-  double core_energy_exponent = 1.0;  ///< dynamic core energy per op ~ s^exponent
-  double min_clock_ratio = 0.3;       ///< lowest SM clock the driver goes to, share of boost
+  double core_energy_exponent = 1.0;       ///< dynamic core energy per op ~ s^exponent
+  double voltage_floor_clock_ratio = 0.3;  ///< clock (share of boost) at the minimum voltage
+  double min_clock_ratio = 0.3;            ///< lowest SM clock the driver goes to, share of boost
 };
 
 /// The power model: activity weights, cap response, and where the numbers came from.

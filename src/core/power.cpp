@@ -59,6 +59,8 @@ PowerModel PowerModel::from_json(const nlohmann::json& doc, const std::string& w
   const auto cap = doc.value("cap", nlohmann::json());
   m.cap.core_energy_exponent =
       number_field(cap, "core_energy_exponent", where + ".cap", 0, 4);
+  m.cap.voltage_floor_clock_ratio =
+      number_field(cap, "voltage_floor_clock_ratio", where + ".cap", 0.05, 1);
   m.cap.min_clock_ratio = number_field(cap, "min_clock_ratio", where + ".cap", 0.05, 1);
   if (!doc.contains("source") || !doc["source"].is_string()) {
     throw InputError(input_message(where + ".source", "missing", "a string naming the data"));
@@ -78,6 +80,7 @@ nlohmann::json PowerModel::to_json() const {
             {"floor_activity", activity.floor_activity}}},
           {"cap",
            {{"core_energy_exponent", cap.core_energy_exponent},
+            {"voltage_floor_clock_ratio", cap.voltage_floor_clock_ratio},
             {"min_clock_ratio", cap.min_clock_ratio}}},
           {"calibration", calibration}};
 }

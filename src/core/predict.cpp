@@ -160,8 +160,10 @@ ClockedLayer clock_layer(const LayerPrediction& base, const GpuSpec& gpu, const 
   const double memory = a.memory_weight * std::clamp(base.memory_utilization, 0.0, 1.0);
   const double core_share = core + memory > 0 ? core / (core + memory) : 1.0;
   const double dynamic_mj = (base.avg_power_w - gpu.idle_power_w) * base.latency_ms;
+  const double voltage_clock = std::max(s, power.cap.voltage_floor_clock_ratio);
   const double scaled_dynamic_mj =
-      dynamic_mj * (core_share * std::pow(s, power.cap.core_energy_exponent) + 1.0 - core_share);
+      dynamic_mj *
+      (core_share * std::pow(voltage_clock, power.cap.core_energy_exponent) + 1.0 - core_share);
   const double latency_ms = base.latency_ms * stretch;
   return {latency_ms, gpu.idle_power_w * latency_ms + scaled_dynamic_mj, stretch};
 }

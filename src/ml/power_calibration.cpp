@@ -38,6 +38,8 @@ constexpr double kScaleMax = 1.5;
 constexpr double kScaleStep = 0.01;
 constexpr double kExponentStep = 0.05;
 constexpr double kExponentMax = 4.0;
+constexpr double kKneeMax = 1.0;
+constexpr double kKneeStep = 0.025;
 
 double ape(double predicted, double measured) {
   return measured != 0 ? std::fabs(predicted - measured) / std::fabs(measured) : 0;
@@ -212,23 +214,36 @@ PowerModel PowerCalibrationSet::fit(const std::vector<std::size_t>& subset) cons
     }
   }
   PowerModel model = scaled(best_scale);
-  // Stage 2: how fast core energy falls with the clock, from the slowdowns under caps.
-  double best_loss = std::numeric_limits<double>::infinity();
-  double best_exponent = model.cap.core_energy_exponent;
-  for (double e = 0; e <= kExponentMax + 1e-9; e += kExponentStep) {
-    PowerModel candidate = model;
-    candidate.cap.core_energy_exponent = e;
+  // Stage 2: how fast core energy falls with the clock, and where the voltage floor stops
+  // it, from the slowdowns under caps. Coordinate descent over two grids (a full 2-D grid
+  // costs ten times more for the same optimum on these rows).
+  auto slowdown_loss = [&](const PowerModel& candidate) {
     std::vector<double> err;
     for (const auto& r : evaluate(candidate, capped)) {
       err.push_back(std::fabs(std::log(r.predicted_slowdown / r.measured_slowdown)));
     }
-    const double loss = err.empty() ? 0 : mean(err);
-    if (loss < best_loss) {
-      best_loss = loss;
-      best_exponent = e;
+    return err.empty() ? 0.0 : mean(err);
+  };
+  auto best_on_grid = [&](double PowerCapParams::*field, double low, double high, double step) {
+    double best_loss = std::numeric_limits<double>::infinity();
+    double best_value = model.cap.*field;
+    for (double v = low; v <= high + 1e-9; v += step) {
+      PowerModel candidate = model;
+      candidate.cap.*field = v;
+      const double loss = slowdown_loss(candidate);
+      if (loss < best_loss - 1e-12) {
+        best_loss = loss;
+        best_value = v;
+      }
     }
+    model.cap.*field = best_value;
+  };
+  model.cap.voltage_floor_clock_ratio = model.cap.min_clock_ratio;  // no floor yet
+  for (int round = 0; round < 2; ++round) {
+    best_on_grid(&PowerCapParams::core_energy_exponent, 0, kExponentMax, kExponentStep);
+    best_on_grid(&PowerCapParams::voltage_floor_clock_ratio, model.cap.min_clock_ratio,
+                 kKneeMax, kKneeStep);
   }
-  model.cap.core_energy_exponent = best_exponent;
   return model;
 }
 
@@ -281,7 +296,8 @@ nlohmann::json fitted_json(const PowerModel& m) {
   return {{"compute_weight", m.activity.compute_weight},
           {"memory_weight", m.activity.memory_weight},
           {"floor_activity", m.activity.floor_activity},
-          {"core_energy_exponent", m.cap.core_energy_exponent}};
+          {"core_energy_exponent", m.cap.core_energy_exponent},
+          {"voltage_floor_clock_ratio", m.cap.voltage_floor_clock_ratio}};
 }
 
 std::map<std::string, std::vector<std::size_t>> rows_by_gpu(const PowerData& data) {
@@ -410,7 +426,9 @@ std::string format_power_report(const nlohmann::json& report, OutputFormat forma
            format_number(m["activity"]["memory_weight"].get<double>(), 4) + ", floor_activity " +
            format_number(m["activity"]["floor_activity"].get<double>(), 4) +
            ", core_energy_exponent " +
-           format_number(m["cap"]["core_energy_exponent"].get<double>(), 4) + "\n";
+           format_number(m["cap"]["core_energy_exponent"].get<double>(), 4) +
+           ", voltage_floor_clock_ratio " +
+           format_number(m["cap"]["voltage_floor_clock_ratio"].get<double>(), 4) + "\n";
   }
   for (const auto& [reason, count] : report["skipped_rows"].items()) {
     out += "skipped " + std::to_string(count.get<std::size_t>()) + " rows: " + reason + "\n";

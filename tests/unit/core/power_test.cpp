@@ -25,7 +25,7 @@ NetworkPrediction resnet50_training(const PowerModel& power) {
 TEST(PowerModel, JsonRoundTripKeepsEveryParameter) {
   PowerModel m;
   m.activity = {0.9, 0.5, 0.2};
-  m.cap = {2.25, 0.35};
+  m.cap = {2.25, 0.6, 0.35};
   m.source = "test fixture (synthetic numbers)";
   m.calibration = {{"rows", 3}};
   const PowerModel back = PowerModel::from_json(m.to_json(), "mem");
@@ -33,6 +33,7 @@ TEST(PowerModel, JsonRoundTripKeepsEveryParameter) {
   EXPECT_DOUBLE_EQ(back.activity.memory_weight, 0.5);
   EXPECT_DOUBLE_EQ(back.activity.floor_activity, 0.2);
   EXPECT_DOUBLE_EQ(back.cap.core_energy_exponent, 2.25);
+  EXPECT_DOUBLE_EQ(back.cap.voltage_floor_clock_ratio, 0.6);
   EXPECT_DOUBLE_EQ(back.cap.min_clock_ratio, 0.35);
   EXPECT_EQ(back.source, m.source);
   EXPECT_EQ(back.calibration["rows"], 3);
@@ -165,6 +166,30 @@ TEST(PowerCap, EnergyFallsOnlyWhenVoltageScalingPaysForTheLongerRun) {
   EXPECT_GT(a.energy_j, base.energy_j);
   EXPECT_LT(b.energy_j, base.energy_j);
   EXPECT_LT(b.latency_ms, a.latency_ms);  // cheaper clocks: the cap binds less hard
+}
+
+TEST(PowerCap, BelowTheVoltageFloorEnergyRisesAgain) {
+  // With a voltage floor at 70 % of boost, capping the clock below it only stretches time:
+  // the step's energy is lowest near the floor (Zeus's measured energy minimum).
+  PowerModel power;
+  power.cap.core_energy_exponent = 2;
+  power.cap.voltage_floor_clock_ratio = 0.7;
+  const NetworkPrediction base = resnet50_training(power);
+  double best_energy = base.energy_j;
+  double best_clock = 1;
+  double last_energy = 0;
+  for (double cap = base.avg_power_w; cap > 80; cap -= 5) {
+    NetworkPrediction p = base;
+    apply_power_limit(p, cap, power);
+    if (p.energy_j < best_energy) {
+      best_energy = p.energy_j;
+      best_clock = p.power_cap->clock_ratio;
+    }
+    last_energy = p.energy_j;
+  }
+  EXPECT_LT(best_energy, base.energy_j);
+  EXPECT_GT(last_energy, best_energy);
+  EXPECT_NEAR(best_clock, 0.7, 0.06);
 }
 
 TEST(PowerCap, BelowWhatTheLowestClockDrawsRunsAtTheFloorWithAWarning) {
