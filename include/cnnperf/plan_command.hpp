@@ -57,7 +57,8 @@ struct PlanResult {
 /// Renders the ranking: the first `top` candidates (0: all).
 [[nodiscard]] std::string format_plan(const PlanResult& result, OutputFormat format, int top);
 
-/// Runs the subcommand: writes the ranking, returns the exit code (0).
+/// Runs the subcommand: writes the ranking and returns 0; when no candidate is feasible the
+/// ranking is still written and BudgetExceeded (exit 3) is thrown.
 int run_plan(const PlanOptions& options);
 
 }  // namespace cnnperf

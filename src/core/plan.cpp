@@ -237,12 +237,15 @@ PlanScoring score_candidates(const std::vector<PlanCandidate>& candidates,
   }
 
   // Normalization bounds come from the feasible candidates only: an infeasible extreme must
-  // not compress the scale of the choices the user can actually take.
+  // not compress the scale of the choices the user can actually take. With none feasible,
+  // all candidates set the bounds, so the terms shown still say something.
+  const bool any_feasible = std::any_of(out.ranked.begin(), out.ranked.end(),
+                                        [](const ScoredCandidate& s) { return s.feasible; });
   Range energy;
   Range time_per_image;
   Range top1;
   for (const auto& s : out.ranked) {
-    if (!s.feasible) continue;
+    if (any_feasible && !s.feasible) continue;
     energy.add(s.energy_per_image_j);
     time_per_image.add(s.candidate.latency_ms /
                        static_cast<double>(std::max<std::int64_t>(s.candidate.batch, 1)));

@@ -28,6 +28,7 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+constexpr const char* kBundledAccuracy = "models/zoo_accuracy.json";
 constexpr const char* kMethod = "docs/methodology.md, section 'plan: user satisfaction (SoC)'";
 // Above this many predictions a progress line every tenth keeps the user informed.
 constexpr std::size_t kProgressThreshold = 200;
@@ -155,7 +156,7 @@ std::string latency_text(const SocSettings& s) {
       return "hard deadline " + format_number(s.latency_target_ms, 4) + " ms";
     case LatencyShape::kSoftTarget:
       return "soft target " + format_number(s.latency_target_ms, 4) + " ms";
-    case LatencyShape::kThroughput: return "throughput (time per image, relative)";
+    case LatencyShape::kThroughput: return "time per image relative to the candidates";
   }
   return "";
 }
@@ -263,12 +264,15 @@ std::string render_csv(const PlanResult& r, int top) {
 std::string render_table(const PlanResult& r, int top) {
   const SocSettings& s = r.settings;
   const SocTolerances& t = s.tolerances;
-  std::string out = "plan: profile " + to_string(s.profile) + " (" + latency_text(s) +
-                    "), weights " + weights_text(s.weights) + "\n";
-  out += "tolerances: max latency " + optional_text(t.max_latency_ms, 5) + " ms, max energy " +
-         optional_text(t.max_energy_per_image_j, 5) + " J/image, min top-1 " +
-         optional_text(t.min_top1_percent, 5) + " %; " + r.mode + "; latency model " +
-         r.latency_model + "; power model " + r.power_model + "\n";
+  std::string out = "plan: profile " + to_string(s.profile) + ", latency: " + latency_text(s) +
+                    "; weights " + weights_text(s.weights) + "\n";
+  auto limit = [](const std::optional<double>& v, const char* unit) {
+    return v ? format_number(*v, 5) + unit : std::string("none");
+  };
+  out += "tolerances: max latency " + limit(t.max_latency_ms, " ms") + ", max energy " +
+         limit(t.max_energy_per_image_j, " J/image") + ", min top-1 " +
+         limit(t.min_top1_percent, " %") + "; " + r.mode + "; latency model " + r.latency_model +
+         "; power model " + r.power_model + "\n";
   std::vector<std::vector<std::string>> rows;
   for (std::size_t i = 0; i < shown_count(r, top); ++i) {
     const ScoredCandidate& sc = r.ranked[i];
@@ -320,7 +324,9 @@ PlanResult plan_for_options(const PlanOptions& options) {
 
   const AccuracyTable table =
       options.accuracy.empty() ? AccuracyTable::bundled() : AccuracyTable::load(options.accuracy);
-  result.accuracy_source = table.source_path();
+  // The bundled table is named as shipped, not by this machine's absolute path.
+  result.accuracy_source =
+      options.accuracy.empty() ? std::string(kBundledAccuracy) : table.source_path();
   const std::vector<std::string> nets = network_names(options, table);
   const std::vector<GpuSpec> gpus = resolve_gpus(options);
   for (const GpuSpec& gpu : gpus) result.gpus.push_back(gpu.name);
@@ -435,6 +441,16 @@ int run_plan(const PlanOptions& options) {
   const PlanResult result = plan_for_options(options);
   for (const auto& warning : result.warnings) spdlog::warn("{}", warning);
   write_output(options.output, format_plan(result, format, options.top));
+  // As `predict` does for a budget: the result is written, then exit 3 says that nothing
+  // fits, so a script can tell "no deployment meets the tolerances" from success.
+  const bool any_feasible = std::any_of(result.ranked.begin(), result.ranked.end(),
+                                        [](const ScoredCandidate& c) { return c.feasible; });
+  if (!result.ranked.empty() && !any_feasible) {
+    throw BudgetExceeded(
+        "plan: no candidate is feasible (first: " + result.ranked.front().candidate.network +
+        " on " + result.ranked.front().candidate.gpu + ": " +
+        result.ranked.front().infeasible_reason + ")");
+  }
   return 0;
 }
 

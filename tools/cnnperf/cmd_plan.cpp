@@ -47,6 +47,7 @@ void add_plan_command(CLI::App& app, Runner& run) {
       "--gpus a100 --precision fp32,fp16 --power-limits none,250 --format json -o plan.json\n"
       "  cnnperf plan --profile background --batch 32,128 --max-energy-j 0.05 --min-top1 75\n"
       "  cnnperf plan --weights latency=0.2,energy=0.6,accuracy=0.2 --top 10\n"
+      "Infeasible candidates are listed with their reasons; exit 3 when none is feasible.\n"
       "Score and profile defaults: docs/methodology.md (plan: user satisfaction).");
   sub->callback([opts, &run] { run = [opts] { return run_plan(*opts); }; });
 }

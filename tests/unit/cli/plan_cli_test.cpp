@@ -149,10 +149,10 @@ TEST(PlanCli, TopLimitsRowsButCountsAll) {
   EXPECT_EQ(doc["candidates_total"], 8);
 }
 
-TEST(PlanCli, DeadlineMissesAreListedAsInfeasible) {
+TEST(PlanCli, DeadlineMissesAreListedAsInfeasibleAndNothingFeasibleIsExitThree) {
   const RunResult r = run_cnnperf(
       "plan --profile realtime --max-latency-ms 0.001 --nets resnet50 --gpus t4 --format json");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.exit_code, 3) << r.err;
   const auto doc = nlohmann::json::parse(r.out);
   ASSERT_EQ(doc["candidates"].size(), 1u);
   const auto& c = doc["candidates"][0];
@@ -160,7 +160,7 @@ TEST(PlanCli, DeadlineMissesAreListedAsInfeasible) {
   EXPECT_TRUE(c["score"].is_null());
   EXPECT_NE(c["infeasible_reason"].get<std::string>().find("deadline"), std::string::npos);
   EXPECT_EQ(doc["latency_target_ms"], 0.001);
-  EXPECT_NE(r.err.find("no candidate"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no candidate is feasible"), std::string::npos) << r.err;
 }
 
 TEST(PlanCli, PowerCapsAtOrBelowIdleAreSkippedWithAWarning) {

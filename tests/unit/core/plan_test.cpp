@@ -255,6 +255,9 @@ TEST(PlanScore, AllInfeasibleWarnsAndNothingIsDropped) {
   EXPECT_FALSE(r.ranked[0].feasible);
   EXPECT_FALSE(r.ranked[1].feasible);
   EXPECT_EQ(r.ranked[0].candidate.network, "a");  // infeasible rows by latency
+  // With nothing feasible, all candidates set the bounds: the terms still discriminate.
+  EXPECT_DOUBLE_EQ(*r.ranked[0].terms.accuracy, 0.0);
+  EXPECT_DOUBLE_EQ(*r.ranked[1].terms.accuracy, 1.0);
   ASSERT_FALSE(r.warnings.empty());
   EXPECT_NE(r.warnings.back().find("no candidate"), std::string::npos);
 }
