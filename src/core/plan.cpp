@@ -20,7 +20,9 @@ constexpr const char* kWeightsExpected =
 
 std::string trim(std::string_view text) {
   const auto first = text.find_first_not_of(" \t");
-  if (first == std::string_view::npos) return {};
+  if (first == std::string_view::npos) {
+    return {};
+  }
   const auto last = text.find_last_not_of(" \t");
   return std::string(text.substr(first, last - first + 1));
 }
@@ -39,14 +41,18 @@ struct Range {
 /// 1 at the best (lowest) value, 0 at the worst, on a log scale: latency and energy span
 /// orders of magnitude across networks and GPUs, and a ratio is what a user perceives.
 double lower_is_better_log(double value, const Range& range) {
-  if (range.empty() || range.hi <= range.lo || range.lo <= 0 || value <= 0) return 1.0;
+  if (range.empty() || range.hi <= range.lo || range.lo <= 0 || value <= 0) {
+    return 1.0;
+  }
   const double s = std::log(range.hi / value) / std::log(range.hi / range.lo);
   return std::clamp(s, 0.0, 1.0);
 }
 
 /// 1 at the highest value, 0 at the lowest, linear (top-1 points are already comparable).
 double higher_is_better_linear(double value, const Range& range) {
-  if (range.empty() || range.hi <= range.lo) return 1.0;
+  if (range.empty() || range.hi <= range.lo) {
+    return 1.0;
+  }
   return std::clamp((value - range.lo) / (range.hi - range.lo), 0.0, 1.0);
 }
 
@@ -67,9 +73,15 @@ std::string to_string(TaskProfile profile) {
 
 TaskProfile task_profile_from_string(std::string_view text) {
   const std::string t = to_lower(trim(text));
-  if (t == "realtime") return TaskProfile::kRealtime;
-  if (t == "interactive") return TaskProfile::kInteractive;
-  if (t == "background") return TaskProfile::kBackground;
+  if (t == "realtime") {
+    return TaskProfile::kRealtime;
+  }
+  if (t == "interactive") {
+    return TaskProfile::kInteractive;
+  }
+  if (t == "background") {
+    return TaskProfile::kBackground;
+  }
   throw InputError("--profile: got '" + std::string(text) +
                    "'; expected realtime, interactive or background");
 }
@@ -104,9 +116,15 @@ SocWeights parse_soc_weights(std::string_view text) {
     const std::string key = to_lower(trim(part.substr(0, eq)));
     const std::string value = trim(part.substr(eq + 1));
     double* slot = nullptr;
-    if (key == "latency") slot = &w.latency;
-    if (key == "energy") slot = &w.energy;
-    if (key == "accuracy") slot = &w.accuracy;
+    if (key == "latency") {
+      slot = &w.latency;
+    }
+    if (key == "energy") {
+      slot = &w.energy;
+    }
+    if (key == "accuracy") {
+      slot = &w.accuracy;
+    }
     if (slot == nullptr) {
       throw InputError("--weights: unknown term '" + key + "'; expected " + kWeightsExpected);
     }
@@ -131,30 +149,29 @@ SocWeights parse_soc_weights(std::string_view text) {
 const ProfileDefaults& profile_defaults(TaskProfile profile) {
   // Weights and targets are cnnperf's choices (P-CNN names the task types but its values
   // could not be read); docs/methodology.md says so and gives the reasoning.
-  static const ProfileDefaults kRealtime{TaskProfile::kRealtime,
-                                         {0.4, 0.3, 0.3},
-                                         LatencyShape::kDeadline,
-                                         1000.0 / 30.0,
-                                         "one frame period of 30 frames/s video (1000/30 ms)"};
-  static const ProfileDefaults kInteractive{
+  static const ProfileDefaults realtime{TaskProfile::kRealtime,
+                                        {0.4, 0.3, 0.3},
+                                        LatencyShape::kDeadline,
+                                        1000.0 / 30.0,
+                                        "one frame period of 30 frames/s video (1000/30 ms)"};
+  static const ProfileDefaults interactive{
       TaskProfile::kInteractive,
       {0.5, 0.1, 0.4},
       LatencyShape::kSoftTarget,
       100.0,
       "Nielsen, Usability Engineering (1993), ch. 5: 0.1 s is about the limit for a "
       "response to feel instantaneous"};
-  static const ProfileDefaults kBackground{
-      TaskProfile::kBackground,
-      {0.2, 0.5, 0.3},
-      LatencyShape::kThroughput,
-      0.0,
-      "no deadline: time per image relative to the candidates"};
+  static const ProfileDefaults background{TaskProfile::kBackground,
+                                          {0.2, 0.5, 0.3},
+                                          LatencyShape::kThroughput,
+                                          0.0,
+                                          "no deadline: time per image relative to the candidates"};
   switch (profile) {
-    case TaskProfile::kRealtime: return kRealtime;
-    case TaskProfile::kInteractive: return kInteractive;
-    case TaskProfile::kBackground: return kBackground;
+    case TaskProfile::kRealtime: return realtime;
+    case TaskProfile::kInteractive: return interactive;
+    case TaskProfile::kBackground: return background;
   }
-  return kInteractive;
+  return interactive;
 }
 
 SocSettings make_soc_settings(TaskProfile profile, const std::optional<SocWeights>& weights,
@@ -245,11 +262,15 @@ PlanScoring score_candidates(const std::vector<PlanCandidate>& candidates,
   Range time_per_image;
   Range top1;
   for (const auto& s : out.ranked) {
-    if (any_feasible && !s.feasible) continue;
+    if (any_feasible && !s.feasible) {
+      continue;
+    }
     energy.add(s.energy_per_image_j);
     time_per_image.add(s.candidate.latency_ms /
                        static_cast<double>(std::max<std::int64_t>(s.candidate.batch, 1)));
-    if (s.candidate.top1_percent) top1.add(*s.candidate.top1_percent);
+    if (s.candidate.top1_percent) {
+      top1.add(*s.candidate.top1_percent);
+    }
   }
 
   for (auto& s : out.ranked) {
@@ -270,7 +291,9 @@ PlanScoring score_candidates(const std::vector<PlanCandidate>& candidates,
         break;
     }
     s.terms.energy = lower_is_better_log(s.energy_per_image_j, energy);
-    if (c.top1_percent) s.terms.accuracy = higher_is_better_linear(*c.top1_percent, top1);
+    if (c.top1_percent) {
+      s.terms.accuracy = higher_is_better_linear(*c.top1_percent, top1);
+    }
     if (s.feasible) {
       s.score = settings.weights.latency * *s.terms.latency +
                 settings.weights.energy * *s.terms.energy +
@@ -296,7 +319,9 @@ PlanScoring score_candidates(const std::vector<PlanCandidate>& candidates,
 
   if (!unknown_accuracy.empty()) {
     std::string names;
-    for (const auto& n : unknown_accuracy) names += (names.empty() ? "" : ", ") + n;
+    for (const auto& n : unknown_accuracy) {
+      names += (names.empty() ? "" : ", ") + n;
+    }
     out.warnings.push_back(
         "accuracy unknown (no published top-1) for " + names + ": listed as infeasible because " +
         (tol.min_top1_percent ? std::string("--min-top1 is set") : "the accuracy weight is > 0") +

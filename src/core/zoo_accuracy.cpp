@@ -33,7 +33,9 @@ std::string required_string(const nlohmann::json& object, const char* key,
 }  // namespace
 
 AccuracyTable AccuracyTable::from_json(const nlohmann::json& doc, const std::string& where) {
-  if (!doc.is_object()) throw InputError(where + ": expected a JSON object");
+  if (!doc.is_object()) {
+    throw InputError(where + ": expected a JSON object");
+  }
   const auto version = doc.find("schema_version");
   if (version == doc.end() || !version->is_number_integer() ||
       version->get<int>() != kZooAccuracySchemaVersion) {
@@ -49,7 +51,9 @@ AccuracyTable AccuracyTable::from_json(const nlohmann::json& doc, const std::str
   for (std::size_t i = 0; i < networks->size(); ++i) {
     const nlohmann::json& entry = (*networks)[i];
     const std::string at = where + ".networks[" + std::to_string(i) + "]";
-    if (!entry.is_object()) throw InputError(at + ": expected an object");
+    if (!entry.is_object()) {
+      throw InputError(at + ": expected an object");
+    }
     PublishedAccuracy acc;
     acc.network = normalize_network_name(required_string(entry, "name", at));
     const auto top1 = entry.find("top1_percent");
@@ -91,7 +95,9 @@ const AccuracyTable& AccuracyTable::bundled() {
 const PublishedAccuracy* AccuracyTable::find(std::string_view network) const {
   const std::string key = normalize_network_name(network);
   for (const auto& entry : entries_) {
-    if (entry.network == key) return &entry;
+    if (entry.network == key) {
+      return &entry;
+    }
   }
   return nullptr;
 }

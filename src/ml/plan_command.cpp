@@ -48,7 +48,9 @@ std::vector<std::string> split_list(const std::string& text, const std::string& 
       throw InputError(flag + ": empty entry in '" + text + "'; expected a comma-separated list");
     }
     items.push_back(std::move(item));
-    if (comma == std::string::npos) break;
+    if (comma == std::string::npos) {
+      break;
+    }
     start = comma + 1;
   }
   return items;
@@ -58,7 +60,9 @@ std::vector<std::string> network_names(const PlanOptions& options, const Accurac
   std::vector<std::string> names;
   if (options.nets.empty()) {
     for (const ZooEntry& entry : zoo_entries()) {
-      if (table.find(entry.name) != nullptr) names.push_back(entry.name);
+      if (table.find(entry.name) != nullptr) {
+        names.push_back(entry.name);
+      }
     }
     if (names.empty()) {
       throw InputError("--nets: no zoo network has a published top-1 in " + table.source_path() +
@@ -70,7 +74,9 @@ std::vector<std::string> network_names(const PlanOptions& options, const Accurac
     const ZooEntry* entry = find_zoo_entry(name);
     if (entry == nullptr) {
       std::string closest;
-      for (const auto& c : closest_zoo_names(name)) closest += (closest.empty() ? "" : ", ") + c;
+      for (const auto& c : closest_zoo_names(name)) {
+        closest += (closest.empty() ? "" : ", ") + c;
+      }
       throw InputError("--nets: unknown network '" + name + "'; closest: " + closest);
     }
     if (std::find(names.begin(), names.end(), entry->name) == names.end()) {
@@ -88,7 +94,9 @@ std::vector<GpuSpec> resolve_gpus(const PlanOptions& options) {
     GpuSpec gpu = GpuDatabase::bundled().resolve(name);
     const bool seen =
         std::any_of(gpus.begin(), gpus.end(), [&](const GpuSpec& g) { return g.name == gpu.name; });
-    if (!seen) gpus.push_back(std::move(gpu));
+    if (!seen) {
+      gpus.push_back(std::move(gpu));
+    }
   }
   return gpus;
 }
@@ -128,7 +136,9 @@ PlanCandidate candidate_from(const NetworkPrediction& p, const std::string& netw
   c.latency_ms = p.latency_ms;
   c.energy_j = p.energy_j;
   c.avg_power_w = p.avg_power_w;
-  if (accuracy != nullptr) c.top1_percent = accuracy->top1_percent;
+  if (accuracy != nullptr) {
+    c.top1_percent = accuracy->top1_percent;
+  }
   return c;
 }
 
@@ -308,7 +318,9 @@ PlanResult plan_for_options(const PlanOptions& options) {
   // Validate every option before the first prediction, so a typo fails fast.
   const TaskProfile profile = task_profile_from_string(options.profile);
   std::optional<SocWeights> weights;
-  if (!options.weights.empty()) weights = parse_soc_weights(options.weights);
+  if (!options.weights.empty()) {
+    weights = parse_soc_weights(options.weights);
+  }
   SocTolerances tolerances;
   tolerances.max_latency_ms = positive_or_none(options.max_latency_ms, "--max-latency-ms");
   tolerances.max_energy_per_image_j = positive_or_none(options.max_energy_j, "--max-energy-j");
@@ -329,7 +341,9 @@ PlanResult plan_for_options(const PlanOptions& options) {
       options.accuracy.empty() ? std::string(kBundledAccuracy) : table.source_path();
   const std::vector<std::string> nets = network_names(options, table);
   const std::vector<GpuSpec> gpus = resolve_gpus(options);
-  for (const GpuSpec& gpu : gpus) result.gpus.push_back(gpu.name);
+  for (const GpuSpec& gpu : gpus) {
+    result.gpus.push_back(gpu.name);
+  }
   std::vector<std::int64_t> batches;
   for (const std::string& b : split_list(options.batch, "--batch")) {
     batches.push_back(parse_positive_int(b, "--batch"));
@@ -414,8 +428,12 @@ PlanResult plan_for_options(const PlanOptions& options) {
 
   PlanScoring scoring = score_candidates(candidates, result.settings);
   result.ranked = std::move(scoring.ranked);
-  for (auto& w : scoring.warnings) warn_once(w);
-  for (auto& w : prediction_warnings) warn_once(w);
+  for (auto& w : scoring.warnings) {
+    warn_once(w);
+  }
+  for (auto& w : prediction_warnings) {
+    warn_once(w);
+  }
   if (extra_prediction_warnings > 0) {
     warn_once(std::to_string(extra_prediction_warnings) +
               " more prediction warnings not shown (see `cnnperf predict` for one candidate)");
@@ -439,7 +457,9 @@ std::string format_plan(const PlanResult& result, OutputFormat format, int top) 
 int run_plan(const PlanOptions& options) {
   const OutputFormat format = output_format_from_string(options.format);
   const PlanResult result = plan_for_options(options);
-  for (const auto& warning : result.warnings) spdlog::warn("{}", warning);
+  for (const auto& warning : result.warnings) {
+    spdlog::warn("{}", warning);
+  }
   write_output(options.output, format_plan(result, format, options.top));
   // As `predict` does for a budget: the result is written, then exit 3 says that nothing
   // fits, so a script can tell "no deployment meets the tolerances" from success.
