@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -121,24 +122,94 @@ TEST(PlanCli, SmallPlanAsJsonHasEveryKeyAndARanking) {
   EXPECT_TRUE(saw_resnet);
 }
 
-TEST(PlanCli, TableAndCsvShowTheSameRanking) {
+TEST(PlanCli, EachCandidateIsPredictedAsPredictDoes) {
+  // plan must not have a prediction path of its own: same net, GPU, batch, precision and
+  // cap give the same latency and energy as `cnnperf predict`.
+  const RunResult plan = run_cnnperf(
+      "plan --nets resnet50 --gpus t4 --batch 4 --precision fp16 --power-limits none,40 "
+      "--analytical --format json");
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  const auto doc = nlohmann::json::parse(plan.out);
+  ASSERT_EQ(doc["candidates"].size(), 2u);
+  for (const auto& c : doc["candidates"]) {
+    std::string args =
+        "predict --net resnet50 --gpu t4 --batch 4 --precision fp16 --analytical "
+        "--format json";
+    if (!c["power_limit_w"].is_null()) args += " --power-limit 40";
+    const RunResult predict = run_cnnperf(args);
+    ASSERT_EQ(predict.exit_code, 0) << predict.err;
+    const auto total = nlohmann::json::parse(predict.out)["total"];
+    EXPECT_DOUBLE_EQ(c["latency_ms"].get<double>(), total["latency_ms"].get<double>()) << args;
+    EXPECT_DOUBLE_EQ(c["energy_j"].get<double>(), total["energy_j"].get<double>()) << args;
+    EXPECT_DOUBLE_EQ(c["avg_power_w"].get<double>(), total["avg_power_w"].get<double>()) << args;
+  }
+}
+
+std::vector<std::string> fields(const std::string& line, char separator) {
+  std::vector<std::string> out;
+  std::string field;
+  std::istringstream in(line);
+  if (separator == ' ') {
+    while (in >> field) out.push_back(field);
+  } else {
+    while (std::getline(in, field, separator)) out.push_back(field);
+  }
+  return out;
+}
+
+TEST(PlanCli, TableAndCsvShowTheJsonRanking) {
+  const RunResult json = run_cnnperf(std::string(kSmallPlan) + " --format json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto candidates = nlohmann::json::parse(json.out)["candidates"];
+  ASSERT_EQ(candidates.size(), 8u);
+  auto same_row = [&](const std::vector<std::string>& f, std::size_t i) {
+    ASSERT_GE(f.size(), 4u);
+    EXPECT_EQ(f[0], std::to_string(candidates[i]["rank"].get<int>()));
+    EXPECT_EQ(f[1], candidates[i]["network"].get<std::string>());
+    EXPECT_EQ(f[2], candidates[i]["gpu"].get<std::string>());
+    EXPECT_EQ(f[3], std::to_string(candidates[i]["batch"].get<int>()));
+  };
+
+  const RunResult csv = run_cnnperf(std::string(kSmallPlan) + " --format csv");
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  std::istringstream csv_lines(csv.out);
+  std::string line;
+  std::getline(csv_lines, line);
+  EXPECT_EQ(line.rfind("rank,network,gpu,batch,precision,power_limit_w,latency_ms", 0), 0u);
+  EXPECT_NE(line.find("term_accuracy"), std::string::npos);
+  EXPECT_NE(line.find("schema_version"), std::string::npos);
+  std::size_t rows = 0;
+  while (std::getline(csv_lines, line)) {
+    if (line.empty()) continue;
+    ASSERT_LT(rows, candidates.size());
+    same_row(fields(line, ','), rows++);
+  }
+  EXPECT_EQ(rows, candidates.size());
+
   const RunResult table = run_cnnperf(kSmallPlan);
   ASSERT_EQ(table.exit_code, 0) << table.err;
   EXPECT_NE(table.out.find("s_accuracy"), std::string::npos);
   EXPECT_NE(table.out.find("8 candidates: 8 feasible, 0 infeasible"), std::string::npos)
       << table.out;
-  const RunResult csv = run_cnnperf(std::string(kSmallPlan) + " --format csv");
-  ASSERT_EQ(csv.exit_code, 0) << csv.err;
-  std::istringstream lines(csv.out);
-  std::string header;
-  std::getline(lines, header);
-  EXPECT_EQ(header.rfind("rank,network,gpu,batch,precision,power_limit_w,latency_ms", 0), 0u);
-  EXPECT_NE(header.find("term_accuracy"), std::string::npos);
-  EXPECT_NE(header.find("schema_version"), std::string::npos);
-  int rows = 0;
-  std::string line;
-  while (std::getline(lines, line)) rows += line.empty() ? 0 : 1;
-  EXPECT_EQ(rows, 8);
+  std::istringstream table_lines(table.out);
+  bool in_rows = false;
+  rows = 0;
+  while (std::getline(table_lines, line)) {
+    if (line.rfind("----", 0) == 0) {
+      in_rows = true;
+      continue;
+    }
+    if (!in_rows) continue;
+    const auto f = fields(line, ' ');
+    // The summary line after the rows also starts with a number: "8 candidates: ...".
+    if (f.size() < 2 || f[1] == "candidates:" ||
+        f[0].find_first_not_of("0123456789") != std::string::npos) {
+      break;
+    }
+    ASSERT_LT(rows, candidates.size());
+    same_row(f, rows++);
+  }
+  EXPECT_EQ(rows, candidates.size());
 }
 
 TEST(PlanCli, TopLimitsRowsButCountsAll) {
