@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: Apache-2.0
+// The P-CNN-style user-satisfaction score (SoC) of deployment choices: pure scoring of
+// already-predicted candidates, no model loading. docs/methodology.md ("plan") gives the
+// formula, the profile defaults and which parts come from P-CNN (Song et al., HPCA 2017).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cnnperf {
+
+/// Version of the JSON/CSV layout printed by `cnnperf plan`.
+inline constexpr int kPlanSchemaVersion = 1;
+
+/// What kind of task the network serves; picks the latency satisfaction and the weights.
+enum class TaskProfile { kRealtime, kInteractive, kBackground };
+[[nodiscard]] std::string to_string(TaskProfile profile);
+/// "realtime" | "interactive" | "background"; throws InputError otherwise.
+[[nodiscard]] TaskProfile task_profile_from_string(std::string_view text);
+
+/// Weights of the three satisfaction terms; non-negative, summing to 1 once normalized.
+struct SocWeights {
+  double latency = 0;
+  double energy = 0;
+  double accuracy = 0;
+};
+
+/// Parses "latency=0.5,energy=0.2,accuracy=0.3" (any order, keys not given are 0) and
+/// normalizes the weights to sum 1. Throws InputError naming the offending part for unknown
+/// or repeated keys, a missing '=', a value that is not a finite number >= 0, or all zeros.
+[[nodiscard]] SocWeights parse_soc_weights(std::string_view text);
+
+/// How latency turns into satisfaction.
+enum class LatencyShape {
+  kDeadline,    ///< 1 within the deadline, 0 (and infeasible) beyond: real-time frames
+  kSoftTarget,  ///< 1 within the target, target/latency beyond: a user waiting for an answer
+  kThroughput,  ///< relative time per image (log scale) among the candidates: batch jobs
+};
+[[nodiscard]] std::string to_string(LatencyShape shape);
+
+/// The documented defaults of a profile (docs/methodology.md).
+struct ProfileDefaults {
+  TaskProfile profile = TaskProfile::kInteractive;
+  SocWeights weights;
+  LatencyShape latency_shape = LatencyShape::kSoftTarget;
+  double latency_target_ms = 0;  ///< deadline or soft target of the batch latency, ms; 0: none
+  std::string target_source;     ///< where the target comes from
+};
+[[nodiscard]] const ProfileDefaults& profile_defaults(TaskProfile profile);
+
+/// Hard limits the user sets; a candidate beyond any of them is infeasible.
+struct SocTolerances {
+  std::optional<double> max_latency_ms;          ///< batch latency (what a user waits), ms
+  std::optional<double> max_energy_per_image_j;  ///< energy_j / batch, J
+  std::optional<double> min_top1_percent;        ///< published top-1, percent
+};
+
+/// Everything the score needs besides the candidates.
+struct SocSettings {
+  TaskProfile profile = TaskProfile::kInteractive;
+  SocWeights weights;  ///< normalized
+  LatencyShape latency_shape = LatencyShape::kSoftTarget;
+  double latency_target_ms = 0;  ///< deadline / soft target in effect, ms; 0: none
+  SocTolerances tolerances;
+};
+
+/// The profile's defaults with the user's overrides: `weights` replaces the profile weights
+/// (normalized); a max_latency_ms tolerance replaces the real-time deadline and caps the
+/// interactive target. Throws InputError for a non-positive tolerance.
+[[nodiscard]] SocSettings make_soc_settings(TaskProfile profile,
+                                            const std::optional<SocWeights>& weights,
+                                            const SocTolerances& tolerances);
+
+/// One deployment choice with its predicted figures (one batch, i.e. one step).
+struct PlanCandidate {
+  std::string network;
+  std::string gpu;
+  std::int64_t batch = 1;
+  std::string precision = "fp32";
+  std::optional<double> power_limit_w;  ///< W; nullopt: uncapped
+  double latency_ms = 0;                ///< end-to-end latency of one batch, ms
+  double energy_j = 0;                  ///< energy of one batch, J
+  double avg_power_w = 0;               ///< W
+  std::optional<double> top1_percent;   ///< published top-1; nullopt: unknown
+};
+
+/// Satisfaction of each term in [0, 1]; nullopt where undefined (unknown accuracy).
+struct SocTerms {
+  std::optional<double> latency;
+  std::optional<double> energy;
+  std::optional<double> accuracy;
+};
+
+/// A scored candidate.
+struct ScoredCandidate {
+  PlanCandidate candidate;
+  double energy_per_image_j = 0;  ///< energy_j / batch, J
+  SocTerms terms;
+  bool feasible = true;
+  std::string infeasible_reason;  ///< "" when feasible; reasons joined by "; "
+  std::optional<double> score;    ///< sum of weight x term; nullopt when infeasible
+  int rank = 0;                   ///< 1-based; feasible candidates first
+};
+
+/// Ranked candidates and what the user should know about them.
+struct PlanScoring {
+  std::vector<ScoredCandidate> ranked;
+  std::vector<std::string> warnings;
+};
+
+/// Scores and ranks candidates: feasible ones by score (ties: lower latency, then lower
+/// energy per image, then names), then the infeasible ones with their reasons. Energy, and
+/// latency under kThroughput, are normalized on a log scale between the best and the worst
+/// feasible candidate; accuracy linearly between the lowest and highest feasible top-1.
+[[nodiscard]] PlanScoring score_candidates(const std::vector<PlanCandidate>& candidates,
+                                           const SocSettings& settings);
+
+}  // namespace cnnperf

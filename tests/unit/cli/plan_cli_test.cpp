@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: Apache-2.0
+// End-to-end: the built `cnnperf plan` binary (CNNPERF_BINARY) ranks a small set of
+// candidates in every format, keeps infeasible ones with their reasons, and exits 2 on bad
+// --weights or an unknown network. Latency/energy values are the model's and are not pinned.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+fs::path temp_dir() {
+  static const fs::path dir = [] {
+    fs::path d = fs::temp_directory_path() / ("cnnperf_plan_cli_" + std::to_string(::getpid()));
+    fs::create_directories(d);
+    return d;
+  }();
+  return dir;
+}
+
+class TempDirCleanup : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    std::error_code ignored;
+    fs::remove_all(temp_dir(), ignored);
+  }
+};
+const auto* const kCleanup = ::testing::AddGlobalTestEnvironment(new TempDirCleanup);
+
+RunResult run_cnnperf(const std::string& args) {
+  const fs::path err_file = temp_dir() / "stderr.txt";
+  const std::string command =
+      std::string("\"") + CNNPERF_BINARY + "\" " + args + " 2>\"" + err_file.string() + "\"";
+  RunResult result;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return result;
+  std::array<char, 65536> buffer{};
+  std::size_t n = 0;
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) {
+    result.out.append(buffer.data(), n);
+  }
+  const int status = ::pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream err(err_file);
+  std::stringstream text;
+  text << err.rdbuf();
+  result.err = text.str();
+  return result;
+}
+
+const char* const kSmallPlan =
+    "plan --nets resnet50,mobilenet_v2 --gpus t4,A100-SXM4-40GB --batch 1,4 --analytical";
+
+TEST(PlanCli, SmallPlanAsJsonHasEveryKeyAndARanking) {
+  const RunResult r = run_cnnperf(std::string(kSmallPlan) + " --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_EQ(doc["kind"], "plan");
+  EXPECT_FALSE(doc["tool_version"].get<std::string>().empty());
+  EXPECT_EQ(doc["profile"], "interactive");
+  EXPECT_EQ(doc["latency_model"], "analytical");
+  EXPECT_FALSE(doc["power_model"].get<std::string>().empty());
+  EXPECT_NE(doc["accuracy_source"].get<std::string>().find("zoo_accuracy.json"), std::string::npos);
+  const double wsum = doc["weights"]["latency"].get<double>() +
+                      doc["weights"]["energy"].get<double>() +
+                      doc["weights"]["accuracy"].get<double>();
+  EXPECT_NEAR(wsum, 1.0, 1e-9);
+  ASSERT_TRUE(doc["tolerances"].contains("max_latency_ms"));
+  EXPECT_TRUE(doc["tolerances"]["max_latency_ms"].is_null());
+  EXPECT_EQ(doc["gpus"], nlohmann::json({"t4", "a100-sxm4-40gb"}));
+  const auto& candidates = doc["candidates"];
+  ASSERT_EQ(candidates.size(), 8u);  // 2 nets x 2 GPUs x 2 batches
+  EXPECT_EQ(doc["candidates_total"], 8);
+  double previous = 2.0;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const auto& c = candidates[i];
+    EXPECT_EQ(c["rank"], static_cast<int>(i) + 1);
+    for (const char* key : {"network", "gpu", "batch", "precision", "power_limit_w", "latency_ms",
+                            "energy_j", "energy_per_image_j", "avg_power_w", "top1_percent",
+                            "feasible", "infeasible_reason", "terms", "score"}) {
+      EXPECT_TRUE(c.contains(key)) << key;
+    }
+    EXPECT_TRUE(c["power_limit_w"].is_null());
+    EXPECT_TRUE(c["feasible"].get<bool>());
+    EXPECT_NEAR(c["energy_per_image_j"].get<double>(),
+                c["energy_j"].get<double>() / c["batch"].get<double>(), 1e-12);
+    const double score = c["score"].get<double>();
+    EXPECT_LE(score, previous + 1e-12) << "rank " << i + 1;
+    previous = score;
+    const double expected =
+        doc["weights"]["latency"].get<double>() * c["terms"]["latency"].get<double>() +
+        doc["weights"]["energy"].get<double>() * c["terms"]["energy"].get<double>() +
+        doc["weights"]["accuracy"].get<double>() * c["terms"]["accuracy"].get<double>();
+    EXPECT_NEAR(score, expected, 1e-9);
+  }
+  // resnet50's published figure is the V1 weights' 76.13, from the bundled table.
+  bool saw_resnet = false;
+  for (const auto& c : candidates) {
+    if (c["network"] == "resnet50") {
+      EXPECT_DOUBLE_EQ(c["top1_percent"].get<double>(), 76.13);
+      saw_resnet = true;
+    }
+  }
+  EXPECT_TRUE(saw_resnet);
+}
+
+TEST(PlanCli, EachCandidateIsPredictedAsPredictDoes) {
+  // plan must not have a prediction path of its own: same net, GPU, batch, precision and
+  // cap give the same latency and energy as `cnnperf predict`.
+  const RunResult plan = run_cnnperf(
+      "plan --nets resnet50 --gpus t4 --batch 4 --precision fp16 --power-limits none,40 "
+      "--analytical --format json");
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  const auto doc = nlohmann::json::parse(plan.out);
+  ASSERT_EQ(doc["candidates"].size(), 2u);
+  for (const auto& c : doc["candidates"]) {
+    std::string args =
+        "predict --net resnet50 --gpu t4 --batch 4 --precision fp16 --analytical "
+        "--format json";
+    if (!c["power_limit_w"].is_null()) args += " --power-limit 40";
+    const RunResult predict = run_cnnperf(args);
+    ASSERT_EQ(predict.exit_code, 0) << predict.err;
+    const auto total = nlohmann::json::parse(predict.out)["total"];
+    EXPECT_DOUBLE_EQ(c["latency_ms"].get<double>(), total["latency_ms"].get<double>()) << args;
+    EXPECT_DOUBLE_EQ(c["energy_j"].get<double>(), total["energy_j"].get<double>()) << args;
+    EXPECT_DOUBLE_EQ(c["avg_power_w"].get<double>(), total["avg_power_w"].get<double>()) << args;
+  }
+}
+
+std::vector<std::string> fields(const std::string& line, char separator) {
+  std::vector<std::string> out;
+  std::string field;
+  std::istringstream in(line);
+  if (separator == ' ') {
+    while (in >> field) out.push_back(field);
+  } else {
+    while (std::getline(in, field, separator)) out.push_back(field);
+  }
+  return out;
+}
+
+TEST(PlanCli, TableAndCsvShowTheJsonRanking) {
+  const RunResult json = run_cnnperf(std::string(kSmallPlan) + " --format json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto candidates = nlohmann::json::parse(json.out)["candidates"];
+  ASSERT_EQ(candidates.size(), 8u);
+  auto same_row = [&](const std::vector<std::string>& f, std::size_t i) {
+    ASSERT_GE(f.size(), 4u);
+    EXPECT_EQ(f[0], std::to_string(candidates[i]["rank"].get<int>()));
+    EXPECT_EQ(f[1], candidates[i]["network"].get<std::string>());
+    EXPECT_EQ(f[2], candidates[i]["gpu"].get<std::string>());
+    EXPECT_EQ(f[3], std::to_string(candidates[i]["batch"].get<int>()));
+  };
+
+  const RunResult csv = run_cnnperf(std::string(kSmallPlan) + " --format csv");
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  std::istringstream csv_lines(csv.out);
+  std::string line;
+  std::getline(csv_lines, line);
+  EXPECT_EQ(line.rfind("rank,network,gpu,batch,precision,power_limit_w,latency_ms", 0), 0u);
+  EXPECT_NE(line.find("term_accuracy"), std::string::npos);
+  EXPECT_NE(line.find("schema_version"), std::string::npos);
+  std::size_t rows = 0;
+  while (std::getline(csv_lines, line)) {
+    if (line.empty()) continue;
+    ASSERT_LT(rows, candidates.size());
+    same_row(fields(line, ','), rows++);
+  }
+  EXPECT_EQ(rows, candidates.size());
+
+  const RunResult table = run_cnnperf(kSmallPlan);
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("s_accuracy"), std::string::npos);
+  EXPECT_NE(table.out.find("8 candidates: 8 feasible, 0 infeasible"), std::string::npos)
+      << table.out;
+  std::istringstream table_lines(table.out);
+  bool in_rows = false;
+  rows = 0;
+  while (std::getline(table_lines, line)) {
+    if (line.rfind("----", 0) == 0) {
+      in_rows = true;
+      continue;
+    }
+    if (!in_rows) continue;
+    const auto f = fields(line, ' ');
+    // The summary line after the rows also starts with a number: "8 candidates: ...".
+    if (f.size() < 2 || f[1] == "candidates:" ||
+        f[0].find_first_not_of("0123456789") != std::string::npos) {
+      break;
+    }
+    ASSERT_LT(rows, candidates.size());
+    same_row(f, rows++);
+  }
+  EXPECT_EQ(rows, candidates.size());
+}
+
+TEST(PlanCli, TopLimitsRowsButCountsAll) {
+  const RunResult r = run_cnnperf(std::string(kSmallPlan) + " --format json --top 3");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["candidates"].size(), 3u);
+  EXPECT_EQ(doc["candidates_total"], 8);
+}
+
+TEST(PlanCli, DeadlineMissesAreListedAsInfeasibleAndNothingFeasibleIsExitThree) {
+  const RunResult r = run_cnnperf(
+      "plan --profile realtime --max-latency-ms 0.001 --nets resnet50 --gpus t4 --format json");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc["candidates"].size(), 1u);
+  const auto& c = doc["candidates"][0];
+  EXPECT_FALSE(c["feasible"].get<bool>());
+  EXPECT_TRUE(c["score"].is_null());
+  EXPECT_NE(c["infeasible_reason"].get<std::string>().find("deadline"), std::string::npos);
+  EXPECT_EQ(doc["latency_target_ms"], 0.001);
+  EXPECT_NE(r.err.find("no candidate is feasible"), std::string::npos) << r.err;
+}
+
+TEST(PlanCli, PowerCapsAtOrBelowIdleAreSkippedWithAWarning) {
+  // The T4's idle power in the bundled database is 10 W: 5 W is skipped, 40 W is ranked.
+  const RunResult r = run_cnnperf(
+      "plan --nets resnet50 --gpus t4 --power-limits none,5,40 --analytical --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc["candidates"].size(), 2u);
+  bool capped = false;
+  for (const auto& c : doc["candidates"]) {
+    if (!c["power_limit_w"].is_null()) {
+      EXPECT_EQ(c["power_limit_w"], 40.0);
+      capped = true;
+    }
+  }
+  EXPECT_TRUE(capped);
+  EXPECT_NE(r.err.find("power limit 5 W skipped"), std::string::npos) << r.err;
+  ASSERT_FALSE(doc["warnings"].empty());
+}
+
+TEST(PlanCli, UnknownAccuracyIsReportedNotDropped) {
+  // A synthetic accuracy table that lists only resnet50.
+  const fs::path table = temp_dir() / "accuracy.json";
+  std::ofstream(table) << R"({"schema_version": 1, "networks": [{"name": "resnet50",
+      "top1_percent": 76.13, "dataset": "ImageNet-1k val", "weights": "synthetic test entry",
+      "source": "test fixture", "url": "https://example.invalid"}]})";
+  const std::string base =
+      "plan --nets resnet50,mobilenet_v2 --gpus t4 --format json --accuracy \"" + table.string() +
+      "\"";
+  const RunResult r = run_cnnperf(base);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc["candidates"].size(), 2u);
+  const auto& last = doc["candidates"][1];
+  EXPECT_EQ(last["network"], "mobilenet_v2");
+  EXPECT_TRUE(last["top1_percent"].is_null());
+  EXPECT_FALSE(last["feasible"].get<bool>());
+  EXPECT_NE(doc["warnings"].dump().find("mobilenet_v2"), std::string::npos);
+
+  const RunResult no_acc = run_cnnperf(base + " --weights latency=1,energy=1");
+  ASSERT_EQ(no_acc.exit_code, 0) << no_acc.err;
+  const auto doc2 = nlohmann::json::parse(no_acc.out);
+  for (const auto& c : doc2["candidates"]) EXPECT_TRUE(c["feasible"].get<bool>());
+}
+
+TEST(PlanCli, BadWeightsExitTwoWithOneLine) {
+  const RunResult r = run_cnnperf("plan --weights latency=0.5,speed=0.5");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--weights"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("speed"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST(PlanCli, UnknownNetworkExitTwoWithSuggestions) {
+  const RunResult r = run_cnnperf("plan --nets resnet50,resnet51 --gpus t4");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown network 'resnet51'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("resnet50"), std::string::npos) << r.err;
+}
+
+TEST(PlanCli, UnknownGpuAndBadListsExitTwo) {
+  EXPECT_EQ(run_cnnperf("plan --nets resnet50 --gpus t5000x").exit_code, 2);
+  EXPECT_EQ(run_cnnperf("plan --nets resnet50 --gpus t4 --batch 1,,8").exit_code, 2);
+  EXPECT_EQ(run_cnnperf("plan --nets resnet50 --gpus t4 --precision fp8").exit_code, 2);
+  EXPECT_EQ(run_cnnperf("plan --nets resnet50 --gpus t4 --power-limits -3").exit_code, 2);
+  EXPECT_EQ(run_cnnperf("plan --profile offline").exit_code, 2);
+}
+
+TEST(PlanCli, HelpHasExamples) {
+  const RunResult r = run_cnnperf("plan --help");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("Examples:"), std::string::npos);
+  EXPECT_NE(r.out.find("cnnperf plan --profile realtime"), std::string::npos);
+}
+
+}  // namespace
