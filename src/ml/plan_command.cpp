@@ -413,6 +413,14 @@ PlanResult plan_for_options(const PlanOptions& options) {
                         ": not above its idle power " + format_number(gpu.idle_power_w, 4) + " W");
               continue;
             }
+            // A cap at or above the board power is the uncapped candidate again (GPUs ship
+            // with their limit at tdp_w); listing it twice would only tie with itself.
+            if (*limit >= gpu.tdp_w) {
+              warn_once("power limit " + format_number(*limit, 4) + " W skipped on " + gpu.name +
+                        ": not below its board power " + format_number(gpu.tdp_w, 4) +
+                        " W (same as uncapped)");
+              continue;
+            }
             NetworkPrediction capped = base;
             apply_power_limit(capped, *limit, power);
             candidates.push_back(candidate_from(capped, net, limit, accuracy));

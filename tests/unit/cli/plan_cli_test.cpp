@@ -234,10 +234,11 @@ TEST(PlanCli, DeadlineMissesAreListedAsInfeasibleAndNothingFeasibleIsExitThree) 
   EXPECT_NE(r.err.find("no candidate is feasible"), std::string::npos) << r.err;
 }
 
-TEST(PlanCli, PowerCapsAtOrBelowIdleAreSkippedWithAWarning) {
-  // The T4's idle power in the bundled database is 10 W: 5 W is skipped, 40 W is ranked.
+TEST(PlanCli, PowerCapsOutsideIdleToBoardPowerAreSkippedWithAWarning) {
+  // The T4's idle power in the bundled database is 10 W and its board power 70 W: 5 W and
+  // 70 W are skipped (nothing runs; the same as uncapped), 40 W is ranked.
   const RunResult r = run_cnnperf(
-      "plan --nets resnet50 --gpus t4 --power-limits none,5,40 --analytical --format json");
+      "plan --nets resnet50 --gpus t4 --power-limits none,5,40,70 --analytical --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto doc = nlohmann::json::parse(r.out);
   ASSERT_EQ(doc["candidates"].size(), 2u);
@@ -250,6 +251,9 @@ TEST(PlanCli, PowerCapsAtOrBelowIdleAreSkippedWithAWarning) {
   }
   EXPECT_TRUE(capped);
   EXPECT_NE(r.err.find("power limit 5 W skipped"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("power limit 70 W skipped on t4: not below its board power"),
+            std::string::npos)
+      << r.err;
   ASSERT_FALSE(doc["warnings"].empty());
 }
 
