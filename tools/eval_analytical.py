@@ -29,6 +29,10 @@ from collections import defaultdict
 
 LAYER_FILES = ["layers_neusight.csv.gz", "layers_mlpredict.csv.gz"]
 E2E_FILE = "e2e_torchvision.csv"
+# Small networks whose eager inference step is bound by the host issuing ops, not the GPU:
+# measured latency / ops is the machine's host time per op.
+HOST_BOUND_NETS = {"mnasnet0_5", "mnasnet1_0", "shufflenet_v2_x0_5", "shufflenet_v2_x1_0",
+                   "squeezenet1_1", "mobilenet_v2"}
 
 
 def ape(pred, meas):
@@ -191,7 +195,9 @@ def e2e_table(cnnperf, path, jobs):
         net, gpu, batch, dtype, mode = key
         out = run([cnnperf, "predict", "--analytical", "--net", net, "--gpu", gpu, "--batch",
                    batch, "--precision", dtype, "--mode", mode, "--format", "json"])
-        return float(json.loads(out)["total"]["latency_ms"])
+        doc = json.loads(out)
+        ops = sum(1 for layer in doc["layers"] if layer["kernels"] > 0)
+        return float(doc["total"]["latency_ms"]), ops
 
     # Identical invocations are run once (several source files repeat a configuration).
     cache = {}
@@ -206,12 +212,15 @@ def e2e_table(cnnperf, path, jobs):
                 failures[k] = str(exc).splitlines()[-1]
     groups = defaultdict(list)
     signed = defaultdict(list)
+    host_us = defaultdict(list)
     for r in rows:
         k = (r["network"], r["gpu"], r["batch"], r["dtype"], r["mode"])
         if k not in cache:
             continue
         meas = float(r["latency_ms"])
-        pred = cache[k]
+        pred, ops = cache[k]
+        if r["network"] in HOST_BOUND_NETS and r["mode"] == "inference":
+            host_us[(r["gpu"], r["library_versions"])].append(meas * 1e3 / ops)
         groups[(r["gpu"], r["mode"], r["dtype"])].append(ape(pred, meas))
         signed[(r["gpu"], r["mode"], r["dtype"])].append((pred - meas) / meas * 100.0)
     lines = ["| GPU | mode | dtype | rows | MAPE % | median APE % | within ±10 % | "
@@ -227,7 +236,12 @@ def e2e_table(cnnperf, path, jobs):
     if all_errs:
         n, mape, med, within = summarize(all_errs)
         lines.append("| **all** | | | %d | %.1f | %.1f | %.1f | |" % (n, mape, med, within))
-    return lines, len(keys), failures
+    host = ["| GPU (machine) | library versions | rows | median µs per op | min | max |",
+            "|---|---|---:|---:|---:|---:|"]
+    for (gpu, libs), v in sorted(host_us.items()):
+        host.append("| %s | %s | %d | %.1f | %.1f | %.1f |" %
+                    (gpu, libs, len(v), statistics.median(v), min(v), max(v)))
+    return lines, host, len(keys), failures
 
 
 def main():
@@ -260,11 +274,13 @@ def main():
     print("\n### Per-layer accuracy by source, op and pass\n")
     print("\n".join(per_pass))
     if not args.skip_e2e:
-        lines, n_calls, failures = e2e_table(cnnperf, os.path.join(args.datasets, E2E_FILE),
-                                             args.jobs)
+        lines, host, n_calls, failures = e2e_table(
+            cnnperf, os.path.join(args.datasets, E2E_FILE), args.jobs)
         print("\n### End to end (datasets/e2e_torchvision.csv, num_gpus == 1)\n")
         print("%d distinct cnnperf invocations.\n" % n_calls)
         print("\n".join(lines))
+        print("\n### Host time per op of the measuring machines (host-bound small networks)\n")
+        print("\n".join(host))
         if failures:
             print("\n%d configurations could not be predicted:\n" % len(failures))
             for k, msg in sorted(failures.items()):
