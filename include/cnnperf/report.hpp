@@ -51,9 +51,9 @@ enum class ReportKind {
                                         const std::string& title = {});
 
 /// Reads options.inputs (InputError naming an unreadable file) and renders them.
-[[nodiscard]] std::string render_report(const ReportOptions& options);
+[[nodiscard]] std::string render_report_files(const ReportOptions& options);
 
-/// Runs `cnnperf report`: render_report() written atomically to options.output. Returns 0.
+/// Runs `cnnperf report`: render_report_files() written atomically to options.output. Returns 0.
 int run_report(const ReportOptions& options);
 
 }  // namespace cnnperf

@@ -991,7 +991,7 @@ std::string render_report(const std::vector<ReportInput>& inputs, const std::str
   return out + "</body>\n</html>\n";
 }
 
-std::string render_report(const ReportOptions& options) {
+std::string render_report_files(const ReportOptions& options) {
   std::vector<ReportInput> inputs;
   for (const auto& path : options.inputs) {
     if (path == "-") {
@@ -1006,7 +1006,7 @@ std::string render_report(const ReportOptions& options) {
 }
 
 int run_report(const ReportOptions& options) {
-  write_output(options.output, render_report(options));
+  write_output(options.output, render_report_files(options));
   return 0;
 }
 
