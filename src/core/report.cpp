@@ -847,7 +847,7 @@ std::string render_gpu_spec(const Json& doc) {
   KeyValues fields;
   KeyValues sources;
   for (const auto& [k, v] : doc.items()) {
-    if (k != "gpu") fields.emplace_back(k, value_text(v, 6));
+    if (k != "gpu" && !is_provenance_key(k)) fields.emplace_back(k, value_text(v, 6));
   }
   const Json& gpu = doc.at("gpu");
   for (const auto& [k, v] : gpu.items()) {

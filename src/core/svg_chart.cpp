@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cnnperf/io.hpp"
@@ -99,6 +100,20 @@ HorizontalFrame horizontal_frame(const std::vector<std::string>& labels, double 
   return f;
 }
 
+/// Tick text; large axes get SI suffixes (250M rather than 250000000) so ticks do not collide.
+std::string tick_text(double v, double axis_max) {
+  constexpr std::array<std::pair<double, const char*>, 4> kSi{
+      {{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}}};
+  if (axis_max >= 1e5) {
+    for (const auto& [scale, suffix] : kSi) {
+      if (axis_max >= scale) {
+        return v == 0 ? "0" : format_number(v / scale, 4) + suffix;
+      }
+    }
+  }
+  return format_number(v, 4);
+}
+
 std::string horizontal_axes(const HorizontalFrame& f, std::size_t rows,
                             const std::string& value_label) {
   std::string out;
@@ -106,8 +121,8 @@ std::string horizontal_axes(const HorizontalFrame& f, std::size_t rows,
   for (const double t : f.ticks) {
     const double x = f.x0 + t * f.scale;
     out += line(x, f.top - 4, x, bottom, "#e3e3e3");
-    out += text(x, f.top - 7, format_number(t, 4), "middle", "fill=\"#555\"");
-    out += text(x, bottom + 12, format_number(t, 4), "middle", "fill=\"#555\"");
+    out += text(x, f.top - 7, tick_text(t, f.ticks.back()), "middle", "fill=\"#555\"");
+    out += text(x, bottom + 12, tick_text(t, f.ticks.back()), "middle", "fill=\"#555\"");
   }
   out += line(f.x0, f.top - 4, f.x0, bottom, "#888");
   out += text(f.x0 + f.plot_w / 2, bottom + 28, value_label, "middle", "font-size=\"11\"");

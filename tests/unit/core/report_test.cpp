@@ -135,6 +135,15 @@ TEST(SvgChart, BarChartHasOneBarPerEntryAndGrowsWithThem) {
   EXPECT_NE(a.find("latency_ms (ms)"), std::string::npos);
 }
 
+TEST(SvgChart, LargeAxesUseSiSuffixes) {
+  BarChart chart;
+  chart.bars.push_back({"conv", 236027904, std::nullopt, false, {}});
+  const std::string svg = render_bar_chart(chart);
+  EXPECT_NE(svg.find(">250M<"), std::string::npos);
+  EXPECT_NE(svg.find(">236027904<"), std::string::npos);  // the bar's own value stays exact
+  EXPECT_EQ(svg.find(">250000000<"), std::string::npos);
+}
+
 TEST(SvgChart, LabelsAreEscaped) {
   BarChart chart;
   chart.title = "<script>alert(1)</script>";
