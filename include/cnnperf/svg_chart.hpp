@@ -16,25 +16,25 @@ namespace cnnperf {
 
 /// One bar of a horizontal bar chart.
 struct Bar {
-  std::string label;               ///< category text (shown left of the bar, escaped)
-  double value = 0;                ///< bar length, in the chart's value unit
-  std::optional<double> marker;    ///< optional tick drawn across the bar (e.g. roofline_ms)
-  bool muted = false;              ///< drawn grey (e.g. an infeasible candidate)
-  std::string note;                ///< extra text in the bar's tooltip
+  std::string label;             ///< category text (shown left of the bar, escaped)
+  double value = 0;              ///< bar length, in the chart's value unit
+  std::optional<double> marker;  ///< optional tick drawn across the bar (e.g. roofline_ms)
+  bool muted = false;            ///< drawn grey (e.g. an infeasible candidate)
+  std::string note;              ///< extra text in the bar's tooltip
 };
 
 /// A horizontal bar chart; height grows with the number of bars so every bar stays readable.
 struct BarChart {
   std::string title;
-  std::string value_label;         ///< axis label with unit, e.g. "latency_ms (ms)"
-  std::string marker_label;        ///< legend text for markers; "" = no legend entry
+  std::string value_label;   ///< axis label with unit, e.g. "latency_ms (ms)"
+  std::string marker_label;  ///< legend text for markers; "" = no legend entry
   std::vector<Bar> bars;
 };
 
 /// One bar of a stacked horizontal bar chart: one part per series, drawn left to right.
 struct StackedBar {
   std::string label;
-  std::vector<double> parts;       ///< same order as StackedBarChart::series; <= 0 parts skipped
+  std::vector<double> parts;  ///< same order as StackedBarChart::series; <= 0 parts skipped
   bool muted = false;
   std::string note;
 };
@@ -42,7 +42,7 @@ struct StackedBar {
 struct StackedBarChart {
   std::string title;
   std::string value_label;
-  std::vector<std::string> series; ///< legend names of the parts
+  std::vector<std::string> series;  ///< legend names of the parts
   std::vector<StackedBar> bars;
 };
 
@@ -50,7 +50,7 @@ struct StackedBarChart {
 struct ScatterPoint {
   double x = 0;
   double y = 0;
-  std::string label;               ///< tooltip text
+  std::string label;  ///< tooltip text
 };
 
 /// A scatter chart with log10 axes on both sides; points with x <= 0 or y <= 0 cannot be
@@ -59,7 +59,7 @@ struct ScatterChart {
   std::string title;
   std::string x_label;
   std::string y_label;
-  bool diagonal = true;            ///< draw y = x (predicted vs measured)
+  bool diagonal = true;  ///< draw y = x (predicted vs measured)
   std::vector<ScatterPoint> points;
 };
 

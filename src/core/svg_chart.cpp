@@ -19,7 +19,7 @@ namespace cnnperf {
 namespace {
 
 constexpr double kWidthPx = 900;
-constexpr double kRowPx = 14;        // one bar per row; 10 px bar + 4 px gap
+constexpr double kRowPx = 14;  // one bar per row; 10 px bar + 4 px gap
 constexpr double kBarPx = 10;
 constexpr double kValueMarginPx = 80;  // room right of the longest bar for its value text
 constexpr double kCharPx = 6.2;        // average glyph width of 10 px sans-serif
@@ -35,17 +35,23 @@ std::string px(double v) {
   return buffer.data();
 }
 
-double finite_or_zero(double v) { return std::isfinite(v) ? v : 0.0; }
+double finite_or_zero(double v) {
+  return std::isfinite(v) ? v : 0.0;
+}
 
 /// Labels longer than the label column are cut (the full text stays in the tooltip).
 std::string short_label(const std::string& label) {
-  if (label.size() <= kMaxLabelChars) return label;
+  if (label.size() <= kMaxLabelChars) {
+    return label;
+  }
   return label.substr(0, kMaxLabelChars - 3) + "...";
 }
 
 double label_width(const std::vector<std::string>& labels) {
   std::size_t longest = 4;
-  for (const auto& l : labels) longest = std::max(longest, short_label(l).size());
+  for (const auto& l : labels) {
+    longest = std::max(longest, short_label(l).size());
+  }
   return std::clamp(static_cast<double>(longest) * kCharPx + 12, 60.0, 280.0);
 }
 
@@ -60,8 +66,12 @@ std::string svg_open(double width, double height, const std::string& title) {
 std::string text(double x, double y, const std::string& content, const std::string& anchor = "",
                  const std::string& extra = "") {
   std::string out = "<text x=\"" + px(x) + "\" y=\"" + px(y) + "\"";
-  if (!anchor.empty()) out += " text-anchor=\"" + anchor + "\"";
-  if (!extra.empty()) out += " " + extra;
+  if (!anchor.empty()) {
+    out += " text-anchor=\"" + anchor + "\"";
+  }
+  if (!extra.empty()) {
+    out += " " + extra;
+  }
   return out + ">" + html_escape(content) + "</text>\n";
 }
 
@@ -69,7 +79,9 @@ std::string line(double x1, double y1, double x2, double y2, const std::string& 
                  const std::string& extra = "") {
   std::string out = "<line x1=\"" + px(x1) + "\" y1=\"" + px(y1) + "\" x2=\"" + px(x2) +
                     "\" y2=\"" + px(y2) + "\" stroke=\"" + stroke + "\"";
-  if (!extra.empty()) out += " " + extra;
+  if (!extra.empty()) {
+    out += " " + extra;
+  }
   return out + "/>\n";
 }
 
@@ -80,11 +92,11 @@ std::string rect(double x, double y, double w, double h, const std::string& fill
 
 /// Shared frame of the horizontal bar charts: title, legend row, grid, top and bottom axes.
 struct HorizontalFrame {
-  double x0 = 0;        // left edge of the plot area
+  double x0 = 0;  // left edge of the plot area
   double plot_w = 0;
-  double top = 0;       // y of the first row
-  double height = 0;    // total SVG height
-  double scale = 1;     // px per value unit
+  double top = 0;     // y of the first row
+  double height = 0;  // total SVG height
+  double scale = 1;   // px per value unit
   std::vector<double> ticks;
 };
 
@@ -152,7 +164,9 @@ std::string html_escape(std::string_view in) {
 }
 
 std::vector<double> linear_ticks(double max_value) {
-  if (!(max_value > 0) || !std::isfinite(max_value)) return {0.0, 1.0};
+  if (!(max_value > 0) || !std::isfinite(max_value)) {
+    return {0.0, 1.0};
+  }
   // The smallest 1-2-5 step that needs at most 8 intervals: the axis ends close to the data.
   const double raw = max_value / 8;
   const double power = std::pow(10.0, std::floor(std::log10(raw)));
@@ -168,7 +182,9 @@ std::vector<double> linear_ticks(double max_value) {
   for (int i = 0;; ++i) {
     const double t = step * i;
     ticks.push_back(t);
-    if (t >= max_value * (1 - 1e-12)) break;
+    if (t >= max_value * (1 - 1e-12)) {
+      break;
+    }
   }
   return ticks;
 }
@@ -200,18 +216,20 @@ std::string render_bar_chart(const BarChart& chart) {
     const double y = f.top + static_cast<double>(i) * kRowPx;
     const double v = std::max(0.0, finite_or_zero(b.value));
     std::string tip = b.label + ": " + format_number(b.value, 4);
-    if (b.marker) tip += " (" + chart.marker_label + " " + format_number(*b.marker, 4) + ")";
-    if (!b.note.empty()) tip += " - " + b.note;
+    if (b.marker) {
+      tip += " (" + chart.marker_label + " " + format_number(*b.marker, 4) + ")";
+    }
+    if (!b.note.empty()) {
+      tip += " - " + b.note;
+    }
     out += "<g><title>" + html_escape(tip) + "</title>\n";
-    out += text(f.x0 - 4, y + kBarPx, short_label(b.label), "end",
-                b.muted ? "fill=\"#999\"" : "");
+    out += text(f.x0 - 4, y + kBarPx, short_label(b.label), "end", b.muted ? "fill=\"#999\"" : "");
     out += rect(f.x0, y + 1, v * f.scale, kBarPx, b.muted ? kMutedColor : kPalette[0]);
     if (b.marker && std::isfinite(*b.marker)) {
       const double x = f.x0 + std::max(0.0, *b.marker) * f.scale;
       out += line(x, y, x, y + kBarPx + 2, kMarkerColor, "stroke-width=\"2\"");
     }
-    out += text(f.x0 + v * f.scale + 4, y + kBarPx, format_number(b.value, 4), "",
-                "fill=\"#333\"");
+    out += text(f.x0 + v * f.scale + 4, y + kBarPx, format_number(b.value, 4), "", "fill=\"#333\"");
     out += "</g>\n";
   }
   return out + "</svg>\n";
@@ -223,7 +241,9 @@ std::string render_stacked_bar_chart(const StackedBarChart& chart) {
   for (const StackedBar& b : chart.bars) {
     labels.push_back(b.label);
     double sum = 0;
-    for (const double p : b.parts) sum += std::max(0.0, finite_or_zero(p));
+    for (const double p : b.parts) {
+      sum += std::max(0.0, finite_or_zero(p));
+    }
     max_value = std::max(max_value, sum);
   }
   const HorizontalFrame f = horizontal_frame(labels, max_value, chart.bars.size(), true);
@@ -244,13 +264,16 @@ std::string render_stacked_bar_chart(const StackedBarChart& chart) {
       tip += " " + (s < chart.series.size() ? chart.series[s] : std::to_string(s)) + " " +
              format_number(b.parts[s], 4);
     }
-    if (!b.note.empty()) tip += " - " + b.note;
+    if (!b.note.empty()) {
+      tip += " - " + b.note;
+    }
     out += "<g><title>" + html_escape(tip) + "</title>\n";
-    out += text(f.x0 - 4, y + kBarPx, short_label(b.label), "end",
-                b.muted ? "fill=\"#999\"" : "");
+    out += text(f.x0 - 4, y + kBarPx, short_label(b.label), "end", b.muted ? "fill=\"#999\"" : "");
     for (std::size_t s = 0; s < b.parts.size(); ++s) {
       const double v = std::max(0.0, finite_or_zero(b.parts[s]));
-      if (v <= 0) continue;
+      if (v <= 0) {
+        continue;
+      }
       out += rect(f.x0 + sum * f.scale, y + 1, v * f.scale, kBarPx,
                   b.muted ? kMutedColor : kPalette[s % kPalette.size()]);
       sum += v;
@@ -272,7 +295,9 @@ std::string render_scatter_chart(const ScatterChart& chart) {
   double lo = 0;
   double hi = 0;
   for (const ScatterPoint& p : chart.points) {
-    if (!(p.x > 0) || !(p.y > 0) || !std::isfinite(p.x) || !std::isfinite(p.y)) continue;
+    if (!(p.x > 0) || !(p.y > 0) || !std::isfinite(p.x) || !std::isfinite(p.y)) {
+      continue;
+    }
     const double a = std::min(p.x, p.y);
     const double b = std::max(p.x, p.y);
     lo = placed.empty() ? a : std::min(lo, a);
@@ -282,7 +307,9 @@ std::string render_scatter_chart(const ScatterChart& chart) {
   // Both axes share one decade range so y = x is the diagonal of the square.
   int lo_exp = placed.empty() ? -1 : static_cast<int>(std::floor(std::log10(lo)));
   int hi_exp = placed.empty() ? 1 : static_cast<int>(std::ceil(std::log10(hi)));
-  if (hi_exp <= lo_exp) hi_exp = lo_exp + 1;
+  if (hi_exp <= lo_exp) {
+    hi_exp = lo_exp + 1;
+  }
   const double span = hi_exp - lo_exp;
   auto to_x = [&](double v) { return kLeftPx + (std::log10(v) - lo_exp) / span * kPlotPx; };
   auto to_y = [&](double v) {
@@ -313,8 +340,8 @@ std::string render_scatter_chart(const ScatterChart& chart) {
     out += text(to_x(b) - 4, to_y(b) + 12, "y = x", "end", "fill=\"#777\"");
   }
   for (const ScatterPoint* p : placed) {
-    out += "<circle cx=\"" + px(to_x(p->x)) + "\" cy=\"" + px(to_y(p->y)) +
-           "\" r=\"3\" fill=\"" + kPalette[0] + "\" fill-opacity=\"0.6\"><title>" +
+    out += "<circle cx=\"" + px(to_x(p->x)) + "\" cy=\"" + px(to_y(p->y)) + "\" r=\"3\" fill=\"" +
+           kPalette[0] + "\" fill-opacity=\"0.6\"><title>" +
            html_escape(p->label + ": " + format_number(p->x, 4) + ", " + format_number(p->y, 4)) +
            "</title></circle>\n";
   }

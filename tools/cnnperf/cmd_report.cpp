@@ -21,7 +21,8 @@ void add_report_command(CLI::App& app, Runner& run) {
       "Examples:\n"
       "  cnnperf predict --net resnet50 --gpu a100 --format json -o r50.json\n"
       "  cnnperf report r50.json --output report.html\n"
-      "  cnnperf predict --layers layers.csv --gpu v100 --format json | cnnperf report - -o l.html\n"
+      "  cnnperf predict --layers layers.csv --gpu v100 --format json | cnnperf report - -o "
+      "l.html\n"
       "  cnnperf report a100.json t4.json metrics.json --title \"ResNet-50 study\" -o study.html");
   sub->callback([opts, &run] { run = [opts] { return cnnperf::run_report(*opts); }; });
 }

@@ -50,7 +50,9 @@ RunResult run_cnnperf(const std::string& args) {
       std::string("\"") + CNNPERF_BINARY + "\" " + args + " 2>\"" + err_file.string() + "\"";
   RunResult result;
   FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return result;
+  if (pipe == nullptr) {
+    return result;
+  }
   std::array<char, 65536> buffer{};
   std::size_t n = 0;
   while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) {
@@ -72,8 +74,8 @@ TEST(ReportCli, PredictionJsonToHtmlFile) {
   const RunResult predict =
       run_cnnperf("predict --net mnasnet1_0 --gpu t4 --format json > \"" + json.string() + "\"");
   ASSERT_EQ(predict.exit_code, 0) << predict.err;
-  const RunResult report =
-      run_cnnperf("report \"" + json.string() + "\" --title \"T4 study\" --output \"" + html.string() + "\"");
+  const RunResult report = run_cnnperf(
+      "report \"" + json.string() + "\" --title \"T4 study\" --output \"" + html.string() + "\"");
   ASSERT_EQ(report.exit_code, 0) << report.err;
   EXPECT_TRUE(report.out.empty());  // the page goes to the file only
   ASSERT_TRUE(fs::exists(html));
@@ -87,7 +89,8 @@ TEST(ReportCli, PredictionJsonToHtmlFile) {
 
 TEST(ReportCli, StdinToStdout) {
   const fs::path json = temp_dir() / "gpu.json";
-  ASSERT_EQ(run_cnnperf("gpus show t4 --format json --output \"" + json.string() + "\"").exit_code, 0);
+  ASSERT_EQ(run_cnnperf("gpus show t4 --format json --output \"" + json.string() + "\"").exit_code,
+            0);
   const RunResult r = run_cnnperf("report - < \"" + json.string() + "\"");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("GPU specification"), std::string::npos);

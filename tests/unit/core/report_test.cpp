@@ -27,7 +27,9 @@ namespace {
 
 std::size_t count(const std::string& text, const std::string& what) {
   std::size_t n = 0;
-  for (auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) ++n;
+  for (auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) {
+    ++n;
+  }
   return n;
 }
 
@@ -117,9 +119,13 @@ TEST(SvgChart, BarChartHasOneBarPerEntryAndGrowsWithThem) {
   small.title = "t";
   small.value_label = "latency_ms (ms)";
   small.marker_label = "roofline_ms";
-  for (int i = 0; i < 3; ++i) small.bars.push_back({"b" + std::to_string(i), 1.0 + i, 0.5, false, {}});
+  for (int i = 0; i < 3; ++i) {
+    small.bars.push_back({"b" + std::to_string(i), 1.0 + i, 0.5, false, {}});
+  }
   BarChart big = small;
-  for (int i = 3; i < 300; ++i) big.bars.push_back({"b" + std::to_string(i), 1.0, std::nullopt, false, {}});
+  for (int i = 3; i < 300; ++i) {
+    big.bars.push_back({"b" + std::to_string(i), 1.0, std::nullopt, false, {}});
+  }
   const std::string a = render_bar_chart(small);
   const std::string b = render_bar_chart(big);
   // One <g> per bar; the legend adds one rect, the bars one each.
@@ -204,10 +210,10 @@ TEST(Report, NetworkPredictionHasHeaderTotalsChartsAndSlowestLayers) {
   const NetworkPrediction p = predict("resnet50", "a100");
   const std::string html = render_report({{"r50.json", to_json(p).dump()}});
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0U);
-  for (const char* expected : {"resnet50", "a100-sxm4-40gb", "NVIDIA A100", "inference", "fp32",
-                               "analytical", "kernel_ms (ms)", "latency_ms (ms)", "energy_j (J)",
-                               "avg_power_w (W)", "Slowest layers", "roofline_ms",
-                               "energy_mj (mJ)", "Warnings", "schema_version", "tool_version"}) {
+  for (const char* expected :
+       {"resnet50", "a100-sxm4-40gb", "NVIDIA A100", "inference", "fp32", "analytical",
+        "kernel_ms (ms)", "latency_ms (ms)", "energy_j (J)", "avg_power_w (W)", "Slowest layers",
+        "roofline_ms", "energy_mj (mJ)", "Warnings", "schema_version", "tool_version"}) {
     EXPECT_NE(html.find(expected), std::string::npos) << expected;
   }
   // Two per-layer charts (latency, energy), one <g> per layer each.
@@ -218,7 +224,9 @@ TEST(Report, NetworkPredictionHasHeaderTotalsChartsAndSlowestLayers) {
   // The slowest layer heads the table.
   std::size_t slowest = 0;
   for (std::size_t i = 0; i < p.predictions.size(); ++i) {
-    if (p.predictions[i].latency_ms > p.predictions[slowest].latency_ms) slowest = i;
+    if (p.predictions[i].latency_ms > p.predictions[slowest].latency_ms) {
+      slowest = i;
+    }
   }
   const auto table = html.find("Slowest layers");
   EXPECT_NE(html.find("<td class=\"num\">1</td><td>" + p.layers[slowest].name + "</td>", table),
@@ -361,8 +369,8 @@ TEST(Report, NoScriptAndNoExternalReference) {
                                           {"lp.json", kLayerPredictionsJson},
                                           {"t.json", kTrainJson},
                                           {"v.json", kValidateJson}});
-  for (const char* banned : {"<script", "http:", "https:", "src=", "url(", "@import", "<link",
-                             "xmlns", "//"}) {
+  for (const char* banned :
+       {"<script", "http:", "https:", "src=", "url(", "@import", "<link", "xmlns", "//"}) {
     EXPECT_EQ(html.find(banned), std::string::npos) << banned;
   }
   // The only links are in-page anchors to the sections.
