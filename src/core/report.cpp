@@ -686,16 +686,24 @@ std::string render_layer_predictions(const Json& doc) {
                " % (computed by the report from the file's own columns).");
     }
   }
-  // Layer columns first, predict's added columns last (predict's JSON objects are sorted).
-  std::vector<std::string> front{"name"};
+  // name, op and the latency columns first so they are visible without scrolling, then the
+  // other layer columns in canonical order, then the rest (predict's JSON objects are sorted).
+  std::vector<std::string> front{"name",
+                                 "op",
+                                 "latency_ms",
+                                 "predicted_latency_ms",
+                                 "roofline_ms",
+                                 "predicted_roofline_ms",
+                                 "energy_mj",
+                                 "predicted_energy_mj",
+                                 "avg_power_w",
+                                 "predicted_avg_power_w",
+                                 "in_distribution",
+                                 "predicted_in_distribution"};
   for (const auto& c : layer_csv_columns()) {
     front.push_back(c);
   }
-  const std::vector<std::string> back{
-      "latency_ms",      "predicted_latency_ms",     "energy_mj",   "predicted_energy_mj",
-      "avg_power_w",     "predicted_avg_power_w",    "roofline_ms", "predicted_roofline_ms",
-      "in_distribution", "predicted_in_distribution"};
-  out += h3("Rows") + object_table(rows, order_columns(columns_of(rows), front, back));
+  out += h3("Rows") + object_table(rows, order_columns(columns_of(rows), front));
   return out;
 }
 

@@ -261,8 +261,12 @@ TEST(Report, LayerPredictionsWithMeasurementsGetAScatterAndMape) {
   EXPECT_NE(html.find("MAPE over the 2 rows with a measured latency_ms &gt; 0: 50 %"),
             std::string::npos);
   EXPECT_NE(html.find("predicted_latency_ms (ms)"), std::string::npos);
-  // Table: layer columns first, predict's columns last.
-  EXPECT_LT(html.find("<th>op</th>"), html.find("<th>predicted_latency_ms</th>"));
+  // Table: op, then measured and predicted latency before the other layer columns.
+  const auto rows = html.find("<h3>Rows</h3>");
+  EXPECT_LT(html.find("<th>op</th>", rows), html.find("<th>latency_ms</th>", rows));
+  EXPECT_LT(html.find("<th>latency_ms</th>", rows),
+            html.find("<th>predicted_latency_ms</th>", rows));
+  EXPECT_LT(html.find("<th>predicted_latency_ms</th>", rows), html.find("<th>c_in</th>", rows));
   EXPECT_NE(html.find("NVIDIA Tesla V100 (v100-sxm2-16gb)"), std::string::npos);
 }
 
