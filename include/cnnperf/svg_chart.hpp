@@ -21,6 +21,7 @@ struct Bar {
   std::optional<double> marker;  ///< optional tick drawn across the bar (e.g. roofline_ms)
   bool muted = false;            ///< drawn grey (e.g. an infeasible candidate)
   std::string note;              ///< extra text in the bar's tooltip
+  bool flagged = false;          ///< drawn in the warning colour (e.g. out-of-range input)
 };
 
 /// A horizontal bar chart; height grows with the number of bars so every bar stays readable.
@@ -28,6 +29,7 @@ struct BarChart {
   std::string title;
   std::string value_label;   ///< axis label with unit, e.g. "latency_ms (ms)"
   std::string marker_label;  ///< legend text for markers; "" = no legend entry
+  std::string flag_label;    ///< legend text for flagged bars; "" = no legend entry
   std::vector<Bar> bars;
 };
 

@@ -543,16 +543,19 @@ std::string render_network_prediction(const Json& doc) {
   BarChart energy;
   energy.title = "Predicted energy per layer (" + std::to_string(layers.size()) + " layers)";
   energy.value_label = "energy_mj (mJ)";
+  // Layers the model flags as outside its training range are drawn in the warning colour.
+  latency.flag_label = energy.flag_label = "in_distribution: false";
   double summed_ms = 0;
   for (const auto& l : layers) {
     const std::string label = string_at(l, "name", "?");
+    const bool out_of_range = !bool_at(l, "in_distribution", true);
     const std::string what = string_at(l, "op") + ", bound: " + string_at(l, "bound", "?") +
-                             (bool_at(l, "in_distribution", true) ? "" : ", out of range");
+                             (out_of_range ? ", out of range" : "");
     const double ms = number_at(l, "latency_ms").value_or(0);
     summed_ms += ms;
-    latency.bars.push_back({label, ms, number_at(l, "roofline_ms"), false, what});
+    latency.bars.push_back({label, ms, number_at(l, "roofline_ms"), false, what, out_of_range});
     energy.bars.push_back(
-        {label, number_at(l, "energy_mj").value_or(0), std::nullopt, false, what});
+        {label, number_at(l, "energy_mj").value_or(0), std::nullopt, false, what, out_of_range});
   }
   if (!layers.empty()) {
     out += h3("Per-layer latency") + render_bar_chart(latency);
@@ -646,10 +649,15 @@ std::string render_layer_predictions(const Json& doc) {
   chart.title = "Predicted latency per row";
   chart.value_label = predicted + " (ms)";
   chart.marker_label = roofline + " (lower bound)";
+  chart.flag_label = "in_distribution: false";
+  const std::string in_range = rows[0].contains("predicted_in_distribution")
+                                   ? "predicted_in_distribution"
+                                   : "in_distribution";
   for (std::size_t i = 0; i < rows.size() && i < kMaxBars; ++i) {
+    const bool out_of_range = !bool_at(rows[i], in_range, true);
     chart.bars.push_back({row_label(i), number_at(rows[i], predicted).value_or(0),
-                          number_at(rows[i], roofline), false,
-                          bool_at(rows[i], "in_distribution", true) ? "" : "out of range"});
+                          number_at(rows[i], roofline), false, out_of_range ? "out of range" : "",
+                          out_of_range});
   }
   out += h3("Latency per row") + render_bar_chart(chart);
   if (rows.size() > kMaxBars) {

@@ -26,6 +26,7 @@ constexpr double kCharPx = 6.2;        // average glyph width of 10 px sans-seri
 constexpr std::size_t kMaxLabelChars = 40;
 constexpr const char* kMutedColor = "#c4c4c4";
 constexpr const char* kMarkerColor = "#b00020";
+constexpr const char* kFlagColor = "#f28e2b";
 constexpr std::array<const char*, 7> kPalette{"#4e79a7", "#f28e2b", "#59a14f", "#e15759",
                                               "#76b7b2", "#edc948", "#b07aa1"};
 
@@ -193,22 +194,38 @@ std::string render_bar_chart(const BarChart& chart) {
   std::vector<std::string> labels;
   double max_value = 0;
   bool any_marker = false;
+  bool any_flagged = false;
   for (const Bar& b : chart.bars) {
     labels.push_back(b.label);
+    any_flagged = any_flagged || b.flagged;
     max_value = std::max(max_value, finite_or_zero(b.value));
     if (b.marker) {
       any_marker = true;
       max_value = std::max(max_value, finite_or_zero(*b.marker));
     }
   }
-  const bool legend = any_marker && !chart.marker_label.empty();
+  const bool marker_legend = any_marker && !chart.marker_label.empty();
+  const bool flag_legend = any_flagged && !chart.flag_label.empty();
+  const bool legend = marker_legend || flag_legend;
   const HorizontalFrame f = horizontal_frame(labels, max_value, chart.bars.size(), legend);
   std::string out = svg_open(kWidthPx, f.height, chart.title) + title_text(chart.title);
   if (legend) {
-    out += rect(f.x0, 30, 12, 8, kPalette[0]);
-    out += text(f.x0 + 16, 38, chart.value_label);
-    out += line(f.x0 + 180, 28, f.x0 + 180, 40, kMarkerColor, "stroke-width=\"2\"");
-    out += text(f.x0 + 186, 38, chart.marker_label);
+    double x = f.x0;
+    auto advance = [&](const std::string& label) {
+      x += 16 + static_cast<double>(label.size()) * kCharPx + 18;
+    };
+    out += rect(x, 30, 12, 8, kPalette[0]);
+    out += text(x + 16, 38, chart.value_label);
+    advance(chart.value_label);
+    if (marker_legend) {
+      out += line(x + 6, 28, x + 6, 40, kMarkerColor, "stroke-width=\"2\"");
+      out += text(x + 16, 38, chart.marker_label);
+      advance(chart.marker_label);
+    }
+    if (flag_legend) {
+      out += rect(x, 30, 12, 8, kFlagColor);
+      out += text(x + 16, 38, chart.flag_label);
+    }
   }
   out += horizontal_axes(f, chart.bars.size(), chart.value_label);
   for (std::size_t i = 0; i < chart.bars.size(); ++i) {
@@ -224,7 +241,8 @@ std::string render_bar_chart(const BarChart& chart) {
     }
     out += "<g><title>" + html_escape(tip) + "</title>\n";
     out += text(f.x0 - 4, y + kBarPx, short_label(b.label), "end", b.muted ? "fill=\"#999\"" : "");
-    out += rect(f.x0, y + 1, v * f.scale, kBarPx, b.muted ? kMutedColor : kPalette[0]);
+    const char* fill = b.muted ? kMutedColor : (b.flagged ? kFlagColor : kPalette[0]);
+    out += rect(f.x0, y + 1, v * f.scale, kBarPx, fill);
     if (b.marker && std::isfinite(*b.marker)) {
       const double x = f.x0 + std::max(0.0, *b.marker) * f.scale;
       out += line(x, y, x, y + kBarPx + 2, kMarkerColor, "stroke-width=\"2\"");

@@ -232,6 +232,8 @@ TEST(Report, NetworkPredictionHasHeaderTotalsChartsAndSlowestLayers) {
   EXPECT_NE(html.find("<td class=\"num\">1</td><td>" + p.layers[slowest].name + "</td>", table),
             std::string::npos);
   EXPECT_EQ(html.find("Power cap"), std::string::npos);
+  // Every resnet50 layer is in the analytical model's range: nothing drawn as flagged.
+  EXPECT_EQ(html.find("fill=\"#f28e2b\""), std::string::npos);
 }
 
 TEST(Report, PowerCapSectionWhenTheResultHasOne) {
@@ -268,6 +270,9 @@ TEST(Report, LayerPredictionsWithMeasurementsGetAScatterAndMape) {
             html.find("<th>predicted_latency_ms</th>", rows));
   EXPECT_LT(html.find("<th>predicted_latency_ms</th>", rows), html.find("<th>c_in</th>", rows));
   EXPECT_NE(html.find("NVIDIA Tesla V100 (v100-sxm2-16gb)"), std::string::npos);
+  // Row 2 is out of the model's range: one bar in the warning colour, plus its legend entry.
+  EXPECT_EQ(count(html, "fill=\"#f28e2b\""), 2U);
+  EXPECT_NE(html.find("in_distribution: false"), std::string::npos);
 }
 
 TEST(Report, LayerPredictionsWithoutMeasurementsHaveNoScatter) {
