@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+// `cnnperf report`: one self-contained HTML page (inline CSS and SVG, no JavaScript, no
+// external URL) from any JSON result cnnperf writes, one section per input.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace cnnperf {
+
+/// Version of the report page layout; written into the page's <meta name="cnnperf-report">.
+inline constexpr int kReportSchemaVersion = 1;
+
+/// Options of `cnnperf report` (strings as typed; validated by render_report).
+struct ReportOptions {
+  std::vector<std::string> inputs;  ///< JSON result files; "-" reads stdin
+  std::string output;               ///< output file; "" or "-" = stdout
+  std::string title;                ///< page title; "" = "cnnperf report"
+};
+
+/// One JSON result already in memory: `name` is what the page shows as its file name.
+struct ReportInput {
+  std::string name;
+  std::string json_text;
+};
+
+/// What render_report recognised an input as (the section layout follows from it).
+enum class ReportKind {
+  kNetworkPrediction,  ///< `predict --net ... --format json`
+  kLayerPredictions,   ///< `predict --layers ... --format json`
+  kPlan,               ///< `plan --format json`
+  kTrainMetrics,       ///< `train --format json` (no "kind" field: recognised by "cv")
+  kValidateMetrics,    ///< `validate --format json` (recognised by "model_fingerprint")
+  kPtxAnalysis,        ///< `ptx analyze|layer --format json` (recognised by "launches")
+  kGpuSpec,            ///< `gpus show NAME --format json`
+  kNetworkLayers,      ///< `nets show NAME --format json`
+  kGeneric,            ///< anything else, including non-object JSON
+};
+
+/// Short human name of a kind, as the page shows it ("network prediction", ...).
+[[nodiscard]] std::string to_string(ReportKind kind);
+
+/// Recognises a parsed JSON text (by its "kind" field, else by its characteristic fields).
+/// Throws InputError "NAME: not valid JSON (byte N)" when `json_text` does not parse.
+[[nodiscard]] ReportKind detect_report_kind(const ReportInput& input);
+
+/// Renders the HTML page. Pure and deterministic: the same inputs give the same bytes.
+/// Throws InputError "NAME: not valid JSON (byte N)" for an input that does not parse, and
+/// InputError with the usage line when `inputs` is empty.
+[[nodiscard]] std::string render_report(const std::vector<ReportInput>& inputs,
+                                        const std::string& title = {});
+
+/// Reads options.inputs (InputError naming an unreadable file) and renders them.
+[[nodiscard]] std::string render_report_files(const ReportOptions& options);
+
+/// Runs `cnnperf report`: render_report_files() written atomically to options.output. Returns 0.
+int run_report(const ReportOptions& options);
+
+}  // namespace cnnperf
