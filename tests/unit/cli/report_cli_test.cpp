@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 
+#include "cli_runner.hpp"
 #include "cnnperf/io.hpp"
 
 namespace cnnperf {
@@ -20,52 +21,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct RunResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-fs::path temp_dir() {
-  static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("cnnperf_report_cli_" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
-  return dir;
-}
-
-class TempDirCleanup : public ::testing::Environment {
- public:
-  void TearDown() override {
-    std::error_code ignored;
-    fs::remove_all(temp_dir(), ignored);
-  }
-};
-const auto* const kCleanup = ::testing::AddGlobalTestEnvironment(new TempDirCleanup);
-
-RunResult run_cnnperf(const std::string& args) {
-  const fs::path err_file = temp_dir() / "stderr.txt";
-  const std::string command =
-      std::string("\"") + CNNPERF_BINARY + "\" " + args + " 2>\"" + err_file.string() + "\"";
-  RunResult result;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) {
-    return result;
-  }
-  std::array<char, 65536> buffer{};
-  std::size_t n = 0;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) {
-    result.out.append(buffer.data(), n);
-  }
-  const int status = ::pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream err(err_file);
-  std::stringstream text;
-  text << err.rdbuf();
-  result.err = text.str();
-  return result;
-}
+using cli_test::RunResult;
+using cli_test::run_cnnperf;
+using cli_test::temp_dir;
 
 TEST(ReportCli, PredictionJsonToHtmlFile) {
   const fs::path json = temp_dir() / "mnas.json";
