@@ -41,12 +41,13 @@ enum class ReportKind {
 [[nodiscard]] std::string to_string(ReportKind kind);
 
 /// Recognises a parsed JSON text (by its "kind" field, else by its characteristic fields).
-/// Throws InputError "NAME: not valid JSON (byte N)" when `json_text` does not parse.
+/// Throws InputError "NAME: invalid JSON: parse error at line L, column C: ..." when
+/// `json_text` does not parse.
 [[nodiscard]] ReportKind detect_report_kind(const ReportInput& input);
 
 /// Renders the HTML page. Pure and deterministic: the same inputs give the same bytes.
-/// Throws InputError "NAME: not valid JSON (byte N)" for an input that does not parse, and
-/// InputError with the usage line when `inputs` is empty.
+/// Throws InputError "NAME: invalid JSON: parse error at line L, column C: ..." for an input
+/// that does not parse, and InputError with the usage line when `inputs` is empty.
 [[nodiscard]] std::string render_report(const std::vector<ReportInput>& inputs,
                                         const std::string& title = {});
 

@@ -15,6 +15,7 @@
 #include "cnnperf/error.hpp"
 #include "cnnperf/gpu_spec.hpp"
 #include "cnnperf/io.hpp"
+#include "cnnperf/json_io.hpp"
 
 namespace cnnperf {
 namespace {
@@ -118,17 +119,6 @@ class FieldReader {
   bool require_all_;
 };
 
-json parse_json_file(const std::string& path) {
-  const std::string text = read_text_file(path);
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    std::string what = e.what();
-    // Drop nlohmann's "[json.exception.parse_error.101] " prefix; keep line/column.
-    if (const auto pos = what.find("] "); pos != std::string::npos) what = what.substr(pos + 2);
-    throw InputError(path + ": invalid JSON: " + what);
-  }
-}
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
@@ -342,7 +332,7 @@ GpuSpec gpu_spec_from_json(const nlohmann::json& object, const std::string& wher
 }
 
 GpuSpec load_gpu_spec_file(const std::string& path) {
-  const json doc = parse_json_file(path);
+  const json doc = read_json_file(path);
   if (doc.is_object() && doc.contains("gpus")) {
     throw InputError(path + ": expected one GPU object, found a database file ('gpus' array); "
                             "pass one entry of it, or a name");
@@ -439,7 +429,7 @@ void GpuDatabase::build_index() {
 }
 
 GpuDatabase GpuDatabase::load(const std::string& path) {
-  const json doc = parse_json_file(path);
+  const json doc = read_json_file(path);
   if (!doc.is_object()) throw InputError(path + ": expected a JSON object at the top level");
   for (const auto& [key, value] : doc.items()) {
     if (key != "schema_version" && key != "description" && key != "family_defaults" &&

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "cnnperf/error.hpp"
+#include "cnnperf/json_io.hpp"
 #include "cnnperf/io.hpp"
 #include "cnnperf/network_io.hpp"
 
@@ -175,12 +176,7 @@ Layer read_layer(const json& object, const std::string& where, std::int64_t defa
 
 Network parse_network_json(std::string_view text, const std::string& source,
                            const ImportOptions& options) {
-  json root;
-  try {
-    root = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw InputError(source + ": invalid JSON: " + e.what());
-  }
+  const json root = parse_json_text(text, source);
   if (!root.is_object()) bad(source, "a JSON object with \"layers\"", root);
   static constexpr std::array kTopFields{"schema_version", "name", "source", "input", "batch",
                                          "dtype", "layers"};

@@ -7,6 +7,7 @@
 
 #include "cnnperf/error.hpp"
 #include "cnnperf/io.hpp"
+#include "cnnperf/json_io.hpp"
 #include "cnnperf/predict.hpp"
 
 namespace cnnperf {
@@ -21,9 +22,9 @@ double number_field(const nlohmann::json& object, const char* key, const std::st
   }
   const double value = object[key].get<double>();
   if (!std::isfinite(value) || value < low || value > high) {
-    throw InputError(input_message(field, "out of range (" + format_number(value) + ")",
-                                   "a number in [" + format_number(low) + ", " +
-                                       format_number(high) + "]"));
+    throw InputError(
+        input_message(field, "out of range (" + format_number(value) + ")",
+                      "a number in [" + format_number(low) + ", " + format_number(high) + "]"));
   }
   return value;
 }
@@ -33,10 +34,10 @@ double number_field(const nlohmann::json& object, const char* key, const std::st
 double layer_power_w(double compute_utilization, double memory_utilization, int kernels,
                      const GpuSpec& gpu, const PowerParams& p) {
   if (kernels == 0) return gpu.idle_power_w;
-  const double activity = std::clamp(
-      std::max(p.floor_activity,
-               p.compute_weight * compute_utilization + p.memory_weight * memory_utilization),
-      0.0, 1.0);
+  const double activity =
+      std::clamp(std::max(p.floor_activity, p.compute_weight * compute_utilization +
+                                                p.memory_weight * memory_utilization),
+                 0.0, 1.0);
   return gpu.idle_power_w + (gpu.tdp_w - gpu.idle_power_w) * activity;
 }
 
@@ -51,14 +52,11 @@ PowerModel PowerModel::from_json(const nlohmann::json& doc, const std::string& w
   }
   PowerModel m;
   const auto activity = doc.value("activity", nlohmann::json());
-  m.activity.compute_weight =
-      number_field(activity, "compute_weight", where + ".activity", 0, 2);
+  m.activity.compute_weight = number_field(activity, "compute_weight", where + ".activity", 0, 2);
   m.activity.memory_weight = number_field(activity, "memory_weight", where + ".activity", 0, 2);
-  m.activity.floor_activity =
-      number_field(activity, "floor_activity", where + ".activity", 0, 1);
+  m.activity.floor_activity = number_field(activity, "floor_activity", where + ".activity", 0, 1);
   const auto cap = doc.value("cap", nlohmann::json());
-  m.cap.core_energy_exponent =
-      number_field(cap, "core_energy_exponent", where + ".cap", 0, 4);
+  m.cap.core_energy_exponent = number_field(cap, "core_energy_exponent", where + ".cap", 0, 4);
   m.cap.voltage_floor_clock_ratio =
       number_field(cap, "voltage_floor_clock_ratio", where + ".cap", 0.05, 1);
   m.cap.min_clock_ratio = number_field(cap, "min_clock_ratio", where + ".cap", 0.05, 1);
@@ -86,14 +84,7 @@ nlohmann::json PowerModel::to_json() const {
 }
 
 PowerModel PowerModel::load(const std::string& path) {
-  const std::string text = read_text_file(path);
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(path + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
-  }
-  return from_json(doc, path);
+  return from_json(read_json_file(path), path);
 }
 
 const PowerModel& PowerModel::bundled() {

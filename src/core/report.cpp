@@ -22,6 +22,7 @@
 #include "cnnperf/config.hpp"
 #include "cnnperf/error.hpp"
 #include "cnnperf/io.hpp"
+#include "cnnperf/json_io.hpp"
 #include "cnnperf/layer.hpp"
 #include "cnnperf/svg_chart.hpp"
 
@@ -1065,11 +1066,7 @@ std::string render_gpu_spec(const Json& doc) {
 // ---- parsing and page ---------------------------------------------------------------------
 
 Json parse_input(const ReportInput& input) {
-  try {
-    return Json::parse(input.json_text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(input.name + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
-  }
+  return parse_json_text(input.json_text, input.name);
 }
 
 ReportKind kind_of(const Json& doc) {

@@ -10,6 +10,7 @@
 
 #include "cnnperf/error.hpp"
 #include "cnnperf/io.hpp"
+#include "cnnperf/json_io.hpp"
 
 namespace cnnperf {
 
@@ -75,14 +76,7 @@ AccuracyTable AccuracyTable::from_json(const nlohmann::json& doc, const std::str
 }
 
 AccuracyTable AccuracyTable::load(const std::string& path) {
-  const std::string text = read_text_file(path);
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(path + ": not valid JSON (" + e.what() + ")");
-  }
-  AccuracyTable table = from_json(doc, path);
+  AccuracyTable table = from_json(read_json_file(path), path);
   table.source_path_ = path;
   return table;
 }
