@@ -72,7 +72,8 @@ struct AlgoStudyOptions {
   std::vector<std::string> variants;  ///< empty: all of algo_study_variants()
 };
 
-/// baseline, quant, oracle, algo, algo+quant, per-mode (a regressor per predicted class).
+/// baseline, quant, oracle, algo, algo+quant, per-mode (a regressor per predicted class),
+/// oracle-per-mode (the same, routed by the measured class).
 [[nodiscard]] const std::vector<std::string>& algo_study_variants();
 
 /// Group-shape folds of conv rows as cross_validate_family draws them (same seed, same
@@ -101,6 +102,7 @@ struct AlgoStudyVariant {
   std::string name;
   Metrics overall;
   std::map<std::string, Metrics> per_gpu;
+  std::map<std::string, Metrics> per_class;  ///< by measured algorithm class
   double seconds = 0;
 };
 

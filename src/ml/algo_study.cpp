@@ -77,8 +77,9 @@ std::vector<double> fit_predict(RegressorKind kind, const nlohmann::json& params
 }  // namespace
 
 const std::vector<std::string>& algo_study_variants() {
-  static const std::vector<std::string> names{"baseline", "quant",      "oracle",
-                                              "algo",     "algo+quant", "per-mode"};
+  static const std::vector<std::string> names{"baseline",   "quant",    "oracle",
+                                              "algo",       "algo+quant", "per-mode",
+                                              "oracle-per-mode"};
   return names;
 }
 
@@ -176,7 +177,7 @@ AlgoStudyResult run_algo_study(const TrainingData& data, const std::vector<int>&
   for (const auto& v : variants) {
     if (std::find(known.begin(), known.end(), v) == known.end()) {
       throw InputError("--algo-study: unknown variant '" + v +
-                       "' (expected baseline, quant, oracle, algo, algo+quant, per-mode)");
+                       "' (expected baseline, quant, oracle, algo, algo+quant, per-mode, oracle-per-mode)");
     }
   }
   const bool need_classifier = std::any_of(variants.begin(), variants.end(), [](const auto& v) {
@@ -287,6 +288,8 @@ AlgoStudyResult run_algo_study(const TrainingData& data, const std::vector<int>&
         }
         out = fit_predict(options.regressor, params, a, ratio_train, b);
       } else {  // per-mode: a regressor per measured class, test rows routed by predicted class
+        // (oracle-per-mode routes them by their measured class: the bound of per-mode).
+        const bool oracle_route = v == "oracle-per-mode";
         out = fit_predict(options.regressor, params, xb_train, ratio_train, xb_test);
         for (int c = 0; c < static_cast<int>(conv_algo_classes().size()); ++c) {
           std::vector<std::size_t> tr, te_pos;
@@ -294,7 +297,8 @@ AlgoStudyResult run_algo_study(const TrainingData& data, const std::vector<int>&
             if (row_labels[train[t]] == c) tr.push_back(t);
           }
           for (std::size_t t = 0; t < test.size(); ++t) {
-            if (predicted_class[test[t]] == c) te_pos.push_back(t);
+            const int route = oracle_route ? row_labels[test[t]] : predicted_class[test[t]];
+            if (route == c) te_pos.push_back(t);
           }
           if (tr.size() < kMinRowsPerMode || te_pos.empty()) continue;
           std::vector<double> rt;
@@ -326,6 +330,17 @@ AlgoStudyResult run_algo_study(const TrainingData& data, const std::vector<int>&
       p.push_back(predicted[v][i]);
     }
     for (const auto& [gpu, tp] : by_gpu) r.per_gpu[gpu] = compute_metrics(tp.first, tp.second, x_base.cols);
+    // Per measured algorithm: where the error sits, and whether a variant moves it.
+    std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> by_class;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (row_labels[i] < 0) continue;
+      auto& [t, p] = by_class[conv_algo_classes()[static_cast<std::size_t>(row_labels[i])]];
+      t.push_back(truth[i]);
+      p.push_back(predicted[v][i]);
+    }
+    for (const auto& [cls, tp] : by_class) {
+      r.per_class[cls] = compute_metrics(tp.first, tp.second, x_base.cols);
+    }
     result.variants.push_back(std::move(r));
   }
   if (need_classifier) {
@@ -361,6 +376,8 @@ nlohmann::json to_json(const AlgoStudyResult& result) {
     j["overall"] = to_json(v.overall);
     j["per_gpu"] = nlohmann::json::object();
     for (const auto& [gpu, m] : v.per_gpu) j["per_gpu"][gpu] = to_json(m);
+    j["per_class"] = nlohmann::json::object();
+    for (const auto& [cls, m] : v.per_class) j["per_class"][cls] = to_json(m);
     doc["variants"].push_back(std::move(j));
   }
   if (result.classifier_accuracy >= 0) {

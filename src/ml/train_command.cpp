@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -88,7 +89,7 @@ std::vector<std::string> metric_cells(const nlohmann::json& r) {
 }
 
 std::string render_algo_study(const nlohmann::json& report, OutputFormat format) {
-  const std::vector<std::string> header = {"regressor", "variant", "gpu", "n", "mape_pct",
+  const std::vector<std::string> header = {"regressor", "variant", "rows", "n", "mape_pct",
                                            "within_10pct", "spearman", "seconds"};
   std::vector<std::vector<std::string>> rows;
   std::vector<std::vector<std::string>> accuracy;
@@ -101,6 +102,11 @@ std::string render_algo_study(const nlohmann::json& report, OutputFormat format)
       for (const auto& [gpu, g] : v["per_gpu"].items()) {
         rows.push_back({kind, v["variant"], gpu, std::to_string(g.value("n", std::size_t{0})),
                         cell(g, "mape_pct"), cell(g, "within_10pct"), cell(g, "spearman"), ""});
+      }
+      for (const auto& [cls, g] : v["per_class"].items()) {
+        rows.push_back({kind, v["variant"], "ran " + cls,
+                        std::to_string(g.value("n", std::size_t{0})), cell(g, "mape_pct"),
+                        cell(g, "within_10pct"), cell(g, "spearman"), ""});
       }
     }
     if (study.contains("classifier_accuracy_pct") && accuracy.empty()) {
@@ -220,6 +226,33 @@ nlohmann::json train_report(const TrainOptions& options) {
   // Validate every kind's parameters before spending minutes on loading and CV.
   for (const auto kind : kinds) (void)make_regressor(kind, params_for(kind, overrides));
 
+  // Parse --algo-study before minutes of loading, so a typo fails at once.
+  AlgoStudyOptions study;
+  if (!options.algo_study.empty() && to_lower(options.algo_study) != "all") {
+    std::size_t start = 0;
+    while (start <= options.algo_study.size()) {
+      const auto comma = options.algo_study.find(',', start);
+      const auto item = options.algo_study.substr(
+          start, comma == std::string::npos ? std::string::npos : comma - start);
+      start = comma == std::string::npos ? options.algo_study.size() + 1 : comma + 1;
+      if (item.empty()) continue;
+      const auto& known = algo_study_variants();
+      if (std::find(known.begin(), known.end(), item) == known.end()) {
+        throw InputError("--algo-study: unknown variant '" + item +
+                         "' (expected all, or a list of baseline, quant, oracle, algo, "
+                         "algo+quant, per-mode, oracle-per-mode)");
+      }
+      study.variants.push_back(item);
+    }
+  }
+  if (!options.algo_study.empty()) {
+    try {
+      study.classifier = regressor_kind_from_string(options.algo_classifier);
+    } catch (const InputError& e) {
+      throw InputError(std::string("--algo-classifier: ") + e.what());
+    }
+  }
+
   const auto load_start = std::chrono::steady_clock::now();
   const TrainingData data = load_training_data(options.data, options.max_rows, options.seed);
   spdlog::info("loaded {} rows ({} skipped) in {:.1f} s", data.layers.size(), data.skipped_rows,
@@ -231,22 +264,6 @@ nlohmann::json train_report(const TrainOptions& options) {
     if (options.max_rows > 0) {
       throw InputError("--algo-study: expected all rows (drop --max-rows; the algorithm labels "
                        "are read back row by row)");
-    }
-    AlgoStudyOptions study;
-    if (to_lower(options.algo_study) != "all") {
-      std::size_t start = 0;
-      while (start <= options.algo_study.size()) {
-        const auto comma = options.algo_study.find(',', start);
-        const auto item = options.algo_study.substr(
-            start, comma == std::string::npos ? std::string::npos : comma - start);
-        if (!item.empty()) study.variants.push_back(item);
-        start = comma == std::string::npos ? options.algo_study.size() + 1 : comma + 1;
-      }
-    }
-    try {
-      study.classifier = regressor_kind_from_string(options.algo_classifier);
-    } catch (const InputError& e) {
-      throw InputError(std::string("--algo-classifier: ") + e.what());
     }
     study.inner_folds = options.algo_inner_folds;
     study.folds = options.folds;

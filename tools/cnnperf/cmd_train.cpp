@@ -37,7 +37,7 @@ void add_train_command(CLI::App& app, Runner& run) {
   sub->add_option("--algo-study", opts->algo_study,
                   "Instead of training: measure whether the cuDNN algorithm (NeuSight kernel "
                   "names) helps conv rows, group-shape folds; 'all' or a list of baseline, quant, "
-                  "oracle, algo, algo+quant, per-mode");
+                  "oracle, algo, algo+quant, per-mode, oracle-per-mode");
   sub->add_option("--algo-classifier", opts->algo_classifier,
                   "Regressor kind of the one-vs-rest algorithm classifier (--algo-study)")
       ->capture_default_str();
@@ -53,7 +53,8 @@ void add_train_command(CLI::App& app, Runner& run) {
       "  cnnperf train --data datasets/layers_neusight.csv.gz datasets/layers_mlpredict.csv.gz \\\n"
       "      --e2e datasets/e2e_torchvision.csv --out models/my_model.json\n"
       "  cnnperf train --power datasets/power_zeus.csv --out models/power_model.json\n"
-      "  cnnperf train --data conv_rows.csv --algo-study all --regressor xgboost\n"
+      "  zcat datasets/layers_neusight.csv.gz | awk -F, 'NR==1 || $1==\"conv2d\"' > conv.csv\n"
+      "  cnnperf train --data conv.csv --algo-study all --regressor rf   # all rows, no --max-rows\n"
       "Export OMP_WAIT_POLICY=PASSIVE before training on a shared machine: XGBoost's OpenMP\n"
       "threads otherwise spin between boosting rounds (it must be set before the process starts).");
   sub->callback([opts, &run] { run = [opts] { return run_train(*opts); }; });
