@@ -201,7 +201,7 @@ std::vector<std::string> feature_names(const FeatureSpec& spec) {
     for (const auto& n : ptx_names()) names.push_back("ptx_" + n);
   }
 #endif
-  // quant comes after ptx so that models saved before it existed keep their column order.
+  // quant columns come last, after ptx: appending leaves every existing group's position as it was.
   for (const auto& f : kFeatureDocs) {
     if (spec.quant && std::string_view(f.group) == "quant") names.emplace_back(f.name);
   }
