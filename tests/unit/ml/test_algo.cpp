@@ -203,11 +203,11 @@ TEST(QuantFeatures, ParseNamesAndValues) {
 // SYNTHETIC training set: conv shapes on one GPU whose "measured" latency is the analytical
 // estimate times 3 when the shape's (made-up) algorithm is 1, else times 1. Knowing the class
 // explains everything, so the oracle must be far better than the baseline.
-TrainingData synthetic_conv_rows(std::vector<int>& labels) {
+TrainingData synthetic_conv_rows(std::vector<int>& labels, int n_rows = 160) {
   const GpuSpec gpu = *GpuDatabase::bundled().find("v100-sxm2-16gb");
   std::mt19937_64 rng(17);
   TrainingData data;
-  for (int i = 0; i < 160; ++i) {
+  for (int i = 0; i < n_rows; ++i) {
     Layer l;
     l.batch = 1 + static_cast<std::int64_t>(rng() % 32);
     l.c_in = 16 + static_cast<std::int64_t>(rng() % 200);
@@ -246,12 +246,33 @@ TEST(AlgoStudy, OracleBeatsBaselineWhenTheClassExplainsTheLatency) {
   EXPECT_GT(r.classifier_accuracy, 20.0);
   EXPECT_LT(r.classifier_accuracy, 80.0);
   EXPECT_EQ(r.classifier_accuracy_per_gpu.size(), 1u);
+  std::size_t per_class_rows = 0;
+  for (const auto& [cls, m] : r.variants[0].per_class) per_class_rows += m.n;
+  EXPECT_EQ(per_class_rows, 160u);
 
   options.variants = {"bogus"};
   EXPECT_THROW((void)run_algo_study(data, labels, options), InputError);
   labels.pop_back();
   options.variants = {"baseline"};
   EXPECT_THROW((void)run_algo_study(data, labels, options), InputError);
+}
+
+TEST(AlgoStudy, OraclePerModeFitsOneRegressorPerMeasuredClass) {
+  // Enough rows that each class has >= 200 training rows per fold: within a class the
+  // synthetic ratio is constant, so the per-class regressors are exact where the global one
+  // cannot be.
+  std::vector<int> labels;
+  const TrainingData data = synthetic_conv_rows(labels, 700);
+  AlgoStudyOptions options;
+  options.regressor = RegressorKind::kRandomForest;
+  options.params = {{"log_target", true}, {"n_trees", 10}, {"seed", 1}};
+  options.folds = 3;
+  options.variants = {"baseline", "oracle-per-mode"};
+  const AlgoStudyResult r = run_algo_study(data, labels, options);
+  ASSERT_EQ(r.variants.size(), 2u);
+  EXPECT_GT(r.variants[0].overall.mape_pct, 20.0);
+  EXPECT_LT(r.variants[1].overall.mape_pct, 1.0);
+  EXPECT_LT(r.classifier_accuracy, 0.0);  // no variant needed the classifier
 }
 
 TEST(AlgoStudy, GroupShapeFoldsKeepAShapeInOneFold) {
