@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Features of a (layer, GPU, measurement source) triple for the learned models.
-// Groups (select with `--features`): layer, analytical, gpu, source, ptx (optional).
+// Groups (select with `--features`): layer, analytical, gpu, source, ptx and quant (optional).
 #pragma once
 
 #include <map>
@@ -21,9 +21,10 @@ struct FeatureSpec {
   bool gpu = true;         ///< GPU specs, so unseen GPUs are predicted from their specs
   bool source = true;      ///< measurement source one-hot (timing methods differ)
   bool ptx = false;        ///< executed PTX mix of the matching reference kernel
+  bool quant = false;      ///< tile/wave quantization residues (c_out mod 64/128, N*P*Q mod tiles)
 
   /// Parses "default", "all", a comma list of groups ("layer,gpu"), or "+ptx"/"-source"
-  /// edits of the default. Throws InputError naming the unknown group.
+  /// edits of the default ("all" = every group). Throws InputError naming the unknown group.
   static FeatureSpec parse(std::string_view text);
   [[nodiscard]] std::string to_string() const;
 };

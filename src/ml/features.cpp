@@ -73,6 +73,15 @@ constexpr FeatureDoc kFeatureDocs[] = {
     {"source", "src_neusight", "row measured by NeuSight (CUDA events, PyTorch 2.1)"},
     {"source", "src_mlpredict", "row measured by MLPredict (TF 1.10 session wall clock)"},
     {"source", "src_cnnperf_profile", "row measured by cnnperf profile (CUPTI kernel time)"},
+    // Residues of the two non-linear modes (tile padding, partial last wave) at the tile
+    // sizes cuDNN kernels use; `layer` only has mod 32 and `analytical` only our one mapping.
+    {"quant", "c_out_mod64", "c_out mod 64"},
+    {"quant", "c_out_mod128", "c_out mod 128"},
+    {"quant", "c_in_mod8", "c_in mod 8 (vector loads of the reduction dimension)"},
+    {"quant", "npq_mod32", "(batch * h_out * w_out) mod 32: GEMM M of an implicit GEMM"},
+    {"quant", "npq_mod64", "(batch * h_out * w_out) mod 64"},
+    {"quant", "npq_mod128", "(batch * h_out * w_out) mod 128"},
+    {"quant", "waves_frac", "fractional part of the analytical CTA waves (0 = full last wave)"},
 };
 
 #ifdef CNNPERF_HAVE_PTX_FEATURES
@@ -105,6 +114,7 @@ FeatureSpec FeatureSpec::parse(std::string_view text) {
   if (all.empty() || all == "default") return spec;
   if (all == "all") {
     spec.ptx = true;
+    spec.quant = true;
     return spec;
   }
   const bool edits = all.front() == '+' || all.front() == '-';
@@ -125,11 +135,12 @@ FeatureSpec FeatureSpec::parse(std::string_view text) {
     else if (item == "gpu") spec.gpu = on;
     else if (item == "source") spec.source = on;
     else if (item == "ptx") spec.ptx = on;
+    else if (item == "quant") spec.quant = on;
     else
       throw InputError("--features: unknown group '" + item +
-                       "' (expected layer, analytical, gpu, source, ptx, default or all)");
+                       "' (expected layer, analytical, gpu, source, ptx, quant, default or all)");
   }
-  if (!spec.layer && !spec.analytical && !spec.gpu && !spec.source && !spec.ptx) {
+  if (!spec.layer && !spec.analytical && !spec.gpu && !spec.source && !spec.ptx && !spec.quant) {
     throw InputError("--features: expected at least one feature group");
   }
 #ifndef CNNPERF_HAVE_PTX_FEATURES
@@ -148,6 +159,7 @@ std::string FeatureSpec::to_string() const {
   add(gpu, "gpu");
   add(source, "source");
   add(ptx, "ptx");
+  add(quant, "quant");
   return out;
 }
 
@@ -189,6 +201,10 @@ std::vector<std::string> feature_names(const FeatureSpec& spec) {
     for (const auto& n : ptx_names()) names.push_back("ptx_" + n);
   }
 #endif
+  // quant columns come last, after ptx: appending leaves every existing group's position as it was.
+  for (const auto& f : kFeatureDocs) {
+    if (spec.quant && std::string_view(f.group) == "quant") names.emplace_back(f.name);
+  }
   return names;
 }
 
@@ -242,6 +258,14 @@ std::vector<double> feature_row(const Layer& l, const GpuSpec& g, std::string_vi
     }
   }
 #endif
+  if (spec.quant) {
+    const auto npq = l.batch * l.h_out() * l.w_out();
+    const double waves = estimate_layer(l, g).waves;
+    row.insert(row.end(), {static_cast<double>(l.c_out % 64), static_cast<double>(l.c_out % 128),
+                           static_cast<double>(l.c_in % 8), static_cast<double>(npq % 32),
+                           static_cast<double>(npq % 64), static_cast<double>(npq % 128),
+                           waves - std::floor(waves)});
+  }
   return row;
 }
 

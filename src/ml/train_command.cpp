@@ -4,11 +4,13 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
 #include <map>
 
+#include "cnnperf/algo.hpp"
 #include "cnnperf/config.hpp"
 #include "cnnperf/e2e.hpp"
 #include "cnnperf/error.hpp"
@@ -86,8 +88,51 @@ std::vector<std::string> metric_cells(const nlohmann::json& r) {
           cell(r, "adjusted_r2"), cell(r, "within_10pct"), cell(r, "spearman")};
 }
 
+std::string render_algo_study(const nlohmann::json& report, OutputFormat format) {
+  const std::vector<std::string> header = {"regressor", "variant", "rows", "n", "mape_pct",
+                                           "within_10pct", "spearman", "seconds"};
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::vector<std::string>> accuracy;
+  for (const auto& [kind, study] : report["algo_study"].items()) {
+    for (const auto& v : study["variants"]) {
+      const auto& m = v["overall"];
+      rows.push_back({kind, v["variant"], "all", std::to_string(m.value("n", std::size_t{0})),
+                      cell(m, "mape_pct"), cell(m, "within_10pct"), cell(m, "spearman"),
+                      format_number(v["seconds"].get<double>(), 3)});
+      for (const auto& [gpu, g] : v["per_gpu"].items()) {
+        rows.push_back({kind, v["variant"], gpu, std::to_string(g.value("n", std::size_t{0})),
+                        cell(g, "mape_pct"), cell(g, "within_10pct"), cell(g, "spearman"), ""});
+      }
+      for (const auto& [cls, g] : v["per_class"].items()) {
+        rows.push_back({kind, v["variant"], "ran " + cls,
+                        std::to_string(g.value("n", std::size_t{0})), cell(g, "mape_pct"),
+                        cell(g, "within_10pct"), cell(g, "spearman"), ""});
+      }
+    }
+    if (study.contains("classifier_accuracy_pct") && accuracy.empty()) {
+      accuracy.push_back({"all", format_number(study["classifier_accuracy_pct"].get<double>(), 4)});
+      for (const auto& [gpu, a] : study["classifier_accuracy_pct_per_gpu"].items()) {
+        accuracy.push_back({gpu, format_number(a.get<double>(), 4)});
+      }
+    }
+  }
+  if (format == OutputFormat::kCsv) {
+    std::string out = csv_line(header) + "\n";
+    for (const auto& r : rows) out += csv_line(r) + "\n";
+    return out;
+  }
+  std::string out = format_table(header, rows);
+  if (!accuracy.empty()) {
+    out += "\nalgorithm classifier (" + report["algo_classifier"].get<std::string>() +
+           ", out-of-fold on the test rows of each fold)\n";
+    out += format_table({"gpu", "accuracy_pct"}, accuracy);
+  }
+  return out;
+}
+
 std::string render(const nlohmann::json& report, OutputFormat format) {
   if (format == OutputFormat::kJson) return report.dump(2) + "\n";
+  if (report.value("kind", "") == "algo_study") return render_algo_study(report, format);
   if (report.value("kind", "") == "power_calibration") {
     std::string out = format_power_report(report, format);
     if (format == OutputFormat::kTable && report.contains("model_path")) {
@@ -181,12 +226,70 @@ nlohmann::json train_report(const TrainOptions& options) {
   // Validate every kind's parameters before spending minutes on loading and CV.
   for (const auto kind : kinds) (void)make_regressor(kind, params_for(kind, overrides));
 
+  // Parse --algo-study before minutes of loading, so a typo fails at once.
+  AlgoStudyOptions study;
+  if (!options.algo_study.empty() && to_lower(options.algo_study) != "all") {
+    std::size_t start = 0;
+    while (start <= options.algo_study.size()) {
+      const auto comma = options.algo_study.find(',', start);
+      const auto item = options.algo_study.substr(
+          start, comma == std::string::npos ? std::string::npos : comma - start);
+      start = comma == std::string::npos ? options.algo_study.size() + 1 : comma + 1;
+      if (item.empty()) continue;
+      const auto& known = algo_study_variants();
+      if (std::find(known.begin(), known.end(), item) == known.end()) {
+        throw InputError("--algo-study: unknown variant '" + item +
+                         "' (expected all, or a list of baseline, quant, oracle, algo, "
+                         "algo+quant, per-mode, oracle-per-mode)");
+      }
+      study.variants.push_back(item);
+    }
+  }
+  if (!options.algo_study.empty()) {
+    try {
+      study.classifier = regressor_kind_from_string(options.algo_classifier);
+    } catch (const InputError& e) {
+      throw InputError(std::string("--algo-classifier: ") + e.what());
+    }
+  }
+
   const auto load_start = std::chrono::steady_clock::now();
   const TrainingData data = load_training_data(options.data, options.max_rows, options.seed);
   spdlog::info("loaded {} rows ({} skipped) in {:.1f} s", data.layers.size(), data.skipped_rows,
                std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start)
                    .count());
   if (data.layers.empty()) throw InputError("--data: no usable measured rows in the given files");
+
+  if (!options.algo_study.empty()) {
+    if (options.max_rows > 0) {
+      throw InputError("--algo-study: expected all rows (drop --max-rows; the algorithm labels "
+                       "are read back row by row)");
+    }
+    study.inner_folds = options.algo_inner_folds;
+    study.folds = options.folds;
+    study.seed = options.seed;
+    study.classifier_params = params_for(study.classifier, overrides);
+    study.classifier_params["seed"] = options.seed;
+    const std::vector<int> labels = load_conv_algo_labels(data);
+    nlohmann::json report = {{"schema_version", kModelSchemaVersion},
+                             {"tool_version", CNNPERF_VERSION},
+                             {"kind", "algo_study"},
+                             {"data", data.files},
+                             {"fingerprint", data.fingerprint},
+                             {"cv_scheme", "group-shape"},
+                             {"folds", options.folds},
+                             {"seed", options.seed},
+                             {"algo_classifier", options.algo_classifier},
+                             {"algo_inner_folds", options.algo_inner_folds},
+                             {"algo_study", nlohmann::json::object()}};
+    for (const auto kind : kinds) {
+      study.regressor = kind;
+      study.params = params_for(kind, overrides);
+      spdlog::info("algorithm study with {}", to_string(kind));
+      report["algo_study"][to_string(kind)] = to_json(run_algo_study(data, labels, study));
+    }
+    return report;
+  }
 
   nlohmann::json report = {{"schema_version", kModelSchemaVersion},
                            {"tool_version", CNNPERF_VERSION},

@@ -19,8 +19,8 @@ void add_train_command(CLI::App& app, Runner& run) {
   sub->add_option("--regressor", opts->regressor, "linear|knn|dtree|rf|xgboost|all")
       ->capture_default_str();
   sub->add_option("--features", opts->features,
-                  "Feature groups: default, all, a list (layer,analytical,gpu,source,ptx) or "
-                  "+group/-group edits")
+                  "Feature groups: default, all, a list (layer,analytical,gpu,source,ptx,quant) "
+                  "or +group/-group edits")
       ->capture_default_str();
   sub->add_option("--cv", opts->cv, "kfold|group-shape|leave-gpu-out")->capture_default_str();
   sub->add_option("--folds", opts->folds, "Folds for kfold and group-shape")
@@ -34,6 +34,16 @@ void add_train_command(CLI::App& app, Runner& run) {
   sub->add_option("--params", opts->params,
                   "JSON overriding the default hyper-parameters, e.g. '{\"n_estimators\":200}' "
                   "or per kind '{\"xgboost\":{\"max_depth\":6}}'");
+  sub->add_option("--algo-study", opts->algo_study,
+                  "Instead of training: measure whether the cuDNN algorithm (NeuSight kernel "
+                  "names) helps conv rows, group-shape folds; 'all' or a list of baseline, quant, "
+                  "oracle, algo, algo+quant, per-mode, oracle-per-mode");
+  sub->add_option("--algo-classifier", opts->algo_classifier,
+                  "Regressor kind of the one-vs-rest algorithm classifier (--algo-study)")
+      ->capture_default_str();
+  sub->add_option("--algo-inner-folds", opts->algo_inner_folds,
+                  "Inner folds giving training rows out-of-fold class probabilities (0: in-sample)")
+      ->capture_default_str();
   sub->add_option("--format", opts->format, "table|json|csv")->capture_default_str();
   sub->add_option("-o,--output", opts->output, "Write the metrics to FILE instead of stdout");
   sub->footer(
@@ -43,6 +53,8 @@ void add_train_command(CLI::App& app, Runner& run) {
       "  cnnperf train --data datasets/layers_neusight.csv.gz datasets/layers_mlpredict.csv.gz \\\n"
       "      --e2e datasets/e2e_torchvision.csv --out models/my_model.json\n"
       "  cnnperf train --power datasets/power_zeus.csv --out models/power_model.json\n"
+      "  zcat datasets/layers_neusight.csv.gz | awk -F, 'NR==1 || $1==\"conv2d\"' > conv.csv\n"
+      "  cnnperf train --data conv.csv --algo-study all --regressor rf   # all rows, no --max-rows\n"
       "Export OMP_WAIT_POLICY=PASSIVE before training on a shared machine: XGBoost's OpenMP\n"
       "threads otherwise spin between boosting rounds (it must be set before the process starts).");
   sub->callback([opts, &run] { run = [opts] { return run_train(*opts); }; });
