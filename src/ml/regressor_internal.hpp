@@ -65,4 +65,10 @@ std::unique_ptr<Regressor> make_decision_tree(const nlohmann::json& params);
 std::unique_ptr<Regressor> make_random_forest(const nlohmann::json& params);
 std::unique_ptr<Regressor> make_xgboost(const nlohmann::json& params);
 
+/// How the fast model loader (LearnedModel::load) hands an XGBoost booster to
+/// Regressor::from_json without a DOM of it: a JSON *binary* value holding the booster's
+/// unparsed JSON text, put where model.booster's object was. Parsing JSON text never yields a
+/// binary value, so no model file can reach this path by itself.
+[[nodiscard]] nlohmann::json raw_booster_value(std::string_view booster_json);
+
 }  // namespace cnnperf::ml_detail
