@@ -22,7 +22,8 @@ namespace cnnperf::ml_detail {
 ///   c.begin_array();  while (c.next_element())  { ...read or skip the value... }
 class JsonCursor {
  public:
-  JsonCursor(std::string_view text, std::string where);
+  /// `offset` is added to the byte positions in messages (when `text` is part of a file).
+  JsonCursor(std::string_view text, std::string where, std::size_t offset = 0);
 
   /// Byte offset of the next unread character.
   [[nodiscard]] std::size_t offset() const { return pos_; }
@@ -49,9 +50,18 @@ class JsonCursor {
   [[nodiscard]] std::int64_t int_value();
   /// true/false, or the integers 0/1 (XGBoost 1.7 writes booleans of arrays as 0/1).
   [[nodiscard]] bool bool_value();
+  /// A whole array of integers / floats (as int_value / float_value), appended to `out`.
+  void int_array(std::vector<std::int64_t>& out);
+  void float_array(std::vector<float>& out);
+  /// A whole array of booleans (as bool_value), appended to `out`.
+  void bool_array(std::vector<bool>& out);
 
   /// Skips one value of any kind; returns its text (no surrounding whitespace).
   std::string_view skip_value();
+  /// Skips the object or array at the cursor by matching brackets outside strings, WITHOUT
+  /// checking anything else; returns its text. Several times faster than skip_value, for a
+  /// range that will be read with a validating cursor later anyway.
+  std::string_view skip_container_unchecked();
 
   [[noreturn]] void fail(const std::string& expected) const;
 
@@ -64,9 +74,13 @@ class JsonCursor {
   /// its raw contents between the quotes.
   std::string_view string_token(bool& has_escape);
   void skip_value(int depth);
+  /// Reads '[' number, ... ']' calling on_number(begin, end) for each number token.
+  template <class OnNumber>
+  void number_array(OnNumber&& on_number);
 
   std::string_view text_;
   std::string where_;
+  std::size_t offset_ = 0;
   std::size_t pos_ = 0;
   bool first_ = false;  ///< true right after '{' or '[' (no comma expected before the item)
   std::string scratch_;  ///< unescaped string contents

@@ -14,6 +14,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <sstream>
 #include <string>
@@ -115,10 +116,15 @@ struct Forest {
 /// without building a DOM; the arrays prediction does not need are skipped unparsed.
 class ForestReader {
  public:
-  ForestReader(std::string_view text, std::size_t n_features, std::string where)
-      : c_(text, std::move(where)), n_features_(n_features) {}
+  ForestReader(std::string_view text, std::size_t n_features, std::string where,
+               std::size_t offset)
+      : c_(text, std::move(where), offset), n_features_(n_features) {}
 
-  Forest read() {
+  Forest read(std::size_t text_size) {
+    // Each node takes well over 20 bytes of JSON (ten arrays hold an entry for it), so this
+    // bounds the node count; reserving it spares regrowth copies (untouched pages of the
+    // reservation cost nothing).
+    forest_.nodes.reserve(text_size / 20 + 1);
     c_.begin_object();
     std::string_view key;
     bool saw_learner = false;
@@ -199,8 +205,7 @@ class ForestReader {
             c_.begin_array();
             while (c_.next_element()) read_tree();
           } else if (key == "tree_info") {
-            c_.begin_array();
-            while (c_.next_element()) tree_info.push_back(c_.int_value());
+            c_.int_array(tree_info);
           } else if (key == "gbtree_model_param") {
             c_.begin_object();
             while (c_.next_member(key)) {
@@ -245,15 +250,14 @@ class ForestReader {
       } else if (key == "split_indices") {
         read_ints(split_index_);
       } else if (key == "split_conditions") {
-        c_.begin_array();
-        while (c_.next_element()) split_cond_.push_back(c_.float_value());
+        c_.float_array(split_cond_);
       } else if (key == "default_left") {
-        c_.begin_array();
-        while (c_.next_element()) default_left_.push_back(c_.bool_value());
+        c_.bool_array(default_left_);
       } else if (key == "split_type") {
-        c_.begin_array();
-        while (c_.next_element()) {
-          if (c_.int_value() != 0) c_.fail("numerical splits only (split_type 0)");
+        split_type_.clear();
+        c_.int_array(split_type_);
+        for (const auto t : split_type_) {
+          if (t != 0) c_.fail("numerical splits only (split_type 0)");
         }
       } else if (key == "tree_param") {
         c_.begin_object();
@@ -315,10 +319,7 @@ class ForestReader {
     }
   }
 
-  void read_ints(std::vector<std::int64_t>& out) {
-    c_.begin_array();
-    while (c_.next_element()) out.push_back(c_.int_value());
-  }
+  void read_ints(std::vector<std::int64_t>& out) { c_.int_array(out); }
 
   // XGBoost writes its scalar parameters as JSON strings.
   float float_text(std::string_view text, const char* what) {
@@ -342,7 +343,7 @@ class ForestReader {
   std::size_t n_features_;
   Forest forest_;
   // Per-tree scratch, reused across trees.
-  std::vector<std::int64_t> left_, right_, split_index_;
+  std::vector<std::int64_t> left_, right_, split_index_, split_type_;
   std::vector<float> split_cond_;
   std::vector<bool> default_left_;
   std::vector<char> seen_;
@@ -363,6 +364,17 @@ class XgboostRegressor final : public Regressor {
   [[nodiscard]] RegressorKind kind() const override { return RegressorKind::kXgboost; }
 
   [[nodiscard]] std::vector<double> feature_importances() const override { return importance_; }
+
+  /// Completes a regressor restored from the pending marker (attach_booster_text).
+  void attach(std::shared_ptr<const void> owner, std::string_view text, const std::string& where,
+              std::size_t offset) {
+    if (!pending_) throw Error("xgboost: attach_booster_text without a pending booster");
+    forest_ = read_forest(text, n_features(), where, offset);
+    if (importance_.empty()) importance_ = xgboost_importances(std::string(text), n_features());
+    booster_owner_ = std::move(owner);
+    booster_text_ = text;
+    pending_ = false;
+  }
 
  protected:
   void fit_impl(const FeatureMatrix& x, std::span<const double> y,
@@ -412,15 +424,18 @@ class XgboostRegressor final : public Regressor {
     check(XGBoosterSaveModelToBuffer(booster.get(), R"({"format": "json"})", &len, &buf),
           "XGBoosterSaveModelToBuffer");
     model_ = nlohmann::json::parse(buf, buf + len);
-    raw_booster_.clear();
+    booster_owner_.reset();
+    booster_text_ = {};
+    pending_ = false;
     // Trees and importances come from the text a save writes, not from the trained booster,
     // so that fit-then-predict and save-load-predict agree bit for bit.
     const std::string text = model_.dump();
-    forest_ = read_forest(text, x.cols);
+    forest_ = read_forest(text, x.cols, kBoosterWhere);
     importance_ = xgboost_importances(text, x.cols);
   }
 
   [[nodiscard]] std::vector<double> predict_impl(const FeatureMatrix& x) const override {
+    if (pending_) throw Error("xgboost: the booster text was never attached (internal error)");
     std::vector<double> out(x.rows);
     std::vector<float> row(x.cols);
     for (std::size_t r = 0; r < x.rows; ++r) {
@@ -439,31 +454,33 @@ class XgboostRegressor final : public Regressor {
   }
 
   [[nodiscard]] nlohmann::json model_to_json() const override {
+    if (pending_) throw Error("xgboost: the booster text was never attached (internal error)");
     // A model loaded by LearnedModel::load keeps XGBoost's text unparsed until it is saved.
     const nlohmann::json booster =
-        raw_booster_.empty() ? model_ : nlohmann::json::parse(raw_booster_);
+        booster_owner_ ? nlohmann::json::parse(booster_text_) : model_;
     return {{"format", "xgboost-json"}, {"xgboost_version", version()}, {"booster", booster},
             {"feature_importances", importance_}};
   }
 
   void model_from_json(const nlohmann::json& model) override {
     const auto& booster = require(model, "booster");
-    std::string text;
-    if (booster.is_binary()) {
-      // The fast loader's hand-over of the unparsed booster text (raw_booster_value).
-      const auto& bytes = booster.get_binary();
-      text.assign(bytes.begin(), bytes.end());
+    booster_owner_.reset();
+    booster_text_ = {};
+    importance_ = stored_importances(model, n_features());
+    if (is_pending_booster(booster)) {
+      // LearnedModel::load attaches the text right after (attach_booster_text).
       model_ = nullptr;
-    } else if (booster.is_object()) {
-      model_ = booster;
-      text = booster.dump();
-    } else {
+      pending_ = true;
+      return;
+    }
+    if (!booster.is_object()) {
       throw InputError("model JSON: xgboost: field 'booster': expected an object");
     }
-    forest_ = read_forest(text, n_features());
-    importance_ = stored_importances(model, n_features());
+    model_ = booster;
+    pending_ = false;
+    const std::string text = booster.dump();
+    forest_ = read_forest(text, n_features(), kBoosterWhere);
     if (importance_.empty()) importance_ = xgboost_importances(text, n_features());
-    raw_booster_ = booster.is_binary() ? std::move(text) : std::string();
   }
 
  private:
@@ -475,8 +492,11 @@ class XgboostRegressor final : public Regressor {
     return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
   }
 
-  static Forest read_forest(std::string_view text, std::size_t n_features) {
-    return ForestReader(text, n_features, "model JSON: xgboost: booster").read();
+  static constexpr const char* kBoosterWhere = "model JSON: xgboost: booster";
+
+  static Forest read_forest(std::string_view text, std::size_t n_features,
+                            const std::string& where, std::size_t offset = 0) {
+    return ForestReader(text, n_features, where, offset).read(text.size());
   }
 
   /// The importances a model file carries (written by model_to_json), or empty when absent
@@ -525,17 +545,38 @@ class XgboostRegressor final : public Regressor {
     return importance;
   }
 
-  nlohmann::json model_;     ///< XGBoost's JSON model (null while raw_booster_ holds it)
-  std::string raw_booster_;  ///< XGBoost's JSON model as text, when loaded by the fast path
+  nlohmann::json model_;  ///< XGBoost's JSON model (null when booster_text_ holds it)
+  /// XGBoost's JSON model as text inside memory booster_owner_ keeps alive (the mapped model
+  /// file), when LearnedModel::load attached it; empty otherwise.
+  std::shared_ptr<const void> booster_owner_;
+  std::string_view booster_text_;
+  bool pending_ = false;  ///< restored from a pending marker, text not attached yet
   Forest forest_;
   std::vector<double> importance_;
 };
 
 }  // namespace
 
-nlohmann::json raw_booster_value(std::string_view booster_json) {
-  return nlohmann::json::binary(
-      std::vector<std::uint8_t>(booster_json.begin(), booster_json.end()));
+// The marker is a binary value with this subtype: parsing JSON text never yields a binary
+// value, so no file can put one there.
+constexpr std::uint64_t kPendingBoosterSubtype = 0x63707862;  // "cpxb"
+
+nlohmann::json pending_booster_value() {
+  return nlohmann::json::binary(std::vector<std::uint8_t>{}, kPendingBoosterSubtype);
+}
+
+bool is_pending_booster(const nlohmann::json& value) {
+  return value.is_binary() && value.get_binary().has_subtype() &&
+         value.get_binary().subtype() == kPendingBoosterSubtype;
+}
+
+bool attach_booster_text(Regressor& regressor, std::shared_ptr<const void> owner,
+                         std::string_view booster_json, const std::string& where,
+                         std::size_t offset) {
+  auto* xgb = dynamic_cast<XgboostRegressor*>(&regressor);
+  if (xgb == nullptr) return false;
+  xgb->attach(std::move(owner), booster_json, where, offset);
+  return true;
 }
 
 std::unique_ptr<Regressor> make_xgboost(const nlohmann::json& params) {
