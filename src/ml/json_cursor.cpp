@@ -6,8 +6,10 @@
 // numbers - nearly all of an XGBoost model - are read or skipped in one tight loop.
 #include "json_cursor.hpp"
 
+#include <array>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <system_error>
 
 #if defined(__SSE2__)
@@ -121,6 +123,157 @@ inline bool parse_int_token(const char* b, const char* e, std::int64_t& out) {
     v = v * 10 + (*b - '0');
   }
   out = negative ? -v : v;
+  return true;
+}
+
+// A table-driven recogniser for a whole array of JSON numbers, entered after its '['. It
+// checks the full number grammar at a few instructions per byte; the ignored arrays of an
+// XGBoost model (base_weights, loss_changes, sum_hessian, parents) are ~40 % of its bytes.
+enum NumClass : std::uint8_t { kDigit0, kDigit19, kMinus, kPlus, kDot, kExp, kComma, kClose, kSpace, kOther };
+enum NumState : std::uint8_t {
+  kStart,      // after '[' (a ']' may close an empty array)
+  kValue,      // after ',' (a number must follow)
+  kSign,       // after '-'
+  kZero,       // a leading 0
+  kInt,        // integer digits
+  kDot0,       // after '.'
+  kFrac,       // fraction digits
+  kExp0,       // after 'e'
+  kExpSign,    // after the exponent's sign
+  kExpDigits,  // exponent digits
+  kAfter,      // whitespace after a number
+  kDone,       // the closing ']' was consumed
+  kBad,
+};
+
+constexpr std::array<std::uint8_t, 256> kNumClass = [] {
+  std::array<std::uint8_t, 256> t{};
+  t.fill(kOther);
+  t['0'] = kDigit0;
+  for (int c = '1'; c <= '9'; ++c) t[static_cast<std::size_t>(c)] = kDigit19;
+  t['-'] = kMinus;
+  t['+'] = kPlus;
+  t['.'] = kDot;
+  t['e'] = kExp;
+  t['E'] = kExp;
+  t[','] = kComma;
+  t[']'] = kClose;
+  t[' '] = kSpace;
+  t['\n'] = kSpace;
+  t['\r'] = kSpace;
+  t['\t'] = kSpace;
+  return t;
+}();
+
+constexpr std::array<std::array<std::uint8_t, 10>, 11> kNumNext = [] {
+  std::array<std::array<std::uint8_t, 10>, 11> t{};
+  for (auto& row : t) row.fill(kBad);
+  auto number_start = [&](NumState s) {
+    t[s][kDigit0] = kZero;
+    t[s][kDigit19] = kInt;
+    t[s][kMinus] = kSign;
+    t[s][kSpace] = s;
+  };
+  auto number_end = [&](NumState s) {  // where a number may stop
+    t[s][kComma] = kValue;
+    t[s][kClose] = kDone;
+    t[s][kSpace] = kAfter;
+  };
+  number_start(kStart);
+  t[kStart][kClose] = kDone;
+  number_start(kValue);
+  t[kSign][kDigit0] = kZero;
+  t[kSign][kDigit19] = kInt;
+  number_end(kZero);
+  t[kZero][kDot] = kDot0;
+  t[kZero][kExp] = kExp0;
+  number_end(kInt);
+  t[kInt][kDigit0] = t[kInt][kDigit19] = kInt;
+  t[kInt][kDot] = kDot0;
+  t[kInt][kExp] = kExp0;
+  t[kDot0][kDigit0] = t[kDot0][kDigit19] = kFrac;
+  number_end(kFrac);
+  t[kFrac][kDigit0] = t[kFrac][kDigit19] = kFrac;
+  t[kFrac][kExp] = kExp0;
+  t[kExp0][kPlus] = t[kExp0][kMinus] = kExpSign;
+  t[kExp0][kDigit0] = t[kExp0][kDigit19] = kExpDigits;
+  t[kExpSign][kDigit0] = t[kExpSign][kDigit19] = kExpDigits;
+  number_end(kExpDigits);
+  t[kExpDigits][kDigit0] = t[kExpDigits][kDigit19] = kExpDigits;
+  t[kAfter][kSpace] = kAfter;
+  t[kAfter][kComma] = kValue;
+  t[kAfter][kClose] = kDone;
+  return t;
+}();
+
+/// Past the ']' of the number array whose '[' is just before p, or nullptr when the text
+/// there is not (only) an array of numbers.
+inline const char* skip_number_array(const char* p, const char* end) {
+  std::uint8_t state = kStart;
+  while (p != end) {
+    state = kNumNext[state][kNumClass[static_cast<unsigned char>(*p++)]];
+    if (state >= kDone) return state == kDone ? p : nullptr;
+  }
+  return nullptr;
+}
+
+/// Past the ']' closing an array whose '[' is just before p when everything up to it is a
+/// character numbers, commas and whitespace are made of; nullptr otherwise. 16 bytes a step
+/// where SSE2 exists.
+inline const char* skip_number_chars(const char* p, const char* end) {
+  auto allowed = [](char c) {
+    return is_digit(c) || c == ',' || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E' ||
+           is_ws(c);
+  };
+#if defined(__SSE2__)
+  const __m128i before_zero = _mm_set1_epi8('0' - 1);
+  const __m128i after_nine = _mm_set1_epi8('9' + 1);
+  auto eq = [](__m128i v, char c) { return _mm_cmpeq_epi8(v, _mm_set1_epi8(c)); };
+  while (end - p >= 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i digit =
+        _mm_and_si128(_mm_cmpgt_epi8(v, before_zero), _mm_cmplt_epi8(v, after_nine));
+    const __m128i punct = _mm_or_si128(_mm_or_si128(eq(v, ','), eq(v, '.')),
+                                       _mm_or_si128(eq(v, '-'), eq(v, '+')));
+    const __m128i other = _mm_or_si128(_mm_or_si128(eq(v, 'e'), eq(v, 'E')),
+                                       _mm_or_si128(_mm_or_si128(eq(v, ' '), eq(v, '\n')),
+                                                    _mm_or_si128(eq(v, '\r'), eq(v, '\t'))));
+    const int ok = _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(digit, punct), other));
+    if (ok != 0xFFFF) {
+      p += __builtin_ctz(static_cast<unsigned>(~ok & 0xFFFF));
+      return *p == ']' ? p + 1 : nullptr;
+    }
+    p += 16;
+  }
+#endif
+  while (p != end && allowed(*p)) ++p;
+  return (p != end && *p == ']') ? p + 1 : nullptr;
+}
+
+constexpr std::array<double, 23> kPow10 = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                           1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                           1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/// The float nearest to (-1)^negative x digits x 10^exp10, or false when this fast path
+/// cannot be sure. With at most 15 digits and |exp10| <= 22 both `digits` and the power of
+/// ten are exact doubles, so one division or multiplication gives the double nearest to the
+/// decimal value; narrowing that to float is then exact rounding too unless the double landed
+/// exactly halfway between two floats (checked; those go to from_chars).
+inline bool fast_float(std::uint64_t digits, int n_digits, int exp10, bool negative, float& out) {
+  if (n_digits > 15 || exp10 < -22 || exp10 > 22) return false;
+  double d = static_cast<double>(digits);
+  d = exp10 < 0 ? d / kPow10[static_cast<std::size_t>(-exp10)]
+                : d * kPow10[static_cast<std::size_t>(exp10)];
+  if (d != 0.0) {
+    // Only normal floats: there the low 29 of the double's 52 fraction bits are what float
+    // rounding drops, and exactly 1 << 28 is the halfway case.
+    if (d < 0x1.0p-126 || d > 0x1.fffffep127) return false;
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &d, sizeof bits);
+    if ((bits & ((std::uint64_t{1} << 29) - 1)) == (std::uint64_t{1} << 28)) return false;
+  }
+  const float f = static_cast<float>(d);
+  out = negative ? -f : f;
   return true;
 }
 
@@ -368,20 +521,107 @@ void JsonCursor::number_array(OnNumber&& on_number) {
 }
 
 void JsonCursor::int_array(std::vector<std::int64_t>& out) {
-  number_array([&](const char* b, const char* e) {
+  expect('[');
+  const char* const data = text_.data();
+  const char* const end = data + text_.size();
+  const char* p = skip_space(data + pos_, end);
+  if (p != end && *p == ']') {
+    pos_ = static_cast<std::size_t>(p + 1 - data);
+    return;
+  }
+  while (true) {
+    // Short plain integers (all of XGBoost's) are read in one pass; anything else - long,
+    // malformed, a fraction - goes through int_value for its range check or error.
+    const char* const start = p;
+    const bool negative = p != end && *p == '-';
+    if (negative) ++p;
+    const char* const digits = p;
     std::int64_t v = 0;
-    if (!parse_int_token(b, e, v)) fail("an integer");
-    out.push_back(v);
-  });
+    while (p != end && is_digit(*p)) v = v * 10 + (*p++ - '0');
+    const auto n = p - digits;
+    if (n == 0 || n > 18 || (n > 1 && *digits == '0') ||
+        (p != end && (*p == '.' || *p == 'e' || *p == 'E'))) {
+      pos_ = static_cast<std::size_t>(start - data);
+      out.push_back(int_value());
+      p = data + pos_;
+    } else {
+      out.push_back(negative ? -v : v);
+    }
+    p = skip_space(p, end);
+    if (p != end && *p == ',') {
+      p = skip_space(p + 1, end);
+      continue;
+    }
+    pos_ = static_cast<std::size_t>(p - data);
+    if (p == end || *p != ']') fail("',' or ']'");
+    ++pos_;
+    return;
+  }
 }
 
 void JsonCursor::float_array(std::vector<float>& out) {
-  number_array([&](const char* b, const char* e) {
+  expect('[');
+  const char* const data = text_.data();
+  const char* const end = data + text_.size();
+  const char* p = skip_space(data + pos_, end);
+  if (p != end && *p == ']') {
+    pos_ = static_cast<std::size_t>(p + 1 - data);
+    return;
+  }
+  while (true) {
+    // One pass checks the number grammar and gathers its digits; anything the fast path
+    // cannot take exactly (or malformed) goes through float_value (from_chars, errors).
+    const char* const start = p;
+    const bool negative = p != end && *p == '-';
+    if (negative) ++p;
+    const char* const int_begin = p;
+    std::uint64_t digits = 0;  // may wrap past 19 digits: fast_float refuses > 15 anyway
+    int n_digits = 0;
+    int exp10 = 0;
+    while (p != end && is_digit(*p)) {
+      digits = digits * 10 + static_cast<std::uint64_t>(*p++ - '0');
+      ++n_digits;
+    }
+    bool valid = n_digits > 0 && !(n_digits > 1 && *int_begin == '0');
+    if (valid && p != end && *p == '.') {
+      const char* const frac = ++p;
+      while (p != end && is_digit(*p)) {
+        digits = digits * 10 + static_cast<std::uint64_t>(*p++ - '0');
+        ++n_digits;
+        --exp10;
+      }
+      valid = p != frac;
+    }
+    if (valid && p != end && (*p == 'e' || *p == 'E')) {
+      ++p;
+      const bool exp_negative = p != end && *p == '-';
+      if (p != end && (*p == '-' || *p == '+')) ++p;
+      const char* const exp_begin = p;
+      int x = 0;
+      while (p != end && is_digit(*p)) {
+        if (x < 100000) x = x * 10 + (*p - '0');
+        ++p;
+      }
+      valid = p != exp_begin;
+      exp10 += exp_negative ? -x : x;
+    }
     float v = 0.0F;
-    const auto [stop, ec] = std::from_chars(b, e, v);
-    if (ec != std::errc() || stop != e || !std::isfinite(v)) fail("a number within float range");
+    if (!valid || !fast_float(digits, n_digits, exp10, negative, v)) {
+      pos_ = static_cast<std::size_t>(start - data);
+      v = float_value();
+      p = data + pos_;
+    }
     out.push_back(v);
-  });
+    p = skip_space(p, end);
+    if (p != end && *p == ',') {
+      p = skip_space(p + 1, end);
+      continue;
+    }
+    pos_ = static_cast<std::size_t>(p - data);
+    if (p == end || *p != ']') fail("',' or ']'");
+    ++pos_;
+    return;
+  }
 }
 
 void JsonCursor::bool_array(std::vector<bool>& out) {
@@ -396,6 +636,17 @@ void JsonCursor::bool_array(std::vector<bool>& out) {
   }
   begin_array();
   while (next_element()) out.push_back(bool_value());
+}
+
+void JsonCursor::skip_number_array_lenient() {
+  expect('[');
+  const char* const after = skip_number_chars(text_.data() + pos_, text_.data() + text_.size());
+  if (after == nullptr) {
+    --pos_;  // back to '[': the strict walk finds and reports what is wrong
+    (void)skip_value();
+    return;
+  }
+  pos_ = static_cast<std::size_t>(after - text_.data());
 }
 
 std::string_view JsonCursor::skip_value() {
@@ -416,17 +667,13 @@ void JsonCursor::skip_value(int depth) {
       return;
     }
     case '[': {
-      // Arrays of numbers (nearly all of an XGBoost model) take the tight loop.
-      const std::size_t after = pos_ + 1;
-      const char* p = skip_space(text_.data() + after, text_.data() + text_.size());
-      if (p != text_.data() + text_.size() && (*p == '-' || is_digit(*p))) {
-        const std::size_t at = pos_;
-        try {
-          number_array([](const char*, const char*) {});
-          return;
-        } catch (const InputError&) {
-          pos_ = at;  // a mixed array: validate it element by element below
-        }
+      // Arrays of numbers (nearly all of an XGBoost model) take the table-driven loop; a
+      // mixed or malformed one is walked element by element (and its error reported).
+      const char* const after = skip_number_array(text_.data() + pos_ + 1,
+                                                  text_.data() + text_.size());
+      if (after != nullptr) {
+        pos_ = static_cast<std::size_t>(after - text_.data());
+        return;
       }
       begin_array();
       while (next_element()) skip_value(depth + 1);

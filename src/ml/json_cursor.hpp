@@ -58,6 +58,10 @@ class JsonCursor {
 
   /// Skips one value of any kind; returns its text (no surrounding whitespace).
   std::string_view skip_value();
+  /// Skips an array of numbers checking only that it holds nothing but the characters numbers,
+  /// commas and whitespace are made of (so "1,,2" or "1e" pass). For arrays a reader ignores
+  /// and that are 50 % of an XGBoost model's bytes; ~20x faster than the full grammar.
+  void skip_number_array_lenient();
   /// Skips the object or array at the cursor by matching brackets outside strings, WITHOUT
   /// checking anything else; returns its text. Several times faster than skip_value, for a
   /// range that will be read with a validating cursor later anyway.

@@ -259,6 +259,10 @@ class ForestReader {
         for (const auto t : split_type_) {
           if (t != 0) c_.fail("numerical splits only (split_type 0)");
         }
+      } else if (key == "base_weights" || key == "loss_changes" || key == "sum_hessian" ||
+                 key == "parents") {
+        // Unused for prediction and half the booster's bytes: characters checked only.
+        c_.skip_number_array_lenient();
       } else if (key == "tree_param") {
         c_.begin_object();
         while (c_.next_member(key)) {
