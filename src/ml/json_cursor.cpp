@@ -530,8 +530,9 @@ void JsonCursor::int_array(std::vector<std::int64_t>& out) {
     return;
   }
   while (true) {
-    // Short plain integers (all of XGBoost's) are read in one pass; anything else - long,
-    // malformed, a fraction - goes through int_value for its range check or error.
+    // A short plain integer directly followed by ',' or ']' (all of XGBoost's) is taken in
+    // one pass; anything else - spaces, long, malformed, a fraction - goes through
+    // int_value for its range check or error.
     const char* const start = p;
     const bool negative = p != end && *p == '-';
     if (negative) ++p;
@@ -539,15 +540,15 @@ void JsonCursor::int_array(std::vector<std::int64_t>& out) {
     std::int64_t v = 0;
     while (p != end && is_digit(*p)) v = v * 10 + (*p++ - '0');
     const auto n = p - digits;
-    if (n == 0 || n > 18 || (n > 1 && *digits == '0') ||
-        (p != end && (*p == '.' || *p == 'e' || *p == 'E'))) {
-      pos_ = static_cast<std::size_t>(start - data);
-      out.push_back(int_value());
-      p = data + pos_;
-    } else {
+    if (n > 0 && n <= 18 && (n == 1 || *digits != '0') && p != end && (*p == ',' || *p == ']')) {
       out.push_back(negative ? -v : v);
+      if (*p++ == ',') continue;
+      pos_ = static_cast<std::size_t>(p - data);
+      return;
     }
-    p = skip_space(p, end);
+    pos_ = static_cast<std::size_t>(start - data);
+    out.push_back(int_value());
+    p = skip_space(data + pos_, end);
     if (p != end && *p == ',') {
       p = skip_space(p + 1, end);
       continue;
@@ -612,6 +613,10 @@ void JsonCursor::float_array(std::vector<float>& out) {
       p = data + pos_;
     }
     out.push_back(v);
+    if (p != end && *p == ',') {  // XGBoost's layout: no spaces (a space before the next
+      ++p;                        // number takes the float_value path above)
+      continue;
+    }
     p = skip_space(p, end);
     if (p != end && *p == ',') {
       p = skip_space(p + 1, end);
@@ -624,19 +629,53 @@ void JsonCursor::float_array(std::vector<float>& out) {
   }
 }
 
-void JsonCursor::bool_array(std::vector<bool>& out) {
+void JsonCursor::bool_array(std::vector<std::uint8_t>& out) {
   const std::size_t at = peek() == '[' ? pos_ : text_.size();
-  const char* p = skip_space(text_.data() + at + 1, text_.data() + text_.size());
-  if (at < text_.size() && p != text_.data() + text_.size() && is_digit(*p)) {
-    number_array([&](const char* b, const char* e) {
-      if (e - b != 1 || (*b != '0' && *b != '1')) fail("0 or 1");
-      out.push_back(*b == '1');
-    });
-    return;
+  const char* const data = text_.data();
+  const char* const end = data + text_.size();
+  if (at < text_.size()) {
+    // XGBoost 1.7 writes "[0,1,...]": single digits and commas, read two bytes a step.
+    const char* p = data + at + 1;
+    const std::size_t before = out.size();
+    while (end - p >= 2 && (p[0] == '0' || p[0] == '1') && p[1] == ',') {
+      out.push_back(p[0] == '1' ? 1 : 0);
+      p += 2;
+    }
+    if (end - p >= 2 && (p[0] == '0' || p[0] == '1') && p[1] == ']') {
+      out.push_back(p[0] == '1' ? 1 : 0);
+      pos_ = static_cast<std::size_t>(p + 2 - data);
+      return;
+    }
+    out.resize(before);  // another layout (spaces, true/false, an error): the general walk
   }
   begin_array();
-  while (next_element()) out.push_back(bool_value());
+  while (next_element()) out.push_back(bool_value() ? 1 : 0);
 }
+
+bool JsonCursor::zeros_array() {
+  const std::size_t at = peek() == '[' ? pos_ : text_.size();
+  const char* const data = text_.data();
+  const char* const end = data + text_.size();
+  if (at < text_.size()) {
+    // XGBoost writes split_type as "[0,0,...,0]": compared against that pattern 16 bytes
+    // at a time.
+    static constexpr char kZeros[] = "0,0,0,0,0,0,0,0,";
+    const char* p = data + at + 1;
+    while (end - p >= 16 && std::memcmp(p, kZeros, 16) == 0) p += 16;
+    while (end - p >= 2 && p[0] == '0' && p[1] == ',') p += 2;
+    if (end - p >= 2 && p[0] == '0' && p[1] == ']') {
+      pos_ = static_cast<std::size_t>(p + 2 - data);
+      return true;
+    }
+  }
+  std::vector<std::int64_t> values;  // another layout or values: the general walk
+  int_array(values);
+  for (const auto v : values) {
+    if (v != 0) return false;
+  }
+  return true;
+}
+
 
 void JsonCursor::skip_number_array_lenient() {
   expect('[');

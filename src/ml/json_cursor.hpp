@@ -53,8 +53,10 @@ class JsonCursor {
   /// A whole array of integers / floats (as int_value / float_value), appended to `out`.
   void int_array(std::vector<std::int64_t>& out);
   void float_array(std::vector<float>& out);
-  /// A whole array of booleans (as bool_value), appended to `out`.
-  void bool_array(std::vector<bool>& out);
+  /// A whole array of booleans (as bool_value), appended to `out` as 0/1.
+  void bool_array(std::vector<std::uint8_t>& out);
+  /// Reads an array of integers; true when all are 0 (or it is empty).
+  [[nodiscard]] bool zeros_array();
 
   /// Skips one value of any kind; returns its text (no surrounding whitespace).
   std::string_view skip_value();
