@@ -24,9 +24,13 @@ namespace {
 // Deeper nesting than any model file has; the limit keeps hostile input off the stack.
 constexpr int kMaxDepth = 256;
 
-inline bool is_digit(char c) { return static_cast<unsigned char>(c - '0') < 10; }
+inline bool is_digit(char c) {
+  return static_cast<unsigned char>(c - '0') < 10;
+}
 
-inline bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+inline bool is_ws(char c) {
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
 
 int hex_digit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -127,9 +131,20 @@ inline bool parse_int_token(const char* b, const char* e, std::int64_t& out) {
 }
 
 // A table-driven recogniser for a whole array of JSON numbers, entered after its '['. It
-// checks the full number grammar at a few instructions per byte; the ignored arrays of an
-// XGBoost model (base_weights, loss_changes, sum_hessian, parents) are ~40 % of its bytes.
-enum NumClass : std::uint8_t { kDigit0, kDigit19, kMinus, kPlus, kDot, kExp, kComma, kClose, kSpace, kOther };
+// checks the full number grammar at a few instructions per byte, for skip_value on the
+// number arrays that make up nearly all of an XGBoost model.
+enum NumClass : std::uint8_t {
+  kDigit0,
+  kDigit19,
+  kMinus,
+  kPlus,
+  kDot,
+  kExp,
+  kComma,
+  kClose,
+  kSpace,
+  kOther
+};
 enum NumState : std::uint8_t {
   kStart,      // after '[' (a ']' may close an empty array)
   kValue,      // after ',' (a number must follow)
@@ -233,8 +248,8 @@ inline const char* skip_number_chars(const char* p, const char* end) {
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
     const __m128i digit =
         _mm_and_si128(_mm_cmpgt_epi8(v, before_zero), _mm_cmplt_epi8(v, after_nine));
-    const __m128i punct = _mm_or_si128(_mm_or_si128(eq(v, ','), eq(v, '.')),
-                                       _mm_or_si128(eq(v, '-'), eq(v, '+')));
+    const __m128i punct =
+        _mm_or_si128(_mm_or_si128(eq(v, ','), eq(v, '.')), _mm_or_si128(eq(v, '-'), eq(v, '+')));
     const __m128i other = _mm_or_si128(_mm_or_si128(eq(v, 'e'), eq(v, 'E')),
                                        _mm_or_si128(_mm_or_si128(eq(v, ' '), eq(v, '\n')),
                                                     _mm_or_si128(eq(v, '\r'), eq(v, '\t'))));
@@ -449,19 +464,6 @@ float JsonCursor::float_value() {
   return v;
 }
 
-double JsonCursor::double_value() {
-  skip_ws();
-  const std::size_t at = pos_;
-  const std::string_view tok = number_token();
-  double v = 0.0;
-  const auto [end, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), v);
-  if (ec != std::errc() || end != tok.data() + tok.size()) {
-    pos_ = at;
-    fail("a number within double range");
-  }
-  return v;
-}
-
 std::int64_t JsonCursor::int_value() {
   skip_ws();
   const std::size_t at = pos_;
@@ -491,33 +493,6 @@ bool JsonCursor::bool_value() {
     pos_ = at;
   }
   fail("true, false, 0 or 1");
-}
-
-template <class OnNumber>
-void JsonCursor::number_array(OnNumber&& on_number) {
-  expect('[');
-  const char* const data = text_.data();
-  const char* const end = data + text_.size();
-  const char* p = skip_space(data + pos_, end);
-  if (p != end && *p == ']') {
-    pos_ = static_cast<std::size_t>(p + 1 - data);
-    return;
-  }
-  while (true) {
-    const char* const tok_end = scan_number(p, end);
-    pos_ = static_cast<std::size_t>(p - data);
-    if (tok_end == nullptr) fail("a number");
-    on_number(p, tok_end);
-    p = skip_space(tok_end, end);
-    if (p != end && *p == ',') {
-      p = skip_space(p + 1, end);
-      continue;
-    }
-    pos_ = static_cast<std::size_t>(p - data);
-    if (p == end || *p != ']') fail("',' or ']'");
-    ++pos_;
-    return;
-  }
 }
 
 void JsonCursor::int_array(std::vector<std::int64_t>& out) {
@@ -676,7 +651,6 @@ bool JsonCursor::zeros_array() {
   return true;
 }
 
-
 void JsonCursor::skip_number_array_lenient() {
   expect('[');
   const char* const after = skip_number_chars(text_.data() + pos_, text_.data() + text_.size());
@@ -708,8 +682,8 @@ void JsonCursor::skip_value(int depth) {
     case '[': {
       // Arrays of numbers (nearly all of an XGBoost model) take the table-driven loop; a
       // mixed or malformed one is walked element by element (and its error reported).
-      const char* const after = skip_number_array(text_.data() + pos_ + 1,
-                                                  text_.data() + text_.size());
+      const char* const after =
+          skip_number_array(text_.data() + pos_ + 1, text_.data() + text_.size());
       if (after != nullptr) {
         pos_ = static_cast<std::size_t>(after - text_.data());
         return;
@@ -733,8 +707,7 @@ void JsonCursor::skip_value(int depth) {
         }
       }
       fail("a value");
-    default:
-      (void)number_token();
+    default: (void)number_token();
   }
 }
 

@@ -45,7 +45,6 @@ class JsonCursor {
   /// A number as float, rounded once from the decimal text (std::from_chars): the same value a
   /// correctly rounding float parser such as XGBoost's gives.
   [[nodiscard]] float float_value();
-  [[nodiscard]] double double_value();
   /// A number without fraction or exponent that fits int64.
   [[nodiscard]] std::int64_t int_value();
   /// true/false, or the integers 0/1 (XGBoost 1.7 writes booleans of arrays as 0/1).
@@ -80,15 +79,12 @@ class JsonCursor {
   /// its raw contents between the quotes.
   std::string_view string_token(bool& has_escape);
   void skip_value(int depth);
-  /// Reads '[' number, ... ']' calling on_number(begin, end) for each number token.
-  template <class OnNumber>
-  void number_array(OnNumber&& on_number);
 
   std::string_view text_;
   std::string where_;
   std::size_t offset_ = 0;
   std::size_t pos_ = 0;
-  bool first_ = false;  ///< true right after '{' or '[' (no comma expected before the item)
+  bool first_ = false;   ///< true right after '{' or '[' (no comma expected before the item)
   std::string scratch_;  ///< unescaped string contents
 };
 

@@ -79,7 +79,6 @@ class Booster {
   BoosterHandle handle_ = nullptr;
 };
 
-
 /// A gbtree ensemble with one output, as flat arrays.
 struct Forest {
   /// One tree node. A leaf has left < 0 and its value is the leaf value; a split sends
@@ -119,8 +118,7 @@ struct Forest {
 /// without building a DOM; the arrays prediction does not need are skipped unparsed.
 class ForestReader {
  public:
-  ForestReader(std::string_view text, std::size_t n_features, std::string where,
-               std::size_t offset)
+  ForestReader(std::string_view text, std::size_t n_features, std::string where, std::size_t offset)
       : c_(text, std::move(where), offset), n_features_(n_features) {}
 
   Forest read(std::size_t text_size) {
@@ -288,8 +286,8 @@ class ForestReader {
       if (left_[i] != -1) {
         if (left_[i] < 0 || static_cast<std::size_t>(left_[i]) + 1 >= n ||
             right_[i] != left_[i] + 1) {
-          c_.fail("child indices inside the tree with right = left + 1 (node " +
-                  std::to_string(i) + ")");
+          c_.fail("child indices inside the tree with right = left + 1 (node " + std::to_string(i) +
+                  ")");
         }
         if (split_index_[i] < 0 || static_cast<std::size_t>(split_index_[i]) >= n_features_) {
           c_.fail("split feature indices below " + std::to_string(n_features_));
@@ -459,9 +457,10 @@ class XgboostRegressor final : public Regressor {
   [[nodiscard]] nlohmann::json model_to_json() const override {
     if (pending_) throw Error("xgboost: the booster text was never attached (internal error)");
     // A model loaded by LearnedModel::load keeps XGBoost's text unparsed until it is saved.
-    const nlohmann::json booster =
-        booster_owner_ ? nlohmann::json::parse(booster_text_) : model_;
-    return {{"format", "xgboost-json"}, {"xgboost_version", version()}, {"booster", booster},
+    const nlohmann::json booster = booster_owner_ ? nlohmann::json::parse(booster_text_) : model_;
+    return {{"format", "xgboost-json"},
+            {"xgboost_version", version()},
+            {"booster", booster},
             {"feature_importances", importance_}};
   }
 
@@ -497,8 +496,8 @@ class XgboostRegressor final : public Regressor {
 
   static constexpr const char* kBoosterWhere = "model JSON: xgboost: booster";
 
-  static Forest read_forest(std::string_view text, std::size_t n_features,
-                            const std::string& where, std::size_t offset = 0) {
+  static Forest read_forest(std::string_view text, std::size_t n_features, const std::string& where,
+                            std::size_t offset = 0) {
     return ForestReader(text, n_features, where, offset).read(text.size());
   }
 
@@ -523,7 +522,8 @@ class XgboostRegressor final : public Regressor {
     Booster booster(nullptr, 0);
     check(XGBoosterLoadModelFromBuffer(booster.get(), text.data(), text.size()),
           "XGBoosterLoadModelFromBuffer");
-    booster.set("nthread", std::to_string(resolve_threads(params_.at("n_threads").get<std::int64_t>())));
+    booster.set("nthread",
+                std::to_string(resolve_threads(params_.at("n_threads").get<std::int64_t>())));
     bst_ulong n_out = 0;
     const char** names = nullptr;
     bst_ulong dim = 0;

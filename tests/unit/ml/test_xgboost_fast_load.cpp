@@ -103,8 +103,8 @@ const LearnedModel& bundled_fast() {
 FeatureMatrix zoo_rows(OpFamily family, const FeatureSpec& spec) {
   static const std::vector<Network> nets = [] {
     std::vector<Network> out;
-    for (const char* name : {"resnet50", "mobilenet_v2", "vgg11", "efficientnet_b0",
-                             "densenet121", "inception_v3", "shufflenet_v2_x1_0"}) {
+    for (const char* name : {"resnet50", "mobilenet_v2", "vgg11", "efficientnet_b0", "densenet121",
+                             "inception_v3", "shufflenet_v2_x1_0"}) {
       out.push_back(build_zoo_network(name));
     }
     NetworkOptions big;
@@ -185,9 +185,9 @@ TEST(XgboostFastLoad, BundledModelPredictsLikeXgboostOnZooLayers) {
     ASSERT_EQ(regressor_doc.at("kind"), "xgboost");
     const FeatureMatrix x = zoo_rows(fam.family, model.feature_spec());
     ASSERT_GE(x.rows, 30U) << to_string(fam.family);  // gemm: one classifier per net
-    const auto expected = as_regressor_output(
-        xgboost_predict(regressor_doc.at("model").at("booster").dump(), x),
-        regressor_doc.at("params").at("log_target").get<bool>());
+    const auto expected =
+        as_regressor_output(xgboost_predict(regressor_doc.at("model").at("booster").dump(), x),
+                            regressor_doc.at("params").at("log_target").get<bool>());
     const auto got = fam.regressor->predict(x);
     ASSERT_EQ(got.size(), expected.size());
     for (std::size_t r = 0; r < x.rows; ++r) {
@@ -207,8 +207,9 @@ TEST(XgboostFastLoad, BundledModelPredictsLikeXgboostOnThresholdsAndMissingValue
     const auto& booster = regressor_doc.at("model").at("booster");
     const FeatureMatrix x =
         threshold_rows(booster, fam.feature_min.size(), 1500, 100 + i, -5.0, 40.0);
-    const auto expected = as_regressor_output(xgboost_predict(booster.dump(), x),
-                                              regressor_doc.at("params").at("log_target").get<bool>());
+    const auto expected =
+        as_regressor_output(xgboost_predict(booster.dump(), x),
+                            regressor_doc.at("params").at("log_target").get<bool>());
     const auto got = fam.regressor->predict(x);
     for (std::size_t r = 0; r < x.rows; ++r) {
       ASSERT_EQ(got[r], expected[r]) << to_string(fam.family) << " row " << r;
