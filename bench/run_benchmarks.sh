@@ -3,8 +3,9 @@
 # Runs cnnperf's speed measurements (docs/benchmarks.md quotes their output):
 #   1. every Google Benchmark executable in BUILD_DIR/bench (*_bench: ptx_bench, ml_bench,
 #      predict_bench, ...), JSON results in BUILD_DIR/bench-results/<name>.json;
-#   2. whole-process time of `cnnperf predict --net resnet50 --gpu a100` (hyperfine when
-#      installed, else the median of 20 runs timed with `date +%s%N`);
+#   2. whole-process time of `cnnperf predict --net resnet50 --gpu a100`, with the analytical
+#      default and with the bundled learned model (`--model models/cnnperf_default.json`)
+#      (hyperfine when installed, else the median of 20 runs timed with `date +%s%N`);
 #   3. optionally (BENCH_PROCESS_LOOP=1) one process per zoo network x database GPU.
 # Usage: bench/run_benchmarks.sh [BUILD_DIR]      (`make bench` passes its BUILD_DIR)
 # Env:   BENCH_FILTER  regex passed as --benchmark_filter to every executable (default: all)
@@ -47,25 +48,34 @@ if [ ! -x "$cnnperf" ]; then
   echo "no $cnnperf; skipping whole-process timings" >&2
   exit 0
 fi
-cmd=("$cnnperf" predict --net resnet50 --gpu a100)
-echo
-echo "== whole process: cnnperf predict --net resnet50 --gpu a100"
-if [ -z "${BENCH_NO_HYPERFINE:-}" ] && command -v hyperfine >/dev/null 2>&1; then
-  hyperfine --warmup 3 --runs 20 -N --export-json "$out/predict_resnet50_a100.json" \
-    "${cmd[*]}"
-else
-  times=()
-  for _ in 1 2 3; do "${cmd[@]}" >/dev/null; done
-  for _ in $(seq 20); do
-    t0=$(date +%s%N)
-    "${cmd[@]}" >/dev/null
-    t1=$(date +%s%N)
-    times+=($(( (t1 - t0) / 1000 )))
-  done
-  median_us=$(printf '%s\n' "${times[@]}" | sort -n | sed -n '10p;11p' |
-              awk '{s += $1} END {printf "%.0f", s / NR}')
-  echo "median of 20 runs: $((median_us / 1000)).$(printf '%03d' $((median_us % 1000))) ms"
-fi
+# Both under 50 ms: the analytical default and the learned model (13.5 MB of JSON to load).
+time_process() {  # time_process LABEL RESULT_NAME ARGS...
+  local label=$1 result=$2
+  shift 2
+  local cmd=("$cnnperf" "$@")
+  echo
+  echo "== whole process: $label"
+  if [ -z "${BENCH_NO_HYPERFINE:-}" ] && command -v hyperfine >/dev/null 2>&1; then
+    hyperfine --warmup 3 --runs 20 -N --export-json "$out/$result.json" "${cmd[*]}"
+  else
+    local times=()
+    for _ in 1 2 3; do "${cmd[@]}" >/dev/null 2>&1; done
+    for _ in $(seq 20); do
+      t0=$(date +%s%N)
+      "${cmd[@]}" >/dev/null 2>&1
+      t1=$(date +%s%N)
+      times+=($(( (t1 - t0) / 1000 )))
+    done
+    median_us=$(printf '%s\n' "${times[@]}" | sort -n | sed -n '10p;11p' |
+                awk '{s += $1} END {printf "%.0f", s / NR}')
+    echo "median of 20 runs: $((median_us / 1000)).$(printf '%03d' $((median_us % 1000))) ms"
+  fi
+}
+time_process "cnnperf predict --net resnet50 --gpu a100" predict_resnet50_a100 \
+  predict --net resnet50 --gpu a100
+time_process "cnnperf predict --net resnet50 --gpu a100 --model models/cnnperf_default.json" \
+  predict_resnet50_a100_learned \
+  predict --net resnet50 --gpu a100 --model "$repo/models/cnnperf_default.json"
 
 # 3. Optional: every zoo network on every database GPU, one process each.
 if [ "${BENCH_PROCESS_LOOP:-0}" = 1 ]; then

@@ -1,18 +1,30 @@
 // SPDX-License-Identifier: Apache-2.0
-// Gradient-boosted trees through the XGBoost C API (Debian libxgboost 1.7.4). The trained
-// booster lives in our model JSON as XGBoost's own JSON model (never a binary blob), and the
-// in-memory booster is always the one loaded from that JSON, so a saved-and-reloaded model
-// predicts bit-identically.
+// Gradient-boosted trees trained through the XGBoost C API (Debian libxgboost 1.7.4). The
+// trained booster lives in our model JSON as XGBoost's own JSON model (never a binary blob).
+//
+// Prediction does not go through XGBoost: handing it 4-6 MB of JSON per family costs ~100 ms
+// each (its JSON reader builds a DOM), which alone broke the 50 ms budget of `predict`
+// (docs/benchmarks.md). Instead the trees are read once from the same JSON text into flat
+// arrays and evaluated the way XGBoost 1.7's CPU predictor does (float features, `value <
+// split` goes to the left child and right = left + 1, NaN takes the default child, leaves
+// summed in float in tree order onto base_score), so the results are bit-identical to
+// XGBoost's; tests/unit/ml/test_xgboost_fast_load.cpp checks that against XGBoost itself.
+// The in-memory trees are always the ones read from the JSON text a save would write, so a
+// saved-and-reloaded model predicts bit-identically.
+#include <charconv>
 #include <cmath>
 #include <limits>
-#include <mutex>
+#include <memory>
 #include <numeric>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <xgboost/c_api.h>
 
 #include "cnnperf/error.hpp"
+#include "json_cursor.hpp"
 #include "regressor_internal.hpp"
 
 namespace cnnperf::ml_detail {
@@ -67,6 +79,278 @@ class Booster {
   BoosterHandle handle_ = nullptr;
 };
 
+/// A gbtree ensemble with one output, as flat arrays.
+struct Forest {
+  /// One tree node. A leaf has left < 0 and its value is the leaf value; a split sends
+  /// `feature value < value` to `left` and everything else to left + 1 (XGBoost allocates
+  /// the two children together and its predictor relies on it).
+  struct Node {
+    static constexpr std::uint32_t kDefaultLeft = 0x80000000U;
+    std::int32_t left = -1;
+    float value = 0.0F;
+    /// Split feature index, plus kDefaultLeft when a missing (NaN) value goes left. 12-byte
+    /// nodes: a fresh process pays a page fault per 4 kB it writes (~330,000 nodes here).
+    std::uint32_t feature_and_default = 0;
+  };
+  float base_score = 0.0F;
+  std::vector<std::uint32_t> roots;  ///< index of each tree's root in `nodes`, in tree order
+  std::vector<Node> nodes;
+
+  [[nodiscard]] float predict(const float* row) const {
+    float sum = base_score;
+    for (const std::uint32_t root : roots) {
+      std::uint32_t i = root;
+      while (nodes[i].left >= 0) {
+        const Node& n = nodes[i];
+        const float v = row[n.feature_and_default & ~Node::kDefaultLeft];
+        const bool default_left = (n.feature_and_default & Node::kDefaultLeft) != 0;
+        const bool go_right = std::isnan(v) ? !default_left : !(v < n.value);
+        i = static_cast<std::uint32_t>(n.left) + (go_right ? 1U : 0U);
+      }
+      sum += nodes[i].value;
+    }
+    return sum;
+  }
+};
+
+/// Reads XGBoost's JSON model (1.7 layout: learner.gradient_booster.model.trees[] with
+/// left_children, right_children, split_indices, split_conditions, default_left arrays)
+/// without building a DOM; the arrays prediction does not need are skipped unparsed.
+class ForestReader {
+ public:
+  ForestReader(std::string_view text, std::size_t n_features, std::string where, std::size_t offset)
+      : c_(text, std::move(where), offset), n_features_(n_features) {}
+
+  Forest read(std::size_t text_size) {
+    // Each node takes well over 20 bytes of JSON (ten arrays hold an entry for it), so this
+    // bounds the node count; reserving it spares regrowth copies (untouched pages of the
+    // reservation cost nothing).
+    forest_.nodes.reserve(text_size / 20 + 1);
+    c_.begin_object();
+    std::string_view key;
+    bool saw_learner = false;
+    while (c_.next_member(key)) {
+      if (key == "learner") {
+        read_learner();
+        saw_learner = true;
+      } else {
+        c_.skip_value();
+      }
+    }
+    c_.expect_end();
+    if (!saw_learner) c_.fail("a \"learner\" object (XGBoost's JSON model)");
+    return std::move(forest_);
+  }
+
+ private:
+  void read_learner() {
+    c_.begin_object();
+    std::string_view key;
+    bool saw_booster = false;
+    bool saw_base_score = false;
+    std::string objective;
+    while (c_.next_member(key)) {
+      if (key == "gradient_booster") {
+        read_gradient_booster();
+        saw_booster = true;
+      } else if (key == "learner_model_param") {
+        c_.begin_object();
+        while (c_.next_member(key)) {
+          if (key == "base_score") {
+            forest_.base_score = float_text(c_.string_value(), "base_score");
+            saw_base_score = true;
+          } else if (key == "num_class" || key == "num_target") {
+            const std::string name(key);
+            const std::string_view v = c_.string_value();
+            // One output per row is what the rest of cnnperf assumes (and what train builds).
+            if (!(v == "0" || (name == "num_target" && v == "1"))) {
+              c_.fail(name + " for a single-output regressor");
+            }
+          } else {
+            c_.skip_value();
+          }
+        }
+      } else if (key == "objective") {
+        c_.begin_object();
+        while (c_.next_member(key)) {
+          if (key == "name") {
+            objective = c_.string_value();
+          } else {
+            c_.skip_value();
+          }
+        }
+      } else {
+        c_.skip_value();
+      }
+    }
+    // Other objectives transform the summed margin; only the identity is reproduced here.
+    if (objective != "reg:squarederror") c_.fail("objective \"reg:squarederror\"");
+    if (!saw_booster || !saw_base_score) {
+      c_.fail("learner.gradient_booster and learner.learner_model_param.base_score");
+    }
+  }
+
+  void read_gradient_booster() {
+    c_.begin_object();
+    std::string_view key;
+    std::string name;
+    std::int64_t num_trees = -1;
+    std::vector<std::int64_t> tree_info;
+    while (c_.next_member(key)) {
+      if (key == "name") {
+        name = c_.string_value();
+      } else if (key == "model") {
+        c_.begin_object();
+        while (c_.next_member(key)) {
+          if (key == "trees") {
+            c_.begin_array();
+            while (c_.next_element()) read_tree();
+          } else if (key == "tree_info") {
+            c_.int_array(tree_info);
+          } else if (key == "gbtree_model_param") {
+            c_.begin_object();
+            while (c_.next_member(key)) {
+              if (key == "num_trees") {
+                num_trees = int_text(c_.string_value(), "num_trees");
+              } else {
+                c_.skip_value();
+              }
+            }
+          } else {
+            c_.skip_value();
+          }
+        }
+      } else {
+        c_.skip_value();
+      }
+    }
+    // dart scales trees by dropout weights at predict time; plain gbtree sums them.
+    if (name != "gbtree") c_.fail("gradient_booster \"gbtree\" (got \"" + name + "\")");
+    const auto n = static_cast<std::int64_t>(forest_.roots.size());
+    if (num_trees >= 0 && num_trees != n) c_.fail("num_trees equal to the number of trees");
+    if (static_cast<std::int64_t>(tree_info.size()) != n) c_.fail("one tree_info entry per tree");
+    for (const auto g : tree_info) {
+      if (g != 0) c_.fail("tree_info entries 0 (one output group)");
+    }
+  }
+
+  void read_tree() {
+    left_.clear();
+    right_.clear();
+    split_index_.clear();
+    split_cond_.clear();
+    default_left_.clear();
+    std::int64_t num_nodes = -1;
+    c_.begin_object();
+    std::string_view key;
+    while (c_.next_member(key)) {
+      if (key == "left_children") {
+        read_ints(left_);
+      } else if (key == "right_children") {
+        read_ints(right_);
+      } else if (key == "split_indices") {
+        read_ints(split_index_);
+      } else if (key == "split_conditions") {
+        c_.float_array(split_cond_);
+      } else if (key == "default_left") {
+        c_.bool_array(default_left_);
+      } else if (key == "split_type") {
+        if (!c_.zeros_array()) c_.fail("numerical splits only (split_type 0)");
+      } else if (key == "base_weights" || key == "loss_changes" || key == "sum_hessian" ||
+                 key == "parents") {
+        // Unused for prediction and half the booster's bytes: characters checked only.
+        c_.skip_number_array_lenient();
+      } else if (key == "tree_param") {
+        c_.begin_object();
+        while (c_.next_member(key)) {
+          if (key == "num_nodes") {
+            num_nodes = int_text(c_.string_value(), "num_nodes");
+          } else {
+            c_.skip_value();
+          }
+        }
+      } else {
+        c_.skip_value();
+      }
+    }
+    const std::size_t n = left_.size();
+    if (n == 0 || right_.size() != n || split_index_.size() != n || split_cond_.size() != n ||
+        default_left_.size() != n || (num_nodes >= 0 && static_cast<std::size_t>(num_nodes) != n)) {
+      c_.fail("a tree whose node arrays all have num_nodes entries");
+    }
+    const std::size_t base = forest_.nodes.size();
+    if (base + n > std::numeric_limits<std::int32_t>::max()) c_.fail("fewer tree nodes");
+    for (std::size_t i = 0; i < n; ++i) {
+      Forest::Node node;
+      node.value = split_cond_[i];
+      if (left_[i] != -1) {
+        if (left_[i] < 0 || static_cast<std::size_t>(left_[i]) + 1 >= n ||
+            right_[i] != left_[i] + 1) {
+          c_.fail("child indices inside the tree with right = left + 1 (node " + std::to_string(i) +
+                  ")");
+        }
+        if (split_index_[i] < 0 || static_cast<std::size_t>(split_index_[i]) >= n_features_) {
+          c_.fail("split feature indices below " + std::to_string(n_features_));
+        }
+        node.left = static_cast<std::int32_t>(base + static_cast<std::size_t>(left_[i]));
+        node.feature_and_default = static_cast<std::uint32_t>(split_index_[i]) |
+                                   (default_left_[i] != 0 ? Forest::Node::kDefaultLeft : 0U);
+      }
+      forest_.nodes.push_back(node);
+    }
+    check_is_tree(base, n);
+    forest_.roots.push_back(static_cast<std::uint32_t>(base));
+  }
+
+  /// Every node reachable from the root at most once: prediction then always terminates.
+  void check_is_tree(std::size_t base, std::size_t n) {
+    seen_.assign(n, 0);
+    stack_.assign(1, 0);
+    while (!stack_.empty()) {
+      const std::size_t i = stack_.back();
+      stack_.pop_back();
+      if (seen_[i] != 0) c_.fail("a tree (node " + std::to_string(i) + " is reached twice)");
+      seen_[i] = 1;
+      const auto& node = forest_.nodes[base + i];
+      if (node.left >= 0) {
+        const std::size_t l = static_cast<std::size_t>(node.left) - base;
+        stack_.push_back(l);
+        stack_.push_back(l + 1);
+      }
+    }
+  }
+
+  void read_ints(std::vector<std::int64_t>& out) { c_.int_array(out); }
+
+  // XGBoost writes its scalar parameters as JSON strings.
+  float float_text(std::string_view text, const char* what) {
+    float v = 0.0F;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v)) {
+      c_.fail(std::string(what) + " as a number in a string");
+    }
+    return v;
+  }
+  std::int64_t int_text(std::string_view text, const char* what) {
+    std::int64_t v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || end != text.data() + text.size() || v < 0) {
+      c_.fail(std::string(what) + " as a non-negative integer in a string");
+    }
+    return v;
+  }
+
+  JsonCursor c_;
+  std::size_t n_features_;
+  Forest forest_;
+  // Per-tree scratch, reused across trees.
+  std::vector<std::int64_t> left_, right_, split_index_;
+  std::vector<float> split_cond_;
+  std::vector<std::uint8_t> default_left_;
+  std::vector<char> seen_;
+  std::vector<std::size_t> stack_;
+};
+
 std::string num(double v) {
   std::ostringstream os;
   os.precision(17);
@@ -81,6 +365,17 @@ class XgboostRegressor final : public Regressor {
   [[nodiscard]] RegressorKind kind() const override { return RegressorKind::kXgboost; }
 
   [[nodiscard]] std::vector<double> feature_importances() const override { return importance_; }
+
+  /// Completes a regressor restored from the pending marker (attach_booster_text).
+  void attach(std::shared_ptr<const void> owner, std::string_view text, const std::string& where,
+              std::size_t offset) {
+    if (!pending_) throw Error("xgboost: attach_booster_text without a pending booster");
+    forest_ = read_forest(text, n_features(), where, offset);
+    if (importance_.empty()) importance_ = xgboost_importances(std::string(text), n_features());
+    booster_owner_ = std::move(owner);
+    booster_text_ = text;
+    pending_ = false;
+  }
 
  protected:
   void fit_impl(const FeatureMatrix& x, std::span<const double> y,
@@ -130,36 +425,64 @@ class XgboostRegressor final : public Regressor {
     check(XGBoosterSaveModelToBuffer(booster.get(), R"({"format": "json"})", &len, &buf),
           "XGBoosterSaveModelToBuffer");
     model_ = nlohmann::json::parse(buf, buf + len);
-    load_booster(x.cols);
+    booster_owner_.reset();
+    booster_text_ = {};
+    pending_ = false;
+    // Trees and importances come from the text a save writes, not from the trained booster,
+    // so that fit-then-predict and save-load-predict agree bit for bit.
+    const std::string text = model_.dump();
+    forest_ = read_forest(text, x.cols, kBoosterWhere);
+    importance_ = xgboost_importances(text, x.cols);
   }
 
   [[nodiscard]] std::vector<double> predict_impl(const FeatureMatrix& x) const override {
-    const DMatrix data(x);
-    const std::lock_guard<std::mutex> lock(mutex_);  // the C API reuses one result buffer
-    const bst_ulong* shape = nullptr;
-    bst_ulong dim = 0;
-    const float* result = nullptr;
-    check(XGBoosterPredictFromDMatrix(
-              booster_->get(), data.get(),
-              R"({"type": 0, "training": false, "iteration_begin": 0, "iteration_end": 0, "strict_shape": false})",
-              &shape, &dim, &result),
-          "XGBoosterPredictFromDMatrix");
-    bst_ulong count = 1;
-    for (bst_ulong d = 0; d < dim; ++d) count *= shape[d];
-    if (count != x.rows) throw Error("xgboost: prediction returned an unexpected number of values");
-    return std::vector<double>(result, result + count);
+    if (pending_) throw Error("xgboost: the booster text was never attached (internal error)");
+    std::vector<double> out(x.rows);
+    std::vector<float> row(x.cols);
+    for (std::size_t r = 0; r < x.rows; ++r) {
+      // XGBoost works in float32: the same conversion as at fit time.
+      for (std::size_t c = 0; c < x.cols; ++c) {
+        row[c] = static_cast<float>(x(r, c));
+        // XGBoost's DMatrix refuses infinities (NaN means missing), so no prediction exists.
+        if (std::isinf(row[c])) {
+          throw Error("xgboost: feature " + std::to_string(c) + " of row " + std::to_string(r) +
+                      " is infinite or too large for float32");
+        }
+      }
+      out[r] = forest_.predict(row.data());
+    }
+    return out;
   }
 
   [[nodiscard]] nlohmann::json model_to_json() const override {
-    return {{"format", "xgboost-json"}, {"xgboost_version", version()}, {"booster", model_},
+    if (pending_) throw Error("xgboost: the booster text was never attached (internal error)");
+    // A model loaded by LearnedModel::load keeps XGBoost's text unparsed until it is saved.
+    const nlohmann::json booster = booster_owner_ ? nlohmann::json::parse(booster_text_) : model_;
+    return {{"format", "xgboost-json"},
+            {"xgboost_version", version()},
+            {"booster", booster},
             {"feature_importances", importance_}};
   }
 
   void model_from_json(const nlohmann::json& model) override {
     const auto& booster = require(model, "booster");
-    if (!booster.is_object()) throw InputError("model JSON: xgboost: field 'booster': expected an object");
+    booster_owner_.reset();
+    booster_text_ = {};
+    importance_ = stored_importances(model, n_features());
+    if (is_pending_booster(booster)) {
+      // LearnedModel::load attaches the text right after (attach_booster_text).
+      model_ = nullptr;
+      pending_ = true;
+      return;
+    }
+    if (!booster.is_object()) {
+      throw InputError("model JSON: xgboost: field 'booster': expected an object");
+    }
     model_ = booster;
-    load_booster(n_features());
+    pending_ = false;
+    const std::string text = booster.dump();
+    forest_ = read_forest(text, n_features(), kBoosterWhere);
+    if (importance_.empty()) importance_ = xgboost_importances(text, n_features());
   }
 
  private:
@@ -171,44 +494,93 @@ class XgboostRegressor final : public Regressor {
     return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
   }
 
-  /// (Re)creates the booster from model_ (our stored text) and reads gain importances.
-  void load_booster(std::size_t n_features) {
-    const std::string text = model_.dump();
-    auto booster = std::make_unique<Booster>(nullptr, 0);
-    check(XGBoosterLoadModelFromBuffer(booster->get(), text.data(), text.size()),
+  static constexpr const char* kBoosterWhere = "model JSON: xgboost: booster";
+
+  static Forest read_forest(std::string_view text, std::size_t n_features, const std::string& where,
+                            std::size_t offset = 0) {
+    return ForestReader(text, n_features, where, offset).read(text.size());
+  }
+
+  /// The importances a model file carries (written by model_to_json), or empty when absent
+  /// or malformed: they equal what XGBoost computes from the same trees, without the ~100 ms
+  /// of loading the booster into XGBoost.
+  static std::vector<double> stored_importances(const nlohmann::json& model,
+                                                std::size_t n_features) {
+    const auto it = model.find("feature_importances");
+    if (it == model.end() || !it->is_array() || it->size() != n_features) return {};
+    std::vector<double> out;
+    out.reserve(n_features);
+    for (const auto& v : *it) {
+      if (!v.is_number()) return {};
+      out.push_back(v.get<double>());
+    }
+    return out;
+  }
+
+  /// Total-gain importances per feature (sum 1) from XGBoost loading `text`.
+  std::vector<double> xgboost_importances(const std::string& text, std::size_t n_features) const {
+    Booster booster(nullptr, 0);
+    check(XGBoosterLoadModelFromBuffer(booster.get(), text.data(), text.size()),
           "XGBoosterLoadModelFromBuffer");
-    booster->set("nthread", std::to_string(resolve_threads(params_.at("n_threads").get<std::int64_t>())));
+    booster.set("nthread",
+                std::to_string(resolve_threads(params_.at("n_threads").get<std::int64_t>())));
     bst_ulong n_out = 0;
     const char** names = nullptr;
     bst_ulong dim = 0;
     const bst_ulong* shape = nullptr;
     const float* scores = nullptr;
-    check(XGBoosterFeatureScore(booster->get(), R"({"importance_type": "total_gain"})", &n_out,
+    check(XGBoosterFeatureScore(booster.get(), R"({"importance_type": "total_gain"})", &n_out,
                                 &names, &dim, &shape, &scores),
           "XGBoosterFeatureScore");
-    importance_.assign(n_features, 0.0);
+    std::vector<double> importance(n_features, 0.0);
     for (bst_ulong i = 0; i < n_out; ++i) {
       // Without feature names XGBoost calls column j "f<j>".
       const std::string name = names[i];
       if (name.size() > 1 && name[0] == 'f') {
         const auto j = std::stoul(name.substr(1));
-        if (j < n_features) importance_[j] = scores[i];
+        if (j < n_features) importance[j] = scores[i];
       }
     }
-    const double total = std::accumulate(importance_.begin(), importance_.end(), 0.0);
+    const double total = std::accumulate(importance.begin(), importance.end(), 0.0);
     if (total > 0.0) {
-      for (double& v : importance_) v /= total;
+      for (double& v : importance) v /= total;
     }
-    booster_ = std::move(booster);
+    return importance;
   }
 
-  nlohmann::json model_;
-  std::unique_ptr<Booster> booster_;
+  nlohmann::json model_;  ///< XGBoost's JSON model (null when booster_text_ holds it)
+  /// XGBoost's JSON model as text inside memory booster_owner_ keeps alive (the mapped model
+  /// file), when LearnedModel::load attached it; empty otherwise.
+  std::shared_ptr<const void> booster_owner_;
+  std::string_view booster_text_;
+  bool pending_ = false;  ///< restored from a pending marker, text not attached yet
+  Forest forest_;
   std::vector<double> importance_;
-  mutable std::mutex mutex_;
 };
 
 }  // namespace
+
+// The marker is a binary value with this subtype: parsing JSON text never yields a binary
+// value, so no file can put one there.
+constexpr std::uint64_t kPendingBoosterSubtype = 0x63707862;  // "cpxb"
+
+nlohmann::json pending_booster_value() {
+  return nlohmann::json::binary(std::vector<std::uint8_t>{}, kPendingBoosterSubtype);
+}
+
+bool is_pending_booster(const nlohmann::json& value) {
+  return value.is_binary() && value.get_binary().has_subtype() &&
+         value.get_binary().subtype() == kPendingBoosterSubtype;
+}
+
+bool attach_booster_text(Regressor& regressor, std::shared_ptr<const void> owner,
+                         std::string_view booster_json, const std::string& where,
+                         std::size_t offset) {
+  auto* xgb = dynamic_cast<XgboostRegressor*>(&regressor);
+  if (xgb == nullptr) return false;
+  xgb->attach(std::move(owner), booster_json, where, offset);
+  return true;
+}
 
 std::unique_ptr<Regressor> make_xgboost(const nlohmann::json& params) {
   ParamReader reader("xgboost", params);
