@@ -10,6 +10,7 @@
 #include <set>
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "cnnperf/io.hpp"
 #include "ptx_test_util.hpp"
@@ -69,7 +70,10 @@ Outcome run(const std::string& body, std::int64_t threads = 32, const std::strin
                            "  .reg .b32 %r<40>;\n  .reg .b64 %rd<40>;\n  .reg .f32 %f<40>;\n  .reg .f64 %fd<20>;\n"
                            "  .reg .pred %p<20>;\n  .reg .b16 %rs<20>;\n" + extra_decls +
                            "  ld.param.u64 %rd39, [t_out];\n" + body + "  ret;\n}\n";
-  const std::string path = ::testing::TempDir() + "/op_" + std::to_string(counter++) + ".ptx";
+  // ctest runs every test in its own process (in parallel with -j): the pid keeps two
+  // processes from writing and reading the same file at once.
+  const std::string path = ::testing::TempDir() + "/op_" + std::to_string(::getpid()) + "_" +
+                           std::to_string(counter++) + ".ptx";
   write_output(path, text);
   ptx::LaunchSpec s;
   s.grid = {1, 1, 1};
