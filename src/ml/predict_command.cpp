@@ -41,7 +41,7 @@ std::unique_ptr<LatencyModel> select_model(const PredictOptions& options) {
     return LearnedModel::load(options.model);
   }
   // The learned model (models/cnnperf_default.json) is not the default yet: end to end it is
-  // less accurate than the baseline and loading it costs ~1 s (docs/accuracy.md). Use --model.
+  // less accurate than the baseline (docs/accuracy.md). Use --model.
   spdlog::info("model: analytical baseline (default; --model FILE for a learned model)");
   return std::make_unique<AnalyticalModel>();
 }
