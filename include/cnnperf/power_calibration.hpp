@@ -20,16 +20,16 @@ namespace cnnperf {
 
 /// One measured configuration: a training epoch under one power cap.
 struct PowerRow {
-  std::string gpu_name;          ///< as written in the file
-  GpuSpec gpu;                   ///< resolved database entry
-  std::string network;           ///< zoo name of the trained network
-  std::string dataset;           ///< e.g. "imagenet"
+  std::string gpu_name;  ///< as written in the file
+  GpuSpec gpu;           ///< resolved database entry
+  std::string network;   ///< zoo name of the trained network
+  std::string dataset;   ///< e.g. "imagenet"
   std::int64_t batch = 1;
-  double power_limit_w = 0;      ///< cap set through NVML, W
-  double time_per_epoch_s = 0;   ///< measured wall time of one epoch, s
-  double avg_power_w = 0;        ///< measured average board power over the epoch, W
-  double epoch_images = 0;       ///< training images per epoch of the dataset
-  std::string where;             ///< "file:line"
+  double power_limit_w = 0;     ///< cap set through NVML, W
+  double time_per_epoch_s = 0;  ///< measured wall time of one epoch, s
+  double avg_power_w = 0;       ///< measured average board power over the epoch, W
+  double epoch_images = 0;      ///< training images per epoch of the dataset
+  std::string where;            ///< "file:line"
 };
 
 /// Rows cnnperf can model, and how many it left out and why.
@@ -48,16 +48,16 @@ struct PowerData {
 
 /// The power model's answer for one row, next to the measurement.
 struct PowerRowResult {
-  double predicted_power_w = 0;     ///< average step power under the row's cap, W
+  double predicted_power_w = 0;  ///< average step power under the row's cap, W
   double measured_power_w = 0;
-  double predicted_slowdown = 1;    ///< step latency under the cap / under the reference cap
-  double measured_slowdown = 1;     ///< epoch time under the cap / under the reference cap
+  double predicted_slowdown = 1;      ///< step latency under the cap / under the reference cap
+  double measured_slowdown = 1;       ///< epoch time under the cap / under the reference cap
   double predicted_energy_ratio = 1;  ///< energy per step under the cap / at the reference cap
   double measured_energy_ratio = 1;   ///< energy per epoch likewise
-  double clock_ratio = 1;           ///< modelled SM clock / boost
-  double predicted_epoch_s = 0;     ///< steps per epoch x predicted step latency, s
+  double clock_ratio = 1;             ///< modelled SM clock / boost
+  double predicted_epoch_s = 0;       ///< steps per epoch x predicted step latency, s
   double measured_epoch_s = 0;
-  bool reference = false;           ///< the highest cap of its (GPU, network, batch): the baseline
+  bool reference = false;  ///< the highest cap of its (GPU, network, batch): the baseline
 };
 
 /// Uncapped step predictions of every configuration of `data`, made once with `model`
@@ -75,21 +75,21 @@ class PowerCalibrationSet {
 
  private:
   PowerData data_;
-  std::vector<NetworkPrediction> configs_;   ///< one per (GPU, network, batch)
-  std::vector<std::size_t> config_of_row_;   ///< row -> configs_ index
+  std::vector<NetworkPrediction> configs_;     ///< one per (GPU, network, batch)
+  std::vector<std::size_t> config_of_row_;     ///< row -> configs_ index
   std::vector<std::size_t> reference_of_row_;  ///< row -> row index of its reference cap
 };
 
 /// Accuracy figures of one group of rows, in percent.
 struct PowerScores {
   std::size_t rows = 0;
-  double uncapped_power_mape = 0;  ///< reference rows: average power without a binding cap
-  double power_mape = 0;           ///< every row: average power under its cap
-  double slowdown_mape = 0;        ///< capped rows: slowdown relative to the reference cap
-  double slowdown_within_10 = 0;   ///< share of capped rows whose slowdown is within ±10 %
+  double uncapped_power_mape = 0;       ///< reference rows: average power without a binding cap
+  double power_mape = 0;                ///< every row: average power under its cap
+  double slowdown_mape = 0;             ///< capped rows: slowdown relative to the reference cap
+  double slowdown_within_10 = 0;        ///< share of capped rows whose slowdown is within ±10 %
   double ignore_cap_slowdown_mape = 0;  ///< the same error if the cap were ignored (slowdown 1)
-  double energy_ratio_mape = 0;    ///< capped rows: energy relative to the reference cap
-  double epoch_time_mape = 0;      ///< every row: absolute epoch time (latency model + cap)
+  double energy_ratio_mape = 0;         ///< capped rows: energy relative to the reference cap
+  double epoch_time_mape = 0;           ///< every row: absolute epoch time (latency model + cap)
 };
 [[nodiscard]] PowerScores score_power_rows(const std::vector<PowerRowResult>& results);
 [[nodiscard]] nlohmann::json to_json(const PowerScores& scores);

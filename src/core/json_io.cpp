@@ -12,7 +12,9 @@ nlohmann::json parse_json_text(std::string_view text, const std::string& name) {
   } catch (const nlohmann::json::parse_error& e) {
     std::string what = e.what();
     // Drop nlohmann's "[json.exception.parse_error.101] " prefix; keep line/column.
-    if (const auto pos = what.find("] "); pos != std::string::npos) what = what.substr(pos + 2);
+    if (const auto pos = what.find("] "); pos != std::string::npos) {
+      what = what.substr(pos + 2);
+    }
     throw InputError(name + ": invalid JSON: " + what);
   }
 }

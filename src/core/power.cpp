@@ -33,7 +33,9 @@ double number_field(const nlohmann::json& object, const char* key, const std::st
 
 double layer_power_w(double compute_utilization, double memory_utilization, int kernels,
                      const GpuSpec& gpu, const PowerParams& p) {
-  if (kernels == 0) return gpu.idle_power_w;
+  if (kernels == 0) {
+    return gpu.idle_power_w;
+  }
   const double activity =
       std::clamp(std::max(p.floor_activity, p.compute_weight * compute_utilization +
                                                 p.memory_weight * memory_utilization),
@@ -42,7 +44,9 @@ double layer_power_w(double compute_utilization, double memory_utilization, int 
 }
 
 PowerModel PowerModel::from_json(const nlohmann::json& doc, const std::string& where) {
-  if (!doc.is_object()) throw InputError(input_message(where, "not a JSON object", "an object"));
+  if (!doc.is_object()) {
+    throw InputError(input_message(where, "not a JSON object", "an object"));
+  }
   if (doc.value("schema_version", 0) != kPowerModelSchemaVersion) {
     throw InputError(input_message(where + ".schema_version", "unsupported",
                                    std::to_string(kPowerModelSchemaVersion)));

@@ -9,27 +9,40 @@
 namespace cnnperf {
 
 NelderMeadResult nelder_mead(const std::function<double(const std::vector<double>&)>& objective,
-                             std::vector<double> start, double step, int max_iterations,
+                             const std::vector<double>& start, double step, int max_iterations,
                              double tolerance) {
   const std::size_t n = start.size();
   std::vector<std::vector<double>> simplex(n + 1, start);
-  for (std::size_t i = 1; i <= n; ++i) simplex[i][i - 1] += step;
+  for (std::size_t i = 1; i <= n; ++i) {
+    simplex[i][i - 1] += step;
+  }
   std::vector<double> f(n + 1);
-  for (std::size_t i = 0; i <= n; ++i) f[i] = objective(simplex[i]);
+  for (std::size_t i = 0; i <= n; ++i) {
+    f[i] = objective(simplex[i]);
+  }
   std::vector<std::size_t> order(n + 1);
   for (int iter = 0; iter < max_iterations && n > 0; ++iter) {
     std::iota(order.begin(), order.end(), 0);
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return f[a] < f[b]; });
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t a, std::size_t b) { return f[a] < f[b]; });
     const std::size_t best = order[0], worst = order[n], second = order[n - 1];
-    if (std::fabs(f[worst] - f[best]) < tolerance) break;
+    if (std::fabs(f[worst] - f[best]) < tolerance) {
+      break;
+    }
     std::vector<double> centroid(n, 0.0);
     for (std::size_t i = 0; i <= n; ++i) {
-      if (i == worst) continue;
-      for (std::size_t d = 0; d < n; ++d) centroid[d] += simplex[i][d] / static_cast<double>(n);
+      if (i == worst) {
+        continue;
+      }
+      for (std::size_t d = 0; d < n; ++d) {
+        centroid[d] += simplex[i][d] / static_cast<double>(n);
+      }
     }
     auto along = [&](double t) {
       std::vector<double> v(n);
-      for (std::size_t d = 0; d < n; ++d) v[d] = centroid[d] + t * (simplex[worst][d] - centroid[d]);
+      for (std::size_t d = 0; d < n; ++d) {
+        v[d] = centroid[d] + t * (simplex[worst][d] - centroid[d]);
+      }
       return v;
     };
     auto replace_worst = [&](std::vector<double> v, double fv) {
@@ -55,7 +68,9 @@ NelderMeadResult nelder_mead(const std::function<double(const std::vector<double
         replace_worst(std::move(contracted), fc);
       } else {
         for (std::size_t i = 0; i <= n; ++i) {
-          if (i == best) continue;
+          if (i == best) {
+            continue;
+          }
           for (std::size_t d = 0; d < n; ++d) {
             simplex[i][d] = simplex[best][d] + 0.5 * (simplex[i][d] - simplex[best][d]);
           }

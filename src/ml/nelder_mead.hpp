@@ -15,7 +15,8 @@ struct NelderMeadResult {
 /// Minimizes `objective` from `start` with a simplex whose edges are `step` long along each
 /// axis; stops after `max_iterations` or when the simplex values agree within `tolerance`.
 [[nodiscard]] NelderMeadResult nelder_mead(
-    const std::function<double(const std::vector<double>&)>& objective, std::vector<double> start,
-    double step, int max_iterations = 600, double tolerance = 1e-7);
+    const std::function<double(const std::vector<double>&)>& objective,
+    const std::vector<double>& start, double step, int max_iterations = 600,
+    double tolerance = 1e-7);
 
 }  // namespace cnnperf

@@ -46,15 +46,21 @@ double ape(double predicted, double measured) {
 }
 
 double mean(const std::vector<double>& v) {
-  if (v.empty()) return std::nan("");
+  if (v.empty()) {
+    return std::nan("");
+  }
   double s = 0;
-  for (const double x : v) s += x;
+  for (const double x : v) {
+    s += x;
+  }
   return s / static_cast<double>(v.size());
 }
 
 std::vector<std::size_t> all_rows(std::size_t n) {
   std::vector<std::size_t> out(n);
-  for (std::size_t i = 0; i < n; ++i) out[i] = i;
+  for (std::size_t i = 0; i < n; ++i) {
+    out[i] = i;
+  }
   return out;
 }
 
@@ -62,9 +68,11 @@ std::vector<std::size_t> all_rows(std::size_t n) {
 
 PowerData load_power_rows(const std::string& path) {
   const CsvTable t = read_csv(path);
-  for (const char* col : {"gpu", "dataset", "network", "batch", "power_limit_w",
-                          "time_per_epoch_s", "avg_power_w"}) {
-    if (!t.column(col)) throw InputError(path + ":1: expected a column '" + col + "'");
+  for (const char* col :
+       {"gpu", "dataset", "network", "batch", "power_limit_w", "time_per_epoch_s", "avg_power_w"}) {
+    if (!t.column(col)) {
+      throw InputError(path + ":1: expected a column '" + col + "'");
+    }
   }
   PowerData data;
   data.path = path;
@@ -75,7 +83,9 @@ PowerData load_power_rows(const std::string& path) {
     const std::string network = t.get(r, "network").value_or("");
     const Workload* workload = nullptr;
     for (const auto& w : kModelled) {
-      if (dataset == w.dataset && network == w.network) workload = &w;
+      if (dataset == w.dataset && network == w.network) {
+        workload = &w;
+      }
     }
     if (workload == nullptr) {
       ++data.skipped[dataset + " " + network + ": no zoo network of the measured architecture"];
@@ -136,7 +146,9 @@ PowerCalibrationSet::PowerCalibrationSet(const PowerData& data, const LatencyMod
   std::vector<std::size_t> best(configs_.size(), data_.rows.size());
   for (std::size_t i = 0; i < data_.rows.size(); ++i) {
     auto& b = best[config_of_row_[i]];
-    if (b == data_.rows.size() || data_.rows[i].power_limit_w > data_.rows[b].power_limit_w) b = i;
+    if (b == data_.rows.size() || data_.rows[i].power_limit_w > data_.rows[b].power_limit_w) {
+      b = i;
+    }
   }
   for (std::size_t i = 0; i < data_.rows.size(); ++i) {
     reference_of_row_.push_back(best[config_of_row_[i]]);
@@ -188,7 +200,9 @@ std::vector<PowerRowResult> PowerCalibrationSet::evaluate(
 PowerModel PowerCalibrationSet::fit(const std::vector<std::size_t>& subset) const {
   std::vector<std::size_t> references;
   std::vector<std::size_t> capped;
-  for (const auto i : subset) (reference_of_row_[i] == i ? references : capped).push_back(i);
+  for (const auto i : subset) {
+    (reference_of_row_[i] == i ? references : capped).push_back(i);
+  }
   // Stage 1: the level of activity, from the power drawn without a binding cap. Every
   // modelled row is a compute-heavy training step, so the three weights are not separately
   // identified (free fits swing between compute and memory): one scale multiplies the
@@ -241,8 +255,8 @@ PowerModel PowerCalibrationSet::fit(const std::vector<std::size_t>& subset) cons
   model.cap.voltage_floor_clock_ratio = model.cap.min_clock_ratio;  // no floor yet
   for (int round = 0; round < 2; ++round) {
     best_on_grid(&PowerCapParams::core_energy_exponent, 0, kExponentMax, kExponentStep);
-    best_on_grid(&PowerCapParams::voltage_floor_clock_ratio, model.cap.min_clock_ratio,
-                 kKneeMax, kKneeStep);
+    best_on_grid(&PowerCapParams::voltage_floor_clock_ratio, model.cap.min_clock_ratio, kKneeMax,
+                 kKneeStep);
   }
   return model;
 }
@@ -259,7 +273,9 @@ PowerScores score_power_rows(const std::vector<PowerRowResult>& results) {
     }
     const double e = ape(r.predicted_slowdown, r.measured_slowdown);
     slowdown.push_back(e);
-    if (e <= 0.10) ++within;
+    if (e <= 0.10) {
+      ++within;
+    }
     ignore.push_back(ape(1.0, r.measured_slowdown));
     energy.push_back(ape(r.predicted_energy_ratio, r.measured_energy_ratio));
   }
@@ -269,8 +285,8 @@ PowerScores score_power_rows(const std::vector<PowerRowResult>& results) {
   s.power_mape = 100 * mean(power);
   s.slowdown_mape = 100 * mean(slowdown);
   s.slowdown_within_10 =
-      slowdown.empty() ? std::nan("") : 100.0 * static_cast<double>(within) /
-                                            static_cast<double>(slowdown.size());
+      slowdown.empty() ? std::nan("")
+                       : 100.0 * static_cast<double>(within) / static_cast<double>(slowdown.size());
   s.ignore_cap_slowdown_mape = 100 * mean(ignore);
   s.energy_ratio_mape = 100 * mean(energy);
   s.epoch_time_mape = 100 * mean(epoch);
@@ -302,7 +318,9 @@ nlohmann::json fitted_json(const PowerModel& m) {
 
 std::map<std::string, std::vector<std::size_t>> rows_by_gpu(const PowerData& data) {
   std::map<std::string, std::vector<std::size_t>> by_gpu;
-  for (std::size_t i = 0; i < data.rows.size(); ++i) by_gpu[data.rows[i].gpu.name].push_back(i);
+  for (std::size_t i = 0; i < data.rows.size(); ++i) {
+    by_gpu[data.rows[i].gpu.name].push_back(i);
+  }
   return by_gpu;
 }
 
@@ -319,7 +337,9 @@ nlohmann::json scores_of(const PowerCalibrationSet& set, const PowerModel& model
 
 nlohmann::json report_header(const PowerData& data, const std::string& kind) {
   std::set<std::string> gpus;
-  for (const auto& r : data.rows) gpus.insert(r.gpu.name);
+  for (const auto& r : data.rows) {
+    gpus.insert(r.gpu.name);
+  }
   return {{"schema_version", kPowerModelSchemaVersion},
           {"tool_version", CNNPERF_VERSION},
           {"kind", kind},
@@ -346,7 +366,9 @@ nlohmann::json power_calibration_report(const std::string& path, const std::stri
   for (const auto& [gpu, held_out] : by_gpu) {
     std::vector<std::size_t> train;
     for (std::size_t i = 0; i < data.rows.size(); ++i) {
-      if (data.rows[i].gpu.name != gpu) train.push_back(i);
+      if (data.rows[i].gpu.name != gpu) {
+        train.push_back(i);
+      }
     }
     spdlog::info("power calibration: fitting without {} ({} rows)", gpu, train.size());
     const PowerModel m = set.fit(train);
@@ -362,7 +384,9 @@ nlohmann::json power_calibration_report(const std::string& path, const std::stri
   PowerModel model = set.fit(all_rows(data.rows.size()));
   report["in_sample"] = scores_of(set, model);
   std::string gpu_list;
-  for (const auto& [gpu, rows] : by_gpu) gpu_list += (gpu_list.empty() ? "" : ", ") + gpu;
+  for (const auto& [gpu, rows] : by_gpu) {
+    gpu_list += (gpu_list.empty() ? "" : ", ") + gpu;
+  }
   model.source = "calibrated on " + std::to_string(data.rows.size()) + " rows of " + path +
                  " (Zeus ImageNet ResNet-50 training epochs under power caps; " + gpu_list +
                  ") by `" + command_line + "`";
@@ -387,10 +411,18 @@ nlohmann::json power_validation_report(const std::string& path, const PowerModel
 }
 
 std::string format_power_report(const nlohmann::json& report, OutputFormat format) {
-  if (format == OutputFormat::kJson) return report.dump(2) + "\n";
-  const std::vector<std::string> header{"evaluation", "gpu", "rows", "uncapped_power_mape_%",
-                                        "power_mape_%", "slowdown_mape_%", "slowdown_within_10_%",
-                                        "ignore_cap_slowdown_mape_%", "energy_ratio_mape_%",
+  if (format == OutputFormat::kJson) {
+    return report.dump(2) + "\n";
+  }
+  const std::vector<std::string> header{"evaluation",
+                                        "gpu",
+                                        "rows",
+                                        "uncapped_power_mape_%",
+                                        "power_mape_%",
+                                        "slowdown_mape_%",
+                                        "slowdown_within_10_%",
+                                        "ignore_cap_slowdown_mape_%",
+                                        "energy_ratio_mape_%",
                                         "epoch_time_mape_%"};
   std::vector<std::vector<std::string>> rows;
   auto cell = [](const nlohmann::json& v) {
@@ -404,18 +436,28 @@ std::string format_power_report(const nlohmann::json& report, OutputFormat forma
                     cell(s["epoch_time_mape_pct"])});
   };
   auto section = [&](const std::string& what, const nlohmann::json& block) {
-    for (const auto& [gpu, s] : block["per_gpu"].items()) add(what, gpu, s);
+    for (const auto& [gpu, s] : block["per_gpu"].items()) {
+      add(what, gpu, s);
+    }
     add(what, "all", block["overall"]);
   };
   std::string out = "power model on " + report.value("data", std::string()) + " (" +
                     std::to_string(report.value("rows", 0)) + " rows; " +
                     report.value("workload", std::string()) + ")\n";
-  if (report.contains("leave_gpu_out")) section("leave-gpu-out", report["leave_gpu_out"]);
-  if (report.contains("in_sample")) section("in-sample", report["in_sample"]);
-  if (report.contains("scores")) section("given model", report["scores"]);
+  if (report.contains("leave_gpu_out")) {
+    section("leave-gpu-out", report["leave_gpu_out"]);
+  }
+  if (report.contains("in_sample")) {
+    section("in-sample", report["in_sample"]);
+  }
+  if (report.contains("scores")) {
+    section("given model", report["scores"]);
+  }
   if (format == OutputFormat::kCsv) {
     std::string csv = csv_line(header) + "\n";
-    for (const auto& r : rows) csv += csv_line(r) + "\n";
+    for (const auto& r : rows) {
+      csv += csv_line(r) + "\n";
+    }
     return csv;
   }
   out += format_table(header, rows);
