@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "cnnperf/metrics.hpp"
 #include "cnnperf/predict.hpp"
 
@@ -47,6 +49,28 @@ struct E2eEvaluation {
 };
 [[nodiscard]] E2eEvaluation evaluate_e2e_leave_gpu_out(const std::vector<E2eRow>& rows,
                                                        const std::vector<E2eTerms>& terms);
+/// The eager overhead as JSON (the keys of a model file's "eager_overhead" object).
+[[nodiscard]] nlohmann::json to_json(const EagerOverhead& overhead);
+/// Parses it back; throws InputError "where.field: ..." for a missing or mistyped field.
+[[nodiscard]] EagerOverhead eager_overhead_from_json(const nlohmann::json& object,
+                                                     const std::string& where);
+
+inline constexpr int kEagerOverheadSchemaVersion = 1;
+
+/// Calibrates `model`'s eager overhead on an end-to-end CSV: the overhead fitted on every
+/// row, and a report with leave-one-GPU-out and in-sample metrics (overall and per GPU).
+struct E2eCalibration {
+  EagerOverhead overhead;
+  nlohmann::json report;  ///< {"file", "rows", "leave-gpu-out", "in-sample"}
+};
+[[nodiscard]] E2eCalibration calibrate_e2e(const std::string& path, const LatencyModel& model);
+
+/// The analytical baseline's calibrated overhead, models/eager_overhead.json (loaded once;
+/// written by `cnnperf train --e2e datasets/e2e_torchvision.csv --out ...`).
+[[nodiscard]] const EagerOverhead& bundled_analytical_overhead();
+/// Loads an eager-overhead file ({"kind": "eager_overhead", ...}); throws InputError.
+[[nodiscard]] EagerOverhead load_eager_overhead(const std::string& path);
+
 /// Evaluation with one fixed overhead (e.g. the model's own).
 [[nodiscard]] E2eEvaluation evaluate_e2e(const std::vector<E2eRow>& rows,
                                          const std::vector<E2eTerms>& terms,

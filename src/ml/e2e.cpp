@@ -11,6 +11,7 @@
 
 #include "cnnperf/error.hpp"
 #include "cnnperf/io.hpp"
+#include "cnnperf/json_io.hpp"
 #include "cnnperf/zoo.hpp"
 #include "nelder_mead.hpp"
 
@@ -161,6 +162,87 @@ E2eEvaluation evaluate_e2e_leave_gpu_out(const std::vector<E2eRow>& rows,
   for (std::size_t i = 0; i < rows.size(); ++i) all[i] = i;
   ev.overall = metrics_for(rows, ev.predicted_ms, all);
   return ev;
+}
+
+}  // namespace cnnperf
+
+namespace cnnperf {
+
+nlohmann::json to_json(const EagerOverhead& o) {
+  return {{"host_ms_per_op", o.host_ms_per_op},
+          {"gpu_gap_ms_per_kernel", o.gpu_gap_ms_per_kernel},
+          {"fixed_ms", o.fixed_ms},
+          {"h2d_gbs", o.h2d_gbs},
+          {"training_host_factor", o.training_host_factor},
+          {"source", o.source}};
+}
+
+EagerOverhead eager_overhead_from_json(const nlohmann::json& j, const std::string& where) {
+  auto number = [&](const char* key) {
+    if (!j.is_object() || !j.contains(key) || !j[key].is_number()) {
+      throw InputError(where + "." + key + ": missing or not a number");
+    }
+    const double v = j[key].get<double>();
+    if (!(v >= 0) || !std::isfinite(v)) {
+      throw InputError(where + "." + key + ": expected a non-negative number");
+    }
+    return v;
+  };
+  EagerOverhead o;
+  o.host_ms_per_op = number("host_ms_per_op");
+  o.gpu_gap_ms_per_kernel = number("gpu_gap_ms_per_kernel");
+  o.fixed_ms = number("fixed_ms");
+  o.h2d_gbs = number("h2d_gbs");
+  o.training_host_factor = number("training_host_factor");
+  if (!j.contains("source") || !j["source"].is_string()) {
+    throw InputError(where + ".source: missing or not a string");
+  }
+  o.source = j["source"].get<std::string>();
+  return o;
+}
+
+E2eCalibration calibrate_e2e(const std::string& path, const LatencyModel& model) {
+  const auto rows = load_e2e_rows(path);
+  if (rows.empty()) throw InputError(path + ": no single-GPU rows of zoo networks");
+  spdlog::info("{}: {} end-to-end rows; computing model terms", path, rows.size());
+  const auto terms = e2e_terms(rows, model);
+  std::vector<std::size_t> all(rows.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  E2eCalibration out;
+  out.overhead = calibrate_overhead(rows, terms, all);
+  out.overhead.source = "calibrated on " + path + " (" + std::to_string(rows.size()) +
+                        " rows) with " + model.name() + " kernel times";
+  const E2eEvaluation logo = evaluate_e2e_leave_gpu_out(rows, terms);
+  const E2eEvaluation in_sample = evaluate_e2e(rows, terms, out.overhead);
+  auto section = [](const E2eEvaluation& e) {
+    nlohmann::json per_gpu = nlohmann::json::object();
+    for (const auto& [gpu, m] : e.per_gpu) per_gpu[gpu] = to_json(m);
+    return nlohmann::json{{"overall", to_json(e.overall)}, {"per_gpu", per_gpu}};
+  };
+  out.report = {{"file", path},
+                {"rows", rows.size()},
+                {"leave-gpu-out", section(logo)},
+                {"in-sample", section(in_sample)}};
+  return out;
+}
+
+EagerOverhead load_eager_overhead(const std::string& path) {
+  const nlohmann::json doc = read_json_file(path);
+  if (!doc.is_object() || doc.value("kind", "") != "eager_overhead") {
+    throw InputError(path + ": kind: expected \"eager_overhead\"");
+  }
+  if (doc.value("schema_version", 0) != kEagerOverheadSchemaVersion) {
+    throw InputError(path + ": schema_version: expected " +
+                     std::to_string(kEagerOverheadSchemaVersion));
+  }
+  return eager_overhead_from_json(doc.value("eager_overhead", nlohmann::json()),
+                                  path + ": eager_overhead");
+}
+
+const EagerOverhead& bundled_analytical_overhead() {
+  static const EagerOverhead overhead =
+      load_eager_overhead(find_resource("models/eager_overhead.json").string());
+  return overhead;
 }
 
 }  // namespace cnnperf

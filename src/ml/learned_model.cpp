@@ -20,6 +20,7 @@
 
 #include "cnnperf/analytical.hpp"
 #include "cnnperf/config.hpp"
+#include "cnnperf/e2e.hpp"
 #include "cnnperf/error.hpp"
 #include "cnnperf/io.hpp"
 #include "cnnperf/layer_io.hpp"
@@ -376,12 +377,6 @@ std::vector<LayerPrediction> LearnedModel::predict_layers(const std::vector<Laye
 
 namespace {
 
-nlohmann::json overhead_json(const EagerOverhead& o) {
-  return {{"host_ms_per_op", o.host_ms_per_op}, {"gpu_gap_ms_per_kernel", o.gpu_gap_ms_per_kernel},
-          {"fixed_ms", o.fixed_ms},             {"h2d_gbs", o.h2d_gbs},
-          {"training_host_factor", o.training_host_factor}, {"source", o.source}};
-}
-
 template <typename T>
 T field(const nlohmann::json& j, const char* key, const std::string& where) {
   if (!j.contains(key)) throw InputError(where + "." + key + ": missing field");
@@ -412,7 +407,7 @@ nlohmann::json LearnedModel::to_json() const {
           {"features", spec_.to_string()},
           {"feature_names", feature_names(spec_)},
           {"families", fams},
-          {"eager_overhead", overhead_json(overhead_)},
+          {"eager_overhead", cnnperf::to_json(overhead_)},
           {"metadata", metadata_}};
 }
 
@@ -447,14 +442,7 @@ std::unique_ptr<LearnedModel> LearnedModel::from_json(const nlohmann::json& doc,
   }
   EagerOverhead o;
   if (doc.contains("eager_overhead")) {
-    const auto& j = doc["eager_overhead"];
-    const std::string where = source + ": eager_overhead";
-    o.host_ms_per_op = field<double>(j, "host_ms_per_op", where);
-    o.gpu_gap_ms_per_kernel = field<double>(j, "gpu_gap_ms_per_kernel", where);
-    o.fixed_ms = field<double>(j, "fixed_ms", where);
-    o.h2d_gbs = field<double>(j, "h2d_gbs", where);
-    o.training_host_factor = field<double>(j, "training_host_factor", where);
-    o.source = field<std::string>(j, "source", where);
+    o = eager_overhead_from_json(doc["eager_overhead"], source + ": eager_overhead");
   }
   // Files before the separate power model carried a "power" object; it is ignored now
   // (models/power_model.json is the one power model).

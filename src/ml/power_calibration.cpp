@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "cnnperf/config.hpp"
+#include "cnnperf/e2e.hpp"
 #include "cnnperf/error.hpp"
 #include "cnnperf/io.hpp"
 #include "cnnperf/zoo.hpp"
@@ -348,6 +349,7 @@ nlohmann::json report_header(const PowerData& data, const std::string& kind) {
           {"gpus", gpus},
           {"skipped_rows", data.skipped},
           {"latency_model", "analytical"},
+          {"eager_overhead", bundled_analytical_overhead().source},
           {"workload", "ImageNet resnet50 training, fp32 (torchvision), one step per prediction"}};
 }
 
@@ -355,7 +357,7 @@ nlohmann::json report_header(const PowerData& data, const std::string& kind) {
 
 nlohmann::json power_calibration_report(const std::string& path, const std::string& command_line) {
   const PowerData data = load_power_rows(path);
-  const AnalyticalModel latency;
+  const AnalyticalModel latency(AnalyticalParams{}, bundled_analytical_overhead());
   const PowerCalibrationSet set(data, latency);
   const auto by_gpu = rows_by_gpu(data);
   nlohmann::json report = report_header(data, "power_calibration");
@@ -402,7 +404,7 @@ nlohmann::json power_calibration_report(const std::string& path, const std::stri
 
 nlohmann::json power_validation_report(const std::string& path, const PowerModel& power) {
   const PowerData data = load_power_rows(path);
-  const AnalyticalModel latency;
+  const AnalyticalModel latency(AnalyticalParams{}, bundled_analytical_overhead());
   const PowerCalibrationSet set(data, latency);
   nlohmann::json report = report_header(data, "power_validation");
   report["power_model"] = power.source;

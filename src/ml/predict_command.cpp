@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "cnnperf/config.hpp"
+#include "cnnperf/e2e.hpp"
 #include "cnnperf/error.hpp"
 #include "cnnperf/learned_model.hpp"
 #include "cnnperf/network_io.hpp"
@@ -34,7 +35,7 @@ std::string fmt_ms(double v) { return format_number(v, 6); }
 std::unique_ptr<LatencyModel> select_model(const PredictOptions& options) {
   if (options.analytical) {
     spdlog::info("model: analytical baseline (--analytical)");
-    return std::make_unique<AnalyticalModel>();
+    return std::make_unique<AnalyticalModel>(AnalyticalParams{}, bundled_analytical_overhead());
   }
   if (!options.model.empty()) {
     spdlog::info("model: {} (--model)", options.model);
@@ -43,7 +44,7 @@ std::unique_ptr<LatencyModel> select_model(const PredictOptions& options) {
   // The learned model (models/cnnperf_default.json) is not the default yet: end to end it is
   // less accurate than the baseline (docs/accuracy.md). Use --model.
   spdlog::info("model: analytical baseline (default; --model FILE for a learned model)");
-  return std::make_unique<AnalyticalModel>();
+  return std::make_unique<AnalyticalModel>(AnalyticalParams{}, bundled_analytical_overhead());
 }
 
 NetworkPrediction predict_for_options(const PredictOptions& options, const LatencyModel& model) {

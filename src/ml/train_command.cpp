@@ -171,6 +171,17 @@ std::string render(const nlohmann::json& report, OutputFormat format) {
     return out;
   }
   std::string out = format_table(header, rows);
+  if (report.contains("eager_overhead")) {
+    const auto& o = report["eager_overhead"];
+    out += "\nanalytical eager overhead fitted on all rows: host_ms_per_op " +
+           format_number(o["host_ms_per_op"].get<double>(), 4) + ", gpu_gap_ms_per_kernel " +
+           format_number(o["gpu_gap_ms_per_kernel"].get<double>(), 4) + ", fixed_ms " +
+           format_number(o["fixed_ms"].get<double>(), 4) + ", training_host_factor " +
+           format_number(o["training_host_factor"].get<double>(), 4) + "\n";
+    if (report.contains("overhead_path")) {
+      out += "written to " + report["overhead_path"].get<std::string>() + "\n";
+    }
+  }
   if (report.contains("model")) {
     out += "\nmodel written to " + report["model"]["path"].get<std::string>() + " (";
     bool first = true;
@@ -196,6 +207,36 @@ std::string command_line_of(const TrainOptions& o) {
   return line;
 }
 
+// `train --e2e FILE` without --data: the analytical baseline's eager overhead, calibrated on
+// the end-to-end rows (leave-one-GPU-out and in-sample), written as an overhead file.
+nlohmann::json analytical_overhead_report(const TrainOptions& options) {
+  const AnalyticalModel analytical;
+  const E2eCalibration e2e = calibrate_e2e(options.e2e, analytical);
+  nlohmann::json report = {{"schema_version", kEagerOverheadSchemaVersion},
+                           {"tool_version", CNNPERF_VERSION},
+                           {"kind", "eager_overhead_calibration"},
+                           {"latency_model", "analytical"},
+                           {"cv", nlohmann::json::array()},
+                           {"e2e", e2e.report},
+                           {"eager_overhead", to_json(e2e.overhead)}};
+  if (!options.out.empty()) {
+    const nlohmann::json file = {
+        {"schema_version", kEagerOverheadSchemaVersion},
+        {"kind", "eager_overhead"},
+        {"tool_version", CNNPERF_VERSION},
+        {"latency_model", "analytical"},
+        {"command_line", "cnnperf train --e2e " + options.e2e + " --out " + options.out},
+        {"eager_overhead", to_json(e2e.overhead)},
+        {"calibration",
+         {{"leave-gpu-out", e2e.report["leave-gpu-out"]["overall"]},
+          {"in-sample", e2e.report["in-sample"]["overall"]}}}};
+    write_output(options.out, file.dump(2) + "\n");
+    spdlog::info("wrote {}", options.out);
+    report["overhead_path"] = options.out;
+  }
+  return report;
+}
+
 }  // namespace
 
 nlohmann::json train_report(const TrainOptions& options) {
@@ -214,8 +255,13 @@ nlohmann::json train_report(const TrainOptions& options) {
     }
     return report;
   }
+  if (options.data.empty() && !options.e2e.empty()) {
+    return analytical_overhead_report(options);
+  }
   if (options.data.empty()) {
-    throw InputError("--data: expected measured layer CSVs (or --power FILE for the power model)");
+    throw InputError(
+        "--data: expected measured layer CSVs (or --power FILE for the power model, or --e2e "
+        "FILE alone for the analytical baseline's eager overhead)");
   }
   const auto kinds = kinds_for(options.regressor);
   const FeatureSpec spec = FeatureSpec::parse(options.features);
@@ -367,28 +413,10 @@ nlohmann::json train_report(const TrainOptions& options) {
   LearnedModel model(spec, std::move(families), EagerOverhead{}, metadata);
 
   if (!options.e2e.empty()) {
-    const auto rows = load_e2e_rows(options.e2e);
-    if (rows.empty()) throw InputError(options.e2e + ": no single-GPU rows of zoo networks");
-    spdlog::info("{}: {} end-to-end rows; computing model terms", options.e2e, rows.size());
-    const auto terms = e2e_terms(rows, model);
-    std::vector<std::size_t> all(rows.size());
-    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
-    EagerOverhead overhead = calibrate_overhead(rows, terms, all);
-    overhead.source = "calibrated on " + options.e2e + " (" + std::to_string(rows.size()) +
-                      " rows) with this model's kernel times";
-    const E2eEvaluation logo = evaluate_e2e_leave_gpu_out(rows, terms);
-    const E2eEvaluation in_sample = evaluate_e2e(rows, terms, overhead);
-    auto section = [](const E2eEvaluation& e) {
-      nlohmann::json per_gpu = nlohmann::json::object();
-      for (const auto& [gpu, m] : e.per_gpu) per_gpu[gpu] = to_json(m);
-      return nlohmann::json{{"overall", to_json(e.overall)}, {"per_gpu", per_gpu}};
-    };
-    report["e2e"] = {{"file", options.e2e},
-                     {"rows", rows.size()},
-                     {"leave-gpu-out", section(logo)},
-                     {"in-sample", section(in_sample)}};
+    const E2eCalibration e2e = calibrate_e2e(options.e2e, model);
+    report["e2e"] = e2e.report;
     model.metadata()["e2e"] = report["e2e"];
-    model.set_eager_overhead(overhead);
+    model.set_eager_overhead(e2e.overhead);
   }
   write_output(options.out, model.to_json().dump() + "\n");
   spdlog::info("wrote {}", options.out);

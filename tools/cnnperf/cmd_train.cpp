@@ -28,7 +28,8 @@ void add_train_command(CLI::App& app, Runner& run) {
   sub->add_option("--out", opts->out,
                   "Write the model (all rows, the best regressor per op family) to FILE");
   sub->add_option("--e2e", opts->e2e,
-                  "End-to-end CSV: calibrates the model's eager-framework overhead (with --out)");
+                  "End-to-end CSV: calibrates the model's eager-framework overhead (with --out); "
+                  "without --data, the analytical baseline's");
   sub->add_option("--max-rows", opts->max_rows, "Use a seeded uniform sample of N rows");
   sub->add_option("--seed", opts->seed, "Seed for sampling and folds")->capture_default_str();
   sub->add_option("--params", opts->params,
@@ -52,6 +53,8 @@ void add_train_command(CLI::App& app, Runner& run) {
       "  cnnperf train --data datasets/layers_*.csv.gz --cv leave-gpu-out --regressor xgboost\n"
       "  cnnperf train --data datasets/layers_neusight.csv.gz datasets/layers_mlpredict.csv.gz \\\n"
       "      --e2e datasets/e2e_torchvision.csv --out models/my_model.json\n"
+      "  cnnperf train --e2e datasets/e2e_torchvision.csv --out models/eager_overhead.json"
+      "   # analytical baseline\n"
       "  cnnperf train --power datasets/power_zeus.csv --out models/power_model.json\n"
       "  zcat datasets/layers_neusight.csv.gz | awk -F, 'NR==1 || $1==\"conv2d\"' > conv.csv\n"
       "  cnnperf train --data conv.csv --algo-study all --regressor rf   # all rows, no --max-rows\n"

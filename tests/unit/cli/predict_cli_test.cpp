@@ -91,5 +91,19 @@ TEST(ValidatePowerCli, FailsTheGateWhenTheSlowdownErrorIsAboveTheBar) {
   EXPECT_NE(r.err.find("power-cap slowdown MAPE"), std::string::npos) << r.err;
 }
 
+TEST(TrainE2eCli, WithoutLayerDataCalibratesTheAnalyticalOverhead) {
+  const auto out = temp_dir() / "eager_overhead.json";
+  const RunResult r = run_cnnperf("train --e2e " + source_file("datasets/e2e_torchvision.csv") +
+                                  " --out \"" + out.string() + "\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("leave-gpu-out"), std::string::npos);
+  EXPECT_NE(r.out.find("analytical eager overhead fitted on all rows"), std::string::npos);
+  std::ifstream in(out);
+  const auto doc = nlohmann::json::parse(in);
+  EXPECT_EQ(doc["kind"], "eager_overhead");
+  EXPECT_EQ(doc["latency_model"], "analytical");
+  EXPECT_GT(doc["eager_overhead"]["host_ms_per_op"].get<double>(), 0);
+}
+
 }  // namespace
 }  // namespace cnnperf

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "cnnperf/e2e.hpp"
 #include "cnnperf/error.hpp"
 #include "cnnperf/power_calibration.hpp"
 
@@ -99,7 +100,7 @@ TEST_F(PowerCalibration, BundledModelIsTheFitOnAllRows) {
 
 TEST_F(PowerCalibration, ScoresMatchAFreshEvaluation) {
   const PowerData data = load_power_rows(zeus_csv());
-  const AnalyticalModel latency;
+  const AnalyticalModel latency(AnalyticalParams{}, bundled_analytical_overhead());
   const PowerCalibrationSet set(data, latency);
   std::vector<std::size_t> all(data.rows.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;

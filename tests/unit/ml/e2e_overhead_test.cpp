@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+// The analytical baseline's eager overhead: its file form, and that the bundled file is the
+// calibration `cnnperf train --e2e datasets/e2e_torchvision.csv` gives today.
+#include <gtest/gtest.h>
+
+#include "cnnperf/e2e.hpp"
+#include "cnnperf/error.hpp"
+
+namespace cnnperf {
+namespace {
+
+TEST(EagerOverheadJson, RoundTripsAndNamesBadFields) {
+  EagerOverhead o;
+  o.host_ms_per_op = 0.031;
+  o.gpu_gap_ms_per_kernel = 0.001;
+  o.fixed_ms = 0.7;
+  o.h2d_gbs = 12;
+  o.training_host_factor = 4.5;
+  o.source = "test fixture (synthetic numbers)";
+  const EagerOverhead back = eager_overhead_from_json(to_json(o), "x");
+  EXPECT_DOUBLE_EQ(back.host_ms_per_op, 0.031);
+  EXPECT_DOUBLE_EQ(back.gpu_gap_ms_per_kernel, 0.001);
+  EXPECT_DOUBLE_EQ(back.fixed_ms, 0.7);
+  EXPECT_DOUBLE_EQ(back.h2d_gbs, 12);
+  EXPECT_DOUBLE_EQ(back.training_host_factor, 4.5);
+  EXPECT_EQ(back.source, o.source);
+  nlohmann::json bad = to_json(o);
+  bad.erase("fixed_ms");
+  try {
+    (void)eager_overhead_from_json(bad, "f.json: eager_overhead");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("f.json: eager_overhead.fixed_ms"), std::string::npos);
+  }
+  bad = to_json(o);
+  bad["host_ms_per_op"] = -1;
+  EXPECT_THROW((void)eager_overhead_from_json(bad, "x"), InputError);
+}
+
+TEST(EagerOverheadCalibration, BundledFileIsTheFitOnAllRowsAndBeatsTheDefaults) {
+  const std::string path = std::string(CNNPERF_SOURCE_DIR_FOR_TESTS) +
+                           "/datasets/e2e_torchvision.csv";
+  const AnalyticalModel analytical;  // kernel times only; the overhead is what is fitted
+  const E2eCalibration cal = calibrate_e2e(path, analytical);
+  const EagerOverhead& bundled = bundled_analytical_overhead();
+  EXPECT_NEAR(bundled.host_ms_per_op, cal.overhead.host_ms_per_op, 1e-9);
+  EXPECT_NEAR(bundled.gpu_gap_ms_per_kernel, cal.overhead.gpu_gap_ms_per_kernel, 1e-9);
+  EXPECT_NEAR(bundled.fixed_ms, cal.overhead.fixed_ms, 1e-9);
+  EXPECT_NEAR(bundled.training_host_factor, cal.overhead.training_host_factor, 1e-9);
+  EXPECT_NE(bundled.source.find("e2e_torchvision.csv"), std::string::npos) << bundled.source;
+  // Leave-one-GPU-out, the fitted overhead predicts held-out GPUs better than the defaults.
+  const auto rows = load_e2e_rows(path);
+  const auto terms = e2e_terms(rows, analytical);
+  const double defaults_mape = evaluate_e2e(rows, terms, EagerOverhead{}).overall.mape_pct;
+  const double logo_mape = cal.report["leave-gpu-out"]["overall"]["mape_pct"].get<double>();
+  EXPECT_LT(logo_mape, defaults_mape);
+  EXPECT_EQ(cal.report["leave-gpu-out"]["per_gpu"].size(), 4u);
+}
+
+}  // namespace
+}  // namespace cnnperf
