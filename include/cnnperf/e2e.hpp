@@ -49,12 +49,6 @@ struct E2eEvaluation {
 };
 [[nodiscard]] E2eEvaluation evaluate_e2e_leave_gpu_out(const std::vector<E2eRow>& rows,
                                                        const std::vector<E2eTerms>& terms);
-/// The eager overhead as JSON (the keys of a model file's "eager_overhead" object).
-[[nodiscard]] nlohmann::json to_json(const EagerOverhead& overhead);
-/// Parses it back; throws InputError "where.field: ..." for a missing or mistyped field.
-[[nodiscard]] EagerOverhead eager_overhead_from_json(const nlohmann::json& object,
-                                                     const std::string& where);
-
 inline constexpr int kEagerOverheadSchemaVersion = 1;
 
 /// Calibrates `model`'s eager overhead on an end-to-end CSV: the overhead fitted on every

@@ -45,6 +45,12 @@ struct EagerOverhead {
   std::string source = "default";    ///< where these numbers came from
 };
 
+/// The eager overhead as JSON (the keys of a model file's "eager_overhead" object).
+[[nodiscard]] nlohmann::json to_json(const EagerOverhead& overhead);
+/// Parses it back; throws InputError "where.field: ..." for a missing or mistyped field.
+[[nodiscard]] EagerOverhead eager_overhead_from_json(const nlohmann::json& object,
+                                                     const std::string& where);
+
 /// Sets avg_power_w and energy_mj of each prediction from its utilizations (power.hpp).
 void assign_power(std::vector<LayerPrediction>& predictions, const GpuSpec& gpu,
                   const PowerParams& params);

@@ -21,6 +21,7 @@ struct PredictOptions {
   std::string precision = "fp32";
   std::string input_size;   ///< "HxW" or empty
   double power_limit_w = 0; ///< 0: no cap
+  double host_ms_per_op = 0; ///< host time to issue one op on the user's machine, ms; 0: model's
   std::string model;        ///< model file; empty: the bundled learned model if present
   bool analytical = false;  ///< force the analytical baseline
   bool skip_unsupported = false;

@@ -10,6 +10,39 @@
 
 namespace cnnperf {
 
+nlohmann::json to_json(const EagerOverhead& o) {
+  return {{"host_ms_per_op", o.host_ms_per_op},
+          {"gpu_gap_ms_per_kernel", o.gpu_gap_ms_per_kernel},
+          {"fixed_ms", o.fixed_ms},
+          {"h2d_gbs", o.h2d_gbs},
+          {"training_host_factor", o.training_host_factor},
+          {"source", o.source}};
+}
+
+EagerOverhead eager_overhead_from_json(const nlohmann::json& j, const std::string& where) {
+  auto number = [&](const char* key) {
+    if (!j.is_object() || !j.contains(key) || !j[key].is_number()) {
+      throw InputError(where + "." + key + ": missing or not a number");
+    }
+    const double v = j[key].get<double>();
+    if (!(v >= 0) || !std::isfinite(v)) {
+      throw InputError(where + "." + key + ": expected a non-negative number");
+    }
+    return v;
+  };
+  EagerOverhead o;
+  o.host_ms_per_op = number("host_ms_per_op");
+  o.gpu_gap_ms_per_kernel = number("gpu_gap_ms_per_kernel");
+  o.fixed_ms = number("fixed_ms");
+  o.h2d_gbs = number("h2d_gbs");
+  o.training_host_factor = number("training_host_factor");
+  if (!j.contains("source") || !j["source"].is_string()) {
+    throw InputError(where + ".source: missing or not a string");
+  }
+  o.source = j["source"].get<std::string>();
+  return o;
+}
+
 void assign_power(std::vector<LayerPrediction>& predictions, const GpuSpec& gpu,
                   const PowerParams& params) {
   for (auto& p : predictions) {
@@ -303,6 +336,7 @@ nlohmann::json to_json(const NetworkPrediction& r) {
         {"latency_ms", r.latency_ms},
         {"energy_j", r.energy_j},
         {"avg_power_w", r.avg_power_w}}},
+      {"eager_overhead", to_json(r.overhead)},
       {"warnings", r.warnings},
   };
   out["power_model"] = r.power_model;

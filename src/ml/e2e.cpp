@@ -168,39 +168,6 @@ E2eEvaluation evaluate_e2e_leave_gpu_out(const std::vector<E2eRow>& rows,
 
 namespace cnnperf {
 
-nlohmann::json to_json(const EagerOverhead& o) {
-  return {{"host_ms_per_op", o.host_ms_per_op},
-          {"gpu_gap_ms_per_kernel", o.gpu_gap_ms_per_kernel},
-          {"fixed_ms", o.fixed_ms},
-          {"h2d_gbs", o.h2d_gbs},
-          {"training_host_factor", o.training_host_factor},
-          {"source", o.source}};
-}
-
-EagerOverhead eager_overhead_from_json(const nlohmann::json& j, const std::string& where) {
-  auto number = [&](const char* key) {
-    if (!j.is_object() || !j.contains(key) || !j[key].is_number()) {
-      throw InputError(where + "." + key + ": missing or not a number");
-    }
-    const double v = j[key].get<double>();
-    if (!(v >= 0) || !std::isfinite(v)) {
-      throw InputError(where + "." + key + ": expected a non-negative number");
-    }
-    return v;
-  };
-  EagerOverhead o;
-  o.host_ms_per_op = number("host_ms_per_op");
-  o.gpu_gap_ms_per_kernel = number("gpu_gap_ms_per_kernel");
-  o.fixed_ms = number("fixed_ms");
-  o.h2d_gbs = number("h2d_gbs");
-  o.training_host_factor = number("training_host_factor");
-  if (!j.contains("source") || !j["source"].is_string()) {
-    throw InputError(where + ".source: missing or not a string");
-  }
-  o.source = j["source"].get<std::string>();
-  return o;
-}
-
 E2eCalibration calibrate_e2e(const std::string& path, const LatencyModel& model) {
   const auto rows = load_e2e_rows(path);
   if (rows.empty()) throw InputError(path + ": no single-GPU rows of zoo networks");

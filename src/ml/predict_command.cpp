@@ -62,6 +62,13 @@ NetworkPrediction predict_for_options(const PredictOptions& options, const Laten
   const PowerModel& power = PowerModel::bundled();
   NetworkPrediction result =
       predict_network(imported.network, gpu, model, mode_from_string(options.mode), power);
+  if (options.host_ms_per_op > 0) {
+    // The host's issue rate is a property of the user's CPU and stack, not of the GPU
+    // (docs/accuracy.md: 30-83 us per op across the measured machines).
+    result.overhead.host_ms_per_op = options.host_ms_per_op;
+    result.overhead.source += "; host_ms_per_op set by --host-ms-per-op";
+    set_power(result, power);  // recomputes the totals with the new overhead
+  }
   if (options.power_limit_w > 0) apply_power_limit(result, options.power_limit_w, power);
   for (const auto& skipped : imported.skipped) {
     result.warnings.push_back("node '" + skipped.name + "' (" + skipped.op_type +
@@ -153,8 +160,9 @@ std::optional<std::string> check_budget(const PredictOptions& options,
 
 int run_predict(const PredictOptions& options) {
   const OutputFormat format = output_format_from_string(options.format);
-  if (options.max_latency_ms < 0 || options.max_energy_j < 0 || options.power_limit_w < 0) {
-    throw InputError("budgets and --power-limit: expected positive numbers");
+  if (options.max_latency_ms < 0 || options.max_energy_j < 0 || options.power_limit_w < 0 ||
+      options.host_ms_per_op < 0) {
+    throw InputError("budgets, --power-limit and --host-ms-per-op: expected positive numbers");
   }
   if (options.gpu.empty()) throw InputError("--gpu: required (a GPU name, alias or JSON file)");
   const auto model = select_model(options);

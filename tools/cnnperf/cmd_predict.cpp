@@ -21,6 +21,9 @@ void add_predict_command(CLI::App& app, Runner& run) {
   sub->add_option("--power-limit", opts->power_limit_w,
                   "GPU board power cap, W: the SM clock drops until the step's predicted "
                   "average power fits (calibrated power model)");
+  sub->add_option("--host-ms-per-op", opts->host_ms_per_op,
+                  "Host time to issue one op on your machine, ms (default: the model's "
+                  "calibrated value); sets latency_ms of host-bound networks");
   sub->add_option("--model", opts->model, "Trained model file (default: bundled model)");
   sub->add_flag("--analytical", opts->analytical, "Use the analytical baseline model");
   sub->add_flag("--skip-unsupported", opts->skip_unsupported,

@@ -53,6 +53,25 @@ TEST(PredictCli, PowerLimitAtIdleOrOnLayerRowsIsExitTwo) {
   EXPECT_NE(r.err.find("--net"), std::string::npos) << r.err;
 }
 
+TEST(PredictCli, HostTimePerOpSetsTheHostBoundLatency) {
+  auto latency = [](const std::string& extra) {
+    const RunResult r = run_cnnperf("predict --net mobilenet_v2 --gpu a100 --format json " + extra);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const auto doc = nlohmann::json::parse(r.out);
+    return std::make_pair(doc["total"]["latency_ms"].get<double>(),
+                          doc["eager_overhead"]["host_ms_per_op"].get<double>());
+  };
+  const auto [calibrated_ms, calibrated_host] = latency("");
+  const auto [fast_ms, fast_host] = latency("--host-ms-per-op 0.005");
+  const auto [slow_ms, slow_host] = latency("--host-ms-per-op 0.2");
+  EXPECT_DOUBLE_EQ(fast_host, 0.005);
+  EXPECT_DOUBLE_EQ(slow_host, 0.2);
+  EXPECT_GT(calibrated_host, 0.005);
+  EXPECT_LT(fast_ms, calibrated_ms);
+  EXPECT_GT(slow_ms, calibrated_ms);
+  EXPECT_EQ(run_cnnperf("predict --net mobilenet_v2 --gpu a100 --host-ms-per-op -1").exit_code, 2);
+}
+
 TEST(PredictCli, EnergyBudgetIsExitThreeWithOneLine) {
   const RunResult r = run_cnnperf(
       "predict --net resnet50 --gpu v100-pcie-16gb --batch 64 --max-energy-j 0.001");
