@@ -399,6 +399,17 @@ std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
   out += "\nkernel_ms   " + format_number(r.kernel_ms, 4) + "  (sum of GPU kernel time)\n";
   out += "latency_ms  " + format_number(r.latency_ms, 4) +
          "  (end-to-end step in an eager framework, incl. launch overhead and input copy)\n";
+  // Same terms as eager_latency_ms: say when the host, not the GPU, sets the step time.
+  const double host_op_ms =
+      r.overhead.host_ms_per_op * (r.eager.training ? r.overhead.training_host_factor : 1.0);
+  const double host_ms = r.eager.ops * host_op_ms;
+  const double gpu_ms = r.kernel_ms + r.eager.kernels * r.overhead.gpu_gap_ms_per_kernel;
+  if (host_ms > gpu_ms) {
+    out += "            host-bound: " + std::to_string(r.eager.ops) + " ops x " +
+           format_number(host_op_ms, 3) + " ms to issue each = " + format_number(host_ms, 4) +
+           " ms > " + format_number(gpu_ms, 4) +
+           " ms on the GPU (--host-ms-per-op sets your machine's)\n";
+  }
   out += "energy_j    " + format_number(r.energy_j, 4) + "\n";
   out += "avg_power_w " + format_number(r.avg_power_w, 4) + "\n";
   if (r.power_cap) {

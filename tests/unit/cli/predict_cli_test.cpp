@@ -72,6 +72,15 @@ TEST(PredictCli, HostTimePerOpSetsTheHostBoundLatency) {
   EXPECT_EQ(run_cnnperf("predict --net mobilenet_v2 --gpu a100 --host-ms-per-op -1").exit_code, 2);
 }
 
+TEST(PredictCli, TableSaysWhenTheHostSetsTheStepTime) {
+  const RunResult small = run_cnnperf("predict --net resnet50 --gpu a100 --batch 1");
+  ASSERT_EQ(small.exit_code, 0) << small.err;
+  EXPECT_NE(small.out.find("host-bound: "), std::string::npos) << small.out;
+  const RunResult large = run_cnnperf("predict --net resnet50 --gpu a100 --batch 64");
+  ASSERT_EQ(large.exit_code, 0) << large.err;
+  EXPECT_EQ(large.out.find("host-bound"), std::string::npos) << large.out;
+}
+
 TEST(PredictCli, EnergyBudgetIsExitThreeWithOneLine) {
   const RunResult r = run_cnnperf(
       "predict --net resnet50 --gpu v100-pcie-16gb --batch 64 --max-energy-j 0.001");
