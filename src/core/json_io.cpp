@@ -9,7 +9,7 @@ namespace cnnperf {
 nlohmann::json parse_json_text(std::string_view text, const std::string& name) {
   try {
     return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse errors and number overflows
     std::string what = e.what();
     // Drop nlohmann's "[json.exception.parse_error.101] " prefix; keep line/column.
     if (const auto pos = what.find("] "); pos != std::string::npos) {

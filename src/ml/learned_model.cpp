@@ -23,6 +23,7 @@
 #include "cnnperf/e2e.hpp"
 #include "cnnperf/error.hpp"
 #include "cnnperf/io.hpp"
+#include "cnnperf/json_io.hpp"
 #include "cnnperf/layer_io.hpp"
 #include "json_cursor.hpp"
 #include "regressor_internal.hpp"
@@ -553,8 +554,8 @@ std::optional<nlohmann::json> parse_without_boosters(std::string_view text, cons
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(rest);
-  } catch (const nlohmann::json::parse_error&) {
-    return std::nullopt;
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;  // the caller's full parse reports where the text is wrong
   }
   for (const auto& s : spans) {
     doc.at("families").at(s.family).at("regressor").at("model")["booster"] =
@@ -648,11 +649,7 @@ std::unique_ptr<LearnedModel> LearnedModel::load(const std::string& path) {
   std::optional<nlohmann::json> doc = parse_without_boosters(text, path, spans);
   if (!doc) {
     spans.clear();
-    try {
-      doc = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
-      throw InputError(path + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
-    }
+    doc = parse_json_text(text, path);
   }
   auto model = from_json(*doc, path);
   attach_boosters(*model, file, spans, path);

@@ -351,8 +351,8 @@ TEST(XgboostFastLoad, ABrokenBoosterNamesFileFamilyAndByte) {
 
 TEST(XgboostFastLoad, InvalidJsonIsReportedAsBefore) {
   const std::string text = read_file(bundled_model_path());
-  EXPECT_NE(load_error(text.substr(0, 5000)).find("not valid JSON"), std::string::npos);
-  EXPECT_NE(load_error(text + "}").find("not valid JSON"), std::string::npos);
+  EXPECT_NE(load_error(text.substr(0, 5000)).find("invalid JSON: parse error"), std::string::npos);
+  EXPECT_NE(load_error(text + "}").find("invalid JSON: parse error"), std::string::npos);
 }
 
 TEST(XgboostFastLoad, RepeatedKeysFallBackToThePlainParser) {

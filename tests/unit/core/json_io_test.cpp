@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <gtest/gtest.h>
+
+#include "cnnperf/error.hpp"
+#include "cnnperf/json_io.hpp"
+
+namespace cnnperf {
+namespace {
+
+TEST(JsonIo, ParseErrorsNameTheSourceLineAndColumn) {
+  try {
+    (void)parse_json_text("{\n  \"a\": [1,, 2]\n}", "x.json");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("x.json: invalid JSON: parse error at line 2, column 11", 0),
+              0u)
+        << e.what();
+  }
+}
+
+TEST(JsonIo, NumberOverflowIsBadInputNotACrash) {
+  // nlohmann reports an overflowing number as out_of_range, not parse_error.
+  EXPECT_THROW((void)parse_json_text("[2.37e6405]", "x.json"), InputError);
+}
+
+TEST(JsonIo, MissingFileIsBadInput) {
+  EXPECT_THROW((void)read_json_file("/nonexistent/dir/x.json"), InputError);
+  EXPECT_EQ(parse_json_text(" {\"k\": 2} ", "ok.json")["k"], 2);
+}
+
+}  // namespace
+}  // namespace cnnperf
