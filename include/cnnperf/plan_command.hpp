@@ -32,6 +32,7 @@ struct PlanOptions {
   std::string mode = "inference";     ///< inference | training
   std::string model;                  ///< learned model file; "": the default (as `predict`)
   bool analytical = false;            ///< force the analytical baseline
+  double host_ms_per_op = 0;          ///< the user's host time per op, ms; 0: the model's
   std::string accuracy;               ///< accuracy table file; "": models/zoo_accuracy.json
   int top = 20;                       ///< rows printed; 0: all
   std::string format = "table";

@@ -138,6 +138,10 @@ struct NetworkPrediction {
                                                 const LatencyModel& model, Mode mode,
                                                 const PowerModel& power);
 
+/// Replaces the host time to issue one op (ms; the user's machine's) and recomputes the
+/// totals. Call before apply_power_limit. Throws InputError unless ms > 0.
+void set_host_ms_per_op(NetworkPrediction& prediction, double ms, const PowerModel& power);
+
 /// Re-assigns every layer's power and the totals with `power` (e.g. while calibrating it).
 /// Call before apply_power_limit; latency is unchanged.
 void set_power(NetworkPrediction& prediction, const PowerModel& power);

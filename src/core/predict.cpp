@@ -131,6 +131,18 @@ void set_power(NetworkPrediction& prediction, const PowerModel& power) {
   set_totals(prediction);
 }
 
+void set_host_ms_per_op(NetworkPrediction& prediction, double ms, const PowerModel& power) {
+  if (!(ms > 0) || !std::isfinite(ms)) {
+    throw InputError("--host-ms-per-op: expected a positive number of ms, got " +
+                     format_number(ms));
+  }
+  // The host's issue rate is a property of the user's CPU and stack, not of the GPU
+  // (docs/accuracy.md: 30-83 us per op across the measured machines).
+  prediction.overhead.host_ms_per_op = ms;
+  prediction.overhead.source += "; host_ms_per_op set by --host-ms-per-op";
+  set_power(prediction, power);  // recomputes the totals with the new overhead
+}
+
 NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
                                   const LatencyModel& model, Mode mode, const PowerModel& power) {
   NetworkPrediction result;

@@ -333,6 +333,9 @@ PlanResult plan_for_options(const PlanOptions& options) {
     throw InputError("--top: got " + std::to_string(options.top) + "; expected 0 (all) or more");
   }
   (void)output_format_from_string(options.format);
+  if (options.host_ms_per_op < 0) {
+    throw InputError("--host-ms-per-op: expected a positive number of ms");
+  }
 
   const AccuracyTable table =
       options.accuracy.empty() ? AccuracyTable::bundled() : AccuracyTable::load(options.accuracy);
@@ -391,7 +394,10 @@ PlanResult plan_for_options(const PlanOptions& options) {
         net_options.dtype = dtype;
         const Network network = build_zoo_network(net, net_options);
         for (const GpuSpec& gpu : gpus) {
-          const NetworkPrediction base = predict_network(network, gpu, *model, mode, power);
+          NetworkPrediction base = predict_network(network, gpu, *model, mode, power);
+          if (options.host_ms_per_op > 0) {
+            set_host_ms_per_op(base, options.host_ms_per_op, power);
+          }
           result.power_model = base.power_model;
           for (const auto& w : base.warnings) {
             const std::string text = net + " on " + gpu.name + ": " + w;

@@ -62,13 +62,7 @@ NetworkPrediction predict_for_options(const PredictOptions& options, const Laten
   const PowerModel& power = PowerModel::bundled();
   NetworkPrediction result =
       predict_network(imported.network, gpu, model, mode_from_string(options.mode), power);
-  if (options.host_ms_per_op > 0) {
-    // The host's issue rate is a property of the user's CPU and stack, not of the GPU
-    // (docs/accuracy.md: 30-83 us per op across the measured machines).
-    result.overhead.host_ms_per_op = options.host_ms_per_op;
-    result.overhead.source += "; host_ms_per_op set by --host-ms-per-op";
-    set_power(result, power);  // recomputes the totals with the new overhead
-  }
+  if (options.host_ms_per_op > 0) set_host_ms_per_op(result, options.host_ms_per_op, power);
   if (options.power_limit_w > 0) apply_power_limit(result, options.power_limit_w, power);
   for (const auto& skipped : imported.skipped) {
     result.warnings.push_back("node '" + skipped.name + "' (" + skipped.op_type +

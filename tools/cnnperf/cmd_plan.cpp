@@ -35,6 +35,8 @@ void add_plan_command(CLI::App& app, Runner& run) {
   sub->add_option("--mode", opts->mode, "inference|training")->capture_default_str();
   sub->add_option("--model", opts->model, "Trained latency model file (as in predict)");
   sub->add_flag("--analytical", opts->analytical, "Use the analytical baseline model");
+  sub->add_option("--host-ms-per-op", opts->host_ms_per_op,
+                  "Host time to issue one op on your machine, ms (as in predict)");
   sub->add_option("--accuracy", opts->accuracy,
                   "Table of published top-1 figures (default: models/zoo_accuracy.json)");
   sub->add_option("--top", opts->top, "Rows printed (0: all)")->capture_default_str();

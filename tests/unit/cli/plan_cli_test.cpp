@@ -22,8 +22,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-using cnnperf::cli_test::RunResult;
 using cnnperf::cli_test::run_cnnperf;
+using cnnperf::cli_test::RunResult;
 using cnnperf::cli_test::temp_dir;
 
 const char* const kSmallPlan =
@@ -216,6 +216,26 @@ TEST(PlanCli, PowerCapsOutsideIdleToBoardPowerAreSkippedWithAWarning) {
             std::string::npos)
       << r.err;
   ASSERT_FALSE(doc["warnings"].empty());
+}
+
+TEST(PlanCli, HostTimePerOpReachesEveryCandidate) {
+  const char* base = "plan --nets mobilenet_v2 --gpus a100 --batch 1 --analytical --format json";
+  const RunResult calibrated = run_cnnperf(base);
+  const RunResult fast = run_cnnperf(std::string(base) + " --host-ms-per-op 0.005");
+  ASSERT_EQ(calibrated.exit_code, 0) << calibrated.err;
+  ASSERT_EQ(fast.exit_code, 0) << fast.err;
+  const double slow_ms =
+      nlohmann::json::parse(calibrated.out)["candidates"][0]["latency_ms"].get<double>();
+  const double fast_ms =
+      nlohmann::json::parse(fast.out)["candidates"][0]["latency_ms"].get<double>();
+  EXPECT_LT(fast_ms, slow_ms);
+  const RunResult predicted = run_cnnperf(
+      "predict --net mobilenet_v2 --gpu a100 --batch 1 --analytical --host-ms-per-op 0.005 "
+      "--format json");
+  ASSERT_EQ(predicted.exit_code, 0) << predicted.err;
+  EXPECT_DOUBLE_EQ(nlohmann::json::parse(predicted.out)["total"]["latency_ms"].get<double>(),
+                   fast_ms);
+  EXPECT_EQ(run_cnnperf(std::string(base) + " --host-ms-per-op -2").exit_code, 2);
 }
 
 TEST(PlanCli, UnknownAccuracyIsReportedNotDropped) {
