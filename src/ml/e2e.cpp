@@ -164,10 +164,6 @@ E2eEvaluation evaluate_e2e_leave_gpu_out(const std::vector<E2eRow>& rows,
   return ev;
 }
 
-}  // namespace cnnperf
-
-namespace cnnperf {
-
 E2eCalibration calibrate_e2e(const std::string& path, const LatencyModel& model) {
   const auto rows = load_e2e_rows(path);
   if (rows.empty()) throw InputError(path + ": no single-GPU rows of zoo networks");
