@@ -72,6 +72,9 @@ class LearnedModel final : public LatencyModel {
   [[nodiscard]] std::string name() const override { return name_; }
   [[nodiscard]] std::vector<LayerPrediction> predict_layers(const std::vector<Layer>& layers,
                                                             const GpuSpec& gpu) const override;
+  [[nodiscard]] std::vector<LayerPrediction> predict_layers_as(
+      const std::vector<Layer>& layers, const GpuSpec& gpu,
+      const std::vector<std::string>& sources) const override;
   [[nodiscard]] EagerOverhead eager_overhead() const override { return overhead_; }
   void set_eager_overhead(EagerOverhead overhead) { overhead_ = std::move(overhead); }
   void set_name(std::string name) { name_ = std::move(name); }
@@ -106,6 +109,7 @@ struct CvResult {
   std::vector<double> predicted_ms;
   Metrics overall;
   std::map<std::string, Metrics> per_gpu;
+  std::map<std::string, Metrics> per_source;  ///< by the rows' `source` column
   double train_seconds = 0;
 };
 

@@ -66,6 +66,15 @@ class LatencyModel {
   /// assigned by the caller, assign_power). Never below the roofline bound.
   [[nodiscard]] virtual std::vector<LayerPrediction> predict_layers(
       const std::vector<Layer>& layers, const GpuSpec& gpu) const = 0;
+  /// Like predict_layers, with each layer's measurement source (a layer CSV's `source`
+  /// column; `sources` is empty or one per layer): a learned model predicts what that
+  /// source's timing method measures, and kernel time for an empty or unknown source; the
+  /// analytical model has no notion of sources and ignores them.
+  [[nodiscard]] virtual std::vector<LayerPrediction> predict_layers_as(
+      const std::vector<Layer>& layers, const GpuSpec& gpu,
+      const std::vector<std::string>& /*sources*/) const {
+    return predict_layers(layers, gpu);
+  }
   /// End-to-end overhead parameters of an eager framework.
   [[nodiscard]] virtual EagerOverhead eager_overhead() const { return {}; }
 };

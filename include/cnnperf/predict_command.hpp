@@ -22,7 +22,7 @@ struct PredictOptions {
   std::string input_size;   ///< "HxW" or empty
   double power_limit_w = 0; ///< 0: no cap
   double host_ms_per_op = 0; ///< host time to issue one op on the user's machine, ms; 0: model's
-  std::string model;        ///< model file; empty: the bundled learned model if present
+  std::string model;        ///< model file; empty: the default (see select_model)
   bool analytical = false;  ///< force the analytical baseline
   bool skip_unsupported = false;
   double max_latency_ms = 0;  ///< CI budget; 0: none (exit 3 when exceeded)
@@ -31,7 +31,11 @@ struct PredictOptions {
   std::string output;       ///< file, or empty for stdout
 };
 
-/// Chooses the LatencyModel: --analytical, --model FILE, or the bundled default.
+/// The bundled learned model, `predict --layers`'s default (found with find_resource).
+inline constexpr const char* kBundledLearnedModel = "models/cnnperf_default.json";
+
+/// Chooses the LatencyModel: --analytical, --model FILE, or the default: the bundled learned
+/// model for --layers, the analytical baseline for --net (docs/accuracy.md says why).
 [[nodiscard]] std::unique_ptr<LatencyModel> select_model(const PredictOptions& options);
 
 /// Predicts a network for the options (no output). Throws InputError for bad input.

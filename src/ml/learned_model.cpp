@@ -305,14 +305,22 @@ CvResult cross_validate_family(const TrainingData& data, OpFamily family, Regres
   for (std::size_t i = 0; i < n; ++i) truth[i] = data.latency_ms[result.rows[i]];
   const std::size_t n_features = feature_names(spec).size();
   result.overall = compute_metrics(truth, result.predicted_ms, n_features);
-  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> by_gpu;
+  using Split = std::map<std::string, std::pair<std::vector<double>, std::vector<double>>>;
+  Split by_gpu;
+  Split by_source;
   for (std::size_t i = 0; i < n; ++i) {
-    auto& [t, p] = by_gpu[data.gpus[result.rows[i]].name];
-    t.push_back(truth[i]);
-    p.push_back(result.predicted_ms[i]);
+    for (auto* split : {&by_gpu, &by_source}) {
+      const std::size_t row = result.rows[i];
+      auto& [t, p] = (*split)[split == &by_gpu ? data.gpus[row].name : data.sources[row]];
+      t.push_back(truth[i]);
+      p.push_back(result.predicted_ms[i]);
+    }
   }
   for (const auto& [gpu, tp] : by_gpu) {
     result.per_gpu[gpu] = compute_metrics(tp.first, tp.second, n_features);
+  }
+  for (const auto& [source, tp] : by_source) {
+    result.per_source[source] = compute_metrics(tp.first, tp.second, n_features);
   }
   return result;
 }
@@ -326,6 +334,17 @@ LearnedModel::LearnedModel(FeatureSpec spec, std::vector<FamilyModel> families,
 
 std::vector<LayerPrediction> LearnedModel::predict_layers(const std::vector<Layer>& layers,
                                                           const GpuSpec& gpu) const {
+  return predict_layers_as(layers, gpu, {});
+}
+
+std::vector<LayerPrediction> LearnedModel::predict_layers_as(
+    const std::vector<Layer>& layers, const GpuSpec& gpu,
+    const std::vector<std::string>& sources) const {
+  if (!sources.empty() && sources.size() != layers.size()) {
+    throw Error("predict_layers_as: " + std::to_string(sources.size()) + " sources for " +
+                std::to_string(layers.size()) + " layers");
+  }
+  const std::vector<std::string> names = feature_names(spec_);
   std::vector<LayerPrediction> out(layers.size());
   std::vector<LayerEstimate> estimates(layers.size());
   for (std::size_t i = 0; i < layers.size(); ++i) estimates[i] = estimate_layer(layers[i], gpu);
@@ -349,8 +368,21 @@ std::vector<LayerPrediction> LearnedModel::predict_layers(const std::vector<Laye
     }
     if (ls.empty()) continue;
     const std::vector<const GpuSpec*> gpus(ls.size(), &gpu);
-    const std::vector<std::string> sources(ls.size(), kReferenceSource);
-    const FeatureMatrix x = build_feature_matrix(ls, gpus, sources, spec_);
+    // A source without training rows in this family (unknown, or its one-hot never 1) is a
+    // state no tree has seen; such rows get the reference source (kernel time) instead.
+    auto trained = [&](const std::string& source) {
+      std::string column = "src_" + source;
+      std::replace(column.begin(), column.end(), '-', '_');
+      const auto it = std::find(names.begin(), names.end(), column);
+      return it != names.end() && fam.feature_max[static_cast<std::size_t>(it - names.begin())] > 0.5;
+    };
+    std::vector<std::string> row_sources;
+    row_sources.reserve(idx.size());
+    for (const std::size_t i : idx) {
+      const bool own = !sources.empty() && trained(sources[i]);
+      row_sources.push_back(own ? sources[i] : std::string(kReferenceSource));
+    }
+    const FeatureMatrix x = build_feature_matrix(ls, gpus, row_sources, spec_);
     const std::vector<double> ratio = fam.regressor->predict(x);
     for (std::size_t j = 0; j < idx.size(); ++j) {
       auto& p = out[idx[j]];

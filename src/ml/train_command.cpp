@@ -145,7 +145,9 @@ std::string render(const nlohmann::json& report, OutputFormat format) {
                                            "spearman", "train_s"};
   std::vector<std::vector<std::string>> rows;
   for (const auto& r : report["cv"]) {
-    std::vector<std::string> line = {r["regressor"], r["family"], r["cv"], r["gpu"]};
+    std::string gpu = r["gpu"];
+    if (r.contains("source")) gpu += " (" + r["source"].get<std::string>() + " rows)";
+    std::vector<std::string> line = {r["regressor"], r["family"], r["cv"], gpu};
     for (auto& c : metric_cells(r)) line.push_back(std::move(c));
     line.push_back(r.contains("train_s") ? format_number(r["train_s"].get<double>(), 3) : "");
     rows.push_back(std::move(line));
@@ -361,6 +363,14 @@ nlohmann::json train_report(const TrainOptions& options) {
                              cv.overall, cv.train_seconds);
       report["cv"].push_back(row);
       cv_by_family[to_string(family)][to_string(kind)] = row;
+      if (cv.per_source.size() > 1) {  // e.g. NeuSight's kernel time vs MLPredict's wall clock
+        for (const auto& [source, m] : cv.per_source) {
+          auto by_source = metrics_row(to_string(kind), to_string(family), to_string(scheme),
+                                       "all", m, -1);
+          by_source["source"] = source;
+          report["cv"].push_back(std::move(by_source));
+        }
+      }
       if (scheme == CvScheme::kLeaveGpuOut) {
         for (const auto& [gpu, m] : cv.per_gpu) {
           report["cv"].push_back(metrics_row(to_string(kind), to_string(family),

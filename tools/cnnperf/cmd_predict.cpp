@@ -24,7 +24,9 @@ void add_predict_command(CLI::App& app, Runner& run) {
   sub->add_option("--host-ms-per-op", opts->host_ms_per_op,
                   "Host time to issue one op on your machine, ms (default: the model's "
                   "calibrated value); sets latency_ms of host-bound networks");
-  sub->add_option("--model", opts->model, "Trained model file (default: bundled model)");
+  sub->add_option("--model", opts->model,
+                  "Trained model file (default: models/cnnperf_default.json for --layers, "
+                  "the analytical baseline for --net; docs/accuracy.md says why)");
   sub->add_flag("--analytical", opts->analytical, "Use the analytical baseline model");
   sub->add_flag("--skip-unsupported", opts->skip_unsupported,
                 "Flag unsupported ONNX nodes instead of failing");
@@ -40,8 +42,12 @@ void add_predict_command(CLI::App& app, Runner& run) {
       "  cnnperf predict --net mobilenet_v2 --gpu \"Tesla T4\" --batch 32 --format json\n"
       "  cnnperf predict --net model.onnx --gpu rtx3090 --precision fp16\n"
       "  cnnperf predict --layers layers.csv --gpu v100 --format csv -o out.csv\n"
+      "  cnnperf predict --net resnet50 --gpu v100 --model models/cnnperf_default.json\n"
       "  cnnperf predict --net resnet50 --gpu t4 --max-latency-ms 10   # exit 3 if over\n"
-      "  cnnperf predict --net resnet50 --gpu v100 --mode training --batch 64 --power-limit 150");
+      "  cnnperf predict --net resnet50 --gpu v100 --mode training --batch 64 --power-limit 150\n"
+      "--layers: a `source` column naming a measurement source the model was trained on\n"
+      "(neusight, mlpredict) predicts what that source's timing would measure; otherwise\n"
+      "the latency is kernel time as per-op CUDA events measure it.");
   sub->callback([opts, &run] { run = [opts] { return run_predict(*opts); }; });
 }
 

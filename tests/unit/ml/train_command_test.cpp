@@ -3,6 +3,7 @@
 // row of datasets/layers_neusight.csv.gz, copied unchanged into a temporary CSV.
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <unistd.h>
 #include <string>
@@ -145,6 +146,81 @@ TEST_F(TrainCommand, PredictUsesTheGivenModelFile) {
   EXPECT_EQ(select_model(opts)->name(), "model.json");
   opts.analytical = true;
   EXPECT_NE(select_model(opts)->name(), "model.json");
+}
+
+TEST_F(TrainCommand, ReportsEachSourceSeparatelyWhenTheDataMixSources) {
+  // Real rows of both sources (their first 21 columns, the canonical ones + latency_ms, gpu,
+  // source), every 2000th row of each file: the CV table must give each source its own line.
+  const fs::path root(CNNPERF_SOURCE_DIR_FOR_TESTS);
+  std::string text;
+  for (const char* file : {"layers_neusight.csv.gz", "layers_mlpredict.csv.gz"}) {
+    const CsvTable table = read_csv(root / "datasets" / file);
+    auto first21 = [](const std::vector<std::string>& row) {
+      return std::vector<std::string>(row.begin(), row.begin() + 21);
+    };
+    if (text.empty()) text = csv_line(first21(table.header)) + "\n";
+    for (std::size_t r = 0; r < table.rows.size(); r += 2000) {
+      if (table.get(r, "symmetric_pad_exact").value_or("1") == "1") {
+        text += csv_line(first21(table.rows[r])) + "\n";
+      }
+    }
+  }
+  const std::string mixed = (dir_ / "mixed.csv").string();
+  write_output(mixed, text);
+  TrainOptions opts;
+  opts.data = {mixed};
+  opts.regressor = "dtree";
+  opts.folds = 3;
+  const auto report = train_report(opts);
+  std::map<std::string, std::size_t> total;
+  std::map<std::string, std::map<std::string, std::size_t>> by_source;
+  for (const auto& row : report["cv"]) {
+    if (row.contains("source")) {
+      by_source[row["family"]][row["source"]] = row["n"].get<std::size_t>();
+    } else if (row["gpu"] == "all") {
+      total[row["family"]] = row["n"].get<std::size_t>();
+    }
+  }
+  ASSERT_TRUE(by_source.count("conv"));
+  for (const auto& [family, sources] : by_source) {
+    EXPECT_EQ(sources.size(), 2U) << family;
+    std::size_t n = 0;
+    for (const auto& [source, rows] : sources) n += rows;
+    EXPECT_EQ(n, total[family]) << family;
+  }
+}
+
+TEST_F(TrainCommand, DefaultModelIsLearnedForLayersAndAnalyticalForNetworks) {
+  PredictOptions opts;
+  opts.layers_csv = sample_;
+  EXPECT_EQ(select_model(opts)->name(), "cnnperf_default.json");
+  opts.analytical = true;
+  EXPECT_EQ(select_model(opts)->name(), "analytical");
+  PredictOptions net;
+  net.net = "resnet18";
+  EXPECT_EQ(select_model(net)->name(), "analytical");
+}
+
+TEST_F(TrainCommand, ASourceWithoutTrainingRowsPredictsAsTheReferenceSource) {
+  // The fixture model saw NeuSight rows only: an mlpredict or unknown source must not reach
+  // the trees as a one-hot state they never saw.
+  const auto model = LearnedModel::load(model_);
+  const GpuSpec gpu = GpuDatabase::bundled().resolve("p100-pcie-16gb");
+  Layer conv;
+  conv.op = Op::kConv2d;
+  conv.batch = 16;
+  conv.c_in = 64;
+  conv.c_out = 128;
+  conv.h_in = conv.w_in = 28;
+  conv.kernel_h = conv.kernel_w = 3;
+  conv.pad_h = conv.pad_w = 1;
+  const std::vector<Layer> layers(3, conv);
+  const auto plain = model->predict_layers(layers, gpu);
+  const auto as = model->predict_layers_as(layers, gpu, {"neusight", "mlpredict", "no-such"});
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    EXPECT_EQ(as[i].latency_ms, plain[0].latency_ms) << i;
+  }
+  EXPECT_THROW((void)model->predict_layers_as(layers, gpu, {"neusight"}), Error);
 }
 
 }  // namespace
