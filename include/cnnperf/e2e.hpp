@@ -35,8 +35,9 @@ using E2eTerms = EagerTerms;
                                               const LatencyModel& model);
 
 
-/// Fits host_ms_per_op, gpu_gap_ms_per_kernel, fixed_ms and training_host_factor by
-/// minimizing the mean absolute log error over `rows` (Nelder-Mead from the defaults).
+/// Fits host_ms_per_op, gpu_gap_ms_per_kernel (at most 0.005 ms), fixed_ms and
+/// training_host_factor (1 to 10) by minimizing the mean absolute log error over `rows`
+/// (Nelder-Mead from the defaults).
 [[nodiscard]] EagerOverhead calibrate_overhead(const std::vector<E2eRow>& rows,
                                                const std::vector<E2eTerms>& terms,
                                                const std::vector<std::size_t>& subset);
