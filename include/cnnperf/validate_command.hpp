@@ -11,7 +11,7 @@
 namespace cnnperf {
 
 struct ValidateOptions {
-  std::string model;                  ///< LearnedModel file
+  std::string model;                  ///< LearnedModel file; empty: predict's defaults
   std::vector<std::string> data;      ///< measured layer CSVs (may be empty when e2e is given)
   std::string e2e;                    ///< end-to-end CSV (datasets/e2e_torchvision.csv schema)
   std::string power;                  ///< power CSV (datasets/power_zeus.csv schema)

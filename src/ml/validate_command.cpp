@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <memory>
 
 #include "cnnperf/config.hpp"
 #include "cnnperf/e2e.hpp"
@@ -14,6 +15,7 @@
 #include "cnnperf/io.hpp"
 #include "cnnperf/learned_model.hpp"
 #include "cnnperf/power_calibration.hpp"
+#include "cnnperf/predict_command.hpp"
 
 namespace cnnperf {
 
@@ -73,7 +75,14 @@ std::string render(const nlohmann::json& report, OutputFormat format) {
     for (const auto& r : rows) out += csv_line(r) + "\n";
     return out + (power.empty() ? "" : "\n" + power);
   }
-  return format_table(header, rows) + (power.empty() ? "" : "\n" + power);
+  std::string models;
+  if (report.contains("layers")) models += "per layer: " + report["model"].get<std::string>();
+  if (report.contains("e2e")) {
+    models += std::string(models.empty() ? "" : "; ") +
+              "end to end: " + report["e2e"]["latency_model"].get<std::string>();
+  }
+  return format_table(header, rows) + "models scored: " + models + "\n" +
+         (power.empty() ? "" : "\n" + power);
 }
 
 }  // namespace
@@ -93,16 +102,23 @@ nlohmann::json validate_report(const ValidateOptions& options) {
               {"power", power_section}};
     }
   }
-  if (options.model.empty()) throw InputError("--model: expected a model file for --data/--e2e");
-  const auto model = LearnedModel::load(options.model);
-  const FeatureSpec& spec = model->feature_spec();
-  const std::size_t n_features = feature_names(spec).size();
   nlohmann::json report = {{"schema_version", kModelSchemaVersion},
-                           {"tool_version", CNNPERF_VERSION},
-                           {"model", options.model},
-                           {"model_fingerprint",
-                            model->metadata().value("fingerprint", std::string())}};
+                           {"tool_version", CNNPERF_VERSION}};
+  // Without --model, each part is scored with the model `predict` would use for it: the
+  // bundled learned model per layer, the analytical baseline end to end.
+  std::unique_ptr<LearnedModel> learned;
+  if (!options.model.empty() || !options.data.empty()) {
+    const std::string path = options.model.empty()
+                                 ? find_resource(kBundledLearnedModel).string()
+                                 : options.model;
+    learned = LearnedModel::load(path);
+    report["model"] = options.model.empty() ? std::string(kBundledLearnedModel) : path;
+    report["model_fingerprint"] = learned->metadata().value("fingerprint", std::string());
+  }
   if (!options.data.empty()) {
+    const LearnedModel* model = learned.get();
+    const FeatureSpec& spec = model->feature_spec();
+    const std::size_t n_features = feature_names(spec).size();
     const TrainingData data = load_training_data(options.data);
     Pairs overall;
     std::map<std::string, Pairs> per_gpu, per_family;
@@ -147,11 +163,18 @@ nlohmann::json validate_report(const ValidateOptions& options) {
   if (!options.e2e.empty()) {
     const auto rows = load_e2e_rows(options.e2e);
     if (rows.empty()) throw InputError(options.e2e + ": no single-GPU rows of zoo networks");
+    std::unique_ptr<LatencyModel> baseline;
+    if (options.model.empty()) {
+      baseline = std::make_unique<AnalyticalModel>(AnalyticalParams{},
+                                                   bundled_analytical_overhead());
+    }
+    const LatencyModel* model = options.model.empty() ? baseline.get() : learned.get();
     const auto terms = e2e_terms(rows, *model);
     const E2eEvaluation eval = evaluate_e2e(rows, terms, model->eager_overhead());
     nlohmann::json per_gpu = nlohmann::json::object();
     for (const auto& [gpu, m] : eval.per_gpu) per_gpu[gpu] = to_json(m);
     report["e2e"] = {{"file", options.e2e},
+                     {"latency_model", options.model.empty() ? "analytical" : report["model"]},
                      {"rows", rows.size()},
                      {"eager_overhead_source", model->eager_overhead().source},
                      {"overall", to_json(eval.overall)},

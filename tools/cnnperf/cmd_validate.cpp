@@ -12,7 +12,8 @@ void add_validate_command(CLI::App& app, Runner& run) {
   auto* sub = app.add_subcommand(
       "validate", "Accuracy of a model file on measured data (per GPU, per layer, end to end)");
   sub->add_option("--model", opts->model,
-                  "Learned model file (written by `cnnperf train`); needed with --data/--e2e");
+                  "Learned model file (written by `cnnperf train`); default: what predict "
+                  "uses, the bundled learned model for --data, the analytical baseline for --e2e");
   sub->add_option("--data", opts->data, "Measured layer CSVs (plain or .gz), one or more")
       ->expected(1, -1);
   sub->add_option("--e2e", opts->e2e, "Measured end-to-end CSV (e2e_torchvision.csv schema)");
@@ -29,7 +30,8 @@ void add_validate_command(CLI::App& app, Runner& run) {
       "Per-layer rows are predicted with each row's own measurement source (the `source`\n"
       "column), end-to-end rows with the model's calibrated eager overhead.\n"
       "Examples:\n"
-      "  cnnperf validate --model models/cnnperf_default.json --data datasets/layers_neusight.csv.gz\n"
+      "  cnnperf validate --data datasets/layers_neusight.csv.gz   # the bundled learned model\n"
+      "  cnnperf validate --e2e datasets/e2e_torchvision.csv       # the analytical baseline\n"
       "  cnnperf validate --model my.json --e2e datasets/e2e_torchvision.csv --format json\n"
       "  cnnperf validate --model my.json --data new.csv --fail-if-mape-above 25   # CI gate\n"
       "  cnnperf validate --power datasets/power_zeus.csv   # the bundled power model, in-sample");

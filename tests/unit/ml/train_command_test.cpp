@@ -190,6 +190,24 @@ TEST_F(TrainCommand, ReportsEachSourceSeparatelyWhenTheDataMixSources) {
   }
 }
 
+TEST_F(TrainCommand, ValidateWithoutAModelScoresWhatPredictWouldUse) {
+  ValidateOptions opts;
+  opts.e2e = (fs::path(CNNPERF_SOURCE_DIR_FOR_TESTS) / "datasets" / "e2e_torchvision.csv").string();
+  const auto report = validate_report(opts);
+  EXPECT_EQ(report["e2e"]["latency_model"], "analytical");
+  EXPECT_FALSE(report.contains("model"));
+  // The same rows and overhead as the calibration's in-sample figure in the bundled file.
+  const auto overhead = nlohmann::json::parse(read_text_file(
+      fs::path(CNNPERF_SOURCE_DIR_FOR_TESTS) / "models" / "eager_overhead.json"));
+  EXPECT_NEAR(report["e2e"]["overall"]["mape_pct"].get<double>(),
+              overhead["calibration"]["in-sample"]["mape_pct"].get<double>(), 1e-6);
+  ValidateOptions layers;
+  layers.data = {sample_};
+  const auto scored = validate_report(layers);
+  EXPECT_EQ(scored["model"], kBundledLearnedModel);
+  EXPECT_GT(scored["layers"]["rows"].get<std::size_t>(), 1000U);
+}
+
 TEST_F(TrainCommand, DefaultModelIsLearnedForLayersAndAnalyticalForNetworks) {
   PredictOptions opts;
   opts.layers_csv = sample_;
