@@ -272,6 +272,24 @@ LayerEstimate estimate_layer(const Layer& layer, const GpuSpec& gpu, const Analy
     e.occupancy = 1;
   }
   finish(e, layer, gpu, p);
+  // Without fast FP16 arithmetic (consumer Pascal at 1/64 rate, Maxwell, Kepler) frameworks
+  // run fp16 tensors through fp32 math plus conversions, so halved bytes buy no time: on the
+  // TITAN Xp, fp16 steps measured 1.1-1.2x the fp32 ones (median, datasets/e2e_torchvision.csv).
+  // Such a layer takes at least its fp32 time; the roofline keeps the fp16 bytes.
+  if (layer.dtype == DType::kFp16 && gpu.fp16_tflops < gpu.fp32_tflops &&
+      !tensor_core_eligible(layer, gpu)) {
+    Layer as_fp32 = layer;
+    as_fp32.dtype = DType::kFp32;
+    const LayerEstimate fp32 = estimate_layer(as_fp32, gpu, p);
+    if (fp32.latency_ms > e.latency_ms) {
+      const LayerEstimate fp16 = e;
+      e = fp32;
+      e.bytes = fp16.bytes;
+      e.arithmetic_intensity = fp16.arithmetic_intensity;
+      e.roofline_ms = fp16.roofline_ms;
+      e.peak_tflops = fp16.peak_tflops;
+    }
+  }
   return e;
 }
 

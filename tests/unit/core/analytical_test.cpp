@@ -88,6 +88,31 @@ TEST(Analytical, Fp16UsesTensorCoresWhenChannelsAlign) {
   EXPECT_DOUBLE_EQ(compute_peak_tflops(l, gpu), gpu.fp16_tflops);
 }
 
+TEST(Analytical, Fp16WithoutFastHalfArithmeticIsNoFasterThanFp32) {
+  // A GPU whose FP16 rate is 1/64 of FP32 (consumer Pascal) and no tensor cores: fp16 layers
+  // run with fp32 math, so they take their fp32 time; the roofline keeps the fp16 bytes.
+  GpuSpec slow_half = synthetic_gpu();
+  slow_half.fp16_tflops = slow_half.fp32_tflops / 64;
+  slow_half.tensor_fp16_tflops = 0;
+  GpuSpec fast_half = slow_half;
+  fast_half.fp16_tflops = 2 * fast_half.fp32_tflops;
+  Layer relu;
+  relu.op = Op::kRelu;
+  relu.batch = 64;
+  relu.c_in = relu.c_out = 256;
+  relu.h_in = relu.w_in = 56;
+  for (Layer l : {conv(256, 28, 256, 3, 1, 1, 32), relu}) {
+    const LayerEstimate fp32 = estimate_layer(l, slow_half);
+    l.dtype = DType::kFp16;
+    const LayerEstimate fp16 = estimate_layer(l, slow_half);
+    EXPECT_DOUBLE_EQ(fp16.latency_ms, fp32.latency_ms) << to_string(l.op);
+    EXPECT_DOUBLE_EQ(fp16.bytes, l.bytes());
+    EXPECT_LE(fp16.roofline_ms, fp32.roofline_ms);  // strictly for the memory-bound relu
+    if (l.op == Op::kRelu) EXPECT_LT(fp16.roofline_ms, fp32.roofline_ms);
+    EXPECT_LT(estimate_layer(l, fast_half).latency_ms, fp32.latency_ms) << to_string(l.op);
+  }
+}
+
 TEST(Analytical, PointwiseIsMemoryBound) {
   const GpuSpec gpu = synthetic_gpu();
   Layer relu;
