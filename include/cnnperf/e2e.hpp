@@ -34,7 +34,6 @@ using E2eTerms = EagerTerms;
 [[nodiscard]] std::vector<E2eTerms> e2e_terms(const std::vector<E2eRow>& rows,
                                               const LatencyModel& model);
 
-
 /// Fits host_ms_per_op, gpu_gap_ms_per_kernel (at most 0.005 ms), fixed_ms and
 /// training_host_factor (1 to 10) by minimizing the mean absolute log error over `rows`
 /// (Nelder-Mead from the defaults).

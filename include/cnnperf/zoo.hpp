@@ -28,7 +28,7 @@ struct ZooEntry {
   /// Published multiply-accumulates in units of 1e9 at the default input size (torchvision's
   /// `_ops`, shown as "GFLOPS" in its docs but counting multiply-adds once); 0 = not published.
   double published_gmacs = 0;
-  double top1_accuracy = 0;       ///< ImageNet-1k top-1 in percent (models/zoo_accuracy.json; 0: none)
+  double top1_accuracy = 0;       ///< ImageNet-1k top-1, %, from models/zoo_accuracy.json
   std::string accuracy_source;    ///< its weights and where it was read
   std::string published_source;   ///< where published_params / published_gmacs come from
 };

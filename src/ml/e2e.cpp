@@ -91,8 +91,12 @@ constexpr double kMaxGpuGapMs = 0.005;
 constexpr double kMinTrainingHostFactor = 1.0;
 constexpr double kMaxTrainingHostFactor = 10.0;
 
-double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
-double logit(double p) { return std::log(p / (1.0 - p)); }
+double sigmoid(double x) {
+  return 1.0 / (1.0 + std::exp(-x));
+}
+double logit(double p) {
+  return std::log(p / (1.0 - p));
+}
 
 EagerOverhead from_vec(const Vec& v) {
   EagerOverhead o;

@@ -374,7 +374,8 @@ std::vector<LayerPrediction> LearnedModel::predict_layers_as(
       std::string column = "src_" + source;
       std::replace(column.begin(), column.end(), '-', '_');
       const auto it = std::find(names.begin(), names.end(), column);
-      return it != names.end() && fam.feature_max[static_cast<std::size_t>(it - names.begin())] > 0.5;
+      return it != names.end() &&
+             fam.feature_max[static_cast<std::size_t>(it - names.begin())] > 0.5;
     };
     std::vector<std::string> row_sources;
     row_sources.reserve(idx.size());

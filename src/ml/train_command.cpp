@@ -365,8 +365,8 @@ nlohmann::json train_report(const TrainOptions& options) {
       cv_by_family[to_string(family)][to_string(kind)] = row;
       if (cv.per_source.size() > 1) {  // e.g. NeuSight's kernel time vs MLPredict's wall clock
         for (const auto& [source, m] : cv.per_source) {
-          auto by_source = metrics_row(to_string(kind), to_string(family), to_string(scheme),
-                                       "all", m, -1);
+          auto by_source =
+              metrics_row(to_string(kind), to_string(family), to_string(scheme), "all", m, -1);
           by_source["source"] = source;
           report["cv"].push_back(std::move(by_source));
         }

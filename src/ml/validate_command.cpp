@@ -108,9 +108,8 @@ nlohmann::json validate_report(const ValidateOptions& options) {
   // bundled learned model per layer, the analytical baseline end to end.
   std::unique_ptr<LearnedModel> learned;
   if (!options.model.empty() || !options.data.empty()) {
-    const std::string path = options.model.empty()
-                                 ? find_resource(kBundledLearnedModel).string()
-                                 : options.model;
+    const std::string path =
+        options.model.empty() ? find_resource(kBundledLearnedModel).string() : options.model;
     learned = LearnedModel::load(path);
     report["model"] = options.model.empty() ? std::string(kBundledLearnedModel) : path;
     report["model_fingerprint"] = learned->metadata().value("fingerprint", std::string());
@@ -165,8 +164,8 @@ nlohmann::json validate_report(const ValidateOptions& options) {
     if (rows.empty()) throw InputError(options.e2e + ": no single-GPU rows of zoo networks");
     std::unique_ptr<LatencyModel> baseline;
     if (options.model.empty()) {
-      baseline = std::make_unique<AnalyticalModel>(AnalyticalParams{},
-                                                   bundled_analytical_overhead());
+      baseline =
+          std::make_unique<AnalyticalModel>(AnalyticalParams{}, bundled_analytical_overhead());
     }
     const LatencyModel* model = options.model.empty() ? baseline.get() : learned.get();
     const auto terms = e2e_terms(rows, *model);

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // `train` / `validate` / model selection on a small subset of REAL measured rows: every 40th
 // row of datasets/layers_neusight.csv.gz, copied unchanged into a temporary CSV.
+#include <unistd.h>
 #include <cmath>
 #include <filesystem>
 #include <map>
 #include <set>
-#include <unistd.h>
 #include <string>
 #include <vector>
 
@@ -197,8 +197,8 @@ TEST_F(TrainCommand, ValidateWithoutAModelScoresWhatPredictWouldUse) {
   EXPECT_EQ(report["e2e"]["latency_model"], "analytical");
   EXPECT_FALSE(report.contains("model"));
   // The same rows and overhead as the calibration's in-sample figure in the bundled file.
-  const auto overhead = nlohmann::json::parse(read_text_file(
-      fs::path(CNNPERF_SOURCE_DIR_FOR_TESTS) / "models" / "eager_overhead.json"));
+  const auto overhead = nlohmann::json::parse(
+      read_text_file(fs::path(CNNPERF_SOURCE_DIR_FOR_TESTS) / "models" / "eager_overhead.json"));
   EXPECT_NEAR(report["e2e"]["overall"]["mape_pct"].get<double>(),
               overhead["calibration"]["in-sample"]["mape_pct"].get<double>(), 1e-6);
   ValidateOptions layers;
