@@ -63,6 +63,10 @@ struct LayerEstimate {
 /// The compute peak (TFLOPS) a layer of this dtype/op can use on `gpu`.
 [[nodiscard]] double compute_peak_tflops(const Layer& layer, const GpuSpec& gpu);
 
+/// True when the layer is an fp32 convolution allowed TF32 (Layer::allow_tf32, not grouped)
+/// and `gpu` has TF32 tensor cores (compute capability 8.0 and later, with a tensor peak).
+[[nodiscard]] bool runs_tf32(const Layer& layer, const GpuSpec& gpu);
+
 /// Work multiplier of a pass relative to the forward pass (training = forward + backward:
 /// 3x for conv/linear, 2x otherwise; each backward convolution alone 1x).
 [[nodiscard]] double pass_work_factor(const Layer& layer);

@@ -82,6 +82,9 @@ struct Layer {
   bool bias = false;
   bool ceil_mode = false;  ///< pooling output rounding (torchvision uses it in a few nets)
   DType dtype = DType::kFp32;
+  /// An fp32 convolution may run on TF32 tensor cores (compute capability 8.0 and later), as
+  /// PyTorch does by default (torch.backends.cudnn.allow_tf32). Layer CSV rows: false.
+  bool allow_tf32 = false;
   Pass pass = Pass::kForward;
   /// Number of input tensors read (2 for add/mul, the branch count for concat).
   int num_inputs = 1;

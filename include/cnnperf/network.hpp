@@ -24,6 +24,11 @@ struct Network {
   [[nodiscard]] double flops() const;         ///< sum of layer FLOPs (multiply-add = 2)
 };
 
+/// Lets the fp32 convolutions of `net` run on TF32 tensor cores where the GPU has them, as
+/// PyTorch runs them by default (torch.backends.cudnn.allow_tf32 = True); `allow` false makes
+/// them strict fp32 (CUDA-core FMA) again.
+void allow_tf32_convolutions(Network& net, bool allow = true);
+
 /// Options that change how a network is instantiated.
 struct NetworkOptions {
   std::int64_t batch = 1;

@@ -19,6 +19,7 @@ inline const std::vector<std::string> kDefaultPlanGpus = {"t4", "a100", "rtx-309
 
 /// Options of `cnnperf plan` (strings as typed; validated by plan_for_options).
 struct PlanOptions {
+  bool allow_tf32 = true;  ///< fp32 convolutions on TF32 tensor cores (PyTorch's default)
   std::string profile = "interactive";  ///< realtime | interactive | background
   std::string weights;                  ///< "latency=W,energy=W,accuracy=W"; "": the profile's
   double max_latency_ms = 0;            ///< hard limit on batch latency, ms; 0: none

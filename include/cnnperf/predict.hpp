@@ -130,6 +130,7 @@ struct NetworkPrediction {
   std::int64_t batch = 1;
   Mode mode = Mode::kInference;
   DType precision = DType::kFp32;
+  int tf32_convolutions = 0;  ///< fp32 convolutions predicted on TF32 tensor cores (runs_tf32)
   std::vector<Layer> layers;
   std::vector<LayerPrediction> predictions;
   EagerTerms eager;         ///< terms of the end-to-end formula (kernel_ms before any cap)

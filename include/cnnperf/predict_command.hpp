@@ -24,6 +24,7 @@ struct PredictOptions {
   double host_ms_per_op = 0; ///< host time to issue one op on the user's machine, ms; 0: model's
   std::string model;        ///< model file; empty: the default (see select_model)
   bool analytical = false;  ///< force the analytical baseline
+  bool allow_tf32 = true;   ///< --net: fp32 convolutions on TF32 tensor cores (PyTorch's default)
   bool skip_unsupported = false;
   double max_latency_ms = 0;  ///< CI budget; 0: none (exit 3 when exceeded)
   double max_energy_j = 0;    ///< CI budget; 0: none (exit 3 when exceeded)

@@ -16,6 +16,12 @@ std::int64_t Network::macs() const {
   return total;
 }
 
+void allow_tf32_convolutions(Network& net, bool allow) {
+  for (auto& layer : net.layers) {
+    layer.allow_tf32 = allow && layer.op == Op::kConv2d && layer.dtype == DType::kFp32;
+  }
+}
+
 double Network::flops() const {
   double total = 0;
   for (const auto& layer : layers) total += layer.flops();

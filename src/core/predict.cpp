@@ -158,6 +158,7 @@ NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
     layer.pass = mode == Mode::kTraining ? Pass::kTraining : Pass::kForward;
   }
   result.predictions = model.predict_layers(result.layers, gpu);
+  for (const auto& layer : result.layers) result.tf32_convolutions += runs_tf32(layer, gpu) ? 1 : 0;
   for (const auto& p : result.predictions) {
     result.eager.kernels += p.kernels;
     if (p.kernels > 0) ++result.eager.ops;
@@ -340,6 +341,7 @@ nlohmann::json to_json(const NetworkPrediction& r) {
       {"batch", r.batch},
       {"mode", to_string(r.mode)},
       {"precision", to_string(r.precision)},
+      {"tf32_convolutions", r.tf32_convolutions},
       {"layers", layers},
       {"total",
        {{"params", params},
@@ -404,7 +406,13 @@ std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
   }
   std::string out = r.network + " on " + r.gpu.display_name + " (" + r.gpu.name + "), batch " +
                     std::to_string(r.batch) + ", " + to_string(r.mode) + ", " +
-                    to_string(r.precision) + ", model: " + r.model + "\n";
+                    to_string(r.precision) +
+                    (r.tf32_convolutions > 0
+                         ? " (" + std::to_string(r.tf32_convolutions) +
+                               " convolutions on TF32 tensor cores, PyTorch's default; --no-tf32: "
+                               "strict fp32)"
+                         : std::string()) +
+                    ", model: " + r.model + "\n";
   out += format_table({"layer", "op", "shape (CxHxW)", "MFLOPs", "latency_ms", "roofline_ms",
                        "energy_mj", "bound", "note"},
                       rows);

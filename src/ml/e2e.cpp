@@ -66,7 +66,10 @@ std::vector<E2eTerms> e2e_terms(const std::vector<E2eRow>& rows, const LatencyMo
       NetworkOptions options;
       options.batch = row.batch;
       options.dtype = row.dtype;
-      const Network net = build_zoo_network(row.network, options);
+      Network net = build_zoo_network(row.network, options);
+      // pytorch-gpu-benchmark ran PyTorch's defaults: fp32 convolutions on TF32 tensor cores
+      // on the A100 (cuDNN 8.0.4); it matters on no other GPU of these rows.
+      allow_tf32_convolutions(net);
       // Power does not enter the terms; the default power parameters avoid a file read.
       const NetworkPrediction p = predict_network(net, row.gpu, model, row.mode, PowerModel{});
       it = cache.emplace(key, p.eager).first;

@@ -392,7 +392,8 @@ PlanResult plan_for_options(const PlanOptions& options) {
         NetworkOptions net_options;
         net_options.batch = batch;
         net_options.dtype = dtype;
-        const Network network = build_zoo_network(net, net_options);
+        Network network = build_zoo_network(net, net_options);
+        allow_tf32_convolutions(network, options.allow_tf32);
         for (const GpuSpec& gpu : gpus) {
           NetworkPrediction base = predict_network(network, gpu, *model, mode, power);
           if (options.host_ms_per_op > 0) {

@@ -136,7 +136,8 @@ PowerCalibrationSet::PowerCalibrationSet(const PowerData& data, const LatencyMod
     if (it == config_index.end()) {
       NetworkOptions options;
       options.batch = row.batch;
-      const Network net = build_zoo_network(row.network, options);
+      Network net = build_zoo_network(row.network, options);
+      allow_tf32_convolutions(net);  // Zeus trained with PyTorch's defaults
       // The activity weights are re-assigned per fit (set_power); defaults here.
       configs_.push_back(predict_network(net, row.gpu, model, Mode::kTraining, PowerModel{}));
       it = config_index.emplace(key, configs_.size() - 1).first;

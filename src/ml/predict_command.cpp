@@ -66,6 +66,7 @@ NetworkPrediction predict_for_options(const PredictOptions& options, const Laten
   import.input_w = w;
   import.skip_unsupported = options.skip_unsupported;
   ImportResult imported = import_network(options.net, import);
+  allow_tf32_convolutions(imported.network, options.allow_tf32);
   const PowerModel& power = PowerModel::bundled();
   NetworkPrediction result =
       predict_network(imported.network, gpu, model, mode_from_string(options.mode), power);

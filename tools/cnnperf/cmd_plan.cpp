@@ -35,6 +35,9 @@ void add_plan_command(CLI::App& app, Runner& run) {
   sub->add_option("--mode", opts->mode, "inference|training")->capture_default_str();
   sub->add_option("--model", opts->model, "Trained latency model file (as in predict)");
   sub->add_flag("--analytical", opts->analytical, "Use the analytical baseline model");
+  sub->add_flag("!--no-tf32", opts->allow_tf32,
+                "Strict fp32 convolutions (by default fp32 convolutions run on TF32 tensor "
+                "cores on Ampere and later, as PyTorch runs them)");
   sub->add_option("--host-ms-per-op", opts->host_ms_per_op,
                   "Host time to issue one op on your machine, ms (as in predict)");
   sub->add_option("--accuracy", opts->accuracy,

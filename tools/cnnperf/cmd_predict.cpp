@@ -28,6 +28,9 @@ void add_predict_command(CLI::App& app, Runner& run) {
                   "Trained model file (default: models/cnnperf_default.json for --layers, "
                   "the analytical baseline for --net; docs/accuracy.md says why)");
   sub->add_flag("--analytical", opts->analytical, "Use the analytical baseline model");
+  sub->add_flag("!--no-tf32", opts->allow_tf32,
+                "--net: strict fp32 convolutions (by default fp32 convolutions run on TF32 "
+                "tensor cores on Ampere and later, as PyTorch runs them)");
   sub->add_flag("--skip-unsupported", opts->skip_unsupported,
                 "Flag unsupported ONNX nodes instead of failing");
   sub->add_option("--max-latency-ms", opts->max_latency_ms,

@@ -53,6 +53,22 @@ TEST(PredictCli, PowerLimitAtIdleOrOnLayerRowsIsExitTwo) {
   EXPECT_NE(r.err.find("--net"), std::string::npos) << r.err;
 }
 
+TEST(PredictCli, Fp32ConvolutionsUseTf32OnAmpereUnlessNoTf32) {
+  auto run = [](const std::string& args) {
+    const RunResult r = run_cnnperf("predict --net vgg16 --batch 64 --format json " + args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out);
+  };
+  const auto tf32 = run("--gpu a100");
+  const auto strict = run("--gpu a100 --no-tf32");
+  EXPECT_EQ(tf32["tf32_convolutions"], 13);  // VGG-16's thirteen 3x3 convolutions
+  EXPECT_EQ(strict["tf32_convolutions"], 0);
+  EXPECT_LT(tf32["total"]["kernel_ms"].get<double>(),
+            0.6 * strict["total"]["kernel_ms"].get<double>());
+  EXPECT_EQ(run("--gpu v100")["tf32_convolutions"], 0);  // Volta has no TF32
+  EXPECT_EQ(run("--gpu a100 --precision fp16")["tf32_convolutions"], 0);
+}
+
 TEST(PredictCli, HostTimePerOpSetsTheHostBoundLatency) {
   auto latency = [](const std::string& extra) {
     const RunResult r = run_cnnperf("predict --net mobilenet_v2 --gpu a100 --format json " + extra);

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "cnnperf/analytical.hpp"
+#include "cnnperf/network.hpp"
 #include "cnnperf/predict.hpp"
 #include "synthetic_gpu.hpp"
 
@@ -111,6 +112,45 @@ TEST(Analytical, Fp16WithoutFastHalfArithmeticIsNoFasterThanFp32) {
     if (l.op == Op::kRelu) EXPECT_LT(fp16.roofline_ms, fp32.roofline_ms);
     EXPECT_LT(estimate_layer(l, fast_half).latency_ms, fp32.latency_ms) << to_string(l.op);
   }
+}
+
+TEST(Analytical, Tf32ConvolutionsUseHalfTheFp16TensorPeakOnAmpereOnly) {
+  GpuSpec ampere = synthetic_gpu();
+  ampere.compute_capability = "8.0";
+  GpuSpec volta = ampere;
+  volta.compute_capability = "7.0";
+  Layer l = conv(256, 28, 256, 3, 1, 1, 32);
+  const double strict_ms = estimate_layer(l, ampere).latency_ms;
+  l.allow_tf32 = true;
+  EXPECT_TRUE(runs_tf32(l, ampere));
+  EXPECT_DOUBLE_EQ(compute_peak_tflops(l, ampere), ampere.tensor_fp16_tflops / 2);
+  EXPECT_LT(estimate_layer(l, ampere).latency_ms, strict_ms / 2);
+  EXPECT_GE(estimate_layer(l, ampere).latency_ms, estimate_layer(l, ampere).roofline_ms);
+  EXPECT_FALSE(runs_tf32(l, volta));  // no TF32 before compute capability 8.0
+  EXPECT_DOUBLE_EQ(estimate_layer(l, volta).latency_ms,
+                   estimate_layer(conv(256, 28, 256, 3, 1, 1, 32), volta).latency_ms);
+  Layer depthwise = conv(256, 28, 256, 3, 1, 1, 32);
+  depthwise.groups = 256;
+  depthwise.allow_tf32 = true;
+  EXPECT_FALSE(runs_tf32(depthwise, ampere));
+  l.dtype = DType::kFp16;  // TF32 is an fp32 math mode
+  EXPECT_FALSE(runs_tf32(l, ampere));
+}
+
+TEST(Analytical, AllowTf32MarksOnlyFp32Convolutions) {
+  Network net;
+  Layer fp32_conv = conv(64, 56, 64, 3, 1, 1, 8);
+  Layer fp16_conv = fp32_conv;
+  fp16_conv.dtype = DType::kFp16;
+  Layer fc;
+  fc.op = Op::kLinear;
+  net.layers = {fp32_conv, fp16_conv, fc};
+  allow_tf32_convolutions(net);
+  EXPECT_TRUE(net.layers[0].allow_tf32);
+  EXPECT_FALSE(net.layers[1].allow_tf32);
+  EXPECT_FALSE(net.layers[2].allow_tf32);
+  allow_tf32_convolutions(net, false);
+  EXPECT_FALSE(net.layers[0].allow_tf32);
 }
 
 TEST(Analytical, PointwiseIsMemoryBound) {
