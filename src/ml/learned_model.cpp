@@ -370,17 +370,21 @@ std::vector<LayerPrediction> LearnedModel::predict_layers_as(
     const std::vector<const GpuSpec*> gpus(ls.size(), &gpu);
     // A source without training rows in this family (unknown, or its one-hot never 1) is a
     // state no tree has seen; such rows get the reference source (kernel time) instead.
-    auto trained = [&](const std::string& source) {
+    std::vector<std::string> trained;
+    for (const auto& source : known_sources()) {
       std::string column = "src_" + source;
       std::replace(column.begin(), column.end(), '-', '_');
       const auto it = std::find(names.begin(), names.end(), column);
-      return it != names.end() &&
-             fam.feature_max[static_cast<std::size_t>(it - names.begin())] > 0.5;
-    };
+      if (it != names.end() &&
+          fam.feature_max[static_cast<std::size_t>(it - names.begin())] > 0.5) {
+        trained.push_back(source);
+      }
+    }
     std::vector<std::string> row_sources;
     row_sources.reserve(idx.size());
     for (const std::size_t i : idx) {
-      const bool own = !sources.empty() && trained(sources[i]);
+      const bool own = !sources.empty() &&
+                       std::find(trained.begin(), trained.end(), sources[i]) != trained.end();
       row_sources.push_back(own ? sources[i] : std::string(kReferenceSource));
     }
     const FeatureMatrix x = build_feature_matrix(ls, gpus, row_sources, spec_);

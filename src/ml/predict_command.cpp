@@ -41,10 +41,9 @@ std::unique_ptr<LatencyModel> select_model(const PredictOptions& options) {
     spdlog::info("model: {} (--model)", options.model);
     return LearnedModel::load(options.model);
   }
-  // Defaults by what each was measured to do best (docs/accuracy.md): per layer the bundled
-  // learned model (12 % k-fold MAPE on conv rows vs the baseline's 39 %); whole networks the
-  // analytical baseline (37 % vs 65 % end to end, leave-one-GPU-out), since the learned
-  // kernel times, fitted on standalone odd-shaped layers, run long inside real networks.
+  // Defaults by what each was measured to do best (docs/accuracy.md, "Learned model"): per
+  // layer the bundled learned model, whole networks the analytical baseline, since the
+  // learned kernel times, fitted on standalone odd-shaped layers, run long inside networks.
   if (!options.layers_csv.empty()) {
     const std::filesystem::path path = find_resource(kBundledLearnedModel);
     spdlog::info("model: {} (default for --layers; --analytical for the baseline)", path.string());
