@@ -45,7 +45,9 @@ inline constexpr const char* kBundledLearnedModel = "models/cnnperf_default.json
 
 /// Text of `predict --layers`: input columns unchanged, plus latency_ms, energy_mj,
 /// avg_power_w, roofline_ms, in_distribution (a name already present gets "predicted_").
-[[nodiscard]] std::string predict_layers_csv_text(const LayerTable& table, const GpuSpec& gpu,
+/// `gpu`: every row runs on it; nullptr: each row on the GPU its `gpu` column names (a name
+/// or alias; an unknown one is an InputError naming the row).
+[[nodiscard]] std::string predict_layers_csv_text(const LayerTable& table, const GpuSpec* gpu,
                                                   const LatencyModel& model, OutputFormat format);
 
 /// Checks the budgets; returns the one-line message when one is exceeded.

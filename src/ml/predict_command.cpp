@@ -6,6 +6,8 @@
 
 #include <cmath>
 #include <filesystem>
+#include <map>
+#include <optional>
 
 #include "cnnperf/config.hpp"
 #include "cnnperf/e2e.hpp"
@@ -79,17 +81,45 @@ NetworkPrediction predict_for_options(const PredictOptions& options, const Laten
   return result;
 }
 
-std::string predict_layers_csv_text(const LayerTable& table, const GpuSpec& gpu,
+std::string predict_layers_csv_text(const LayerTable& table, const GpuSpec* gpu,
                                     const LatencyModel& model, OutputFormat format) {
-  std::vector<std::string> sources;
-  if (table.table.column("source")) {
-    sources.reserve(table.layers.size());
-    for (std::size_t i = 0; i < table.layers.size(); ++i) {
-      sources.push_back(table.table.get(i, "source").value_or(""));
+  const bool has_sources = table.table.column("source").has_value();
+  // Rows grouped by the GPU they run on: one group for --gpu, else one per `gpu` value.
+  std::map<std::string, std::vector<std::size_t>> groups;
+  for (std::size_t i = 0; i < table.layers.size(); ++i) {
+    if (gpu != nullptr) {
+      groups[""].push_back(i);
+      continue;
     }
+    const auto name = table.table.get(i, "gpu");
+    if (!name || name->empty()) {
+      throw InputError(table.table.where(i) + ": field 'gpu': expected a GPU name (or --gpu)");
+    }
+    groups[*name].push_back(i);
   }
-  std::vector<LayerPrediction> predictions = model.predict_layers_as(table.layers, gpu, sources);
-  assign_power(predictions, gpu, PowerModel::bundled().activity);
+  std::vector<LayerPrediction> predictions(table.layers.size());
+  std::vector<std::string> gpu_names;
+  for (const auto& [name, rows] : groups) {
+    GpuSpec resolved;
+    if (gpu == nullptr) {
+      try {
+        resolved = GpuDatabase::bundled().resolve(name);
+      } catch (const InputError& e) {
+        throw InputError(table.table.where(rows.front()) + ": field 'gpu': " + e.what());
+      }
+    }
+    const GpuSpec& target = gpu != nullptr ? *gpu : resolved;
+    gpu_names.push_back(target.name);
+    std::vector<Layer> layers;
+    std::vector<std::string> sources;
+    for (const std::size_t i : rows) {
+      layers.push_back(table.layers[i]);
+      if (has_sources) sources.push_back(table.table.get(i, "source").value_or(""));
+    }
+    std::vector<LayerPrediction> part = model.predict_layers_as(layers, target, sources);
+    assign_power(part, target, PowerModel::bundled().activity);
+    for (std::size_t j = 0; j < rows.size(); ++j) predictions[rows[j]] = std::move(part[j]);
+  }
   std::vector<std::string> added{"latency_ms", "energy_mj", "avg_power_w", "roofline_ms",
                                  "in_distribution"};
   for (auto& name : added) {
@@ -120,7 +150,9 @@ std::string predict_layers_csv_text(const LayerTable& table, const GpuSpec& gpu,
                                 {"tool_version", CNNPERF_VERSION},
                                 {"kind", "layer_predictions"},
                                 {"model", model.name()},
-                                {"gpu", nlohmann::json(gpu)},
+                                {"gpu", gpu != nullptr ? nlohmann::json(*gpu)
+                                                       : nlohmann::json("per row: the gpu column")},
+                                {"gpus", gpu_names},
                                 {"source", table.table.source},
                                 {"rows", rows}};
     return out.dump(2) + "\n";
@@ -172,7 +204,9 @@ int run_predict(const PredictOptions& options) {
       options.host_ms_per_op < 0) {
     throw InputError("budgets, --power-limit and --host-ms-per-op: expected positive numbers");
   }
-  if (options.gpu.empty()) throw InputError("--gpu: required (a GPU name, alias or JSON file)");
+  if (options.gpu.empty() && options.layers_csv.empty()) {
+    throw InputError("--gpu: required (a GPU name, alias or JSON file)");
+  }
   const auto model = select_model(options);
   if (!options.layers_csv.empty()) {
     if (!options.net.empty()) throw InputError("--layers and --net: expected one of them, not both");
@@ -181,8 +215,13 @@ int run_predict(const PredictOptions& options) {
       throw InputError("--power-limit: applies to --net predictions, not to --layers rows");
     }
     const LayerTable table = read_layers_csv(options.layers_csv);
-    const GpuSpec gpu = GpuDatabase::bundled().resolve(options.gpu);
-    write_output(options.output, predict_layers_csv_text(table, gpu, *model,
+    std::optional<GpuSpec> gpu;
+    if (!options.gpu.empty()) {
+      gpu = GpuDatabase::bundled().resolve(options.gpu);
+    } else if (!table.table.column("gpu")) {
+      throw InputError("--gpu: required unless " + options.layers_csv + " has a 'gpu' column");
+    }
+    write_output(options.output, predict_layers_csv_text(table, gpu ? &*gpu : nullptr, *model,
                                                          format == OutputFormat::kTable
                                                              ? OutputFormat::kCsv
                                                              : format));

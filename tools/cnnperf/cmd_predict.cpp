@@ -12,8 +12,9 @@ void add_predict_command(CLI::App& app, Runner& run) {
   auto* sub = app.add_subcommand("predict", "Predict per-layer and end-to-end latency and energy");
   sub->add_option("--net", opts->net, "Zoo network name, ONNX file or JSON layer list");
   sub->add_option("--layers", opts->layers_csv, "Canonical layer CSV: one prediction per row");
-  sub->add_option("--gpu", opts->gpu, "GPU name, alias (as nvidia-smi prints it) or JSON spec")
-      ->required();
+  sub->add_option("--gpu", opts->gpu,
+                  "GPU name, alias (as nvidia-smi prints it) or JSON spec; with --layers it may "
+                  "be left out when the CSV has a gpu column (each row on its own GPU)");
   sub->add_option("--batch", opts->batch, "Batch size (default: 1, or the ONNX model's)");
   sub->add_option("--mode", opts->mode, "inference|training")->capture_default_str();
   sub->add_option("--precision", opts->precision, "fp32|fp16")->capture_default_str();
@@ -45,6 +46,7 @@ void add_predict_command(CLI::App& app, Runner& run) {
       "  cnnperf predict --net mobilenet_v2 --gpu \"Tesla T4\" --batch 32 --format json\n"
       "  cnnperf predict --net model.onnx --gpu rtx3090 --precision fp16\n"
       "  cnnperf predict --layers layers.csv --gpu v100 --format csv -o out.csv\n"
+      "  cnnperf predict --layers rows_with_gpu_column.csv -o out.csv   # each row on its GPU\n"
       "  cnnperf predict --net resnet50 --gpu v100 --model models/cnnperf_default.json\n"
       "  cnnperf predict --net resnet50 --gpu t4 --max-latency-ms 10   # exit 3 if over\n"
       "  cnnperf predict --net resnet50 --gpu v100 --mode training --batch 64 --power-limit 150\n"

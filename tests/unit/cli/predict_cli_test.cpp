@@ -53,6 +53,38 @@ TEST(PredictCli, PowerLimitAtIdleOrOnLayerRowsIsExitTwo) {
   EXPECT_NE(r.err.find("--net"), std::string::npos) << r.err;
 }
 
+TEST(PredictCli, LayersWithAGpuColumnRunEachRowOnItsGpu) {
+  const auto csv = temp_dir() / "layers_per_gpu.csv";
+  std::ofstream(csv) << "op,batch,c_in,h_in,w_in,c_out,kernel_h,kernel_w,pad_h,pad_w,gpu\n"
+                        "conv2d,32,256,28,28,256,3,3,1,1,Tesla K80\n"
+                        "conv2d,32,256,28,28,256,3,3,1,1,NVIDIA A100-PCIE-40GB\n"
+                        "conv2d,32,256,28,28,256,3,3,1,1,Tesla K80\n";
+  RunResult r = run_cnnperf("predict --layers \"" + csv.string() + "\" --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto per_row = nlohmann::json::parse(r.out);
+  const auto& rows = per_row["rows"];
+  ASSERT_EQ(rows.size(), 3U);
+  // Same layer: the K80 rows agree with each other and are far slower than the A100 row.
+  EXPECT_DOUBLE_EQ(rows[0]["latency_ms"].get<double>(), rows[2]["latency_ms"].get<double>());
+  EXPECT_GT(rows[0]["latency_ms"].get<double>(), 3 * rows[1]["latency_ms"].get<double>());
+  // And each equals the prediction made with that GPU given for every row.
+  r = run_cnnperf("predict --layers \"" + csv.string() + "\" --gpu a100-pcie-40gb --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_DOUBLE_EQ(nlohmann::json::parse(r.out)["rows"][1]["latency_ms"].get<double>(),
+                   rows[1]["latency_ms"].get<double>());
+
+  std::ofstream(csv) << "op,batch,c_in,h_in,w_in,c_out,gpu\nrelu,1,64,8,8,64,v100\n"
+                        "relu,1,64,8,8,64,rtx9999\n";
+  r = run_cnnperf("predict --layers \"" + csv.string() + "\"");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("layers_per_gpu.csv:3: field 'gpu'"), std::string::npos) << r.err;
+  std::ofstream(csv) << "op,batch,c_in,h_in,w_in,c_out\nrelu,1,64,8,8,64\n";
+  r = run_cnnperf("predict --layers \"" + csv.string() + "\"");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("'gpu' column"), std::string::npos) << r.err;
+  EXPECT_EQ(run_cnnperf("predict --net resnet18").exit_code, 2);
+}
+
 TEST(PredictCli, Fp32ConvolutionsUseTf32OnAmpereUnlessNoTf32) {
   auto run = [](const std::string& args) {
     const RunResult r = run_cnnperf("predict --net vgg16 --batch 64 --format json " + args);
