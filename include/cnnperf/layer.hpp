@@ -81,6 +81,10 @@ struct Layer {
   std::int64_t groups = 1;
   bool bias = false;
   bool ceil_mode = false;  ///< pooling output rounding (torchvision uses it in a few nets)
+  /// Bottom/right padding when it differs from pad_h/pad_w (TensorFlow SAME with an even
+  /// kernel, ONNX pads); -1: the same as pad_h/pad_w.
+  std::int64_t pad_h_end = -1;
+  std::int64_t pad_w_end = -1;
   DType dtype = DType::kFp32;
   /// An fp32 convolution may run on TF32 tensor cores (compute capability 8.0 and later), as
   /// PyTorch does by default (torch.backends.cudnn.allow_tf32). Layer CSV rows: false.
@@ -89,6 +93,9 @@ struct Layer {
   /// Number of input tensors read (2 for add/mul, the branch count for concat).
   int num_inputs = 1;
 
+  /// Bottom and right padding, pixels (pad_h/pad_w unless pad_h_end/pad_w_end say otherwise).
+  [[nodiscard]] std::int64_t pad_bottom() const { return pad_h_end < 0 ? pad_h : pad_h_end; }
+  [[nodiscard]] std::int64_t pad_right() const { return pad_w_end < 0 ? pad_w : pad_w_end; }
   /// Output height/width from the input, kernel, stride, padding, dilation (and ceil_mode).
   [[nodiscard]] std::int64_t h_out() const;
   [[nodiscard]] std::int64_t w_out() const;

@@ -57,8 +57,9 @@ constexpr std::array<std::pair<const char*, Op>, 22> kOpAliases{{
 }};
 
 std::int64_t window_out(std::int64_t in, std::int64_t kernel, std::int64_t stride,
-                        std::int64_t pad, std::int64_t dilation, bool ceil_mode) {
-  const std::int64_t span = in + 2 * pad - dilation * (kernel - 1) - 1;
+                        std::int64_t pad, std::int64_t pad_end, std::int64_t dilation,
+                        bool ceil_mode) {
+  const std::int64_t span = in + pad + pad_end - dilation * (kernel - 1) - 1;
   if (span < 0) return 0;
   std::int64_t out = (ceil_mode ? (span + stride - 1) / stride : span / stride) + 1;
   // PyTorch: with ceil_mode the last window must start inside the input or left padding.
@@ -187,10 +188,10 @@ Pass pass_from_string(std::string_view name) {
 std::int64_t Layer::h_out() const {
   switch (op_class(op)) {
     case OpClass::kConv:
-      return window_out(h_in, kernel_h, stride_h, pad_h, dilation_h, false);
+      return window_out(h_in, kernel_h, stride_h, pad_h, pad_bottom(), dilation_h, false);
     case OpClass::kPool:
       if (op == Op::kGlobalAvgPool) return 1;
-      return window_out(h_in, kernel_h, stride_h, pad_h, dilation_h, ceil_mode);
+      return window_out(h_in, kernel_h, stride_h, pad_h, pad_bottom(), dilation_h, ceil_mode);
     default: return h_in;
   }
 }
@@ -198,10 +199,10 @@ std::int64_t Layer::h_out() const {
 std::int64_t Layer::w_out() const {
   switch (op_class(op)) {
     case OpClass::kConv:
-      return window_out(w_in, kernel_w, stride_w, pad_w, dilation_w, false);
+      return window_out(w_in, kernel_w, stride_w, pad_w, pad_right(), dilation_w, false);
     case OpClass::kPool:
       if (op == Op::kGlobalAvgPool) return 1;
-      return window_out(w_in, kernel_w, stride_w, pad_w, dilation_w, ceil_mode);
+      return window_out(w_in, kernel_w, stride_w, pad_w, pad_right(), dilation_w, ceil_mode);
     default: return w_in;
   }
 }
@@ -292,6 +293,10 @@ void Layer::validate(const std::string& where) const {
   require_positive(groups, "groups");
   if (pad_h < 0 || pad_w < 0) {
     throw InputError(where + ": field '" + (pad_h < 0 ? "pad_h" : "pad_w") +
+                     "': expected a non-negative integer");
+  }
+  if (pad_h_end < -1 || pad_w_end < -1) {
+    throw InputError(where + ": field '" + (pad_h_end < -1 ? "pad_h_end" : "pad_w_end") +
                      "': expected a non-negative integer");
   }
   if (op == Op::kConv2d && (c_in % groups != 0 || c_out % groups != 0)) {

@@ -65,6 +65,11 @@ Layer layer_from_row(const CsvTable& table, std::size_t row) {
   layer.stride_w = integer_field(table, row, "stride_w", "stride", layer.stride_h);
   layer.pad_h = integer_field(table, row, "pad_h", "padding", 0);
   layer.pad_w = integer_field(table, row, "pad_w", "padding", layer.pad_h);
+  // Bottom/right padding (datasets: MLPredict's TensorFlow SAME rows); absent: symmetric.
+  layer.pad_h_end = integer_field(table, row, "pad_h_end", nullptr, -1);
+  layer.pad_w_end = integer_field(table, row, "pad_w_end", nullptr, -1);
+  if (layer.pad_h_end == layer.pad_h) layer.pad_h_end = -1;
+  if (layer.pad_w_end == layer.pad_w) layer.pad_w_end = -1;
   layer.dilation_h = integer_field(table, row, "dilation_h", "dilation", 1);
   layer.dilation_w = integer_field(table, row, "dilation_w", "dilation", layer.dilation_h);
   layer.groups = integer_field(table, row, "groups", nullptr, 1);

@@ -535,7 +535,7 @@ class Importer {
   }
 
   // Sets kernel/stride/dilation/pad of the layer from 1 or 2 spatial axes (1-D ops become
-  // h = 1), choosing a symmetric pad that reproduces ONNX's output size.
+  // h = 1): a symmetric pad when one reproduces ONNX's output size, else ONNX's own pair.
   void apply_axes(Layer& layer, const std::vector<Axis>& axes) {
     const bool two_d = axes.size() == 2;
     const Axis unit{1, 1, 1, 1, 0, 0, 1};
@@ -547,7 +547,8 @@ class Importer {
     layer.stride_w = aw.stride;
     layer.dilation_h = ah.dilation;
     layer.dilation_w = aw.dilation;
-    auto choose = [&](const Axis& a, std::int64_t Layer::*pad, bool height) {
+    auto choose = [&](const Axis& a, std::int64_t Layer::*pad, std::int64_t Layer::*pad_end,
+                      bool height) {
       auto out = [&] { return height ? layer.h_out() : layer.w_out(); };
       const std::int64_t total = a.pad_begin + a.pad_end;
       if (a.pad_begin == a.pad_end) {
@@ -559,7 +560,9 @@ class Importer {
           layer.*pad = candidate;
           if (out() == a.out) return;
         }
-        layer.*pad = std::max(a.pad_begin, a.pad_end);
+        // Otherwise (SAME with an even kernel at stride 1) the pair itself.
+        layer.*pad = a.pad_begin;
+        layer.*pad_end = a.pad_end;
       }
       if (out() != a.out) {
         warn("node '" + layer.name + "': pads " + std::to_string(a.pad_begin) + "/" +
@@ -568,8 +571,8 @@ class Importer {
              std::to_string(out()) + " instead of ONNX's " + std::to_string(a.out));
       }
     };
-    choose(ah, &Layer::pad_h, true);
-    choose(aw, &Layer::pad_w, false);
+    choose(ah, &Layer::pad_h, &Layer::pad_h_end, true);
+    choose(aw, &Layer::pad_w, &Layer::pad_w_end, false);
   }
 
   static Shape window_output(const Shape& x, std::int64_t channels, const std::vector<Axis>& axes) {

@@ -101,6 +101,10 @@ Status precheck(const Layer& layer, const std::string& where) {
     return {Outcome::kNotSupported,
             "pass '" + to_string(layer.pass) + "' is not profiled yet (forward only)"};
   }
+  if (layer.pad_bottom() != layer.pad_h || layer.pad_right() != layer.pad_w) {
+    return {Outcome::kNotSupported,
+            "asymmetric padding (pad_h_end/pad_w_end): cuDNN pads both sides alike"};
+  }
   try {
     layer.validate(where);
   } catch (const InputError& e) {

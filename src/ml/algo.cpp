@@ -37,11 +37,12 @@ std::vector<int> load_conv_algo_labels(const TrainingData& data) {
     const LayerTable table = parse_layers_csv(read_text_file(file), file);
     const bool has_sequence = table.table.column("kernel_sequence").has_value();
     const bool has_main = table.table.column("main_kernel").has_value();
+    const bool has_pad_end = table.table.column("pad_h_end").has_value();
     for (std::size_t row = 0; row < table.layers.size(); ++row) {
       // The row filter of load_training_data, so index i here is row i of data.
       const auto exact = table.table.get(row, "symmetric_pad_exact");
       const auto target = table.table.get_number(row, "latency_ms");
-      if ((exact && *exact == "0") || !target || *target <= 0) continue;
+      if ((exact && *exact == "0" && !has_pad_end) || !target || *target <= 0) continue;
       std::string kernels;
       if (has_sequence) kernels = table.table.get(row, "kernel_sequence").value_or("");
       if (kernels.empty() && has_main) kernels = table.table.get(row, "main_kernel").value_or("");

@@ -102,10 +102,12 @@ TrainingData load_training_data(const std::vector<std::string>& files, std::size
       throw InputError(file + ":1: expected columns 'latency_ms' and 'gpu' (a measured dataset)");
     }
     spdlog::info("{}: {} rows", file, table.layers.size());
+    // With pad_h_end/pad_w_end the reader models asymmetric (TensorFlow SAME) padding exactly.
+    const bool has_pad_end = table.table.column("pad_h_end").has_value();
     for (std::size_t row = 0; row < table.layers.size(); ++row) {
       const auto exact = table.table.get(row, "symmetric_pad_exact");
       const auto target = table.table.get_number(row, "latency_ms");
-      if ((exact && *exact == "0") || !target || *target <= 0) {
+      if ((exact && *exact == "0" && !has_pad_end) || !target || *target <= 0) {
         ++data.skipped_rows;
         continue;
       }

@@ -315,18 +315,21 @@ TEST(OnnxImport, AsymmetricPadsWithSymmetricEquivalent) {
   EXPECT_EQ(r.network.layers[0].h_out(), 4);
 }
 
-TEST(OnnxImport, AsymmetricPadsWithoutEquivalentWarns) {
+TEST(OnnxImport, AsymmetricPadsWithoutEquivalentAreKeptAsAPair) {
   ModelBuilder m;
   m.input("x", {1, 4, 8, 8});
   m.weight("w", {4, 4, 3, 3});
   auto& c = m.node("Conv", {"x", "w"}, {"y"}, "conv");
   ModelBuilder::attr(c, "pads", {0, 0, 3, 3});  // out 9: no symmetric pad gives 9
   m.output("y");
-  const ImportResult r = import_onnx(m.write("synthetic_asym_warn.onnx"));
-  EXPECT_EQ(r.network.layers[0].pad_h, 3);  // the larger pad
-  ASSERT_EQ(r.warnings.size(), 2u);        // height and width
-  EXPECT_NE(r.warnings[0].find("conv"), std::string::npos);
-  EXPECT_NE(r.warnings[0].find("instead of ONNX's 9"), std::string::npos) << r.warnings[0];
+  const ImportResult r = import_onnx(m.write("synthetic_asym_pair.onnx"));
+  EXPECT_TRUE(r.warnings.empty());
+  const Layer& l = r.network.layers[0];
+  EXPECT_EQ(l.pad_h, 0);
+  EXPECT_EQ(l.pad_bottom(), 3);
+  EXPECT_EQ(l.pad_right(), 3);
+  EXPECT_EQ(l.h_out(), 9);
+  EXPECT_EQ(l.w_out(), 9);
 }
 
 TEST(OnnxImport, AutoPadSameUpper) {
@@ -623,22 +626,20 @@ TEST_P(OnnxTestdata, LastLayerShapeMatchesExpectedOutput) {
 }
 
 // SAME padding with an even kernel and stride 1 pads 1 on one side only: no symmetric pad
-// gives ONNX's output size, so the importer takes the larger pad (one row/column more than
-// ONNX) and says so.
+// gives ONNX's output size, so the importer keeps ONNX's pair (pad_h_end/pad_w_end).
 class OnnxTestdataInexactPads : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(OnnxTestdataInexactPads, LargerPadWithWarning) {
+TEST_P(OnnxTestdataInexactPads, AsymmetricPairGivesOnnxOutput) {
   const auto imported = import_testdata(GetParam());
   if (!imported) GTEST_SKIP() << "libonnx-testdata is not installed (make deps installs it)";
   const auto& [r, dims] = *imported;
   ASSERT_EQ(dims.size(), 4u);
   ASSERT_EQ(r.network.layers.size(), 1u);
   const Layer& l = r.network.layers[0];
-  EXPECT_EQ(l.h_out(), dims[2] + 1);
-  EXPECT_EQ(l.w_out(), dims[3] + 1);
-  ASSERT_EQ(r.warnings.size(), 2u);
-  EXPECT_NE(r.warnings[0].find("instead of ONNX's " + std::to_string(dims[2])), std::string::npos)
-      << r.warnings[0];
+  EXPECT_EQ(l.h_out(), dims[2]);
+  EXPECT_EQ(l.w_out(), dims[3]);
+  EXPECT_NE(l.pad_bottom(), l.pad_h);
+  EXPECT_TRUE(r.warnings.empty());
 }
 
 INSTANTIATE_TEST_SUITE_P(
