@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,8 @@ struct E2eCalibration {
 /// The analytical baseline's calibrated overhead, models/eager_overhead.json (loaded once;
 /// written by `cnnperf train --e2e datasets/e2e_torchvision.csv --out ...`).
 [[nodiscard]] const EagerOverhead& bundled_analytical_overhead();
+/// The analytical baseline with that overhead: what `predict --net` uses by default.
+[[nodiscard]] std::unique_ptr<AnalyticalModel> bundled_analytical_model();
 /// Loads an eager-overhead file ({"kind": "eager_overhead", ...}); throws InputError.
 [[nodiscard]] EagerOverhead load_eager_overhead(const std::string& path);
 

@@ -45,6 +45,8 @@ struct GpuSpec {
 
   /// The source of one field: `sources[field]`, else `sources["default"]`, else "".
   [[nodiscard]] std::string source_of(const std::string& field) const;
+  /// compute_capability as a number (e.g. 8.0); 0 when empty or not a number.
+  [[nodiscard]] double compute_capability_number() const;
 };
 
 /// Field names of GpuSpec in declaration order (the JSON keys of one database entry).

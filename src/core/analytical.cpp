@@ -13,11 +13,8 @@ namespace cnnperf {
 // their dense TF32 rate is half the FP16 one: A100 156 vs 312, RTX 3090 35.6 vs 71, H100 495
 // vs 990 TFLOPS). Grouped and depthwise convolutions stay on CUDA cores.
 bool runs_tf32(const Layer& layer, const GpuSpec& gpu) {
-  if (!layer.allow_tf32 || layer.dtype != DType::kFp32 || layer.op != Op::kConv2d ||
-      layer.groups != 1 || gpu.tensor_fp16_tflops <= 0 || gpu.compute_capability.empty()) {
-    return false;
-  }
-  return std::stod(gpu.compute_capability) >= 8.0;
+  return layer.allow_tf32 && layer.dtype == DType::kFp32 && layer.op == Op::kConv2d &&
+         layer.groups == 1 && gpu.tensor_fp16_tflops > 0 && gpu.compute_capability_number() >= 8.0;
 }
 
 namespace {

@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <exception>
 #include <filesystem>
 #include <numeric>
 #include <set>
@@ -146,6 +147,15 @@ bool looks_like_file(std::string_view text) {
 
 // ---------------------------------------------------------------------------------------------
 // GpuSpec helpers
+
+double GpuSpec::compute_capability_number() const {
+  if (compute_capability.empty()) return 0;
+  try {
+    return std::stod(compute_capability);
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
 
 std::string GpuSpec::source_of(const std::string& field) const {
   if (const auto it = sources.find(field); it != sources.end()) return it->second;

@@ -252,4 +252,8 @@ const EagerOverhead& bundled_analytical_overhead() {
   return overhead;
 }
 
+std::unique_ptr<AnalyticalModel> bundled_analytical_model() {
+  return std::make_unique<AnalyticalModel>(AnalyticalParams{}, bundled_analytical_overhead());
+}
+
 }  // namespace cnnperf

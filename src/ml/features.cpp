@@ -234,12 +234,7 @@ std::vector<double> feature_row(const Layer& l, const GpuSpec& g, std::string_vi
                            lg(e.gemm_n), lg(e.gemm_k)});
   }
   if (spec.gpu) {
-    double cc = 0;
-    try {
-      cc = g.compute_capability.empty() ? 0 : std::stod(g.compute_capability);
-    } catch (const std::exception&) {
-      cc = 0;
-    }
+    const double cc = g.compute_capability_number();
     row.insert(row.end(), {lg(g.fp32_tflops), lg(g.memory_bandwidth_gbs),
                            static_cast<double>(g.sm_count), g.boost_clock_mhz / 1000.0,
                            lg(g.l2_cache_mb), cc, g.shared_mem_per_sm_kb,

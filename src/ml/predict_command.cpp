@@ -37,7 +37,7 @@ std::string fmt_ms(double v) { return format_number(v, 6); }
 std::unique_ptr<LatencyModel> select_model(const PredictOptions& options) {
   if (options.analytical) {
     spdlog::info("model: analytical baseline (--analytical)");
-    return std::make_unique<AnalyticalModel>(AnalyticalParams{}, bundled_analytical_overhead());
+    return bundled_analytical_model();
   }
   if (!options.model.empty()) {
     spdlog::info("model: {} (--model)", options.model);
@@ -52,7 +52,7 @@ std::unique_ptr<LatencyModel> select_model(const PredictOptions& options) {
     return LearnedModel::load(path.string());
   }
   spdlog::info("model: analytical baseline (default for --net; --model FILE for a learned model)");
-  return std::make_unique<AnalyticalModel>(AnalyticalParams{}, bundled_analytical_overhead());
+  return bundled_analytical_model();
 }
 
 NetworkPrediction predict_for_options(const PredictOptions& options, const LatencyModel& model) {

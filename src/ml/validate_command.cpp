@@ -163,10 +163,7 @@ nlohmann::json validate_report(const ValidateOptions& options) {
     const auto rows = load_e2e_rows(options.e2e);
     if (rows.empty()) throw InputError(options.e2e + ": no single-GPU rows of zoo networks");
     std::unique_ptr<LatencyModel> baseline;
-    if (options.model.empty()) {
-      baseline =
-          std::make_unique<AnalyticalModel>(AnalyticalParams{}, bundled_analytical_overhead());
-    }
+    if (options.model.empty()) baseline = bundled_analytical_model();
     const LatencyModel* model = options.model.empty() ? baseline.get() : learned.get();
     const auto terms = e2e_terms(rows, *model);
     const E2eEvaluation eval = evaluate_e2e(rows, terms, model->eager_overhead());
