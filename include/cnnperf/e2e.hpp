@@ -36,27 +36,35 @@ using E2eTerms = EagerTerms;
                                               const LatencyModel& model);
 
 /// Fits host_ms_per_op, gpu_gap_ms_per_kernel (at most 0.005 ms), fixed_ms and
-/// training_host_factor (1 to 10) by minimizing the mean absolute log error over `rows`
-/// (Nelder-Mead from the defaults).
+/// training_host_factor (1 to 10) by minimizing the mean absolute log error over `subset`
+/// (Nelder-Mead from several starts): the terms of GPUs without rows of their own. Then each
+/// GPU with 50 or more rows in `subset` gets its own host_ms_per_op, fixed_ms,
+/// training_host_factor and kernel_time_scale (0.5 to 2) in `per_gpu`, with the shared gap.
 [[nodiscard]] EagerOverhead calibrate_overhead(const std::vector<E2eRow>& rows,
                                                const std::vector<E2eTerms>& terms,
                                                const std::vector<std::size_t>& subset);
 
-/// Leave-one-GPU-out evaluation: overhead fitted on the other GPUs, predicted on each.
+/// Metrics of an end-to-end evaluation, overall and per GPU, and each row's prediction (ms).
 struct E2eEvaluation {
   Metrics overall;
   std::map<std::string, Metrics> per_gpu;
   std::vector<double> predicted_ms;
 };
+/// Leave-one-GPU-out: overhead fitted on the other GPUs (so the held-out GPU gets the shared
+/// terms, as a GPU without end-to-end rows does), predicted on each.
 [[nodiscard]] E2eEvaluation evaluate_e2e_leave_gpu_out(const std::vector<E2eRow>& rows,
                                                        const std::vector<E2eTerms>& terms);
+/// Leave-one-network-out: overhead (with per-GPU terms) fitted on the other networks'
+/// rows, predicted on the held-out network's: seen GPUs, unseen networks.
+[[nodiscard]] E2eEvaluation evaluate_e2e_leave_network_out(const std::vector<E2eRow>& rows,
+                                                           const std::vector<E2eTerms>& terms);
 inline constexpr int kEagerOverheadSchemaVersion = 1;
 
 /// Calibrates `model`'s eager overhead on an end-to-end CSV: the overhead fitted on every
 /// row, and a report with leave-one-GPU-out and in-sample metrics (overall and per GPU).
 struct E2eCalibration {
   EagerOverhead overhead;
-  nlohmann::json report;  ///< {"file", "rows", "leave-gpu-out", "in-sample"}
+  nlohmann::json report;  ///< {"file", "rows", "leave-gpu-out", "leave-network-out", "in-sample"}
 };
 [[nodiscard]] E2eCalibration calibrate_e2e(const std::string& path, const LatencyModel& model);
 

@@ -2,6 +2,7 @@
 // Per-layer and end-to-end prediction: the model interface, the result model, its printers.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,16 +35,36 @@ struct LayerPrediction {
   std::string algorithm;    ///< analytical mapping (implicit_gemm, winograd, ...)
 };
 
+/// The end-to-end terms of one GPU fitted on its own end-to-end rows, i.e. on the machine
+/// that measured them: that host's and framework's costs, and how much slower or faster
+/// than the kernel model its steps ran (clocks, cooling, library version).
+struct GpuEagerCalibration {
+  double host_ms_per_op = 0;        ///< that machine's host time per op, ms
+  double fixed_ms = 0;              ///< its per-step constant, ms
+  double training_host_factor = 1;  ///< its host ops of a training step per forward op
+  double kernel_time_scale = 1;     ///< multiplies the predicted kernel time of a step
+  int rows = 0;                     ///< end-to-end rows it was fitted on
+};
+
 /// What an eager framework adds around the kernels of one step (DESIGN `latency_ms`):
-/// wall = fixed + input copy + max(kernel time + per-kernel gaps, host issue time).
+/// wall = fixed + input copy + max(kernel time x kernel_time_scale + per-kernel gaps,
+/// host issue time).
 struct EagerOverhead {
   double host_ms_per_op = 0.012;     ///< host-side dispatch per op (framework + launch), ms
   double gpu_gap_ms_per_kernel = 0.002;  ///< idle gap between dependent kernels, ms
   double fixed_ms = 0.05;            ///< per-step constant (synchronize, allocator), ms
   double h2d_gbs = 11.0;             ///< host-to-device copy rate of the input batch, GB/s
   double training_host_factor = 3.0; ///< host ops of a training step per forward op
+  double kernel_time_scale = 1.0;    ///< 1 unless a GPU's own calibration says otherwise
+  /// Per-GPU terms by GPU database name (GpuSpec::name), for GPUs with end-to-end rows;
+  /// overhead_for_gpu applies them. Empty for a single overhead.
+  std::map<std::string, GpuEagerCalibration> per_gpu;
   std::string source = "default";    ///< where these numbers came from
 };
+
+/// `overhead` as it applies to `gpu`: its own terms when `overhead.per_gpu` has them (source
+/// says so), the shared values otherwise; per_gpu is empty in the result.
+[[nodiscard]] EagerOverhead overhead_for_gpu(const EagerOverhead& overhead, const GpuSpec& gpu);
 
 /// The eager overhead as JSON (the keys of a model file's "eager_overhead" object).
 [[nodiscard]] nlohmann::json to_json(const EagerOverhead& overhead);
@@ -106,7 +127,8 @@ struct EagerTerms {
   double input_bytes = 0;  ///< input batch copied host-to-device, bytes
   bool training = false;
 };
-/// wall = fixed + input copy + max(kernel time + per-kernel gaps, host issue time), ms.
+/// wall = fixed + input copy + max(kernel time x kernel_time_scale + per-kernel gaps, host
+/// issue time), ms. `overhead` is one GPU's (overhead_for_gpu); its per_gpu map is not read.
 [[nodiscard]] double eager_latency_ms(const EagerTerms& terms, const EagerOverhead& overhead);
 
 /// What a power cap did to a prediction (NetworkPrediction::power_cap).
@@ -134,7 +156,7 @@ struct NetworkPrediction {
   std::vector<Layer> layers;
   std::vector<LayerPrediction> predictions;
   EagerTerms eager;         ///< terms of the end-to-end formula (kernel_ms before any cap)
-  EagerOverhead overhead;   ///< the model's eager-framework overhead
+  EagerOverhead overhead;   ///< the model's eager-framework overhead for this GPU
   double kernel_ms = 0;     ///< sum of GPU kernel time
   double latency_ms = 0;    ///< end-to-end wall time of one step in an eager framework
   double energy_j = 0;      ///< energy of one step, J

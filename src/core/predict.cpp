@@ -11,31 +11,70 @@
 namespace cnnperf {
 
 nlohmann::json to_json(const EagerOverhead& o) {
-  return {{"host_ms_per_op", o.host_ms_per_op},
-          {"gpu_gap_ms_per_kernel", o.gpu_gap_ms_per_kernel},
-          {"fixed_ms", o.fixed_ms},
-          {"h2d_gbs", o.h2d_gbs},
-          {"training_host_factor", o.training_host_factor},
-          {"source", o.source}};
+  nlohmann::json out = {{"host_ms_per_op", o.host_ms_per_op},
+                        {"gpu_gap_ms_per_kernel", o.gpu_gap_ms_per_kernel},
+                        {"fixed_ms", o.fixed_ms},
+                        {"h2d_gbs", o.h2d_gbs},
+                        {"training_host_factor", o.training_host_factor},
+                        {"kernel_time_scale", o.kernel_time_scale},
+                        {"source", o.source}};
+  if (!o.per_gpu.empty()) {
+    nlohmann::json per_gpu = nlohmann::json::object();
+    for (const auto& [gpu, c] : o.per_gpu) {
+      per_gpu[gpu] = {{"host_ms_per_op", c.host_ms_per_op},
+                      {"fixed_ms", c.fixed_ms},
+                      {"training_host_factor", c.training_host_factor},
+                      {"kernel_time_scale", c.kernel_time_scale},
+                      {"rows", c.rows}};
+    }
+    out["per_gpu"] = per_gpu;
+  }
+  return out;
 }
 
+namespace {
+
+// A non-negative finite number at object[key]; `where` names the object in the error.
+double json_number(const nlohmann::json& object, const char* key, const std::string& where) {
+  if (!object.is_object() || !object.contains(key) || !object[key].is_number()) {
+    throw InputError(where + "." + key + ": missing or not a number");
+  }
+  const double v = object[key].get<double>();
+  if (!(v >= 0) || !std::isfinite(v)) {
+    throw InputError(where + "." + key + ": expected a non-negative number");
+  }
+  return v;
+}
+
+}  // namespace
+
 EagerOverhead eager_overhead_from_json(const nlohmann::json& j, const std::string& where) {
-  auto number = [&](const char* key) {
-    if (!j.is_object() || !j.contains(key) || !j[key].is_number()) {
-      throw InputError(where + "." + key + ": missing or not a number");
-    }
-    const double v = j[key].get<double>();
-    if (!(v >= 0) || !std::isfinite(v)) {
-      throw InputError(where + "." + key + ": expected a non-negative number");
-    }
-    return v;
-  };
+  auto number = [&](const char* key) { return json_number(j, key, where); };
   EagerOverhead o;
   o.host_ms_per_op = number("host_ms_per_op");
   o.gpu_gap_ms_per_kernel = number("gpu_gap_ms_per_kernel");
   o.fixed_ms = number("fixed_ms");
   o.h2d_gbs = number("h2d_gbs");
   o.training_host_factor = number("training_host_factor");
+  // Files written before the per-GPU calibration (2026-11-24) have neither key.
+  if (j.contains("kernel_time_scale")) o.kernel_time_scale = number("kernel_time_scale");
+  if (j.contains("per_gpu")) {
+    const auto& per_gpu = j["per_gpu"];
+    if (!per_gpu.is_object()) throw InputError(where + ".per_gpu: expected an object");
+    for (const auto& [gpu, c] : per_gpu.items()) {
+      const std::string at = where + ".per_gpu." + gpu;
+      GpuEagerCalibration g;
+      g.host_ms_per_op = json_number(c, "host_ms_per_op", at);
+      g.fixed_ms = json_number(c, "fixed_ms", at);
+      g.training_host_factor = json_number(c, "training_host_factor", at);
+      g.kernel_time_scale = json_number(c, "kernel_time_scale", at);
+      g.rows = static_cast<int>(json_number(c, "rows", at));
+      if (g.host_ms_per_op <= 0 || g.kernel_time_scale <= 0) {
+        throw InputError(at + ": expected positive host_ms_per_op and kernel_time_scale");
+      }
+      o.per_gpu.emplace(gpu, g);
+    }
+  }
   if (!j.contains("source") || !j["source"].is_string()) {
     throw InputError(where + ".source: missing or not a string");
   }
@@ -82,9 +121,23 @@ Mode mode_from_string(std::string_view text) {
                    "' (expected inference or training)");
 }
 
+EagerOverhead overhead_for_gpu(const EagerOverhead& overhead, const GpuSpec& gpu) {
+  EagerOverhead out = overhead;
+  out.per_gpu.clear();
+  const auto it = overhead.per_gpu.find(gpu.name);
+  if (it == overhead.per_gpu.end()) return out;
+  out.host_ms_per_op = it->second.host_ms_per_op;
+  out.fixed_ms = it->second.fixed_ms;
+  out.training_host_factor = it->second.training_host_factor;
+  out.kernel_time_scale = it->second.kernel_time_scale;
+  out.source += "; host_ms_per_op, fixed_ms, training_host_factor and kernel_time_scale of " +
+                gpu.name + " fitted on its " + std::to_string(it->second.rows) + " end-to-end rows";
+  return out;
+}
+
 double eager_latency_ms(const EagerTerms& t, const EagerOverhead& o) {
   const double host_ms = t.ops * o.host_ms_per_op * (t.training ? o.training_host_factor : 1.0);
-  const double gpu_ms = t.kernel_ms + t.kernels * o.gpu_gap_ms_per_kernel;
+  const double gpu_ms = t.kernel_ms * o.kernel_time_scale + t.kernels * o.gpu_gap_ms_per_kernel;
   const double copy_ms = o.h2d_gbs > 0 ? t.input_bytes / (o.h2d_gbs * 1e6) : 0;
   return o.fixed_ms + copy_ms + std::max(gpu_ms, host_ms);
 }
@@ -105,7 +158,10 @@ StepTotals step_totals(double kernel_ms, double layer_energy_mj, const NetworkPr
   StepTotals t;
   t.kernel_ms = kernel_ms;
   t.latency_ms = eager_latency_ms(terms, r.overhead);
-  t.energy_mj = layer_energy_mj + std::max(0.0, t.latency_ms - kernel_ms) * r.gpu.idle_power_w;
+  // A per-GPU kernel-time scale stretches the kernels at their predicted power.
+  const double scale = r.overhead.kernel_time_scale;
+  t.energy_mj = layer_energy_mj * scale +
+                std::max(0.0, t.latency_ms - kernel_ms * scale) * r.gpu.idle_power_w;
   return t;
 }
 
@@ -167,7 +223,7 @@ NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
                                                  network.input_h * network.input_w) *
                              bytes_per_element(result.precision);
   result.eager.training = mode == Mode::kTraining;
-  result.overhead = model.eager_overhead();
+  result.overhead = overhead_for_gpu(model.eager_overhead(), gpu);
   set_power(result, power);
   result.eager.kernel_ms = result.kernel_ms;
   // One summary line, not one per layer: the per-layer flag is in every output format.
@@ -419,11 +475,18 @@ std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
   out += "\nkernel_ms   " + format_number(r.kernel_ms, 4) + "  (sum of GPU kernel time)\n";
   out += "latency_ms  " + format_number(r.latency_ms, 4) +
          "  (end-to-end step in an eager framework, incl. launch overhead and input copy)\n";
+  if (r.overhead.kernel_time_scale != 1.0) {
+    // The host terms may come from --host-ms-per-op; the scale always comes from the fit.
+    out += "            kernel time x" + format_number(r.overhead.kernel_time_scale, 3) +
+           ": this GPU's measuring machine, fitted on its end-to-end rows with its host terms "
+           "(eager_overhead.source)\n";
+  }
   // Same terms as eager_latency_ms: say when the host, not the GPU, sets the step time.
   const double host_op_ms =
       r.overhead.host_ms_per_op * (r.eager.training ? r.overhead.training_host_factor : 1.0);
   const double host_ms = r.eager.ops * host_op_ms;
-  const double gpu_ms = r.kernel_ms + r.eager.kernels * r.overhead.gpu_gap_ms_per_kernel;
+  const double gpu_ms = r.kernel_ms * r.overhead.kernel_time_scale +
+                        r.eager.kernels * r.overhead.gpu_gap_ms_per_kernel;
   if (host_ms > gpu_ms) {
     out += "            host-bound: " + std::to_string(r.eager.ops) + " ops x " +
            format_number(host_op_ms, 3) + " ms to issue each = " + format_number(host_ms, 4) +

@@ -153,7 +153,8 @@ std::string render(const nlohmann::json& report, OutputFormat format) {
     rows.push_back(std::move(line));
   }
   if (report.contains("e2e")) {
-    for (const char* scheme : {"leave-gpu-out", "in-sample"}) {
+    for (const char* scheme : {"leave-gpu-out", "leave-network-out", "in-sample"}) {
+      if (!report["e2e"].contains(scheme)) continue;  // reports of older model files
       const auto& section = report["e2e"][scheme];
       std::vector<std::string> line = {"eager-overhead", "end-to-end", scheme, "all"};
       for (auto& c : metric_cells(section["overall"])) line.push_back(std::move(c));
@@ -180,6 +181,16 @@ std::string render(const nlohmann::json& report, OutputFormat format) {
            format_number(o["gpu_gap_ms_per_kernel"].get<double>(), 4) + ", fixed_ms " +
            format_number(o["fixed_ms"].get<double>(), 4) + ", training_host_factor " +
            format_number(o["training_host_factor"].get<double>(), 4) + "\n";
+    if (o.contains("per_gpu")) {
+      for (const auto& [gpu, c] : o["per_gpu"].items()) {
+        out += "  " + gpu + " (its " + std::to_string(c["rows"].get<int>()) +
+               " rows): host_ms_per_op " + format_number(c["host_ms_per_op"].get<double>(), 4) +
+               ", fixed_ms " + format_number(c["fixed_ms"].get<double>(), 4) +
+               ", training_host_factor " +
+               format_number(c["training_host_factor"].get<double>(), 4) + ", kernel_time_scale " +
+               format_number(c["kernel_time_scale"].get<double>(), 4) + "\n";
+      }
+    }
     if (report.contains("overhead_path")) {
       out += "written to " + report["overhead_path"].get<std::string>() + "\n";
     }
@@ -210,7 +221,8 @@ std::string command_line_of(const TrainOptions& o) {
 }
 
 // `train --e2e FILE` without --data: the analytical baseline's eager overhead, calibrated on
-// the end-to-end rows (leave-one-GPU-out and in-sample), written as an overhead file.
+// the end-to-end rows (leave-one-GPU-out, leave-one-network-out and in-sample), written as an
+// overhead file.
 nlohmann::json analytical_overhead_report(const TrainOptions& options) {
   const AnalyticalModel analytical;
   const E2eCalibration e2e = calibrate_e2e(options.e2e, analytical);
@@ -231,6 +243,7 @@ nlohmann::json analytical_overhead_report(const TrainOptions& options) {
         {"eager_overhead", to_json(e2e.overhead)},
         {"calibration",
          {{"leave-gpu-out", e2e.report["leave-gpu-out"]["overall"]},
+          {"leave-network-out", e2e.report["leave-network-out"]["overall"]},
           {"in-sample", e2e.report["in-sample"]["overall"]}}}};
     write_output(options.out, file.dump(2) + "\n");
     spdlog::info("wrote {}", options.out);

@@ -48,6 +48,13 @@ TEST(EagerOverheadCalibration, BundledFileIsTheFitOnAllRowsAndBeatsTheDefaults) 
   EXPECT_NEAR(bundled.fixed_ms, cal.overhead.fixed_ms, 1e-9);
   EXPECT_NEAR(bundled.training_host_factor, cal.overhead.training_host_factor, 1e-9);
   EXPECT_NE(bundled.source.find("e2e_torchvision.csv"), std::string::npos) << bundled.source;
+  // Each of the four end-to-end GPUs has its own host time and kernel-time scale.
+  ASSERT_EQ(bundled.per_gpu.size(), 4u);
+  for (const auto& [gpu, c] : cal.overhead.per_gpu) {
+    ASSERT_EQ(bundled.per_gpu.count(gpu), 1u) << gpu;
+    EXPECT_NEAR(bundled.per_gpu.at(gpu).host_ms_per_op, c.host_ms_per_op, 1e-9) << gpu;
+    EXPECT_NEAR(bundled.per_gpu.at(gpu).kernel_time_scale, c.kernel_time_scale, 1e-9) << gpu;
+  }
   // Leave-one-GPU-out, the fitted overhead predicts held-out GPUs better than the defaults.
   const auto rows = load_e2e_rows(path);
   const auto terms = e2e_terms(rows, analytical);
@@ -55,6 +62,10 @@ TEST(EagerOverheadCalibration, BundledFileIsTheFitOnAllRowsAndBeatsTheDefaults) 
   const double logo_mape = cal.report["leave-gpu-out"]["overall"]["mape_pct"].get<double>();
   EXPECT_LT(logo_mape, defaults_mape);
   EXPECT_EQ(cal.report["leave-gpu-out"]["per_gpu"].size(), 4u);
+  // Unseen networks on seen GPUs (the per-GPU terms apply) are predicted better than
+  // unseen GPUs (they cannot).
+  const double lono_mape = cal.report["leave-network-out"]["overall"]["mape_pct"].get<double>();
+  EXPECT_LT(lono_mape, logo_mape);
 }
 
 }  // namespace

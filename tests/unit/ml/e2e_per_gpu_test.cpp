@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: Apache-2.0
+// Per-GPU end-to-end calibration: a GPU with its own end-to-end rows gets its measuring
+// machine's host time per op and kernel-time scale; other GPUs keep the shared terms.
+// The rows below are SYNTHETIC: latencies generated from known terms, not measurements.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "cnnperf/e2e.hpp"
+#include "cnnperf/error.hpp"
+
+namespace cnnperf {
+namespace {
+
+GpuSpec named_gpu(const std::string& name) {
+  GpuSpec g;
+  g.name = name;
+  g.display_name = name;
+  return g;
+}
+
+EagerOverhead with_one_gpu() {
+  EagerOverhead o;
+  o.host_ms_per_op = 0.04;
+  o.gpu_gap_ms_per_kernel = 0.001;
+  o.fixed_ms = 1.0;
+  o.training_host_factor = 5;
+  o.source = "test fixture (synthetic numbers)";
+  o.per_gpu["gpu-a"] = {0.07, 2.0, 6.0, 1.2, 108};
+  return o;
+}
+
+TEST(EagerOverheadPerGpu, AppliesAGpusOwnTermsAndKeepsTheSharedOnesForOthers) {
+  const EagerOverhead o = with_one_gpu();
+  const EagerOverhead a = overhead_for_gpu(o, named_gpu("gpu-a"));
+  EXPECT_DOUBLE_EQ(a.host_ms_per_op, 0.07);
+  EXPECT_DOUBLE_EQ(a.fixed_ms, 2.0);
+  EXPECT_DOUBLE_EQ(a.training_host_factor, 6.0);
+  EXPECT_DOUBLE_EQ(a.kernel_time_scale, 1.2);
+  EXPECT_DOUBLE_EQ(a.gpu_gap_ms_per_kernel, 0.001);  // shared
+  EXPECT_TRUE(a.per_gpu.empty());
+  EXPECT_NE(a.source.find("gpu-a fitted on its 108 end-to-end rows"), std::string::npos);
+  const EagerOverhead b = overhead_for_gpu(o, named_gpu("gpu-b"));
+  EXPECT_DOUBLE_EQ(b.host_ms_per_op, 0.04);
+  EXPECT_DOUBLE_EQ(b.fixed_ms, 1.0);
+  EXPECT_DOUBLE_EQ(b.kernel_time_scale, 1.0);
+  EXPECT_EQ(b.source, o.source);
+
+  // The scale multiplies kernel time on the GPU side of the formula, not the host side.
+  EagerTerms gpu_bound{10.0, 100, 100, 0, false};
+  EXPECT_NEAR(eager_latency_ms(gpu_bound, a), 2.0 + 10.0 * 1.2 + 100 * 0.001, 1e-12);
+  EXPECT_NEAR(eager_latency_ms(gpu_bound, b), 1.0 + 10.0 + 100 * 0.001, 1e-12);
+  EagerTerms host_bound{1.0, 100, 100, 0, false};
+  EXPECT_NEAR(eager_latency_ms(host_bound, a), 2.0 + 100 * 0.07, 1e-12);
+  host_bound.training = true;
+  EXPECT_NEAR(eager_latency_ms(host_bound, a), 2.0 + 100 * 0.07 * 6.0, 1e-12);
+}
+
+TEST(EagerOverheadPerGpu, RoundTripsThroughJsonAndReadsFilesWithoutIt) {
+  const EagerOverhead o = with_one_gpu();
+  const EagerOverhead back = eager_overhead_from_json(to_json(o), "x");
+  ASSERT_EQ(back.per_gpu.size(), 1u);
+  EXPECT_DOUBLE_EQ(back.per_gpu.at("gpu-a").host_ms_per_op, 0.07);
+  EXPECT_DOUBLE_EQ(back.per_gpu.at("gpu-a").fixed_ms, 2.0);
+  EXPECT_DOUBLE_EQ(back.per_gpu.at("gpu-a").training_host_factor, 6.0);
+  EXPECT_DOUBLE_EQ(back.per_gpu.at("gpu-a").kernel_time_scale, 1.2);
+  EXPECT_EQ(back.per_gpu.at("gpu-a").rows, 108);
+
+  nlohmann::json old = to_json(o);  // a file written before the per-GPU terms existed
+  old.erase("per_gpu");
+  old.erase("kernel_time_scale");
+  const EagerOverhead plain = eager_overhead_from_json(old, "x");
+  EXPECT_TRUE(plain.per_gpu.empty());
+  EXPECT_DOUBLE_EQ(plain.kernel_time_scale, 1.0);
+
+  nlohmann::json bad = to_json(o);
+  bad["per_gpu"]["gpu-a"]["kernel_time_scale"] = 0;
+  try {
+    (void)eager_overhead_from_json(bad, "f.json: eager_overhead");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("f.json: eager_overhead.per_gpu.gpu-a"), std::string::npos)
+        << e.what();
+  }
+  bad = to_json(o);
+  bad["per_gpu"]["gpu-a"].erase("rows");
+  EXPECT_THROW((void)eager_overhead_from_json(bad, "x"), InputError);
+}
+
+// SYNTHETIC rows from known terms: two machines with different host speeds and kernel
+// efficiencies, and a third GPU with too few rows for terms of its own.
+struct SyntheticE2e {
+  std::vector<E2eRow> rows;
+  std::vector<E2eTerms> terms;
+};
+
+SyntheticE2e synthetic_rows(const EagerOverhead& truth) {
+  SyntheticE2e d;
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> kernel(0.5, 40.0);
+  std::uniform_int_distribution<int> ops(40, 400);
+  for (const auto& [name, count] :
+       std::vector<std::pair<std::string, int>>{{"gpu-a", 120}, {"gpu-b", 120}, {"gpu-c", 20}}) {
+    for (int i = 0; i < count; ++i) {
+      E2eRow row;
+      row.network = "net" + std::to_string(i % 12);
+      row.gpu_name = name;
+      row.gpu = named_gpu(name);
+      row.mode = i % 2 == 0 ? Mode::kInference : Mode::kTraining;
+      E2eTerms t;
+      t.kernel_ms = kernel(rng);
+      t.ops = ops(rng);
+      t.kernels = t.ops;
+      t.input_bytes = 1.8e6;
+      t.training = row.mode == Mode::kTraining;
+      row.latency_ms = eager_latency_ms(t, overhead_for_gpu(truth, row.gpu));
+      d.rows.push_back(row);
+      d.terms.push_back(t);
+    }
+  }
+  return d;
+}
+
+// Shared terms and two machines with terms of their own (SYNTHETIC numbers).
+EagerOverhead two_machine_truth() {
+  EagerOverhead truth;
+  truth.host_ms_per_op = 0.04;
+  truth.gpu_gap_ms_per_kernel = 0.0;
+  truth.fixed_ms = 1.0;
+  truth.training_host_factor = 4;
+  truth.per_gpu["gpu-a"] = {0.03, 0.5, 3.0, 0.8, 120};
+  truth.per_gpu["gpu-b"] = {0.07, 2.0, 6.0, 1.3, 120};
+  return truth;
+}
+
+std::vector<std::size_t> every_row(const SyntheticE2e& d) {
+  std::vector<std::size_t> all(d.rows.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  return all;
+}
+
+TEST(EagerOverheadPerGpu, CalibrationRecoversEachMachinesTerms) {
+  EagerOverhead truth = two_machine_truth();
+  truth.per_gpu["gpu-c"] = {0.04, 1.0, 4.0, 1.0, 20};
+  const SyntheticE2e d = synthetic_rows(truth);
+  const EagerOverhead fit = calibrate_overhead(d.rows, d.terms, every_row(d));
+  ASSERT_EQ(fit.per_gpu.count("gpu-a"), 1u);
+  ASSERT_EQ(fit.per_gpu.count("gpu-b"), 1u);
+  EXPECT_EQ(fit.per_gpu.count("gpu-c"), 0u) << "20 rows are too few for terms of its own";
+  EXPECT_NEAR(fit.per_gpu.at("gpu-a").host_ms_per_op, 0.03, 0.003);
+  EXPECT_NEAR(fit.per_gpu.at("gpu-a").kernel_time_scale, 0.8, 0.05);
+  EXPECT_NEAR(fit.per_gpu.at("gpu-b").host_ms_per_op, 0.07, 0.007);
+  EXPECT_NEAR(fit.per_gpu.at("gpu-b").kernel_time_scale, 1.3, 0.08);
+  EXPECT_NEAR(fit.per_gpu.at("gpu-a").training_host_factor, 3.0, 0.3);
+  EXPECT_NEAR(fit.per_gpu.at("gpu-b").training_host_factor, 6.0, 0.6);
+  EXPECT_NEAR(fit.per_gpu.at("gpu-a").fixed_ms, 0.5, 0.1);
+  EXPECT_NEAR(fit.per_gpu.at("gpu-b").fixed_ms, 2.0, 0.2);
+  EXPECT_EQ(fit.per_gpu.at("gpu-a").rows, 120);
+  // In sample, the per-GPU terms reproduce the two machines' rows closely.
+  const E2eEvaluation ev = evaluate_e2e(d.rows, d.terms, fit);
+  EXPECT_LT(ev.per_gpu.at("gpu-a").mape_pct, 3.0);
+  EXPECT_LT(ev.per_gpu.at("gpu-b").mape_pct, 3.0);
+}
+
+TEST(EagerOverheadPerGpu, AFitEndingAtABoundStillGivesFiniteTermsPerGpu) {
+  // The shared fit ends at the training factor's upper bound (10) and near zero fixed cost, as
+  // with the learned model's kernel times; stage two must start from finite values.
+  EagerOverhead truth;
+  truth.host_ms_per_op = 0.02;
+  truth.gpu_gap_ms_per_kernel = 0.0;
+  truth.fixed_ms = 1e-6;
+  truth.training_host_factor = 10;
+  truth.per_gpu["gpu-a"] = {0.02, 1e-6, 10.0, 0.6, 120};
+  truth.per_gpu["gpu-b"] = {0.03, 1e-6, 10.0, 0.9, 120};
+  const SyntheticE2e d = synthetic_rows(truth);
+  const EagerOverhead fit = calibrate_overhead(d.rows, d.terms, every_row(d));
+  ASSERT_EQ(fit.per_gpu.size(), 2u);
+  for (const auto& [gpu, c] : fit.per_gpu) {
+    EXPECT_TRUE(std::isfinite(c.host_ms_per_op) && std::isfinite(c.fixed_ms) &&
+                std::isfinite(c.training_host_factor) && std::isfinite(c.kernel_time_scale))
+        << gpu;
+  }
+  EXPECT_NEAR(fit.per_gpu.at("gpu-a").kernel_time_scale, 0.6, 0.05);
+  // The JSON form of such a fit reads back (a NaN would be written as null).
+  EXPECT_NO_THROW((void)eager_overhead_from_json(to_json(fit), "x"));
+}
+
+TEST(EagerOverheadPerGpu, LeaveNetworkOutPredictsEveryRowFromFitsWithoutItsNetwork) {
+  const SyntheticE2e d = synthetic_rows(two_machine_truth());
+  const E2eEvaluation lono = evaluate_e2e_leave_network_out(d.rows, d.terms);
+  ASSERT_EQ(lono.predicted_ms.size(), d.rows.size());
+  for (const double p : lono.predicted_ms) EXPECT_GT(p, 0);
+  // The synthetic rows follow the formula exactly, so held-out networks are predicted well
+  // on the two GPUs with their own terms; leave-one-GPU-out cannot know them.
+  const E2eEvaluation logo = evaluate_e2e_leave_gpu_out(d.rows, d.terms);
+  EXPECT_LT(lono.per_gpu.at("gpu-b").mape_pct, 3.0);
+  EXPECT_GT(logo.per_gpu.at("gpu-b").mape_pct, 10.0);
+}
+
+}  // namespace
+}  // namespace cnnperf
