@@ -48,9 +48,11 @@ enum class CvScheme { kKfold, kGroupShape, kLeaveGpuOut };
 [[nodiscard]] CvScheme cv_scheme_from_string(std::string_view text);
 [[nodiscard]] std::string to_string(CvScheme scheme);
 
-/// The fitted regressor of one op family plus what it needs at prediction time.
+/// The fitted regressor of one op family (and, when the sources are split, one measurement
+/// source) plus what it needs at prediction time.
 struct FamilyModel {
   OpFamily family = OpFamily::kConv;
+  std::string source;  ///< the measurement source it was trained on; "" = every source
   std::unique_ptr<Regressor> regressor;
   std::vector<double> feature_min;  ///< training range per feature
   std::vector<double> feature_max;
@@ -64,8 +66,12 @@ class LearnedModel final : public LatencyModel {
  public:
   LearnedModel(FeatureSpec spec, std::vector<FamilyModel> families, EagerOverhead overhead,
                nlohmann::json metadata);
-  /// Loads a model file; throws InputError naming the file and the field.
-  [[nodiscard]] static std::unique_ptr<LearnedModel> load(const std::string& path);
+  /// Loads a model file; throws InputError naming the file and the field. With
+  /// `reference_source_only`, only the model each op family uses for rows without a source
+  /// (predict_layers, e.g. `predict --net`) is kept and parsed: those predictions are the
+  /// same, and a file with a model per source loads in about half the time.
+  [[nodiscard]] static std::unique_ptr<LearnedModel> load(const std::string& path,
+                                                          bool reference_source_only = false);
   [[nodiscard]] static std::unique_ptr<LearnedModel> from_json(const nlohmann::json& doc,
                                                                const std::string& source);
   [[nodiscard]] nlohmann::json to_json() const;
@@ -97,8 +103,33 @@ class LearnedModel final : public LatencyModel {
                                      OpFamily family, RegressorKind kind,
                                      const nlohmann::json& params, const FeatureSpec& spec);
 
+/// How a family's rows of several measurement sources are fitted.
+enum class SourceSplit {
+  kJoint,  ///< one regressor, the source a one-hot feature
+  kSplit,  ///< one regressor per source when every source has kMinRowsPerSourceModel rows
+};
+[[nodiscard]] SourceSplit source_split_from_string(std::string_view text);
+[[nodiscard]] std::string to_string(SourceSplit split);
+inline constexpr std::size_t kMinRowsPerSourceModel = 1000;
+
+/// Fits a family: one model, or one per source (`split`); each model's `source` says which.
+[[nodiscard]] std::vector<FamilyModel> fit_family_models(
+    const TrainingData& data, const std::vector<std::size_t>& rows, OpFamily family,
+    RegressorKind kind, const nlohmann::json& params, const FeatureSpec& spec, SourceSplit split);
+
+/// The model of `models` (one family's) that predicts rows of `source`: the one trained on
+/// that source, else the one trained on every source, else the reference source's, else the
+/// first. Null when `models` is empty.
+[[nodiscard]] const FamilyModel* model_for_source(const std::vector<const FamilyModel*>& models,
+                                                  const std::string& source);
+
 /// Predicted latency (ms) of rows with a fitted family model (source = the rows' own).
 [[nodiscard]] std::vector<double> predict_rows(const FamilyModel& model, const TrainingData& data,
+                                               const std::vector<std::size_t>& rows,
+                                               const FeatureSpec& spec);
+/// Same with one family's models, each row by the model for its own source.
+[[nodiscard]] std::vector<double> predict_rows(const std::vector<const FamilyModel*>& models,
+                                               const TrainingData& data,
                                                const std::vector<std::size_t>& rows,
                                                const FeatureSpec& spec);
 
@@ -114,11 +145,13 @@ struct CvResult {
   double train_seconds = 0;
 };
 
-/// Cross-validates a regressor on a family's rows.
+/// Cross-validates a regressor on a family's rows (each fold fitted as fit_family_models
+/// with `split` would fit it).
 [[nodiscard]] CvResult cross_validate_family(const TrainingData& data, OpFamily family,
                                              RegressorKind kind, const nlohmann::json& params,
                                              const FeatureSpec& spec, CvScheme scheme, int folds,
-                                             std::uint64_t seed);
+                                             std::uint64_t seed,
+                                             SourceSplit split = SourceSplit::kSplit);
 
 /// Default hyper-parameters per regressor kind used by `train` (log_target on).
 [[nodiscard]] nlohmann::json default_params(RegressorKind kind);

@@ -15,6 +15,7 @@ struct TrainOptions {
   std::string regressor = "xgboost";   ///< linear|knn|dtree|rf|xgboost|all
   std::string features = "default";    ///< FeatureSpec::parse text
   std::string cv = "kfold";            ///< kfold|group-shape|leave-gpu-out
+  std::string sources = "split";       ///< split (a model per measurement source) | joint
   int folds = 5;
   std::string out;                     ///< model file to write; empty: metrics only
   std::string e2e;                     ///< end-to-end CSV: calibrates the eager overhead

@@ -10,6 +10,8 @@
 #include <cmath>
 #include <exception>
 #include <filesystem>
+#include <limits>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <optional>
@@ -228,6 +230,80 @@ FamilyModel fit_family(const TrainingData& data, const std::vector<std::size_t>&
   return model;
 }
 
+SourceSplit source_split_from_string(std::string_view text) {
+  const std::string lower = to_lower(text);
+  if (lower == "joint") return SourceSplit::kJoint;
+  if (lower == "split") return SourceSplit::kSplit;
+  throw InputError("--sources: unknown value '" + std::string(text) +
+                   "' (expected split or joint)");
+}
+
+std::string to_string(SourceSplit split) {
+  return split == SourceSplit::kSplit ? "split" : "joint";
+}
+
+std::vector<FamilyModel> fit_family_models(const TrainingData& data,
+                                           const std::vector<std::size_t>& rows, OpFamily family,
+                                           RegressorKind kind, const nlohmann::json& params,
+                                           const FeatureSpec& spec, SourceSplit split) {
+  std::map<std::string, std::vector<std::size_t>> by_source;
+  for (const auto r : rows) by_source[data.sources[r]].push_back(r);
+  bool per_source = split == SourceSplit::kSplit && by_source.size() > 1;
+  for (const auto& [source, part] : by_source) {
+    per_source = per_source && !source.empty() && part.size() >= kMinRowsPerSourceModel;
+  }
+  std::vector<FamilyModel> out;
+  if (!per_source) {
+    out.push_back(fit_family(data, rows, family, kind, params, spec));
+    return out;
+  }
+  for (const auto& [source, part] : by_source) {
+    spdlog::info("fitting {} {} on its {} {} rows", to_string(kind), to_string(family), part.size(),
+                 source);
+    out.push_back(fit_family(data, part, family, kind, params, spec));
+    out.back().source = source;
+  }
+  return out;
+}
+
+const FamilyModel* model_for_source(const std::vector<const FamilyModel*>& models,
+                                    const std::string& source) {
+  const FamilyModel* joint = nullptr;
+  const FamilyModel* reference = nullptr;
+  for (const auto* m : models) {
+    if (m->source.empty()) {
+      joint = joint != nullptr ? joint : m;
+    } else if (m->source == source) {
+      return m;
+    } else if (m->source == kReferenceSource) {
+      reference = m;
+    }
+  }
+  if (joint != nullptr) return joint;
+  if (reference != nullptr) return reference;
+  return models.empty() ? nullptr : models.front();
+}
+
+std::vector<double> predict_rows(const std::vector<const FamilyModel*>& models,
+                                 const TrainingData& data, const std::vector<std::size_t>& rows,
+                                 const FeatureSpec& spec) {
+  std::map<const FamilyModel*, std::vector<std::size_t>> positions;  // model -> row positions
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const FamilyModel* m = model_for_source(models, data.sources[rows[i]]);
+    if (m == nullptr) throw Error("predict_rows: no model for the rows' family");
+    positions[m].push_back(i);
+  }
+  std::vector<double> out(rows.size());
+  for (const auto& [model, pos] : positions) {
+    std::vector<std::size_t> part;
+    part.reserve(pos.size());
+    for (const auto i : pos) part.push_back(rows[i]);
+    const auto pred = predict_rows(*model, data, part, spec);
+    for (std::size_t j = 0; j < pos.size(); ++j) out[pos[j]] = pred[j];
+  }
+  return out;
+}
+
 std::vector<double> predict_rows(const FamilyModel& model, const TrainingData& data,
                                  const std::vector<std::size_t>& rows, const FeatureSpec& spec) {
   const FeatureMatrix x = matrix_for_rows(data, rows, spec);
@@ -243,7 +319,7 @@ std::vector<double> predict_rows(const FamilyModel& model, const TrainingData& d
 
 CvResult cross_validate_family(const TrainingData& data, OpFamily family, RegressorKind kind,
                                const nlohmann::json& params, const FeatureSpec& spec,
-                               CvScheme scheme, int folds, std::uint64_t seed) {
+                               CvScheme scheme, int folds, std::uint64_t seed, SourceSplit split) {
   CvResult result;
   result.kind = kind;
   result.family = family;
@@ -297,8 +373,11 @@ CvResult cross_validate_family(const TrainingData& data, OpFamily family, Regres
     if (test.empty() || train.empty()) continue;
     spdlog::info("cv {} {} fold {}/{}: train {} test {}", to_string(kind), to_string(family),
                  f + 1, n_folds, train.size(), test.size());
-    const FamilyModel model = fit_family(data, train, family, kind, params, spec);
-    const auto pred = predict_rows(model, data, test, spec);
+    const std::vector<FamilyModel> models =
+        fit_family_models(data, train, family, kind, params, spec, split);
+    std::vector<const FamilyModel*> views;
+    for (const auto& m : models) views.push_back(&m);
+    const auto pred = predict_rows(views, data, test, spec);
     for (std::size_t i = 0; i < test.size(); ++i) result.predicted_ms[test_pos[i]] = pred[i];
   }
   result.train_seconds =
@@ -359,48 +438,68 @@ std::vector<LayerPrediction> LearnedModel::predict_layers_as(
     out[i].algorithm = e.algorithm;
     out[i].in_distribution = e.kernels == 0;  // views are exact; others need a model
   }
-  for (const auto& fam : families_) {
-    std::vector<const Layer*> ls;
-    std::vector<std::size_t> idx;
-    for (std::size_t i = 0; i < layers.size(); ++i) {
-      if (estimates[i].kernels > 0 && op_family(layers[i].op) == fam.family) {
-        ls.push_back(&layers[i]);
-        idx.push_back(i);
-      }
+  std::vector<OpFamily> families;  // each once, in file order
+  for (const auto& m : families_) {
+    if (std::find(families.begin(), families.end(), m.family) == families.end()) {
+      families.push_back(m.family);
     }
-    if (ls.empty()) continue;
-    const std::vector<const GpuSpec*> gpus(ls.size(), &gpu);
-    // A source without training rows in this family (unknown, or its one-hot never 1) is a
-    // state no tree has seen; such rows get the reference source (kernel time) instead.
+  }
+  for (const auto family : families) {
+    std::vector<const FamilyModel*> models;
+    for (const auto& m : families_) {
+      if (m.family == family) models.push_back(&m);
+    }
+    if (models.empty()) continue;
+    // A source without training rows in this family (unknown, or its one-hot never 1 in a
+    // joint model) is a state no tree has seen; such rows get the reference source (kernel
+    // time) instead.
     std::vector<std::string> trained;
-    for (const auto& source : known_sources()) {
-      std::string column = "src_" + source;
-      std::replace(column.begin(), column.end(), '-', '_');
-      const auto it = std::find(names.begin(), names.end(), column);
-      if (it != names.end() &&
-          fam.feature_max[static_cast<std::size_t>(it - names.begin())] > 0.5) {
-        trained.push_back(source);
+    for (const auto* m : models) {
+      if (!m->source.empty()) {
+        trained.push_back(m->source);
+        continue;
+      }
+      for (const auto& source : known_sources()) {
+        std::string column = "src_" + source;
+        std::replace(column.begin(), column.end(), '-', '_');
+        const auto it = std::find(names.begin(), names.end(), column);
+        if (it != names.end() &&
+            m->feature_max[static_cast<std::size_t>(it - names.begin())] > 0.5) {
+          trained.push_back(source);
+        }
       }
     }
-    std::vector<std::string> row_sources;
-    row_sources.reserve(idx.size());
-    for (const std::size_t i : idx) {
+    // Rows of this family by the model that predicts them, with the source each is given.
+    std::map<const FamilyModel*, std::pair<std::vector<std::size_t>, std::vector<std::string>>>
+        work;
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+      if (estimates[i].kernels == 0 || op_family(layers[i].op) != family) continue;
       const bool own = !sources.empty() &&
                        std::find(trained.begin(), trained.end(), sources[i]) != trained.end();
-      row_sources.push_back(own ? sources[i] : std::string(kReferenceSource));
+      const std::string source = own ? sources[i] : std::string(kReferenceSource);
+      auto& [idx, row_sources] = work[model_for_source(models, source)];
+      idx.push_back(i);
+      row_sources.push_back(source);
     }
-    const FeatureMatrix x = build_feature_matrix(ls, gpus, row_sources, spec_);
-    const std::vector<double> ratio = fam.regressor->predict(x);
-    for (std::size_t j = 0; j < idx.size(); ++j) {
-      auto& p = out[idx[j]];
-      p.latency_ms = std::max(estimates[idx[j]].latency_ms * ratio[j], p.roofline_ms);
-      bool inside = true;
-      for (std::size_t c = 0; c < x.cols && inside; ++c) {
-        const double span = fam.feature_max[c] - fam.feature_min[c];
-        const double slack = 0.02 * span + 1e-9;
-        inside = x(j, c) >= fam.feature_min[c] - slack && x(j, c) <= fam.feature_max[c] + slack;
+    for (const auto& [fam, rows] : work) {
+      const auto& [idx, row_sources] = rows;
+      std::vector<const Layer*> ls;
+      ls.reserve(idx.size());
+      for (const auto i : idx) ls.push_back(&layers[i]);
+      const std::vector<const GpuSpec*> gpus(ls.size(), &gpu);
+      const FeatureMatrix x = build_feature_matrix(ls, gpus, row_sources, spec_);
+      const std::vector<double> ratio = fam->regressor->predict(x);
+      for (std::size_t j = 0; j < idx.size(); ++j) {
+        auto& p = out[idx[j]];
+        p.latency_ms = std::max(estimates[idx[j]].latency_ms * ratio[j], p.roofline_ms);
+        bool inside = true;
+        for (std::size_t c = 0; c < x.cols && inside; ++c) {
+          const double span = fam->feature_max[c] - fam->feature_min[c];
+          const double slack = 0.02 * span + 1e-9;
+          inside = x(j, c) >= fam->feature_min[c] - slack && x(j, c) <= fam->feature_max[c] + slack;
+        }
+        p.in_distribution = inside;
       }
-      p.in_distribution = inside;
     }
   }
   for (std::size_t i = 0; i < layers.size(); ++i) {
@@ -433,6 +532,7 @@ nlohmann::json LearnedModel::to_json() const {
   nlohmann::json fams = nlohmann::json::array();
   for (const auto& f : families_) {
     fams.push_back({{"family", to_string(f.family)},
+                    {"source", f.source},
                     {"rows", f.rows},
                     {"gpus", f.gpus},
                     {"feature_min", f.feature_min},
@@ -473,6 +573,8 @@ std::unique_ptr<LearnedModel> LearnedModel::from_json(const nlohmann::json& doc,
     const std::string where = source + ": families[" + std::to_string(i) + "]";
     FamilyModel f;
     f.family = op_family_from_string(field<std::string>(fams[i], "family", where));
+    // Files before the per-source split (2026-11-24) have one model per family and no key.
+    if (fams[i].contains("source")) f.source = field<std::string>(fams[i], "source", where);
     f.rows = field<std::size_t>(fams[i], "rows", where);
     f.gpus = field<std::vector<std::string>>(fams[i], "gpus", where);
     f.feature_min = field<std::vector<double>>(fams[i], "feature_min", where);
@@ -495,9 +597,10 @@ namespace {
 
 /// Byte range [begin, end) of families[family].regressor.model.booster in a model file.
 struct BoosterSpan {
-  std::size_t family = 0;
+  std::size_t family = 0;  ///< index in the model's families (after any filtering)
   std::size_t begin = 0;
   std::size_t end = 0;
+  std::size_t file_family = 0;  ///< index in the file's families array (for messages)
 };
 
 /// Thrown by find_boosters when the layout is valid JSON but not the usual one (a repeated
@@ -553,7 +656,7 @@ std::vector<BoosterSpan> find_boosters(std::string_view text, const std::string&
               (void)c.peek();
               const std::size_t begin = c.offset();
               (void)c.skip_container_unchecked();
-              out.push_back({i, begin, c.offset()});
+              out.push_back({i, begin, c.offset(), i});
             } else {
               c.skip_value();
             }
@@ -660,7 +763,8 @@ void attach_boosters(const LearnedModel& model, const std::shared_ptr<const File
     try {
       (void)ml_detail::attach_booster_text(
           *model.families().at(s.family).regressor, file, text.substr(s.begin, s.end - s.begin),
-          path + ": families[" + std::to_string(s.family) + "].regressor.model.booster", s.begin);
+          path + ": families[" + std::to_string(s.file_family) + "].regressor.model.booster",
+          s.begin);
     } catch (...) {
       errors[k] = std::current_exception();
     }
@@ -681,7 +785,8 @@ void attach_boosters(const LearnedModel& model, const std::shared_ptr<const File
 
 }  // namespace
 
-std::unique_ptr<LearnedModel> LearnedModel::load(const std::string& path) {
+std::unique_ptr<LearnedModel> LearnedModel::load(const std::string& path,
+                                                 bool reference_source_only) {
   const auto file = std::make_shared<const FileBytes>(path);
   const std::string_view text = file->view();
   std::vector<BoosterSpan> spans;
@@ -691,6 +796,34 @@ std::unique_ptr<LearnedModel> LearnedModel::load(const std::string& path) {
     doc = parse_json_text(text, path);
   }
   auto model = from_json(*doc, path);
+  if (reference_source_only) {
+    // Per family, the model rows without a source go to; the others are dropped before
+    // their boosters are read, and the spans renumbered to the kept families.
+    std::vector<const FamilyModel*> used;
+    for (const auto& f : model->families_) {
+      std::vector<const FamilyModel*> same;
+      for (const auto& g : model->families_) {
+        if (g.family == f.family) same.push_back(&g);
+      }
+      if (model_for_source(same, kReferenceSource) == &f) used.push_back(&f);
+    }
+    constexpr std::size_t kDropped = std::numeric_limits<std::size_t>::max();
+    std::vector<std::size_t> new_index(model->families_.size(), kDropped);
+    std::vector<FamilyModel> kept;
+    for (std::size_t i = 0; i < model->families_.size(); ++i) {
+      if (std::find(used.begin(), used.end(), &model->families_[i]) == used.end()) continue;
+      new_index[i] = kept.size();
+      kept.push_back(std::move(model->families_[i]));
+    }
+    model->families_ = std::move(kept);
+    std::vector<BoosterSpan> kept_spans;
+    for (auto s : spans) {
+      if (new_index.at(s.family) == kDropped) continue;
+      s.family = new_index[s.family];
+      kept_spans.push_back(s);
+    }
+    spans = std::move(kept_spans);
+  }
   attach_boosters(*model, file, spans, path);
   model->set_name(std::filesystem::path(path).filename().string());
   return model;

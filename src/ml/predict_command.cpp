@@ -41,7 +41,8 @@ std::unique_ptr<LatencyModel> select_model(const PredictOptions& options) {
   }
   if (!options.model.empty()) {
     spdlog::info("model: {} (--model)", options.model);
-    return LearnedModel::load(options.model);
+    // A network's layers have no measurement source: only the reference models are needed.
+    return LearnedModel::load(options.model, options.layers_csv.empty());
   }
   // Defaults by what each was measured to do best (docs/accuracy.md, "Learned model"): per
   // layer the bundled learned model, whole networks the analytical baseline, since the

@@ -211,8 +211,9 @@ std::string render(const nlohmann::json& report, OutputFormat format) {
 std::string command_line_of(const TrainOptions& o) {
   std::string line = "cnnperf train --data";
   for (const auto& f : o.data) line += " " + f;
-  line += " --regressor " + o.regressor + " --features " + o.features + " --cv " + o.cv +
-          " --folds " + std::to_string(o.folds) + " --seed " + std::to_string(o.seed);
+  line += " --regressor " + o.regressor + " --features " + o.features + " --sources " + o.sources +
+          " --cv " + o.cv + " --folds " + std::to_string(o.folds) + " --seed " +
+          std::to_string(o.seed);
   if (o.max_rows > 0) line += " --max-rows " + std::to_string(o.max_rows);
   if (!o.params.empty()) line += " --params '" + o.params + "'";
   if (!o.e2e.empty()) line += " --e2e " + o.e2e;
@@ -281,6 +282,7 @@ nlohmann::json train_report(const TrainOptions& options) {
   const auto kinds = kinds_for(options.regressor);
   const FeatureSpec spec = FeatureSpec::parse(options.features);
   const CvScheme scheme = cv_scheme_from_string(options.cv);
+  const SourceSplit split = source_split_from_string(options.sources);
   if (options.folds < 2) throw InputError("--folds: expected at least 2, got " +
                                           std::to_string(options.folds));
   const nlohmann::json overrides = parse_overrides(options.params);
@@ -359,6 +361,7 @@ nlohmann::json train_report(const TrainOptions& options) {
                            {"rows", data.layers.size()},
                            {"skipped_rows", data.skipped_rows},
                            {"features", spec.to_string()},
+                           {"sources", to_string(split)},
                            {"cv_scheme", to_string(scheme)},
                            {"folds", options.folds},
                            {"seed", options.seed},
@@ -371,7 +374,7 @@ nlohmann::json train_report(const TrainOptions& options) {
       spdlog::info("cross-validating {} on {} ({})", to_string(kind), to_string(family),
                    to_string(scheme));
       const CvResult cv = cross_validate_family(data, family, kind, params_for(kind, overrides),
-                                                spec, scheme, options.folds, options.seed);
+                                                spec, scheme, options.folds, options.seed, split);
       auto row = metrics_row(to_string(kind), to_string(family), to_string(scheme), "all",
                              cv.overall, cv.train_seconds);
       report["cv"].push_back(row);
@@ -412,27 +415,31 @@ nlohmann::json train_report(const TrainOptions& options) {
     const auto rows = family_rows(data, family);
     spdlog::info("fitting {} on all {} {} rows", to_string(pick.first), rows.size(),
                  to_string(family));
-    families.push_back(
-        fit_family(data, rows, family, pick.first, params_for(pick.first, overrides), spec));
+    for (auto& m : fit_family_models(data, rows, family, pick.first,
+                                     params_for(pick.first, overrides), spec, split)) {
+      families.push_back(std::move(m));
+    }
     chosen[to_string(family)] = to_string(pick.first);
     rows_per_family[to_string(family)] = rows.size();
   }
   std::map<std::string, std::size_t> rows_per_gpu;
   for (const auto& gpu : data.gpus) ++rows_per_gpu[gpu.name];
-  nlohmann::json metadata = {{"training_files", data.files},
-                             {"fingerprint", data.fingerprint},
-                             {"rows", data.layers.size()},
-                             {"skipped_rows", data.skipped_rows},
-                             {"max_rows", options.max_rows},
-                             {"seed", options.seed},
-                             {"rows_per_family", rows_per_family},
-                             {"rows_per_gpu", rows_per_gpu},
-                             {"features", spec.to_string()},
-                             {"regressor_per_family", chosen},
-                             {"cv_scheme", to_string(scheme)},
-                             {"cv_metrics", cv_by_family},
-                             {"command_line", options.command_line.empty() ? command_line_of(options)
-                                                                          : options.command_line}};
+  nlohmann::json metadata = {
+      {"training_files", data.files},
+      {"fingerprint", data.fingerprint},
+      {"rows", data.layers.size()},
+      {"skipped_rows", data.skipped_rows},
+      {"max_rows", options.max_rows},
+      {"seed", options.seed},
+      {"rows_per_family", rows_per_family},
+      {"rows_per_gpu", rows_per_gpu},
+      {"features", spec.to_string()},
+      {"sources", to_string(split)},
+      {"regressor_per_family", chosen},
+      {"cv_scheme", to_string(scheme)},
+      {"cv_metrics", cv_by_family},
+      {"command_line",
+       options.command_line.empty() ? command_line_of(options) : options.command_line}};
   LearnedModel model(spec, std::move(families), EagerOverhead{}, metadata);
 
   if (!options.e2e.empty()) {

@@ -125,17 +125,17 @@ nlohmann::json validate_report(const ValidateOptions& options) {
     for (const auto family : {OpFamily::kConv, OpFamily::kGemm, OpFamily::kPointwise}) {
       const auto rows = family_rows(data, family);
       if (rows.empty()) continue;
-      const FamilyModel* fam = nullptr;
+      std::vector<const FamilyModel*> fams;
       for (const auto& f : model->families()) {
-        if (f.family == family) fam = &f;
+        if (f.family == family) fams.push_back(&f);
       }
-      if (fam == nullptr) {
+      if (fams.empty()) {
         unmodelled += rows.size();
         continue;
       }
       // Each row is predicted with its own measurement source (not the reference source
       // predict uses), so the comparison is against what that source's timing measures.
-      const auto pred = predict_rows(*fam, data, rows, spec);
+      const auto pred = predict_rows(fams, data, rows, spec);
       for (std::size_t i = 0; i < rows.size(); ++i) {
         const double truth = data.latency_ms[rows[i]];
         overall.add(truth, pred[i]);

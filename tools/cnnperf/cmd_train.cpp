@@ -22,6 +22,10 @@ void add_train_command(CLI::App& app, Runner& run) {
                   "Feature groups: default, all, a list (layer,analytical,gpu,source,ptx,quant) "
                   "or +group/-group edits")
       ->capture_default_str();
+  sub->add_option("--sources", opts->sources,
+                  "split: one regressor per measurement source (each with 1000+ rows of the op "
+                  "family), as their timing methods differ; joint: one, the source a feature")
+      ->capture_default_str();
   sub->add_option("--cv", opts->cv, "kfold|group-shape|leave-gpu-out")->capture_default_str();
   sub->add_option("--folds", opts->folds, "Folds for kfold and group-shape")
       ->capture_default_str();

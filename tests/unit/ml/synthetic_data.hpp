@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "cnnperf/layer.hpp"
 #include "cnnperf/regressor.hpp"
 
 namespace cnnperf::testing {
@@ -41,6 +42,18 @@ inline SyntheticData make_synthetic(std::size_t rows, std::size_t cols, std::uin
 /// A smooth synthetic function of the first three features (for forest/boosting tests).
 inline double smooth_function(const double* v) {
   return 2.0 + std::sin(3.0 * v[0]) + v[1] * v[1] + 0.5 * v[0] * v[2];
+}
+
+/// A random 3x3, stride-1, padded conv2d shape (batch 1-32, 16-215 channels, 7-56 pixels).
+inline Layer random_conv3x3(std::mt19937_64& rng) {
+  Layer l;
+  l.batch = 1 + static_cast<std::int64_t>(rng() % 32);
+  l.c_in = 16 + static_cast<std::int64_t>(rng() % 200);
+  l.c_out = 16 + static_cast<std::int64_t>(rng() % 200);
+  l.h_in = l.w_in = 7 + static_cast<std::int64_t>(rng() % 50);
+  l.kernel_h = l.kernel_w = 3;
+  l.pad_h = l.pad_w = 1;
+  return l;
 }
 
 }  // namespace cnnperf::testing

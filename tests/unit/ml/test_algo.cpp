@@ -208,13 +208,7 @@ TrainingData synthetic_conv_rows(std::vector<int>& labels, int n_rows = 160) {
   std::mt19937_64 rng(17);
   TrainingData data;
   for (int i = 0; i < n_rows; ++i) {
-    Layer l;
-    l.batch = 1 + static_cast<std::int64_t>(rng() % 32);
-    l.c_in = 16 + static_cast<std::int64_t>(rng() % 200);
-    l.c_out = 16 + static_cast<std::int64_t>(rng() % 200);
-    l.h_in = l.w_in = 7 + static_cast<std::int64_t>(rng() % 50);
-    l.kernel_h = l.kernel_w = 3;
-    l.pad_h = l.pad_w = 1;
+    const Layer l = testing::random_conv3x3(rng);
     const int label = static_cast<int>(rng() % 2);  // unrelated to the shape: only an oracle knows
     data.layers.push_back(l);
     data.gpus.push_back(gpu);

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: Apache-2.0
+// One regressor per measurement source (train --sources split): which models are fitted, which
+// model predicts which row, and that the split survives the model file.
+// The rows are SYNTHETIC: "measured" latency = analytical estimate x a factor per source.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "cnnperf/analytical.hpp"
+#include "cnnperf/error.hpp"
+#include "cnnperf/learned_model.hpp"
+#include "cnnperf/zoo.hpp"
+#include "synthetic_data.hpp"
+
+namespace cnnperf {
+namespace {
+
+constexpr double kNeusightFactor = 1.5;
+constexpr double kMlpredictFactor = 4.0;
+
+// SYNTHETIC rows: `n_neusight` and `n_mlpredict` conv rows on one GPU.
+TrainingData two_source_rows(std::size_t n_neusight, std::size_t n_mlpredict) {
+  const GpuSpec gpu = *GpuDatabase::bundled().find("v100-sxm2-16gb");
+  std::mt19937_64 rng(5);
+  TrainingData data;
+  for (std::size_t i = 0; i < n_neusight + n_mlpredict; ++i) {
+    const bool neusight = i < n_neusight;
+    const Layer l = testing::random_conv3x3(rng);
+    data.layers.push_back(l);
+    data.gpus.push_back(gpu);
+    data.gpu_names.push_back(gpu.name);
+    data.sources.emplace_back(neusight ? "neusight" : "mlpredict");
+    data.latency_ms.push_back(estimate_layer(l, gpu).latency_ms *
+                              (neusight ? kNeusightFactor : kMlpredictFactor));
+  }
+  return data;
+}
+
+std::vector<std::size_t> all_rows(const TrainingData& data) {
+  std::vector<std::size_t> rows(data.layers.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = i;
+  return rows;
+}
+
+const nlohmann::json kTreeParams = {{"log_target", true}, {"max_depth", 4}};
+
+TEST(SourceSplit, FitsOneModelPerSourceOnlyWhenEverySourceHasEnoughRows) {
+  const TrainingData data = two_source_rows(1000, 1200);
+  const FeatureSpec spec = FeatureSpec::parse("default");
+  const auto split =
+      fit_family_models(data, all_rows(data), OpFamily::kConv, RegressorKind::kDecisionTree,
+                        kTreeParams, spec, SourceSplit::kSplit);
+  ASSERT_EQ(split.size(), 2u);
+  EXPECT_EQ(split[0].source, "mlpredict");  // by source name
+  EXPECT_EQ(split[0].rows, 1200u);
+  EXPECT_EQ(split[1].source, "neusight");
+  EXPECT_EQ(split[1].rows, 1000u);
+
+  const auto joint =
+      fit_family_models(data, all_rows(data), OpFamily::kConv, RegressorKind::kDecisionTree,
+                        kTreeParams, spec, SourceSplit::kJoint);
+  ASSERT_EQ(joint.size(), 1u);
+  EXPECT_EQ(joint[0].source, "");
+
+  const TrainingData small = two_source_rows(kMinRowsPerSourceModel - 1, 1200);
+  const auto few =
+      fit_family_models(small, all_rows(small), OpFamily::kConv, RegressorKind::kDecisionTree,
+                        kTreeParams, spec, SourceSplit::kSplit);
+  ASSERT_EQ(few.size(), 1u) << "a source below the minimum keeps the family joint";
+  EXPECT_EQ(few[0].source, "");
+  EXPECT_THROW((void)source_split_from_string("both"), InputError);
+  EXPECT_EQ(source_split_from_string("Joint"), SourceSplit::kJoint);
+}
+
+TEST(SourceSplit, EachRowIsPredictedByItsSourcesModelAndTheFileKeepsTheSplit) {
+  const TrainingData data = two_source_rows(1000, 1200);
+  const FeatureSpec spec = FeatureSpec::parse("default");
+  auto models =
+      fit_family_models(data, all_rows(data), OpFamily::kConv, RegressorKind::kDecisionTree,
+                        kTreeParams, spec, SourceSplit::kSplit);
+  const LearnedModel model(spec, std::move(models), EagerOverhead{}, nlohmann::json::object());
+  const GpuSpec& gpu = data.gpus.front();
+  std::mt19937_64 rng(99);
+  std::vector<Layer> layers;
+  for (int i = 0; i < 20; ++i) layers.push_back(testing::random_conv3x3(rng));
+  const auto ratio = [&](const std::vector<LayerPrediction>& p, std::size_t i) {
+    return p[i].latency_ms / estimate_layer(layers[i], gpu).latency_ms;
+  };
+  const std::vector<std::string> as_ml(layers.size(), "mlpredict");
+  const std::vector<std::string> unknown(layers.size(), "some-other-tool");
+  const auto ml = model.predict_layers_as(layers, gpu, as_ml);
+  const auto plain = model.predict_layers(layers, gpu);  // the reference source, NeuSight
+  const auto other = model.predict_layers_as(layers, gpu, unknown);
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    EXPECT_NEAR(ratio(ml, i), kMlpredictFactor, 1e-6) << i;
+    EXPECT_NEAR(ratio(plain, i), kNeusightFactor, 1e-6) << i;
+    EXPECT_NEAR(ratio(other, i), kNeusightFactor, 1e-6) << "unknown source: reference";
+  }
+
+  const auto back = LearnedModel::from_json(model.to_json(), "round trip");
+  ASSERT_EQ(back->families().size(), 2u);
+  EXPECT_EQ(back->families()[0].source, "mlpredict");
+  EXPECT_EQ(back->families()[1].source, "neusight");
+  const auto ml_back = back->predict_layers_as(layers, gpu, as_ml);
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    EXPECT_DOUBLE_EQ(ml_back[i].latency_ms, ml[i].latency_ms);
+  }
+  // A model file written before the split has no "source" key: one joint model per family.
+  nlohmann::json old = model.to_json();
+  for (auto& f : old["families"]) f.erase("source");
+  EXPECT_EQ(LearnedModel::from_json(old, "old file")->families()[0].source, "");
+}
+
+TEST(SourceSplit, CrossValidationFitsEachFoldTheSameWay) {
+  const TrainingData data = two_source_rows(1000, 1200);
+  const FeatureSpec spec = FeatureSpec::parse("default");
+  for (const auto split : {SourceSplit::kSplit, SourceSplit::kJoint}) {
+    const CvResult cv = cross_validate_family(data, OpFamily::kConv, RegressorKind::kDecisionTree,
+                                              kTreeParams, spec, CvScheme::kKfold, 3, 42, split);
+    ASSERT_EQ(cv.predicted_ms.size(), data.layers.size());
+    // Each source's factor is a constant the trees can learn, split or joint (source
+    // one-hot), so every out-of-fold row is predicted to within rounding.
+    EXPECT_LT(cv.per_source.at("neusight").mape_pct, 1e-6) << to_string(split);
+    EXPECT_LT(cv.per_source.at("mlpredict").mape_pct, 1e-6) << to_string(split);
+  }
+}
+
+TEST(SourceSplit, LoadingOnlyTheReferenceModelsPredictsNetworksTheSame) {
+  const std::string path =
+      std::string(CNNPERF_SOURCE_DIR_FOR_TESTS) + "/models/cnnperf_default.json";
+  const auto full = LearnedModel::load(path);
+  const auto lean = LearnedModel::load(path, /*reference_source_only=*/true);
+  EXPECT_LT(lean->families().size(), full->families().size());
+  for (const auto& f : lean->families()) {
+    EXPECT_TRUE(f.source.empty() || f.source == kReferenceSource) << f.source;
+  }
+  const GpuSpec gpu = *GpuDatabase::bundled().find("a100-pcie-40gb");
+  for (const char* name : {"resnet50", "mobilenet_v2", "vgg16"}) {
+    NetworkOptions options;
+    options.batch = 8;
+    const Network net = build_zoo_network(name, options);
+    const auto a = full->predict_layers(net.layers, gpu);
+    const auto b = lean->predict_layers(net.layers, gpu);
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      EXPECT_DOUBLE_EQ(a[i].latency_ms, b[i].latency_ms) << name << " layer " << i;
+      EXPECT_EQ(a[i].in_distribution, b[i].in_distribution) << name << " layer " << i;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cnnperf
