@@ -58,6 +58,10 @@ struct FamilyModel {
   std::vector<double> feature_max;
   std::vector<std::string> gpus;    ///< GPUs seen in training
   std::size_t rows = 0;
+  /// Rows of the reference source on a GPU outside `gpus` get the analytical estimate: set by
+  /// `train --unseen-gpu-check` when, leave-one-GPU-out, the analytical model was the more
+  /// accurate of the two on this family's reference-source rows.
+  bool analytical_for_unseen_gpus = false;
 };
 
 /// A learned model: per family, log(measured / analytical) is regressed on the features;
@@ -123,6 +127,11 @@ inline constexpr std::size_t kMinRowsPerSourceModel = 1000;
 [[nodiscard]] const FamilyModel* model_for_source(const std::vector<const FamilyModel*>& models,
                                                   const std::string& source);
 
+/// Whether `model` gives a row of `source` on `gpu` the analytical estimate instead of its
+/// own (FamilyModel::analytical_for_unseen_gpus, a reference-source row, `gpu` not trained on).
+[[nodiscard]] bool analytical_for(const FamilyModel& model, const GpuSpec& gpu,
+                                  const std::string& source);
+
 /// Predicted latency (ms) of rows with a fitted family model (source = the rows' own).
 [[nodiscard]] std::vector<double> predict_rows(const FamilyModel& model, const TrainingData& data,
                                                const std::vector<std::size_t>& rows,
@@ -152,6 +161,20 @@ struct CvResult {
                                              const FeatureSpec& spec, CvScheme scheme, int folds,
                                              std::uint64_t seed,
                                              SourceSplit split = SourceSplit::kSplit);
+
+/// Leave-one-GPU-out, on a family's rows of the reference source: the learned model's and the
+/// analytical model's MAPE, and whether unseen GPUs should get the analytical estimate.
+struct UnseenGpuCheck {
+  OpFamily family = OpFamily::kConv;
+  std::size_t rows = 0;  ///< reference-source rows compared (0: none, no decision)
+  double learned_mape_pct = 0;
+  double analytical_mape_pct = 0;
+  [[nodiscard]] bool prefer_analytical() const {
+    return rows > 0 && analytical_mape_pct < learned_mape_pct;
+  }
+};
+/// The check from a leave-one-GPU-out CvResult of the family (cv.rows, cv.predicted_ms).
+[[nodiscard]] UnseenGpuCheck unseen_gpu_check(const TrainingData& data, const CvResult& logo);
 
 /// Default hyper-parameters per regressor kind used by `train` (log_target on).
 [[nodiscard]] nlohmann::json default_params(RegressorKind kind);

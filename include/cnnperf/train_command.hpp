@@ -16,6 +16,9 @@ struct TrainOptions {
   std::string features = "default";    ///< FeatureSpec::parse text
   std::string cv = "kfold";            ///< kfold|group-shape|leave-gpu-out
   std::string sources = "split";       ///< split (a model per measurement source) | joint
+  /// Also run leave-one-GPU-out per family and keep, for GPUs outside the training data, the
+  /// better of the learned and the analytical model (FamilyModel::analytical_for_unseen_gpus).
+  bool unseen_gpu_check = false;
   int folds = 5;
   std::string out;                     ///< model file to write; empty: metrics only
   std::string e2e;                     ///< end-to-end CSV: calibrates the eager overhead

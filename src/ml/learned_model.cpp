@@ -304,6 +304,11 @@ std::vector<double> predict_rows(const std::vector<const FamilyModel*>& models,
   return out;
 }
 
+bool analytical_for(const FamilyModel& model, const GpuSpec& gpu, const std::string& source) {
+  return model.analytical_for_unseen_gpus && source == kReferenceSource &&
+         std::find(model.gpus.begin(), model.gpus.end(), gpu.name) == model.gpus.end();
+}
+
 std::vector<double> predict_rows(const FamilyModel& model, const TrainingData& data,
                                  const std::vector<std::size_t>& rows, const FeatureSpec& spec) {
   const FeatureMatrix x = matrix_for_rows(data, rows, spec);
@@ -312,7 +317,9 @@ std::vector<double> predict_rows(const FamilyModel& model, const TrainingData& d
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto r = rows[i];
     const LayerEstimate e = estimate_layer(data.layers[r], data.gpus[r]);
-    out[i] = std::max(e.latency_ms * ratio[i], e.roofline_ms);
+    out[i] = analytical_for(model, data.gpus[r], data.sources[r])
+                 ? e.latency_ms
+                 : std::max(e.latency_ms * ratio[i], e.roofline_ms);
   }
   return out;
 }
@@ -406,6 +413,24 @@ CvResult cross_validate_family(const TrainingData& data, OpFamily family, Regres
   return result;
 }
 
+UnseenGpuCheck unseen_gpu_check(const TrainingData& data, const CvResult& logo) {
+  UnseenGpuCheck check;
+  check.family = logo.family;
+  std::vector<double> truth, learned, analytical;
+  for (std::size_t i = 0; i < logo.rows.size(); ++i) {
+    const std::size_t r = logo.rows[i];
+    if (data.sources[r] != kReferenceSource) continue;
+    truth.push_back(data.latency_ms[r]);
+    learned.push_back(logo.predicted_ms[i]);
+    analytical.push_back(analytical_ms(data.layers[r], data.gpus[r]));
+  }
+  check.rows = truth.size();
+  if (check.rows == 0) return check;
+  check.learned_mape_pct = compute_metrics(truth, learned, 1).mape_pct;
+  check.analytical_mape_pct = compute_metrics(truth, analytical, 1).mape_pct;
+  return check;
+}
+
 LearnedModel::LearnedModel(FeatureSpec spec, std::vector<FamilyModel> families,
                            EagerOverhead overhead, nlohmann::json metadata)
     : spec_(spec),
@@ -477,7 +502,14 @@ std::vector<LayerPrediction> LearnedModel::predict_layers_as(
       const bool own = !sources.empty() &&
                        std::find(trained.begin(), trained.end(), sources[i]) != trained.end();
       const std::string source = own ? sources[i] : std::string(kReferenceSource);
-      auto& [idx, row_sources] = work[model_for_source(models, source)];
+      const FamilyModel* model = model_for_source(models, source);
+      if (analytical_for(*model, gpu, source)) {
+        // Leave-one-GPU-out, the analytical estimate was the better one for this family on a
+        // GPU without measurements: keep it (out[i] holds it), flagged as outside the data.
+        out[i].in_distribution = false;
+        continue;
+      }
+      auto& [idx, row_sources] = work[model];
       idx.push_back(i);
       row_sources.push_back(source);
     }
@@ -537,6 +569,7 @@ nlohmann::json LearnedModel::to_json() const {
                     {"gpus", f.gpus},
                     {"feature_min", f.feature_min},
                     {"feature_max", f.feature_max},
+                    {"unseen_gpu", f.analytical_for_unseen_gpus ? "analytical" : "learned"},
                     {"regressor", f.regressor->to_json()}});
   }
   return {{"schema_version", kModelSchemaVersion},
@@ -579,6 +612,13 @@ std::unique_ptr<LearnedModel> LearnedModel::from_json(const nlohmann::json& doc,
     f.gpus = field<std::vector<std::string>>(fams[i], "gpus", where);
     f.feature_min = field<std::vector<double>>(fams[i], "feature_min", where);
     f.feature_max = field<std::vector<double>>(fams[i], "feature_max", where);
+    if (fams[i].contains("unseen_gpu")) {  // absent before 2026-11-24: learned
+      const auto mode = field<std::string>(fams[i], "unseen_gpu", where);
+      if (mode != "learned" && mode != "analytical") {
+        throw InputError(where + ".unseen_gpu: expected \"learned\" or \"analytical\"");
+      }
+      f.analytical_for_unseen_gpus = mode == "analytical";
+    }
     f.regressor = Regressor::from_json(fams[i].at("regressor"));
     families.push_back(std::move(f));
   }

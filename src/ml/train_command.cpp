@@ -174,6 +174,17 @@ std::string render(const nlohmann::json& report, OutputFormat format) {
     return out;
   }
   std::string out = format_table(header, rows);
+  if (report.contains("unseen_gpu_check")) {
+    out += "\nunseen-GPU check (leave-gpu-out, " + std::string(kReferenceSource) +
+           " rows; predict gives a GPU outside the training data the better of the two):\n";
+    for (const auto& c : report["unseen_gpu_check"]) {
+      out += "  " + c["family"].get<std::string>() + ": " + c["regressor"].get<std::string>() +
+             " " + format_number(c["learned_mape_pct"].get<double>(), 4) + " % vs analytical " +
+             format_number(c["analytical_mape_pct"].get<double>(), 4) + " % MAPE on " +
+             std::to_string(c["rows"].get<std::size_t>()) + " rows -> " +
+             c["unseen_gpu"].get<std::string>() + "\n";
+    }
+  }
   if (report.contains("eager_overhead")) {
     const auto& o = report["eager_overhead"];
     out += "\nanalytical eager overhead fitted on all rows: host_ms_per_op " +
@@ -216,6 +227,7 @@ std::string command_line_of(const TrainOptions& o) {
           std::to_string(o.seed);
   if (o.max_rows > 0) line += " --max-rows " + std::to_string(o.max_rows);
   if (!o.params.empty()) line += " --params '" + o.params + "'";
+  if (o.unseen_gpu_check) line += " --unseen-gpu-check";
   if (!o.e2e.empty()) line += " --e2e " + o.e2e;
   if (!o.out.empty()) line += " --out " + o.out;
   return line;
@@ -401,6 +413,31 @@ nlohmann::json train_report(const TrainOptions& options) {
     }
   }
 
+  // Leave-one-GPU-out, is the chosen regressor better than the analytical model on a GPU it
+  // has not seen? Per family, on the reference source's rows (what predict gives rows without
+  // a source); the answer is kept in the model (FamilyModel::analytical_for_unseen_gpus).
+  std::map<OpFamily, UnseenGpuCheck> unseen;
+  if (options.unseen_gpu_check) {
+    report["unseen_gpu_check"] = nlohmann::json::array();
+    for (const auto& [family, pick] : best) {
+      spdlog::info("unseen-GPU check: {} on {} (leave-gpu-out)", to_string(pick.first),
+                   to_string(family));
+      const CvResult logo =
+          cross_validate_family(data, family, pick.first, params_for(pick.first, overrides), spec,
+                                CvScheme::kLeaveGpuOut, options.folds, options.seed, split);
+      const UnseenGpuCheck check = unseen_gpu_check(data, logo);
+      unseen[family] = check;
+      report["unseen_gpu_check"].push_back(
+          {{"family", to_string(family)},
+           {"regressor", to_string(pick.first)},
+           {"source", kReferenceSource},
+           {"rows", check.rows},
+           {"learned_mape_pct", check.learned_mape_pct},
+           {"analytical_mape_pct", check.analytical_mape_pct},
+           {"unseen_gpu", check.prefer_analytical() ? "analytical" : "learned"}});
+    }
+  }
+
   if (options.out.empty()) {
     if (!options.e2e.empty()) {
       spdlog::warn("--e2e is used only with --out (it calibrates the model's eager overhead)");
@@ -415,10 +452,15 @@ nlohmann::json train_report(const TrainOptions& options) {
     const auto rows = family_rows(data, family);
     spdlog::info("fitting {} on all {} {} rows", to_string(pick.first), rows.size(),
                  to_string(family));
-    for (auto& m : fit_family_models(data, rows, family, pick.first,
-                                     params_for(pick.first, overrides), spec, split)) {
-      families.push_back(std::move(m));
+    std::vector<FamilyModel> fitted = fit_family_models(
+        data, rows, family, pick.first, params_for(pick.first, overrides), spec, split);
+    if (const auto it = unseen.find(family); it != unseen.end() && it->second.prefer_analytical()) {
+      std::vector<const FamilyModel*> views;
+      for (const auto& m : fitted) views.push_back(&m);
+      const FamilyModel* reference = model_for_source(views, kReferenceSource);
+      for (auto& m : fitted) m.analytical_for_unseen_gpus = &m == reference;
     }
+    for (auto& m : fitted) families.push_back(std::move(m));
     chosen[to_string(family)] = to_string(pick.first);
     rows_per_family[to_string(family)] = rows.size();
   }

@@ -27,6 +27,9 @@ void add_train_command(CLI::App& app, Runner& run) {
                   "family), as their timing methods differ; joint: one, the source a feature")
       ->capture_default_str();
   sub->add_option("--cv", opts->cv, "kfold|group-shape|leave-gpu-out")->capture_default_str();
+  sub->add_flag("--unseen-gpu-check", opts->unseen_gpu_check,
+                "Also cross-validate leave-one-GPU-out; a family whose learned model loses to the "
+                "analytical one there predicts GPUs outside the training data analytically");
   sub->add_option("--folds", opts->folds, "Folds for kfold and group-shape")
       ->capture_default_str();
   sub->add_option("--out", opts->out,

@@ -126,6 +126,65 @@ TEST(SourceSplit, CrossValidationFitsEachFoldTheSameWay) {
   }
 }
 
+TEST(UnseenGpu, TheCheckComparesBothModelsOnReferenceRowsAndTheFlagFallsBackOnlyThere) {
+  const TrainingData data = two_source_rows(1000, 1200);
+  const FeatureSpec spec = FeatureSpec::parse("default");
+  // A fake leave-one-GPU-out result: the "learned" predictions are 2x the truth on every row.
+  CvResult logo;
+  logo.family = OpFamily::kConv;
+  logo.rows = all_rows(data);
+  for (const auto r : logo.rows) logo.predicted_ms.push_back(2.0 * data.latency_ms[r]);
+  const UnseenGpuCheck check = unseen_gpu_check(data, logo);
+  EXPECT_EQ(check.rows, 1000u);  // the reference source's (NeuSight) rows only
+  EXPECT_NEAR(check.learned_mape_pct, 100.0, 1e-9);
+  // The synthetic NeuSight rows are 1.5x the analytical estimate: analytical APE 1/3.
+  EXPECT_NEAR(check.analytical_mape_pct, 100.0 / 3.0, 1e-6);
+  EXPECT_TRUE(check.prefer_analytical());
+
+  auto models =
+      fit_family_models(data, all_rows(data), OpFamily::kConv, RegressorKind::kDecisionTree,
+                        kTreeParams, spec, SourceSplit::kSplit);
+  for (auto& m : models) m.analytical_for_unseen_gpus = m.source == kReferenceSource;
+  const LearnedModel model(spec, std::move(models), EagerOverhead{}, nlohmann::json::object());
+  std::mt19937_64 rng(3);
+  const std::vector<Layer> layers = {testing::random_conv3x3(rng), testing::random_conv3x3(rng)};
+  const GpuSpec seen = data.gpus.front();
+  const GpuSpec unseen = *GpuDatabase::bundled().find("rtx-2080-ti");
+  const auto on_seen = model.predict_layers(layers, seen);
+  const auto on_unseen = model.predict_layers(layers, unseen);
+  const auto ml_unseen =
+      model.predict_layers_as(layers, unseen, std::vector<std::string>(2, "mlpredict"));
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    EXPECT_NEAR(on_seen[i].latency_ms / estimate_layer(layers[i], seen).latency_ms, kNeusightFactor,
+                1e-6);
+    EXPECT_DOUBLE_EQ(on_unseen[i].latency_ms, estimate_layer(layers[i], unseen).latency_ms);
+    EXPECT_FALSE(on_unseen[i].in_distribution);
+    // Another source's model is not flagged: it stays learned on the unseen GPU.
+    EXPECT_GT(ml_unseen[i].latency_ms, 2.0 * on_unseen[i].latency_ms);
+  }
+  // validate's path (rows with their own source) falls back the same way.
+  TrainingData rows_on_unseen;
+  for (const auto& l : layers) {
+    rows_on_unseen.layers.push_back(l);
+    rows_on_unseen.gpus.push_back(unseen);
+    rows_on_unseen.gpu_names.push_back(unseen.name);
+    rows_on_unseen.sources.emplace_back(kReferenceSource);
+    rows_on_unseen.latency_ms.push_back(1.0);
+  }
+  std::vector<const FamilyModel*> views;
+  for (const auto& m : model.families()) views.push_back(&m);
+  const auto validated = predict_rows(views, rows_on_unseen, {0, 1}, spec);
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    EXPECT_DOUBLE_EQ(validated[i], on_unseen[i].latency_ms);
+  }
+  const auto back = LearnedModel::from_json(model.to_json(), "round trip");
+  EXPECT_FALSE(back->families()[0].analytical_for_unseen_gpus);  // mlpredict
+  EXPECT_TRUE(back->families()[1].analytical_for_unseen_gpus);   // neusight
+  nlohmann::json bad = model.to_json();
+  bad["families"][1]["unseen_gpu"] = "maybe";
+  EXPECT_THROW((void)LearnedModel::from_json(bad, "bad"), InputError);
+}
+
 TEST(SourceSplit, LoadingOnlyTheReferenceModelsPredictsNetworksTheSame) {
   const std::string path =
       std::string(CNNPERF_SOURCE_DIR_FOR_TESTS) + "/models/cnnperf_default.json";
