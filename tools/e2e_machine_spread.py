@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """How far apart the end-to-end measurements of the same GPU model are (datasets/e2e_torchvision.csv).
 
-Prints, for the GPU measured on several machines or runs (the RTX 2080 Ti), the mean
+Prints the spread of step times within one run (stdev / median), then, for the GPU measured
+on several machines or runs (the RTX 2080 Ti), the mean
 |a/b - 1| between every pair of runs over the configurations both measured, and the lowest
 MAPE any one prediction per configuration could reach on all its runs (a floor for a model
 that sees only the GPU). Then the median ratio of the TITAN RTX's step time to the RTX 2080
@@ -36,6 +37,12 @@ def main():
     args = ap.parse_args()
     with open(args.data, newline="") as f:
         rows = [r for r in csv.DictReader(f) if r["num_gpus"] == "1"]
+
+    within = [float(r["stdev_ms"]) / float(r["latency_ms"]) for r in rows
+              if r["stdev_ms"] and float(r["latency_ms"]) > 0]
+    print("Within one run: per-iteration stdev / median step time, %d single-GPU rows: median "
+          "%.1f %%, mean %.1f %%\n" % (len(within), statistics.median(within) * 100,
+                                       statistics.mean(within) * 100))
 
     runs = defaultdict(dict)  # (network, dtype, mode) -> run -> latency_ms
     for r in rows:
