@@ -20,52 +20,56 @@ GpuSpec named_gpu(const std::string& name) {
   return g;
 }
 
-EagerOverhead with_one_gpu() {
-  EagerOverhead o;
-  o.host_ms_per_op = 0.04;
-  o.gpu_gap_ms_per_kernel = 0.001;
-  o.fixed_ms = 1.0;
-  o.training_host_factor = 5;
-  o.source = "test fixture (synthetic numbers)";
-  o.per_gpu["gpu-a"] = {0.07, 2.0, 6.0, 1.2, 108};
-  return o;
+// Shared terms and two machines with terms of their own (SYNTHETIC numbers).
+EagerOverhead two_machine_truth() {
+  EagerOverhead truth;
+  truth.host_ms_per_op = 0.04;
+  truth.gpu_gap_ms_per_kernel = 0.0;
+  truth.fixed_ms = 1.0;
+  truth.training_host_factor = 4;
+  truth.per_gpu["gpu-a"] = {0.03, 0.5, 3.0, 0.8, 120};
+  truth.per_gpu["gpu-b"] = {0.07, 2.0, 6.0, 1.3, 120};
+  return truth;
 }
 
 TEST(EagerOverheadPerGpu, AppliesAGpusOwnTermsAndKeepsTheSharedOnesForOthers) {
-  const EagerOverhead o = with_one_gpu();
-  const EagerOverhead a = overhead_for_gpu(o, named_gpu("gpu-a"));
-  EXPECT_DOUBLE_EQ(a.host_ms_per_op, 0.07);
-  EXPECT_DOUBLE_EQ(a.fixed_ms, 2.0);
-  EXPECT_DOUBLE_EQ(a.training_host_factor, 6.0);
-  EXPECT_DOUBLE_EQ(a.kernel_time_scale, 1.2);
-  EXPECT_DOUBLE_EQ(a.gpu_gap_ms_per_kernel, 0.001);  // shared
-  EXPECT_TRUE(a.per_gpu.empty());
-  EXPECT_NE(a.source.find("gpu-a fitted on its 108 end-to-end rows"), std::string::npos);
+  EagerOverhead o = two_machine_truth();
+  o.gpu_gap_ms_per_kernel = 0.001;
+  o.source = "test fixture (synthetic numbers)";
   const EagerOverhead b = overhead_for_gpu(o, named_gpu("gpu-b"));
-  EXPECT_DOUBLE_EQ(b.host_ms_per_op, 0.04);
-  EXPECT_DOUBLE_EQ(b.fixed_ms, 1.0);
-  EXPECT_DOUBLE_EQ(b.kernel_time_scale, 1.0);
-  EXPECT_EQ(b.source, o.source);
+  EXPECT_DOUBLE_EQ(b.host_ms_per_op, 0.07);
+  EXPECT_DOUBLE_EQ(b.fixed_ms, 2.0);
+  EXPECT_DOUBLE_EQ(b.training_host_factor, 6.0);
+  EXPECT_DOUBLE_EQ(b.kernel_time_scale, 1.3);
+  EXPECT_DOUBLE_EQ(b.gpu_gap_ms_per_kernel, 0.001);  // shared
+  EXPECT_TRUE(b.per_gpu.empty());
+  EXPECT_NE(b.source.find("gpu-b fitted on its 120 end-to-end rows"), std::string::npos);
+  const EagerOverhead c = overhead_for_gpu(o, named_gpu("gpu-c"));  // no terms of its own
+  EXPECT_DOUBLE_EQ(c.host_ms_per_op, 0.04);
+  EXPECT_DOUBLE_EQ(c.fixed_ms, 1.0);
+  EXPECT_DOUBLE_EQ(c.kernel_time_scale, 1.0);
+  EXPECT_EQ(c.source, o.source);
 
   // The scale multiplies kernel time on the GPU side of the formula, not the host side.
   EagerTerms gpu_bound{10.0, 100, 100, 0, false};
-  EXPECT_NEAR(eager_latency_ms(gpu_bound, a), 2.0 + 10.0 * 1.2 + 100 * 0.001, 1e-12);
-  EXPECT_NEAR(eager_latency_ms(gpu_bound, b), 1.0 + 10.0 + 100 * 0.001, 1e-12);
+  EXPECT_NEAR(eager_latency_ms(gpu_bound, b), 2.0 + 10.0 * 1.3 + 100 * 0.001, 1e-12);
+  EXPECT_NEAR(eager_latency_ms(gpu_bound, c), 1.0 + 10.0 + 100 * 0.001, 1e-12);
   EagerTerms host_bound{1.0, 100, 100, 0, false};
-  EXPECT_NEAR(eager_latency_ms(host_bound, a), 2.0 + 100 * 0.07, 1e-12);
+  EXPECT_NEAR(eager_latency_ms(host_bound, b), 2.0 + 100 * 0.07, 1e-12);
   host_bound.training = true;
-  EXPECT_NEAR(eager_latency_ms(host_bound, a), 2.0 + 100 * 0.07 * 6.0, 1e-12);
+  EXPECT_NEAR(eager_latency_ms(host_bound, b), 2.0 + 100 * 0.07 * 6.0, 1e-12);
 }
 
 TEST(EagerOverheadPerGpu, RoundTripsThroughJsonAndReadsFilesWithoutIt) {
-  const EagerOverhead o = with_one_gpu();
+  EagerOverhead o = two_machine_truth();
+  o.source = "test fixture (synthetic numbers)";
   const EagerOverhead back = eager_overhead_from_json(to_json(o), "x");
-  ASSERT_EQ(back.per_gpu.size(), 1u);
-  EXPECT_DOUBLE_EQ(back.per_gpu.at("gpu-a").host_ms_per_op, 0.07);
-  EXPECT_DOUBLE_EQ(back.per_gpu.at("gpu-a").fixed_ms, 2.0);
-  EXPECT_DOUBLE_EQ(back.per_gpu.at("gpu-a").training_host_factor, 6.0);
-  EXPECT_DOUBLE_EQ(back.per_gpu.at("gpu-a").kernel_time_scale, 1.2);
-  EXPECT_EQ(back.per_gpu.at("gpu-a").rows, 108);
+  ASSERT_EQ(back.per_gpu.size(), 2u);
+  EXPECT_DOUBLE_EQ(back.per_gpu.at("gpu-b").host_ms_per_op, 0.07);
+  EXPECT_DOUBLE_EQ(back.per_gpu.at("gpu-b").fixed_ms, 2.0);
+  EXPECT_DOUBLE_EQ(back.per_gpu.at("gpu-b").training_host_factor, 6.0);
+  EXPECT_DOUBLE_EQ(back.per_gpu.at("gpu-b").kernel_time_scale, 1.3);
+  EXPECT_EQ(back.per_gpu.at("gpu-b").rows, 120);
 
   nlohmann::json old = to_json(o);  // a file written before the per-GPU terms existed
   old.erase("per_gpu");
@@ -120,18 +124,6 @@ SyntheticE2e synthetic_rows(const EagerOverhead& truth) {
     }
   }
   return d;
-}
-
-// Shared terms and two machines with terms of their own (SYNTHETIC numbers).
-EagerOverhead two_machine_truth() {
-  EagerOverhead truth;
-  truth.host_ms_per_op = 0.04;
-  truth.gpu_gap_ms_per_kernel = 0.0;
-  truth.fixed_ms = 1.0;
-  truth.training_host_factor = 4;
-  truth.per_gpu["gpu-a"] = {0.03, 0.5, 3.0, 0.8, 120};
-  truth.per_gpu["gpu-b"] = {0.07, 2.0, 6.0, 1.3, 120};
-  return truth;
 }
 
 std::vector<std::size_t> every_row(const SyntheticE2e& d) {
