@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <tuple>
@@ -78,7 +79,6 @@ std::vector<E2eTerms> e2e_terms(const std::vector<E2eRow>& rows, const LatencyMo
   }
   return out;
 }
-
 
 namespace {
 
@@ -264,44 +264,25 @@ E2eEvaluation evaluate_e2e(const std::vector<E2eRow>& rows, const std::vector<E2
   return ev;
 }
 
-E2eEvaluation evaluate_e2e_leave_gpu_out(const std::vector<E2eRow>& rows,
-                                         const std::vector<E2eTerms>& terms) {
-  E2eEvaluation ev;
-  ev.predicted_ms.resize(rows.size());
-  std::map<std::string, std::vector<std::size_t>> by_gpu;
-  for (std::size_t i = 0; i < rows.size(); ++i) by_gpu[rows[i].gpu.name].push_back(i);
-  for (const auto& [gpu, held_out] : by_gpu) {
-    std::vector<std::size_t> train;
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      if (rows[i].gpu.name != gpu) train.push_back(i);
-    }
-    // The held-out GPU has no per-GPU terms in this fit: it gets the shared ones.
-    const EagerOverhead o = calibrate_overhead(rows, terms, train);
-    for (const auto i : held_out) {
-      ev.predicted_ms[i] = eager_latency_ms(terms[i], overhead_for_gpu(o, rows[i].gpu));
-    }
-    ev.per_gpu[gpu] = metrics_for(rows, ev.predicted_ms, held_out);
-  }
-  std::vector<std::size_t> all(rows.size());
-  for (std::size_t i = 0; i < rows.size(); ++i) all[i] = i;
-  ev.overall = metrics_for(rows, ev.predicted_ms, all);
-  return ev;
-}
+namespace {
 
-E2eEvaluation evaluate_e2e_leave_network_out(const std::vector<E2eRow>& rows,
-                                             const std::vector<E2eTerms>& terms) {
+// Each group of rows (by `group_of`) predicted by an overhead calibrated on the other groups'
+// rows; metrics per GPU and overall. A GPU absent from a fit gets the shared terms.
+E2eEvaluation evaluate_leave_group_out(
+    const std::vector<E2eRow>& rows, const std::vector<E2eTerms>& terms,
+    const std::function<const std::string&(const E2eRow&)>& group_of) {
   E2eEvaluation ev;
   ev.predicted_ms.resize(rows.size());
-  std::map<std::string, std::vector<std::size_t>> by_network;
+  std::map<std::string, std::vector<std::size_t>> by_group;
   std::map<std::string, std::vector<std::size_t>> by_gpu;
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    by_network[rows[i].network].push_back(i);
+    by_group[group_of(rows[i])].push_back(i);
     by_gpu[rows[i].gpu.name].push_back(i);
   }
-  for (const auto& [network, held_out] : by_network) {
+  for (const auto& [group, held_out] : by_group) {
     std::vector<std::size_t> train;
     for (std::size_t i = 0; i < rows.size(); ++i) {
-      if (rows[i].network != network) train.push_back(i);
+      if (group_of(rows[i]) != group) train.push_back(i);
     }
     const EagerOverhead o = calibrate_overhead(rows, terms, train);
     for (const auto i : held_out) {
@@ -313,6 +294,21 @@ E2eEvaluation evaluate_e2e_leave_network_out(const std::vector<E2eRow>& rows,
   for (std::size_t i = 0; i < rows.size(); ++i) all[i] = i;
   ev.overall = metrics_for(rows, ev.predicted_ms, all);
   return ev;
+}
+
+}  // namespace
+
+E2eEvaluation evaluate_e2e_leave_gpu_out(const std::vector<E2eRow>& rows,
+                                         const std::vector<E2eTerms>& terms) {
+  // The held-out GPU has no per-GPU terms in its fit: it gets the shared ones.
+  return evaluate_leave_group_out(
+      rows, terms, [](const E2eRow& row) -> const std::string& { return row.gpu.name; });
+}
+
+E2eEvaluation evaluate_e2e_leave_network_out(const std::vector<E2eRow>& rows,
+                                             const std::vector<E2eTerms>& terms) {
+  return evaluate_leave_group_out(
+      rows, terms, [](const E2eRow& row) -> const std::string& { return row.network; });
 }
 
 E2eCalibration calibrate_e2e(const std::string& path, const LatencyModel& model) {
