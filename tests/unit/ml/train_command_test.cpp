@@ -140,6 +140,34 @@ TEST_F(TrainCommand, BadInputIsInputError) {
   EXPECT_THROW((void)validate_report(v), InputError);
 }
 
+TEST_F(TrainCommand, UnseenGpuCheckComparesBothModelsAndTheModelFileKeepsTheChoice) {
+  TrainOptions opts;
+  opts.data = {sample_};
+  opts.regressor = "dtree";
+  opts.params = R"({"max_depth": 8})";
+  opts.folds = 3;
+  opts.unseen_gpu_check = true;
+  opts.out = (dir_ / "unseen.json").string();
+  const auto report = train_report(opts);
+  ASSERT_EQ(report["unseen_gpu_check"].size(), 3u);  // conv, gemm, pointwise
+  const auto model = LearnedModel::load(opts.out);
+  for (const auto& c : report["unseen_gpu_check"]) {
+    EXPECT_GT(c["rows"].get<std::size_t>(), 100u);
+    EXPECT_GT(c["learned_mape_pct"].get<double>(), 0.0);
+    EXPECT_GT(c["analytical_mape_pct"].get<double>(), 0.0);
+    const bool analytical =
+        c["analytical_mape_pct"].get<double>() < c["learned_mape_pct"].get<double>();
+    EXPECT_EQ(c["unseen_gpu"], analytical ? "analytical" : "learned");
+    for (const auto& f : model->families()) {
+      if (to_string(f.family) == c["family"]) {
+        EXPECT_EQ(f.analytical_for_unseen_gpus, analytical) << c.dump();
+      }
+    }
+  }
+  EXPECT_NE(model->metadata()["command_line"].get<std::string>().find("--unseen-gpu-check"),
+            std::string::npos);
+}
+
 TEST_F(TrainCommand, PredictUsesTheGivenModelFile) {
   PredictOptions opts;
   opts.model = model_;
