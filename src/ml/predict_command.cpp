@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -12,6 +13,7 @@
 #include "cnnperf/config.hpp"
 #include "cnnperf/e2e.hpp"
 #include "cnnperf/error.hpp"
+#include "cnnperf/features.hpp"
 #include "cnnperf/learned_model.hpp"
 #include "cnnperf/network_io.hpp"
 
@@ -97,6 +99,23 @@ std::string predict_layers_csv_text(const LayerTable& table, const GpuSpec* gpu,
       throw InputError(table.table.where(i) + ": field 'gpu': expected a GPU name (or --gpu)");
     }
     groups[*name].push_back(i);
+  }
+  if (has_sources) {
+    // A source no model knows is predicted like a row without one; say so once per value.
+    std::map<std::string, std::size_t> unknown;
+    for (std::size_t i = 0; i < table.layers.size(); ++i) {
+      const std::string source = table.table.get(i, "source").value_or("");
+      const auto& known = known_sources();
+      if (!source.empty() && std::find(known.begin(), known.end(), source) == known.end()) {
+        ++unknown[source];
+      }
+    }
+    for (const auto& [source, n] : unknown) {
+      spdlog::warn(
+          "source '{}' ({} rows) is not a measurement source cnnperf knows; those rows "
+          "are predicted as kernel time, like rows without a source",
+          source, n);
+    }
   }
   std::vector<LayerPrediction> predictions(table.layers.size());
   std::vector<std::string> gpu_names;
