@@ -4,6 +4,7 @@
 // (datasets/power_zeus.csv) and bundled as models/power_model.json.
 #pragma once
 
+#include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -38,6 +39,9 @@ struct PowerCapParams {
 struct PowerModel {
   PowerParams activity;
   PowerCapParams cap;
+  /// Per GPU database name (GpuSpec::name): a factor on the compute and memory weights, fitted
+  /// on that GPU's own measured power (the board's real draw against its TDP). Empty: none.
+  std::map<std::string, double> activity_scale_by_gpu;
   std::string source = "default";  ///< "default", or the calibration data and command
   nlohmann::json calibration = nlohmann::json::object();  ///< fit metrics, as written
 
@@ -47,6 +51,9 @@ struct PowerModel {
   [[nodiscard]] static PowerModel load(const std::string& path);
   [[nodiscard]] static PowerModel from_json(const nlohmann::json& doc, const std::string& where);
   [[nodiscard]] nlohmann::json to_json() const;
+  /// This model as it applies to `gpu`: the weights times the GPU's own scale when it has
+  /// one; activity_scale_by_gpu is empty in the result.
+  [[nodiscard]] PowerModel for_gpu(const GpuSpec& gpu) const;
 };
 
 /// Average board power (W) of a layer with these utilizations of its own latency (each in

@@ -69,7 +69,30 @@ PowerModel PowerModel::from_json(const nlohmann::json& doc, const std::string& w
   }
   m.source = doc["source"].get<std::string>();
   m.calibration = doc.value("calibration", nlohmann::json::object());
+  // Files written before the per-GPU scales (2026-11-24) have none.
+  if (doc.contains("activity_scale_by_gpu")) {
+    const auto& scales = doc["activity_scale_by_gpu"];
+    if (!scales.is_object()) {
+      throw InputError(
+          input_message(where + ".activity_scale_by_gpu", "not an object", "{\"gpu\": scale}"));
+    }
+    for (const auto& [gpu, v] : scales.items()) {
+      m.activity_scale_by_gpu[gpu] =
+          number_field(scales, gpu.c_str(), where + ".activity_scale_by_gpu", 0.1, 10);
+    }
+  }
   return m;
+}
+
+PowerModel PowerModel::for_gpu(const GpuSpec& gpu) const {
+  PowerModel out = *this;
+  out.activity_scale_by_gpu.clear();
+  const auto it = activity_scale_by_gpu.find(gpu.name);
+  if (it != activity_scale_by_gpu.end()) {
+    out.activity.compute_weight *= it->second;
+    out.activity.memory_weight *= it->second;
+  }
+  return out;
 }
 
 nlohmann::json PowerModel::to_json() const {
@@ -84,6 +107,7 @@ nlohmann::json PowerModel::to_json() const {
            {{"core_energy_exponent", cap.core_energy_exponent},
             {"voltage_floor_clock_ratio", cap.voltage_floor_clock_ratio},
             {"min_clock_ratio", cap.min_clock_ratio}}},
+          {"activity_scale_by_gpu", activity_scale_by_gpu},
           {"calibration", calibration}};
 }
 

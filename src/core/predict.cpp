@@ -182,7 +182,7 @@ void set_totals(NetworkPrediction& r) {
 }  // namespace
 
 void set_power(NetworkPrediction& prediction, const PowerModel& power) {
-  assign_power(prediction.predictions, prediction.gpu, power.activity);
+  assign_power(prediction.predictions, prediction.gpu, power.for_gpu(prediction.gpu).activity);
   prediction.power_model = power.source;
   set_totals(prediction);
 }
@@ -297,8 +297,10 @@ void rescale_to_clock(NetworkPrediction& r, const PowerModel& power, double s) {
 
 }  // namespace
 
-void apply_power_limit(NetworkPrediction& prediction, double limit_w, const PowerModel& power) {
+void apply_power_limit(NetworkPrediction& prediction, double limit_w,
+                       const PowerModel& any_gpu_power) {
   const GpuSpec& gpu = prediction.gpu;
+  const PowerModel power = any_gpu_power.for_gpu(gpu);
   if (!(limit_w > gpu.idle_power_w)) {
     throw InputError(input_message("--power-limit", "a cap of " + format_number(limit_w) +
                                                         " W leaves nothing above the idle power of " +

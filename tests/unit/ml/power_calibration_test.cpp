@@ -96,6 +96,46 @@ TEST_F(PowerCalibration, BundledModelIsTheFitOnAllRows) {
   EXPECT_NEAR(bundled.activity.memory_weight, fitted.activity.memory_weight, 1e-9);
   EXPECT_NEAR(bundled.activity.floor_activity, fitted.activity.floor_activity, 1e-9);
   EXPECT_NEAR(bundled.cap.core_energy_exponent, fitted.cap.core_energy_exponent, 1e-9);
+  ASSERT_EQ(bundled.activity_scale_by_gpu.size(), fitted.activity_scale_by_gpu.size());
+  for (const auto& [gpu, scale] : fitted.activity_scale_by_gpu) {
+    ASSERT_EQ(bundled.activity_scale_by_gpu.count(gpu), 1u) << gpu;
+    EXPECT_NEAR(bundled.activity_scale_by_gpu.at(gpu), scale, 1e-9) << gpu;
+  }
+}
+
+TEST_F(PowerCalibration, EachMeasuredGpuHasItsOwnScaleWhichHelpsItsUnseenBatches) {
+  const PowerModel fitted = PowerModel::from_json((*report_)["model"], "report.model");
+  EXPECT_EQ(fitted.activity_scale_by_gpu.size(), 3u);  // 5-8 uncapped configurations each
+  // Batch sizes held out on GPUs the fit has seen (with their scales) against GPUs held out
+  // (shared scale): the per-GPU scale is what the first has and the second cannot.
+  const double lobo = (*report_)["leave_batch_out"]["overall"]["power_mape_pct"].get<double>();
+  const double logo = (*report_)["leave_gpu_out"]["overall"]["power_mape_pct"].get<double>();
+  EXPECT_LT(lobo, logo);
+  EXPECT_EQ((*report_)["leave_batch_out"]["per_gpu"].size(), 3u);
+}
+
+TEST(PowerModelPerGpu, ScalesTheWeightsOfItsGpuOnlyAndRoundTrips) {
+  PowerModel m;
+  m.source = "test fixture (synthetic numbers)";
+  m.activity_scale_by_gpu["gpu-a"] = 0.5;
+  GpuSpec a;
+  a.name = "gpu-a";
+  GpuSpec b;
+  b.name = "gpu-b";
+  const PowerModel for_a = m.for_gpu(a);
+  EXPECT_DOUBLE_EQ(for_a.activity.compute_weight, 0.5 * m.activity.compute_weight);
+  EXPECT_DOUBLE_EQ(for_a.activity.memory_weight, 0.5 * m.activity.memory_weight);
+  EXPECT_DOUBLE_EQ(for_a.activity.floor_activity, m.activity.floor_activity);
+  EXPECT_TRUE(for_a.activity_scale_by_gpu.empty());
+  EXPECT_DOUBLE_EQ(m.for_gpu(b).activity.compute_weight, m.activity.compute_weight);
+  const PowerModel back = PowerModel::from_json(m.to_json(), "x");
+  EXPECT_DOUBLE_EQ(back.activity_scale_by_gpu.at("gpu-a"), 0.5);
+  nlohmann::json old = m.to_json();  // written before the per-GPU scales
+  old.erase("activity_scale_by_gpu");
+  EXPECT_TRUE(PowerModel::from_json(old, "x").activity_scale_by_gpu.empty());
+  nlohmann::json bad = m.to_json();
+  bad["activity_scale_by_gpu"]["gpu-a"] = -1;
+  EXPECT_THROW((void)PowerModel::from_json(bad, "x"), InputError);
 }
 
 TEST_F(PowerCalibration, ScoresMatchAFreshEvaluation) {
