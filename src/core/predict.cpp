@@ -479,9 +479,10 @@ std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
          "  (end-to-end step in an eager framework, incl. launch overhead and input copy)\n";
   if (r.overhead.kernel_time_scale != 1.0) {
     // The host terms may come from --host-ms-per-op; the scale always comes from the fit.
-    out += "            kernel time x" + format_number(r.overhead.kernel_time_scale, 3) +
-           ": this GPU's measuring machine, fitted on its end-to-end rows with its host terms "
-           "(eager_overhead.source)\n";
+    out += "            kernel time x" + format_number(r.overhead.kernel_time_scale, 3) + " = " +
+           format_number(r.kernel_ms * r.overhead.kernel_time_scale, 4) +
+           " ms: this GPU's measuring machine, fitted on its end-to-end rows with its host "
+           "terms (eager_overhead.source)\n";
   }
   // Same terms as eager_latency_ms: say when the host, not the GPU, sets the step time.
   const double host_op_ms =
