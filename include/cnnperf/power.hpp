@@ -51,9 +51,9 @@ struct PowerModel {
   [[nodiscard]] static PowerModel load(const std::string& path);
   [[nodiscard]] static PowerModel from_json(const nlohmann::json& doc, const std::string& where);
   [[nodiscard]] nlohmann::json to_json() const;
-  /// This model as it applies to `gpu`: the weights times the GPU's own scale when it has
-  /// one; activity_scale_by_gpu is empty in the result.
-  [[nodiscard]] PowerModel for_gpu(const GpuSpec& gpu) const;
+  /// The activity weights as they apply to `gpu`: compute and memory weights times the GPU's
+  /// own scale when it has one (a copy of three numbers: called once per prediction).
+  [[nodiscard]] PowerParams activity_for(const GpuSpec& gpu) const;
 };
 
 /// Average board power (W) of a layer with these utilizations of its own latency (each in

@@ -84,13 +84,12 @@ PowerModel PowerModel::from_json(const nlohmann::json& doc, const std::string& w
   return m;
 }
 
-PowerModel PowerModel::for_gpu(const GpuSpec& gpu) const {
-  PowerModel out = *this;
-  out.activity_scale_by_gpu.clear();
+PowerParams PowerModel::activity_for(const GpuSpec& gpu) const {
+  PowerParams out = activity;
   const auto it = activity_scale_by_gpu.find(gpu.name);
   if (it != activity_scale_by_gpu.end()) {
-    out.activity.compute_weight *= it->second;
-    out.activity.memory_weight *= it->second;
+    out.compute_weight *= it->second;
+    out.memory_weight *= it->second;
   }
   return out;
 }

@@ -182,7 +182,7 @@ void set_totals(NetworkPrediction& r) {
 }  // namespace
 
 void set_power(NetworkPrediction& prediction, const PowerModel& power) {
-  assign_power(prediction.predictions, prediction.gpu, power.for_gpu(prediction.gpu).activity);
+  assign_power(prediction.predictions, prediction.gpu, power.activity_for(prediction.gpu));
   prediction.power_model = power.source;
   set_totals(prediction);
 }
@@ -300,7 +300,10 @@ void rescale_to_clock(NetworkPrediction& r, const PowerModel& power, double s) {
 void apply_power_limit(NetworkPrediction& prediction, double limit_w,
                        const PowerModel& any_gpu_power) {
   const GpuSpec& gpu = prediction.gpu;
-  const PowerModel power = any_gpu_power.for_gpu(gpu);
+  // The clock search needs this GPU's activity and the cap response, not the file's metadata.
+  PowerModel power;
+  power.activity = any_gpu_power.activity_for(gpu);
+  power.cap = any_gpu_power.cap;
   if (!(limit_w > gpu.idle_power_w)) {
     throw InputError(input_message("--power-limit", "a cap of " + format_number(limit_w) +
                                                         " W leaves nothing above the idle power of " +

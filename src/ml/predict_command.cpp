@@ -137,7 +137,7 @@ std::string predict_layers_csv_text(const LayerTable& table, const GpuSpec* gpu,
       if (has_sources) sources.push_back(table.table.get(i, "source").value_or(""));
     }
     std::vector<LayerPrediction> part = model.predict_layers_as(layers, target, sources);
-    assign_power(part, target, PowerModel::bundled().for_gpu(target).activity);
+    assign_power(part, target, PowerModel::bundled().activity_for(target));
     for (std::size_t j = 0; j < rows.size(); ++j) predictions[rows[j]] = std::move(part[j]);
   }
   std::vector<std::string> added{"latency_ms", "energy_mj", "avg_power_w", "roofline_ms",

@@ -122,12 +122,11 @@ TEST(PowerModelPerGpu, ScalesTheWeightsOfItsGpuOnlyAndRoundTrips) {
   a.name = "gpu-a";
   GpuSpec b;
   b.name = "gpu-b";
-  const PowerModel for_a = m.for_gpu(a);
-  EXPECT_DOUBLE_EQ(for_a.activity.compute_weight, 0.5 * m.activity.compute_weight);
-  EXPECT_DOUBLE_EQ(for_a.activity.memory_weight, 0.5 * m.activity.memory_weight);
-  EXPECT_DOUBLE_EQ(for_a.activity.floor_activity, m.activity.floor_activity);
-  EXPECT_TRUE(for_a.activity_scale_by_gpu.empty());
-  EXPECT_DOUBLE_EQ(m.for_gpu(b).activity.compute_weight, m.activity.compute_weight);
+  const PowerParams for_a = m.activity_for(a);
+  EXPECT_DOUBLE_EQ(for_a.compute_weight, 0.5 * m.activity.compute_weight);
+  EXPECT_DOUBLE_EQ(for_a.memory_weight, 0.5 * m.activity.memory_weight);
+  EXPECT_DOUBLE_EQ(for_a.floor_activity, m.activity.floor_activity);
+  EXPECT_DOUBLE_EQ(m.activity_for(b).compute_weight, m.activity.compute_weight);
   const PowerModel back = PowerModel::from_json(m.to_json(), "x");
   EXPECT_DOUBLE_EQ(back.activity_scale_by_gpu.at("gpu-a"), 0.5);
   nlohmann::json old = m.to_json();  // written before the per-GPU scales
