@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Features of a (layer, GPU, measurement source) triple for the learned models.
-// Groups (select with `--features`): layer, analytical, gpu, source, ptx and quant (optional).
+// Groups (select with `--features`): layer, analytical, gpu, source, setup, ptx and quant
+// (the last two optional).
 #pragma once
 
 #include <map>
@@ -22,6 +23,9 @@ struct FeatureSpec {
   bool source = true;      ///< measurement source one-hot (timing methods differ)
   bool ptx = false;        ///< executed PTX mix of the matching reference kernel
   bool quant = false;      ///< tile/wave quantization residues (c_out mod 64/128, N*P*Q mod tiles)
+  /// What the timed region held besides the layer: activation and optimizer one-hots. A spec
+  /// read from a model file written before this group existed lists its groups, so it is off.
+  bool setup = true;
 
   /// Parses "default", "all", a comma list of groups ("layer,gpu"), or "+ptx"/"-source"
   /// edits of the default ("all" = every group). Throws InputError naming the unknown group.

@@ -60,6 +60,21 @@ enum class Pass { kForward, kTraining, kBackwardData, kBackwardFilter };
 [[nodiscard]] std::string to_string(Pass pass);
 [[nodiscard]] Pass pass_from_string(std::string_view name);
 
+/// An activation timed together with the layer (MLPredict timed TensorFlow's conv/dense layer
+/// with its bias and activation as one graph). Layer CSV column `activation`.
+enum class Activation { kNone, kRelu, kTanh, kSigmoid };
+[[nodiscard]] std::string to_string(Activation activation);
+/// Accepts none (or empty), relu, tanh, sigmoid. Throws InputError otherwise.
+[[nodiscard]] Activation activation_from_string(std::string_view name);
+
+/// The weight update a training-step row includes (`pass` training). Layer CSV column
+/// `optimizer`; TensorFlow's names are accepted (GradientDescent = sgd, RMSProp = rmsprop).
+enum class Optimizer { kNone, kSgd, kMomentum, kAdagrad, kAdadelta, kRmsprop, kAdam };
+[[nodiscard]] std::string to_string(Optimizer optimizer);
+/// Accepts none (or empty), sgd|gradientdescent, momentum, adagrad, adadelta, rmsprop, adam
+/// (any case). Throws InputError otherwise.
+[[nodiscard]] Optimizer optimizer_from_string(std::string_view name);
+
 /// One operator with its shape. Sizes are element counts; defaults follow DESIGN §3
 /// (1 for sizes, strides, dilation and groups; 0 for padding and bias; fp32; forward).
 struct Layer {
@@ -90,6 +105,10 @@ struct Layer {
   /// PyTorch does by default (torch.backends.cudnn.allow_tf32). Layer CSV rows: false.
   bool allow_tf32 = false;
   Pass pass = Pass::kForward;
+  /// Activation timed with the layer (none: the layer alone, as PyTorch per-op timings are).
+  Activation activation = Activation::kNone;
+  /// Weight update of a training step (none: no update, or not recorded).
+  Optimizer optimizer = Optimizer::kNone;
   /// Number of input tensors read (2 for add/mul, the branch count for concat).
   int num_inputs = 1;
 

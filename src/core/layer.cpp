@@ -185,6 +185,52 @@ Pass pass_from_string(std::string_view name) {
                    "' (expected forward, training, backward_data or backward_filter)");
 }
 
+std::string to_string(Activation activation) {
+  switch (activation) {
+    case Activation::kNone: return "none";
+    case Activation::kRelu: return "relu";
+    case Activation::kTanh: return "tanh";
+    case Activation::kSigmoid: return "sigmoid";
+  }
+  return "none";
+}
+
+Activation activation_from_string(std::string_view name) {
+  const std::string lower = to_lower(name);
+  if (lower.empty() || lower == "none") return Activation::kNone;
+  if (lower == "relu") return Activation::kRelu;
+  if (lower == "tanh") return Activation::kTanh;
+  if (lower == "sigmoid") return Activation::kSigmoid;
+  throw InputError("unknown activation '" + std::string(name) +
+                   "' (expected none, relu, tanh or sigmoid)");
+}
+
+std::string to_string(Optimizer optimizer) {
+  switch (optimizer) {
+    case Optimizer::kNone: return "none";
+    case Optimizer::kSgd: return "sgd";
+    case Optimizer::kMomentum: return "momentum";
+    case Optimizer::kAdagrad: return "adagrad";
+    case Optimizer::kAdadelta: return "adadelta";
+    case Optimizer::kRmsprop: return "rmsprop";
+    case Optimizer::kAdam: return "adam";
+  }
+  return "none";
+}
+
+Optimizer optimizer_from_string(std::string_view name) {
+  const std::string lower = to_lower(name);
+  if (lower.empty() || lower == "none") return Optimizer::kNone;
+  if (lower == "sgd" || lower == "gradientdescent") return Optimizer::kSgd;
+  if (lower == "momentum") return Optimizer::kMomentum;
+  if (lower == "adagrad") return Optimizer::kAdagrad;
+  if (lower == "adadelta") return Optimizer::kAdadelta;
+  if (lower == "rmsprop") return Optimizer::kRmsprop;
+  if (lower == "adam") return Optimizer::kAdam;
+  throw InputError("unknown optimizer '" + std::string(name) +
+                   "' (expected none, sgd, momentum, adagrad, adadelta, rmsprop or adam)");
+}
+
 std::int64_t Layer::h_out() const {
   switch (op_class(op)) {
     case OpClass::kConv:
@@ -298,6 +344,11 @@ void Layer::validate(const std::string& where) const {
   if (pad_h_end < -1 || pad_w_end < -1) {
     throw InputError(where + ": field '" + (pad_h_end < -1 ? "pad_h_end" : "pad_w_end") +
                      "': expected a non-negative integer");
+  }
+  if (optimizer != Optimizer::kNone && pass != Pass::kTraining) {
+    throw InputError(where + ": field 'optimizer': expected none for a " + to_string(pass) +
+                     " pass (an optimizer updates weights in a training step), got " +
+                     to_string(optimizer));
   }
   if (op == Op::kConv2d && (c_in % groups != 0 || c_out % groups != 0)) {
     throw InputError(where + ": field 'groups': expected a divisor of c_in (" +

@@ -50,6 +50,18 @@ Layer layer_from_row(const CsvTable& table, std::size_t row) {
   } catch (const InputError& e) {
     throw InputError(table.where(row) + ": " + e.what());
   }
+  // Set-up columns of the measurement (MLPredict's rows); absent: the layer alone.
+  const auto setup_field = [&](const char* field, auto parse, auto& target) {
+    const auto text = table.get(row, field);
+    if (!text) return;
+    try {
+      target = parse(*text);
+    } catch (const InputError& e) {
+      throw InputError(table.where(row) + ": field '" + field + "': " + e.what());
+    }
+  };
+  setup_field("activation", activation_from_string, layer.activation);
+  setup_field("optimizer", optimizer_from_string, layer.optimizer);
   if (const auto n = table.get(row, "name")) layer.name = *n;
   layer.batch = integer_field(table, row, "batch", nullptr, 1);
   layer.c_in = integer_field(table, row, "c_in", nullptr, 1);

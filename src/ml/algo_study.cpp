@@ -216,10 +216,10 @@ AlgoStudyResult run_algo_study(const TrainingData& data, const std::vector<int>&
   }
 
   const FeatureSpec base_spec;  // today's default groups
-  FeatureSpec quant_spec{false, false, false, false, false};
+  FeatureSpec quant_spec{false, false, false, false, false, false, false};
   quant_spec.quant = true;
   // The classifier sees what is known before running: shape, our mapping, the GPU.
-  const FeatureSpec cls_spec{true, true, true, false, false};
+  const FeatureSpec cls_spec{true, true, true, false, false, false, false};
   spdlog::info("algo study: building features for {} conv rows", n);
   const FeatureMatrix x_base = matrix_of(data, rows, base_spec);
   const FeatureMatrix x_quant = matrix_of(data, rows, quant_spec);

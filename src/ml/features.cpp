@@ -82,6 +82,17 @@ constexpr FeatureDoc kFeatureDocs[] = {
     {"quant", "npq_mod64", "(batch * h_out * w_out) mod 64"},
     {"quant", "npq_mod128", "(batch * h_out * w_out) mod 128"},
     {"quant", "waves_frac", "fractional part of the analytical CTA waves (0 = full last wave)"},
+    // What the timed region held besides the layer (MLPredict: activation, optimizer update).
+    {"setup", "act_relu", "1 when a relu is timed with the layer (column activation)"},
+    {"setup", "act_tanh", "1 when a tanh is timed with the layer"},
+    {"setup", "act_sigmoid", "1 when a sigmoid is timed with the layer"},
+    {"setup", "opt_sgd",
+     "1 when the training step updates weights with plain SGD (column optimizer)"},
+    {"setup", "opt_momentum", "1 for a momentum update (one state tensor per weight)"},
+    {"setup", "opt_adagrad", "1 for an Adagrad update (one state tensor)"},
+    {"setup", "opt_adadelta", "1 for an Adadelta update (two state tensors)"},
+    {"setup", "opt_rmsprop", "1 for an RMSProp update (two state tensors)"},
+    {"setup", "opt_adam", "1 for an Adam update (two state tensors)"},
 };
 
 #ifdef CNNPERF_HAVE_PTX_FEATURES
@@ -118,7 +129,10 @@ FeatureSpec FeatureSpec::parse(std::string_view text) {
     return spec;
   }
   const bool edits = all.front() == '+' || all.front() == '-';
-  if (!edits) spec = FeatureSpec{false, false, false, false, false};
+  if (!edits) {
+    spec.layer = spec.analytical = spec.gpu = spec.source = spec.setup = false;
+    spec.ptx = spec.quant = false;
+  }
   std::size_t start = 0;
   while (start <= all.size()) {
     const std::size_t comma = all.find(',', start);
@@ -136,11 +150,15 @@ FeatureSpec FeatureSpec::parse(std::string_view text) {
     else if (item == "source") spec.source = on;
     else if (item == "ptx") spec.ptx = on;
     else if (item == "quant") spec.quant = on;
+    else if (item == "setup")
+      spec.setup = on;
     else
-      throw InputError("--features: unknown group '" + item +
-                       "' (expected layer, analytical, gpu, source, ptx, quant, default or all)");
+      throw InputError(
+          "--features: unknown group '" + item +
+          "' (expected layer, analytical, gpu, source, setup, ptx, quant, default or all)");
   }
-  if (!spec.layer && !spec.analytical && !spec.gpu && !spec.source && !spec.ptx && !spec.quant) {
+  if (!spec.layer && !spec.analytical && !spec.gpu && !spec.source && !spec.ptx && !spec.quant &&
+      !spec.setup) {
     throw InputError("--features: expected at least one feature group");
   }
 #ifndef CNNPERF_HAVE_PTX_FEATURES
@@ -160,6 +178,7 @@ std::string FeatureSpec::to_string() const {
   add(source, "source");
   add(ptx, "ptx");
   add(quant, "quant");
+  add(setup, "setup");
   return out;
 }
 
@@ -195,6 +214,10 @@ std::vector<std::string> feature_names(const FeatureSpec& spec) {
         (group == "gpu" && spec.gpu) || (group == "source" && spec.source)) {
       names.emplace_back(f.name);
     }
+  }
+  // setup follows the default groups; a model file from before it existed does not list it.
+  for (const auto& f : kFeatureDocs) {
+    if (spec.setup && std::string_view(f.group) == "setup") names.emplace_back(f.name);
   }
 #ifdef CNNPERF_HAVE_PTX_FEATURES
   if (spec.ptx) {
@@ -243,6 +266,15 @@ std::vector<double> feature_row(const Layer& l, const GpuSpec& g, std::string_vi
   }
   if (spec.source) {
     for (const auto& s : known_sources()) row.push_back(source == s ? 1.0 : 0.0);
+  }
+  if (spec.setup) {
+    for (const Activation a : {Activation::kRelu, Activation::kTanh, Activation::kSigmoid}) {
+      row.push_back(l.activation == a ? 1.0 : 0.0);
+    }
+    for (const Optimizer o : {Optimizer::kSgd, Optimizer::kMomentum, Optimizer::kAdagrad,
+                              Optimizer::kAdadelta, Optimizer::kRmsprop, Optimizer::kAdam}) {
+      row.push_back(l.optimizer == o ? 1.0 : 0.0);
+    }
   }
 #ifdef CNNPERF_HAVE_PTX_FEATURES
   if (spec.ptx) {

@@ -19,8 +19,8 @@ void add_train_command(CLI::App& app, Runner& run) {
   sub->add_option("--regressor", opts->regressor, "linear|knn|dtree|rf|xgboost|all")
       ->capture_default_str();
   sub->add_option("--features", opts->features,
-                  "Feature groups: default, all, a list (layer,analytical,gpu,source,ptx,quant) "
-                  "or +group/-group edits")
+                  "Feature groups: default, all, a list "
+                  "(layer,analytical,gpu,source,setup,ptx,quant) or +group/-group edits")
       ->capture_default_str();
   sub->add_option("--sources", opts->sources,
                   "split: one regressor per measurement source (each with 1000+ rows of the op "

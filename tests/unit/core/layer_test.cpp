@@ -119,5 +119,57 @@ TEST(LayerCsv, BadValueNamesLineAndField) {
   EXPECT_THROW((void)parse_layers_csv("op,c_in\nconv2d,1.5\n", "frac.csv"), InputError);
 }
 
+TEST(LayerCsv, ActivationAndOptimizerColumns) {
+  // MLPredict's rows name TensorFlow's optimizers; an empty cell is none.
+  const auto t = parse_layers_csv(
+      "op,c_in,c_out,pass,activation,optimizer\n"
+      "conv2d,8,16,training,tanh,GradientDescent\n"
+      "linear,8,16,training,RELU,RMSProp\n"
+      "conv2d,8,16,forward,,none\n"
+      "linear,8,16,forward,sigmoid,\n",
+      "setup.csv");
+  ASSERT_EQ(t.layers.size(), 4u);
+  EXPECT_EQ(t.layers[0].activation, Activation::kTanh);
+  EXPECT_EQ(t.layers[0].optimizer, Optimizer::kSgd);
+  EXPECT_EQ(t.layers[1].activation, Activation::kRelu);
+  EXPECT_EQ(t.layers[1].optimizer, Optimizer::kRmsprop);
+  EXPECT_EQ(t.layers[2].activation, Activation::kNone);
+  EXPECT_EQ(t.layers[2].optimizer, Optimizer::kNone);
+  EXPECT_EQ(t.layers[3].activation, Activation::kSigmoid);
+  for (const auto o : {Optimizer::kNone, Optimizer::kSgd, Optimizer::kMomentum, Optimizer::kAdagrad,
+                       Optimizer::kAdadelta, Optimizer::kRmsprop, Optimizer::kAdam}) {
+    EXPECT_EQ(optimizer_from_string(to_string(o)), o);
+  }
+  for (const auto a :
+       {Activation::kNone, Activation::kRelu, Activation::kTanh, Activation::kSigmoid}) {
+    EXPECT_EQ(activation_from_string(to_string(a)), a);
+  }
+  // A layer CSV without the columns: the layer alone.
+  const auto plain = parse_layers_csv("op,c_in\nconv2d,8\n", "plain.csv");
+  EXPECT_EQ(plain.layers[0].activation, Activation::kNone);
+  EXPECT_EQ(plain.layers[0].optimizer, Optimizer::kNone);
+}
+
+TEST(LayerCsv, BadActivationOrOptimizerNamesLineAndField) {
+  const auto message = [](const std::string& text) {
+    try {
+      (void)parse_layers_csv(text, "s.csv");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(
+      message("op,activation\nconv2d,relu\nconv2d,gelu\n").find("s.csv:3: field 'activation'"),
+      std::string::npos);
+  EXPECT_NE(message("op,pass,optimizer\nlinear,training,lamb\n").find("s.csv:2: field 'optimizer'"),
+            std::string::npos);
+  // An optimizer only updates weights in a training step.
+  const std::string forward = message("op,pass,optimizer\nlinear,forward,adam\n");
+  EXPECT_NE(forward.find("s.csv:2: field 'optimizer': expected none for a forward pass"),
+            std::string::npos)
+      << forward;
+}
+
 }  // namespace
 }  // namespace cnnperf

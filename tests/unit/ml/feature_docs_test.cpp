@@ -2,10 +2,13 @@
 // Every feature the learned models use is documented in docs/methodology.md.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "cnnperf/features.hpp"
+#include "cnnperf/gpu_spec.hpp"
 #include "cnnperf/io.hpp"
+#include "cnnperf/layer.hpp"
 
 namespace cnnperf {
 namespace {
@@ -21,6 +24,34 @@ TEST(FeatureDocs, EveryFeatureOfEveryNonPtxGroupIsInMethodology) {
     EXPECT_NE(doc.find("| `" + name + "` |"), std::string::npos) << name;
     EXPECT_TRUE(feature_docs().count(name)) << name;
   }
+}
+
+TEST(SetupFeatures, OneHotsFollowTheDefaultGroupsAndOldSpecsLeaveThemOut) {
+  const FeatureSpec defaults = FeatureSpec::parse("default");
+  EXPECT_TRUE(defaults.setup);
+  EXPECT_FALSE(FeatureSpec::parse("-setup").setup);
+  // A model file written before the group existed lists its groups without it.
+  const FeatureSpec old = FeatureSpec::parse("layer,analytical,gpu,source");
+  EXPECT_FALSE(old.setup);
+  const auto old_names = feature_names(old);
+  const auto names = feature_names(defaults);
+  ASSERT_EQ(names.size(), old_names.size() + 9);
+  EXPECT_TRUE(std::equal(old_names.begin(), old_names.end(), names.begin()));
+  EXPECT_EQ(names[old_names.size()], "act_relu");
+  EXPECT_EQ(names.back(), "opt_adam");
+  EXPECT_EQ(FeatureSpec::parse(defaults.to_string()).setup, true);
+
+  FeatureSpec only = FeatureSpec::parse("setup");
+  ASSERT_EQ(feature_names(only).size(), 9u);
+  Layer l;
+  l.c_in = l.c_out = 16;
+  const GpuSpec gpu = *GpuDatabase::bundled().find("v100-sxm2-16gb");
+  EXPECT_EQ(feature_row(l, gpu, "mlpredict", only), std::vector<double>(9, 0.0));
+  l.activation = Activation::kSigmoid;
+  l.pass = Pass::kTraining;
+  l.optimizer = Optimizer::kMomentum;
+  const std::vector<double> want{0, 0, 1, 0, 1, 0, 0, 0, 0};
+  EXPECT_EQ(feature_row(l, gpu, "mlpredict", only), want);
 }
 
 }  // namespace

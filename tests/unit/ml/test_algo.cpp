@@ -178,7 +178,7 @@ TEST(QuantFeatures, ParseNamesAndValues) {
   EXPECT_EQ(names[base.size()], "c_out_mod64");
   EXPECT_EQ(names.back(), "waves_frac");
 
-  FeatureSpec only{false, false, false, false, false};
+  FeatureSpec only{false, false, false, false, false, false, false};
   only.quant = true;
   Layer l;
   l.batch = 2;
