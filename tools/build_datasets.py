@@ -123,10 +123,11 @@ COLUMN_DOC = {
     "padding_mode": ("", "TensorFlow padding: SAME or VALID"),
     "h_out": ("pixels", "TensorFlow's output height (SAME: ceil(H/s), VALID: ceil((H-k+1)/s))"),
     "w_out": ("pixels", "TensorFlow's output width"),
-    "pad_h_end": ("pixels", "bottom padding; = pad_h unless symmetric_pad_exact is 0"),
-    "pad_w_end": ("pixels", "right padding; = pad_w unless symmetric_pad_exact is 0"),
-    "symmetric_pad_exact": ("0/1", "1 if the symmetric canonical columns give TF's output "
-                                   "size exactly; 0 for SAME, stride 1, even kernel"),
+    "pad_h_end": ("pixels", "TF's bottom padding; = pad_h + 1 when symmetric_pad_exact is 0"),
+    "pad_w_end": ("pixels", "TF's right padding; = pad_w + 1 when symmetric_pad_exact is 0"),
+    "symmetric_pad_exact": ("0/1", "1 if TF padded symmetrically (pad_h_end = pad_h); 0 for "
+                                   "SAME with an odd total, where TF pads the input in a "
+                                   "separate op"),
     "optimizer_id": ("", "MLPredict optimizer id: 0 forward only, 1-6 training step"),
     "optimizer": ("", "optimizer name of optimizer_id (none for forward only)"),
     "activation": ("", "fused activation: none, relu, tanh, sigmoid"),
@@ -385,19 +386,19 @@ def map_tf_padding(inp, i, size, kernel, stride, mode, stats):
         stats["valid"] += 1
         return out, 0, 0, True
     out, total = tf_same_geometry(size, kernel, stride)
-    up, down = (total + 1) // 2, total // 2
-    if conv_out(size, up, up, kernel, stride) == out:
-        stats["same_even_total" if up == down else "same_ceil"] += 1
-        return out, up, up, True
-    if conv_out(size, down, down, kernel, stride) == out:
-        stats["same_floor"] += 1
-        return out, down, down, True
-    # No symmetric padding gives TF's size (stride 1 with an even kernel: total = k-1 is
-    # odd). Keep TF's real asymmetric padding: top/left floor(total/2), bottom/right the rest.
+    # TF puts floor(total/2) on top/left and the rest on bottom/right. cuDNN pads
+    # symmetrically only, so with an odd total TF 1.10 pads the input in a separate op
+    # first: write TF's real padding, so the row says so (pad_h_end = pad_h + 1).
+    down = total // 2
     if conv_out(size, down, total - down, kernel, stride) != out:
-        fail(inp.line(i), "asymmetric padding does not reproduce TF SAME output size")
-    stats["same_asymmetric"] += 1
-    return out, down, total - down, False
+        fail(inp.line(i), "TF's SAME padding does not reproduce TF's output size")
+    if total % 2 == 0:
+        stats["same_even_total"] += 1
+    elif stride == 1:
+        stats["same_odd_stride1"] += 1
+    else:
+        stats["same_odd_strided"] += 1
+    return out, down, total - down, total % 2 == 0
 
 
 def build_mlpredict(data_dir, stats):
@@ -410,8 +411,8 @@ def build_mlpredict(data_dir, stats):
                   ["gpu", "batch", "in_features", "out_features", "optimizer_id",
                    "activation", "precision_bits", "time_ms_median", "time_ms_min",
                    "time_ms_max", "time_ms_std", "source_run"])
-    pad_stats = {"valid": 0, "same_even_total": 0, "same_ceil": 0, "same_floor": 0,
-                 "same_asymmetric": 0}
+    pad_stats = {"valid": 0, "same_even_total": 0, "same_odd_stride1": 0,
+                 "same_odd_strided": 0}
     out = []
 
     def common(inp, i, r):

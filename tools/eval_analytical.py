@@ -4,8 +4,9 @@
 
 Per layer: every row of datasets/layers_neusight.csv.gz and datasets/layers_mlpredict.csv.gz
 is predicted with `cnnperf predict --analytical --layers FILE --gpu G --format csv` (one call
-per GPU, since --gpu names one GPU). Rows whose padding cannot be written as a symmetric
-pad_h/pad_w (symmetric_pad_exact == 0, TensorFlow SAME with odd total padding) are skipped.
+per GPU, since --gpu names one GPU). cnnperf reads pad_h_end/pad_w_end, so rows with
+TensorFlow's asymmetric SAME padding (symmetric_pad_exact == 0) are predicted with their real
+geometry (until 2026-11-24 they were skipped). Rows without a positive latency are skipped.
 
 End to end: every single-GPU row of datasets/e2e_torchvision.csv is predicted with
 `cnnperf predict --analytical --net NET --gpu GPU --batch B --precision P --mode M
@@ -140,9 +141,6 @@ def layer_tables(rows_by_source):
         families = defaultdict(list)
         skipped = 0
         for r in rows:
-            if r.get("symmetric_pad_exact", "1") == "0":
-                skipped += 1
-                continue
             meas = float(r["latency_ms"])
             if meas <= 0:
                 skipped += 1

@@ -82,7 +82,8 @@ constexpr FeatureDoc kFeatureDocs[] = {
     {"quant", "npq_mod64", "(batch * h_out * w_out) mod 64"},
     {"quant", "npq_mod128", "(batch * h_out * w_out) mod 128"},
     {"quant", "waves_frac", "fractional part of the analytical CTA waves (0 = full last wave)"},
-    // What the timed region held besides the layer (MLPredict: activation, optimizer update).
+    // What the timed region held besides the layer (MLPredict: activation, optimizer update,
+    // an explicit pad of the input).
     {"setup", "act_relu", "1 when a relu is timed with the layer (column activation)"},
     {"setup", "act_tanh", "1 when a tanh is timed with the layer"},
     {"setup", "act_sigmoid", "1 when a sigmoid is timed with the layer"},
@@ -93,6 +94,9 @@ constexpr FeatureDoc kFeatureDocs[] = {
     {"setup", "opt_adadelta", "1 for an Adadelta update (two state tensors)"},
     {"setup", "opt_rmsprop", "1 for an RMSProp update (two state tensors)"},
     {"setup", "opt_adam", "1 for an Adam update (two state tensors)"},
+    {"setup", "pad_asymmetric",
+     "1 when bottom/right padding differs from top/left: cuDNN pads symmetrically, so the "
+     "framework pads the input in a separate op first (TensorFlow SAME, odd total)"},
 };
 
 #ifdef CNNPERF_HAVE_PTX_FEATURES
@@ -275,6 +279,7 @@ std::vector<double> feature_row(const Layer& l, const GpuSpec& g, std::string_vi
                               Optimizer::kAdadelta, Optimizer::kRmsprop, Optimizer::kAdam}) {
       row.push_back(l.optimizer == o ? 1.0 : 0.0);
     }
+    row.push_back(l.pad_bottom() != l.pad_h || l.pad_right() != l.pad_w ? 1.0 : 0.0);
   }
 #ifdef CNNPERF_HAVE_PTX_FEATURES
   if (spec.ptx) {

@@ -35,22 +35,25 @@ TEST(SetupFeatures, OneHotsFollowTheDefaultGroupsAndOldSpecsLeaveThemOut) {
   EXPECT_FALSE(old.setup);
   const auto old_names = feature_names(old);
   const auto names = feature_names(defaults);
-  ASSERT_EQ(names.size(), old_names.size() + 9);
+  ASSERT_EQ(names.size(), old_names.size() + 10);
   EXPECT_TRUE(std::equal(old_names.begin(), old_names.end(), names.begin()));
   EXPECT_EQ(names[old_names.size()], "act_relu");
-  EXPECT_EQ(names.back(), "opt_adam");
+  EXPECT_EQ(names.back(), "pad_asymmetric");
   EXPECT_EQ(FeatureSpec::parse(defaults.to_string()).setup, true);
 
   FeatureSpec only = FeatureSpec::parse("setup");
-  ASSERT_EQ(feature_names(only).size(), 9u);
+  ASSERT_EQ(feature_names(only).size(), 10u);
   Layer l;
   l.c_in = l.c_out = 16;
   const GpuSpec gpu = *GpuDatabase::bundled().find("v100-sxm2-16gb");
-  EXPECT_EQ(feature_row(l, gpu, "mlpredict", only), std::vector<double>(9, 0.0));
+  EXPECT_EQ(feature_row(l, gpu, "mlpredict", only), std::vector<double>(10, 0.0));
   l.activation = Activation::kSigmoid;
   l.pass = Pass::kTraining;
   l.optimizer = Optimizer::kMomentum;
-  const std::vector<double> want{0, 0, 1, 0, 1, 0, 0, 0, 0};
+  l.kernel_h = l.kernel_w = 2;
+  l.h_in = l.w_in = 8;
+  l.pad_h_end = 1;  // TensorFlow SAME, stride 1, even kernel: top 0, bottom 1
+  const std::vector<double> want{0, 0, 1, 0, 1, 0, 0, 0, 0, 1};
   EXPECT_EQ(feature_row(l, gpu, "mlpredict", only), want);
 }
 
