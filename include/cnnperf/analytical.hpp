@@ -35,7 +35,7 @@ struct LayerEstimate {
   double bytes = 0;             ///< compulsory DRAM bytes
   double arithmetic_intensity = 0;  ///< flops / bytes
   double peak_tflops = 0;       ///< compute peak used for this layer (dtype, tensor cores)
-  double roofline_ms = 0;       ///< max(flops/peak, bytes/bandwidth): the physical lower bound
+  double roofline_ms = 0;  ///< max(fewest flops/peak, bytes/bandwidth): the physical lower bound
   double compute_ms = 0;        ///< quantized compute time of the chosen mapping
   double memory_ms = 0;         ///< modeled DRAM traffic time
   double latency_ms = 0;        ///< the model's estimate (>= roofline_ms)
@@ -57,8 +57,14 @@ struct LayerEstimate {
 [[nodiscard]] LayerEstimate estimate_layer(const Layer& layer, const GpuSpec& gpu,
                                            const AnalyticalParams& params = {});
 
-/// Roofline lower bound of a layer, ms (no overheads, peak rates).
+/// Roofline lower bound of a layer, ms (no overheads, peak rates): max(bytes / bandwidth,
+/// flops / fast_algorithm_flop_reduction / peak).
 [[nodiscard]] double roofline_ms(const Layer& layer, const GpuSpec& gpu);
+
+/// How many times fewer flops than direct convolution the fastest algorithm a library may
+/// run needs (>= 1): Winograd F(4x4,3x3) 4x for 3x3, FFT kh*kw/4; stride-1, undilated
+/// convolutions only, 1 for every other layer.
+[[nodiscard]] double fast_algorithm_flop_reduction(const Layer& layer);
 
 /// The compute peak (TFLOPS) a layer of this dtype/op can use on `gpu`.
 [[nodiscard]] double compute_peak_tflops(const Layer& layer, const GpuSpec& gpu);
