@@ -23,8 +23,9 @@ struct FeatureSpec {
   bool source = true;      ///< measurement source one-hot (timing methods differ)
   bool ptx = false;        ///< executed PTX mix of the matching reference kernel
   bool quant = false;      ///< tile/wave quantization residues (c_out mod 64/128, N*P*Q mod tiles)
-  /// What the timed region held besides the layer: activation and optimizer one-hots. A spec
-  /// read from a model file written before this group existed lists its groups, so it is off.
+  /// What the timed region held besides the layer: activation and optimizer one-hots and
+  /// asymmetric padding (a separate pad op). A spec read from a model file written before this
+  /// group existed lists its groups, so it is off.
   bool setup = true;
 
   /// Parses "default", "all", a comma list of groups ("layer,gpu"), or "+ptx"/"-source"

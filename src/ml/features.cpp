@@ -154,8 +154,7 @@ FeatureSpec FeatureSpec::parse(std::string_view text) {
     else if (item == "source") spec.source = on;
     else if (item == "ptx") spec.ptx = on;
     else if (item == "quant") spec.quant = on;
-    else if (item == "setup")
-      spec.setup = on;
+    else if (item == "setup") spec.setup = on;
     else
       throw InputError(
           "--features: unknown group '" + item +
