@@ -19,7 +19,15 @@ bool runs_tf32(const Layer& layer, const GpuSpec& gpu) {
 
 namespace {
 
-double roofline_with(const Layer& layer, const GpuSpec& gpu, double flop_reduction);
+// Direct-convolution flops over the peak and compulsory bytes over the bandwidth, ms, of the
+// pass the layer describes.
+struct RooflineTerms {
+  double direct_compute_ms = 0;
+  double memory_ms = 0;
+};
+RooflineTerms roofline_terms(const Layer& layer, const GpuSpec& gpu);
+// The physical lower bound from those terms: the fewest flops any algorithm needs, or bytes.
+double lower_bound_ms(const RooflineTerms& terms, const Layer& layer);
 
 // Tile menu of a cuDNN/CUTLASS-like implicit GEMM (fp32 SIMT). Efficiencies are the share of
 // the SM's FMA peak a full tile sustains: larger tiles reuse more operands per load.
@@ -118,14 +126,16 @@ void finish(LayerEstimate& e, const Layer& layer, const GpuSpec& gpu, const Anal
   const double factor = pass_work_factor(layer);
   e.compute_ms *= factor;
   e.memory_ms *= factor;
-  e.roofline_ms = roofline_ms(layer, gpu);
+  const RooflineTerms bound = roofline_terms(layer, gpu);
+  e.roofline_ms = lower_bound_ms(bound, layer);
   if (e.kernels > 0) e.kernels = static_cast<int>(std::lround(e.kernels * factor));
   const double overhead_ms = e.kernels * p.kernel_overhead_ms;
   const double body_ms = std::max(e.compute_ms, e.memory_ms);
   // The estimate itself stays at or above the direct-convolution flops over the peak: its
   // Winograd mapping alone is optimistic (NeuSight conv rows: 48.7 % MAPE instead of 31.0 %
   // on non-fused Winograd kernels without this floor). roofline_ms is the physical bound.
-  e.latency_ms = std::max(body_ms + overhead_ms, roofline_with(layer, gpu, 1.0));
+  e.latency_ms =
+      std::max(body_ms + overhead_ms, std::max(bound.direct_compute_ms, bound.memory_ms));
   if (e.kernels == 0) {
     e.bound = "none";
   } else if (overhead_ms > body_ms) {
@@ -264,22 +274,23 @@ double fast_algorithm_flop_reduction(const Layer& layer) {
 
 namespace {
 
-// max(flops / reduction / peak, bytes / bandwidth) of the pass the layer describes.
-double roofline_with(const Layer& layer, const GpuSpec& gpu, double flop_reduction) {
+RooflineTerms roofline_terms(const Layer& layer, const GpuSpec& gpu) {
   const double factor = pass_work_factor(layer);
   const double peak = compute_peak_tflops(layer, gpu) * 1e12 / kMsPerSecond;
   const double bw = gpu.memory_bandwidth_gbs * 1e9 / kMsPerSecond;
-  const double compute = peak > 0 ? layer.flops() * factor / flop_reduction / peak : 0;
-  const double memory = bw > 0 ? layer.bytes() * factor / bw : 0;
-  return std::max(compute, memory);
+  return {peak > 0 ? layer.flops() * factor / peak : 0, bw > 0 ? layer.bytes() * factor / bw : 0};
+}
+
+double lower_bound_ms(const RooflineTerms& terms, const Layer& layer) {
+  // NeuSight measured Winograd and FFT convolutions at down to 0.44x the direct-convolution
+  // flops over the peak (datasets/layers_neusight.csv.gz): direct flops are no bound.
+  return std::max(terms.direct_compute_ms / fast_algorithm_flop_reduction(layer), terms.memory_ms);
 }
 
 }  // namespace
 
 double roofline_ms(const Layer& layer, const GpuSpec& gpu) {
-  // The fewest flops any algorithm needs: NeuSight measured Winograd and FFT convolutions at
-  // down to 0.44x the direct-convolution flops over the peak (datasets/layers_neusight.csv.gz).
-  return roofline_with(layer, gpu, fast_algorithm_flop_reduction(layer));
+  return lower_bound_ms(roofline_terms(layer, gpu), layer);
 }
 
 LayerEstimate estimate_layer(const Layer& layer, const GpuSpec& gpu, const AnalyticalParams& p) {
