@@ -2,6 +2,7 @@
 // End-to-end (whole network, eager framework) rows, overhead calibration and evaluation.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -40,6 +41,8 @@ using E2eTerms = EagerTerms;
 /// (Nelder-Mead from several starts): the terms of GPUs without rows of their own. Then each
 /// GPU with 50 or more rows in `subset` gets its own host_ms_per_op, fixed_ms,
 /// training_host_factor and kernel_time_scale (0.5 to 2) in `per_gpu`, with the shared gap.
+/// Last, each zoo network, precision and mode in `subset` gets a step scale in `per_network`
+/// (0.5 to 2): its rows' geometric-mean ratio measured / predicted, shrunk toward 1.
 [[nodiscard]] EagerOverhead calibrate_overhead(const std::vector<E2eRow>& rows,
                                                const std::vector<E2eTerms>& terms,
                                                const std::vector<std::size_t>& subset);
@@ -58,13 +61,20 @@ struct E2eEvaluation {
 /// rows, predicted on the held-out network's: seen GPUs, unseen networks.
 [[nodiscard]] E2eEvaluation evaluate_e2e_leave_network_out(const std::vector<E2eRow>& rows,
                                                            const std::vector<E2eTerms>& terms);
+/// K-fold over configurations (network, precision, mode, GPU and batch; a configuration's
+/// repeated runs stay in one fold), folds assigned by `seed`: seen GPUs and networks, an
+/// unseen configuration of them. Throws InputError unless folds >= 2.
+[[nodiscard]] E2eEvaluation evaluate_e2e_config_folds(const std::vector<E2eRow>& rows,
+                                                      const std::vector<E2eTerms>& terms, int folds,
+                                                      std::uint64_t seed);
 inline constexpr int kEagerOverheadSchemaVersion = 1;
 
 /// Calibrates `model`'s eager overhead on an end-to-end CSV: the overhead fitted on every
 /// row, and a report with leave-one-GPU-out and in-sample metrics (overall and per GPU).
 struct E2eCalibration {
   EagerOverhead overhead;
-  nlohmann::json report;  ///< {"file", "rows", "leave-gpu-out", "leave-network-out", "in-sample"}
+  /// {"file", "rows", "leave-gpu-out", "leave-network-out", "config-folds", "in-sample"}
+  nlohmann::json report;
 };
 [[nodiscard]] E2eCalibration calibrate_e2e(const std::string& path, const LatencyModel& model);
 

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -46,9 +47,17 @@ struct GpuEagerCalibration {
   int rows = 0;                     ///< end-to-end rows it was fitted on
 };
 
+/// How far the measured steps of one zoo network (at one precision and mode) ran from the
+/// end-to-end formula on the GPUs that measured it: a model error of that network (ops the
+/// zoo or the kernel model miss), shrunk toward 1 by its row count.
+struct NetworkStepScale {
+  double step_scale = 1;  ///< multiplies max(GPU time, host time) of that network's step
+  int rows = 0;           ///< end-to-end rows it was fitted on (all at their measured batch)
+};
+
 /// What an eager framework adds around the kernels of one step (DESIGN `latency_ms`):
-/// wall = fixed + input copy + max(kernel time x kernel_time_scale + per-kernel gaps,
-/// host issue time).
+/// wall = fixed + input copy + step_scale x max(kernel time x kernel_time_scale + per-kernel
+/// gaps, host issue time).
 struct EagerOverhead {
   double host_ms_per_op = 0.012;     ///< host-side dispatch per op (framework + launch), ms
   double gpu_gap_ms_per_kernel = 0.002;  ///< idle gap between dependent kernels, ms
@@ -59,6 +68,10 @@ struct EagerOverhead {
   /// Per-GPU terms by GPU database name (GpuSpec::name), for GPUs with end-to-end rows;
   /// overhead_for_gpu applies them. Empty for a single overhead.
   std::map<std::string, GpuEagerCalibration> per_gpu;
+  /// Per-network step scales by network_step_key, for zoo networks with end-to-end rows;
+  /// overhead_for applies them. Empty for a single overhead.
+  std::map<std::string, NetworkStepScale> per_network;
+  double step_scale = 1.0;           ///< 1 unless a network's own scale applies (overhead_for)
   std::string source = "default";    ///< where these numbers came from
 };
 
@@ -127,9 +140,19 @@ struct EagerTerms {
   double input_bytes = 0;  ///< input batch copied host-to-device, bytes
   bool training = false;
 };
-/// wall = fixed + input copy + max(kernel time x kernel_time_scale + per-kernel gaps, host
-/// issue time), ms. `overhead` is one GPU's (overhead_for_gpu); its per_gpu map is not read.
+/// wall = fixed + input copy + step_scale x max(kernel time x kernel_time_scale + per-kernel
+/// gaps, host issue time), ms. `overhead` is one GPU's and one network's (overhead_for); its
+/// per_gpu and per_network maps are not read.
 [[nodiscard]] double eager_latency_ms(const EagerTerms& terms, const EagerOverhead& overhead);
+
+/// The key of EagerOverhead::per_network: "<zoo name> <precision> <mode>", e.g.
+/// "resnet50 fp16 inference".
+[[nodiscard]] std::string network_step_key(std::string_view zoo_name, DType dtype, Mode mode);
+/// `overhead` as it applies to `gpu` (overhead_for_gpu) and to the network of `network_key`
+/// (network_step_key; empty for a network outside the zoo): its step_scale when per_network
+/// has it (source says so), 1 otherwise; per_gpu and per_network are empty in the result.
+[[nodiscard]] EagerOverhead overhead_for(const EagerOverhead& overhead, const GpuSpec& gpu,
+                                         const std::string& network_key);
 
 /// What a power cap did to a prediction (NetworkPrediction::power_cap).
 struct PowerCapOutcome {

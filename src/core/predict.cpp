@@ -17,6 +17,7 @@ nlohmann::json to_json(const EagerOverhead& o) {
                         {"h2d_gbs", o.h2d_gbs},
                         {"training_host_factor", o.training_host_factor},
                         {"kernel_time_scale", o.kernel_time_scale},
+                        {"step_scale", o.step_scale},
                         {"source", o.source}};
   if (!o.per_gpu.empty()) {
     nlohmann::json per_gpu = nlohmann::json::object();
@@ -28,6 +29,13 @@ nlohmann::json to_json(const EagerOverhead& o) {
                       {"rows", c.rows}};
     }
     out["per_gpu"] = per_gpu;
+  }
+  if (!o.per_network.empty()) {
+    nlohmann::json per_network = nlohmann::json::object();
+    for (const auto& [key, n] : o.per_network) {
+      per_network[key] = {{"step_scale", n.step_scale}, {"rows", n.rows}};
+    }
+    out["per_network"] = per_network;
   }
   return out;
 }
@@ -73,6 +81,20 @@ EagerOverhead eager_overhead_from_json(const nlohmann::json& j, const std::strin
         throw InputError(at + ": expected positive host_ms_per_op and kernel_time_scale");
       }
       o.per_gpu.emplace(gpu, g);
+    }
+  }
+  // Files written before the per-network scales (2026-11-24) have neither key.
+  if (j.contains("step_scale")) o.step_scale = number("step_scale");
+  if (j.contains("per_network")) {
+    const auto& per_network = j["per_network"];
+    if (!per_network.is_object()) throw InputError(where + ".per_network: expected an object");
+    for (const auto& [key, n] : per_network.items()) {
+      const std::string at = where + ".per_network." + key;
+      NetworkStepScale scale;
+      scale.step_scale = json_number(n, "step_scale", at);
+      scale.rows = static_cast<int>(json_number(n, "rows", at));
+      if (scale.step_scale <= 0) throw InputError(at + ".step_scale: expected a positive number");
+      o.per_network.emplace(key, scale);
     }
   }
   if (!j.contains("source") || !j["source"].is_string()) {
@@ -135,11 +157,27 @@ EagerOverhead overhead_for_gpu(const EagerOverhead& overhead, const GpuSpec& gpu
   return out;
 }
 
+std::string network_step_key(std::string_view zoo_name, DType dtype, Mode mode) {
+  return std::string(zoo_name) + " " + to_string(dtype) + " " + to_string(mode);
+}
+
+EagerOverhead overhead_for(const EagerOverhead& overhead, const GpuSpec& gpu,
+                           const std::string& network_key) {
+  EagerOverhead out = overhead_for_gpu(overhead, gpu);
+  out.per_network.clear();
+  const auto it = overhead.per_network.find(network_key);
+  if (network_key.empty() || it == overhead.per_network.end()) return out;
+  out.step_scale = it->second.step_scale;
+  out.source += "; step time of " + network_key + " x " + format_number(out.step_scale, 3) +
+                ", fitted on its " + std::to_string(it->second.rows) + " end-to-end rows";
+  return out;
+}
+
 double eager_latency_ms(const EagerTerms& t, const EagerOverhead& o) {
   const double host_ms = t.ops * o.host_ms_per_op * (t.training ? o.training_host_factor : 1.0);
   const double gpu_ms = t.kernel_ms * o.kernel_time_scale + t.kernels * o.gpu_gap_ms_per_kernel;
   const double copy_ms = o.h2d_gbs > 0 ? t.input_bytes / (o.h2d_gbs * 1e6) : 0;
-  return o.fixed_ms + copy_ms + std::max(gpu_ms, host_ms);
+  return o.fixed_ms + copy_ms + o.step_scale * std::max(gpu_ms, host_ms);
 }
 
 namespace {
@@ -158,8 +196,9 @@ StepTotals step_totals(double kernel_ms, double layer_energy_mj, const NetworkPr
   StepTotals t;
   t.kernel_ms = kernel_ms;
   t.latency_ms = eager_latency_ms(terms, r.overhead);
-  // A per-GPU kernel-time scale stretches the kernels at their predicted power.
-  const double scale = r.overhead.kernel_time_scale;
+  // A per-GPU kernel-time scale (and a network's step scale) stretches the kernels at their
+  // predicted power.
+  const double scale = r.overhead.kernel_time_scale * r.overhead.step_scale;
   t.energy_mj = layer_energy_mj * scale +
                 std::max(0.0, t.latency_ms - kernel_ms * scale) * r.gpu.idle_power_w;
   return t;
@@ -223,7 +262,10 @@ NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
                                                  network.input_h * network.input_w) *
                              bytes_per_element(result.precision);
   result.eager.training = mode == Mode::kTraining;
-  result.overhead = overhead_for_gpu(model.eager_overhead(), gpu);
+  result.overhead =
+      overhead_for(model.eager_overhead(), gpu,
+                   network.source == "zoo" ? network_step_key(network.name, result.precision, mode)
+                                           : std::string());
   set_power(result, power);
   result.eager.kernel_ms = result.kernel_ms;
   // One summary line, not one per layer: the per-layer flag is in every output format.
@@ -486,6 +528,11 @@ std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
            format_number(r.kernel_ms * r.overhead.kernel_time_scale, 4) +
            " ms: this GPU's measuring machine, fitted on its end-to-end rows with its host "
            "terms (eager_overhead.source)\n";
+  }
+  if (r.overhead.step_scale != 1.0) {
+    out += "            step x" + format_number(r.overhead.step_scale, 3) + ": " + r.network +
+           "'s measured " + to_string(r.precision) + " " + to_string(r.mode) +
+           " steps against this formula (eager_overhead.source)\n";
   }
   // Same terms as eager_latency_ms: say when the host, not the GPU, sets the step time.
   const double host_op_ms =

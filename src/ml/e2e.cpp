@@ -7,9 +7,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <functional>
 #include <limits>
 #include <map>
+#include <numeric>
+#include <random>
 #include <tuple>
 
 #include "cnnperf/error.hpp"
@@ -31,8 +32,9 @@ std::vector<E2eRow> load_e2e_rows(const std::string& path) {
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
     if (t.get(r, "num_gpus").value_or("1") != "1") continue;
     E2eRow row;
-    row.network = *t.get(r, "network");
-    if (find_zoo_entry(row.network) == nullptr) continue;
+    const ZooEntry* entry = find_zoo_entry(*t.get(r, "network"));
+    if (entry == nullptr) continue;
+    row.network = entry->name;  // the zoo's spelling, as network_step_key takes it
     row.gpu_name = *t.get(r, "gpu");
     auto it = cache.find(row.gpu_name);
     if (it == cache.end()) {
@@ -191,6 +193,17 @@ GpuEagerCalibration calibrate_gpu(const EagerOverhead& shared, const std::vector
           static_cast<int>(gpu_rows.size())};
 }
 
+// Stage three's prior: a network's scale is its rows' geometric-mean ratio with one more row
+// at ratio 1, so a network measured once moves half-way (10-fold over configurations
+// preferred 1 to 0.3 and 3; docs/accuracy.md).
+constexpr double kNetworkPriorRows = 1.0;
+// A network that runs more than 2x off the formula points at a zoo or model defect.
+constexpr double kMaxStepScale = 2.0;
+
+std::string step_key(const E2eRow& row) {
+  return network_step_key(row.network, row.dtype, row.mode);
+}
+
 // Metrics of `subset`; adjusted R-squared counts the shared terms and four per GPU of the
 // subset that has enough rows for its own.
 Metrics metrics_for(const std::vector<E2eRow>& rows, const std::vector<double>& pred,
@@ -245,6 +258,21 @@ EagerOverhead calibrate_overhead(const std::vector<E2eRow>& rows,
       out.per_gpu[gpu] = calibrate_gpu(out, rows, terms, gpu_rows);
     }
   }
+  // Stage three: what is left is largely a property of the network (ops the zoo or the
+  // kernel model miss, e.g. 15-30 % on some networks at one precision across all four GPUs),
+  // so each network, precision and mode gets the geometric mean of its rows' ratios
+  // measured / predicted, shrunk toward 1 as if one more row had ratio 1.
+  std::map<std::string, std::pair<double, int>> log_ratios;
+  for (const auto i : subset) {
+    const double predicted = eager_latency_ms(terms[i], overhead_for_gpu(out, rows[i].gpu));
+    auto& [sum, n] = log_ratios[step_key(rows[i])];
+    sum += std::log(rows[i].latency_ms / predicted);
+    ++n;
+  }
+  for (const auto& [key, s] : log_ratios) {
+    const double scale = std::exp(s.first / (s.second + kNetworkPriorRows));
+    out.per_network[key] = {std::clamp(scale, 1.0 / kMaxStepScale, kMaxStepScale), s.second};
+  }
   return out;
 }
 
@@ -255,7 +283,8 @@ E2eEvaluation evaluate_e2e(const std::vector<E2eRow>& rows, const std::vector<E2
   std::vector<std::size_t> all(rows.size());
   std::map<std::string, std::vector<std::size_t>> by_gpu;
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    ev.predicted_ms[i] = eager_latency_ms(terms[i], overhead_for_gpu(overhead, rows[i].gpu));
+    ev.predicted_ms[i] =
+        eager_latency_ms(terms[i], overhead_for(overhead, rows[i].gpu, step_key(rows[i])));
     all[i] = i;
     by_gpu[rows[i].gpu.name].push_back(i);
   }
@@ -266,27 +295,29 @@ E2eEvaluation evaluate_e2e(const std::vector<E2eRow>& rows, const std::vector<E2
 
 namespace {
 
-// Each group of rows (by `group_of`) predicted by an overhead calibrated on the other groups'
-// rows; metrics per GPU and overall. A GPU absent from a fit gets the shared terms.
-E2eEvaluation evaluate_leave_group_out(
-    const std::vector<E2eRow>& rows, const std::vector<E2eTerms>& terms,
-    const std::function<const std::string&(const E2eRow&)>& group_of) {
+// Each group of rows (`group[i]` is row i's) predicted by an overhead calibrated on the
+// other groups' rows; metrics per GPU and overall. A GPU absent from a fit gets the shared
+// terms, a network absent from it no step scale.
+E2eEvaluation evaluate_leave_group_out(const std::vector<E2eRow>& rows,
+                                       const std::vector<E2eTerms>& terms,
+                                       const std::vector<std::string>& group) {
   E2eEvaluation ev;
   ev.predicted_ms.resize(rows.size());
   std::map<std::string, std::vector<std::size_t>> by_group;
   std::map<std::string, std::vector<std::size_t>> by_gpu;
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    by_group[group_of(rows[i])].push_back(i);
+    by_group[group[i]].push_back(i);
     by_gpu[rows[i].gpu.name].push_back(i);
   }
-  for (const auto& [group, held_out] : by_group) {
+  for (const auto& [name, held_out] : by_group) {
     std::vector<std::size_t> train;
     for (std::size_t i = 0; i < rows.size(); ++i) {
-      if (group_of(rows[i]) != group) train.push_back(i);
+      if (group[i] != name) train.push_back(i);
     }
     const EagerOverhead o = calibrate_overhead(rows, terms, train);
     for (const auto i : held_out) {
-      ev.predicted_ms[i] = eager_latency_ms(terms[i], overhead_for_gpu(o, rows[i].gpu));
+      ev.predicted_ms[i] =
+          eager_latency_ms(terms[i], overhead_for(o, rows[i].gpu, step_key(rows[i])));
     }
   }
   for (const auto& [gpu, idx] : by_gpu) ev.per_gpu[gpu] = metrics_for(rows, ev.predicted_ms, idx);
@@ -301,15 +332,50 @@ E2eEvaluation evaluate_leave_group_out(
 E2eEvaluation evaluate_e2e_leave_gpu_out(const std::vector<E2eRow>& rows,
                                          const std::vector<E2eTerms>& terms) {
   // The held-out GPU has no per-GPU terms in its fit: it gets the shared ones.
-  return evaluate_leave_group_out(
-      rows, terms, [](const E2eRow& row) -> const std::string& { return row.gpu.name; });
+  std::vector<std::string> group;
+  for (const auto& row : rows) group.push_back(row.gpu.name);
+  return evaluate_leave_group_out(rows, terms, group);
 }
 
 E2eEvaluation evaluate_e2e_leave_network_out(const std::vector<E2eRow>& rows,
                                              const std::vector<E2eTerms>& terms) {
-  return evaluate_leave_group_out(
-      rows, terms, [](const E2eRow& row) -> const std::string& { return row.network; });
+  std::vector<std::string> group;
+  for (const auto& row : rows) group.push_back(row.network);
+  return evaluate_leave_group_out(rows, terms, group);
 }
+
+E2eEvaluation evaluate_e2e_config_folds(const std::vector<E2eRow>& rows,
+                                        const std::vector<E2eTerms>& terms, int folds,
+                                        std::uint64_t seed) {
+  if (folds < 2) {
+    throw InputError("end-to-end folds: expected 2 or more, got " + std::to_string(folds));
+  }
+  // A configuration's repeated runs (the RTX 2080 Ti's machines) go to one fold together.
+  std::vector<std::string> config;
+  for (const auto& row : rows) {
+    config.push_back(step_key(row) + " on " + row.gpu.name + " batch " + std::to_string(row.batch));
+  }
+  std::vector<std::string> distinct = config;
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  std::vector<std::size_t> order(distinct.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::mt19937_64 rng(seed);
+  std::shuffle(order.begin(), order.end(), rng);
+  std::map<std::string, std::string> fold_of;
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    fold_of[distinct[order[k]]] = std::to_string(k % static_cast<std::size_t>(folds));
+  }
+  std::vector<std::string> group;
+  for (const auto& c : config) group.push_back(fold_of[c]);
+  return evaluate_leave_group_out(rows, terms, group);
+}
+
+namespace {
+// The configuration k-fold of calibrate_e2e's report: fixed, so that reports compare.
+constexpr int kE2eConfigFolds = 10;
+constexpr std::uint64_t kE2eFoldSeed = 42;
+}  // namespace
 
 E2eCalibration calibrate_e2e(const std::string& path, const LatencyModel& model) {
   const auto rows = load_e2e_rows(path);
@@ -324,6 +390,7 @@ E2eCalibration calibrate_e2e(const std::string& path, const LatencyModel& model)
                         " rows) with " + model.name() + " kernel times";
   const E2eEvaluation logo = evaluate_e2e_leave_gpu_out(rows, terms);
   const E2eEvaluation lono = evaluate_e2e_leave_network_out(rows, terms);
+  const E2eEvaluation folds = evaluate_e2e_config_folds(rows, terms, kE2eConfigFolds, kE2eFoldSeed);
   const E2eEvaluation in_sample = evaluate_e2e(rows, terms, out.overhead);
   auto section = [](const E2eEvaluation& e) {
     nlohmann::json per_gpu = nlohmann::json::object();
@@ -334,6 +401,7 @@ E2eCalibration calibrate_e2e(const std::string& path, const LatencyModel& model)
                 {"rows", rows.size()},
                 {"leave-gpu-out", section(logo)},
                 {"leave-network-out", section(lono)},
+                {"config-folds", section(folds)},
                 {"in-sample", section(in_sample)}};
   return out;
 }

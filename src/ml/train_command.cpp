@@ -153,7 +153,7 @@ std::string render(const nlohmann::json& report, OutputFormat format) {
     rows.push_back(std::move(line));
   }
   if (report.contains("e2e")) {
-    for (const char* scheme : {"leave-gpu-out", "leave-network-out", "in-sample"}) {
+    for (const char* scheme : {"leave-gpu-out", "leave-network-out", "config-folds", "in-sample"}) {
       if (!report["e2e"].contains(scheme)) continue;  // reports of older model files
       const auto& section = report["e2e"][scheme];
       std::vector<std::string> line = {"eager-overhead", "end-to-end", scheme, "all"};
@@ -257,6 +257,7 @@ nlohmann::json analytical_overhead_report(const TrainOptions& options) {
         {"calibration",
          {{"leave-gpu-out", e2e.report["leave-gpu-out"]["overall"]},
           {"leave-network-out", e2e.report["leave-network-out"]["overall"]},
+          {"config-folds", e2e.report["config-folds"]["overall"]},
           {"in-sample", e2e.report["in-sample"]["overall"]}}}};
     write_output(options.out, file.dump(2) + "\n");
     spdlog::info("wrote {}", options.out);

@@ -5,32 +5,19 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 
 #include "cnnperf/e2e.hpp"
 #include "cnnperf/error.hpp"
+#include "synthetic_e2e.hpp"
 
 namespace cnnperf {
 namespace {
 
-GpuSpec named_gpu(const std::string& name) {
-  GpuSpec g;
-  g.name = name;
-  g.display_name = name;
-  return g;
-}
-
-// Shared terms and two machines with terms of their own (SYNTHETIC numbers).
-EagerOverhead two_machine_truth() {
-  EagerOverhead truth;
-  truth.host_ms_per_op = 0.04;
-  truth.gpu_gap_ms_per_kernel = 0.0;
-  truth.fixed_ms = 1.0;
-  truth.training_host_factor = 4;
-  truth.per_gpu["gpu-a"] = {0.03, 0.5, 3.0, 0.8, 120};
-  truth.per_gpu["gpu-b"] = {0.07, 2.0, 6.0, 1.3, 120};
-  return truth;
-}
+using testing::every_row;
+using testing::named_gpu;
+using testing::synthetic_e2e_rows;
+using testing::two_machine_truth;
+using testing::SyntheticE2e;
 
 TEST(EagerOverheadPerGpu, AppliesAGpusOwnTermsAndKeepsTheSharedOnesForOthers) {
   EagerOverhead o = two_machine_truth();
@@ -94,42 +81,14 @@ TEST(EagerOverheadPerGpu, RoundTripsThroughJsonAndReadsFilesWithoutIt) {
 
 // SYNTHETIC rows from known terms: two machines with different host speeds and kernel
 // efficiencies, and a third GPU with too few rows for terms of its own.
-struct SyntheticE2e {
-  std::vector<E2eRow> rows;
-  std::vector<E2eTerms> terms;
-};
-
 SyntheticE2e synthetic_rows(const EagerOverhead& truth) {
-  SyntheticE2e d;
-  std::mt19937_64 rng(7);
-  std::uniform_real_distribution<double> kernel(0.5, 40.0);
-  std::uniform_int_distribution<int> ops(40, 400);
-  for (const auto& [name, count] :
-       std::vector<std::pair<std::string, int>>{{"gpu-a", 120}, {"gpu-b", 120}, {"gpu-c", 20}}) {
-    for (int i = 0; i < count; ++i) {
-      E2eRow row;
-      row.network = "net" + std::to_string(i % 12);
-      row.gpu_name = name;
-      row.gpu = named_gpu(name);
-      row.mode = i % 2 == 0 ? Mode::kInference : Mode::kTraining;
-      E2eTerms t;
-      t.kernel_ms = kernel(rng);
-      t.ops = ops(rng);
-      t.kernels = t.ops;
-      t.input_bytes = 1.8e6;
-      t.training = row.mode == Mode::kTraining;
-      row.latency_ms = eager_latency_ms(t, overhead_for_gpu(truth, row.gpu));
-      d.rows.push_back(row);
-      d.terms.push_back(t);
-    }
-  }
-  return d;
-}
-
-std::vector<std::size_t> every_row(const SyntheticE2e& d) {
-  std::vector<std::size_t> all(d.rows.size());
-  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
-  return all;
+  return synthetic_e2e_rows(
+      truth, {{"gpu-a", 120}, {"gpu-b", 120}, {"gpu-c", 20}}, 7,
+      [](int i, E2eRow& row) {
+        row.network = "net" + std::to_string(i % 12);
+        row.mode = i % 2 == 0 ? Mode::kInference : Mode::kTraining;
+      },
+      1.8e6);
 }
 
 TEST(EagerOverheadPerGpu, CalibrationRecoversEachMachinesTerms) {
