@@ -23,16 +23,19 @@ struct E2eRow {
   std::int64_t batch = 1;
   DType dtype = DType::kFp32;
   Mode mode = Mode::kInference;
+  int num_gpus = 1;       ///< nn.DataParallel when > 1, `batch` per GPU
   double latency_ms = 0;  ///< measured median wall time of one step
 };
 
-/// Reads single-GPU rows of zoo networks; rows of networks outside the zoo are skipped.
+/// Reads the rows of zoo networks (single- and multi-GPU); rows of networks outside the zoo
+/// are skipped.
 [[nodiscard]] std::vector<E2eRow> load_e2e_rows(const std::string& path);
 
 /// A row's model-side quantities, computed once per (network, gpu, batch, dtype, mode).
 using E2eTerms = EagerTerms;
 
-/// Precomputes the terms of every row with `model`.
+/// Precomputes the terms of every row with `model` (a multi-GPU row: its one-GPU step's terms
+/// with num_gpus set).
 [[nodiscard]] std::vector<E2eTerms> e2e_terms(const std::vector<E2eRow>& rows,
                                               const LatencyModel& model);
 
@@ -41,16 +44,22 @@ using E2eTerms = EagerTerms;
 /// (Nelder-Mead from several starts): the terms of GPUs without rows of their own. Then each
 /// GPU with 50 or more rows in `subset` gets its own host_ms_per_op, fixed_ms,
 /// training_host_factor and kernel_time_scale (0.5 to 2) in `per_gpu`, with the shared gap.
-/// Last, each zoo network, precision and mode in `subset` gets a step scale in `per_network`
-/// (0.5 to 2): its rows' geometric-mean ratio measured / predicted, shrunk toward 1.
+/// Then each zoo network, precision and mode in `subset` gets a step scale in `per_network`
+/// (0.5 to 2): its rows' geometric-mean ratio measured / predicted, shrunk toward 1. These
+/// three stages read the single-GPU rows of `subset`; its multi-GPU rows, if any, then fit
+/// `data_parallel` (all of them) and `data_parallel_per_gpu` (a GPU with 50 or more).
 [[nodiscard]] EagerOverhead calibrate_overhead(const std::vector<E2eRow>& rows,
                                                const std::vector<E2eTerms>& terms,
                                                const std::vector<std::size_t>& subset);
 
-/// Metrics of an end-to-end evaluation, overall and per GPU, and each row's prediction (ms).
+/// Metrics of an end-to-end evaluation, overall and per GPU, of the single-GPU rows and (when
+/// there are any) of the multi-GPU rows, and each row's prediction (ms).
 struct E2eEvaluation {
   Metrics overall;
   std::map<std::string, Metrics> per_gpu;
+  std::size_t data_parallel_rows = 0;
+  Metrics data_parallel;
+  std::map<std::string, Metrics> data_parallel_per_gpu;
   std::vector<double> predicted_ms;
 };
 /// Leave-one-GPU-out: overhead fitted on the other GPUs (so the held-out GPU gets the shared
@@ -61,9 +70,9 @@ struct E2eEvaluation {
 /// rows, predicted on the held-out network's: seen GPUs, unseen networks.
 [[nodiscard]] E2eEvaluation evaluate_e2e_leave_network_out(const std::vector<E2eRow>& rows,
                                                            const std::vector<E2eTerms>& terms);
-/// K-fold over configurations (network, precision, mode, GPU and batch; a configuration's
-/// repeated runs stay in one fold), folds assigned by `seed`: seen GPUs and networks, an
-/// unseen configuration of them. Throws InputError unless folds >= 2.
+/// K-fold over configurations (network, precision, mode, GPU, batch and GPU count; a
+/// configuration's repeated runs stay in one fold), folds assigned by `seed`: seen GPUs and
+/// networks, an unseen configuration of them. Throws InputError unless folds >= 2.
 [[nodiscard]] E2eEvaluation evaluate_e2e_config_folds(const std::vector<E2eRow>& rows,
                                                       const std::vector<E2eTerms>& terms, int folds,
                                                       std::uint64_t seed);

@@ -55,6 +55,19 @@ struct NetworkStepScale {
   int rows = 0;           ///< end-to-end rows it was fitted on (all at their measured batch)
 };
 
+/// What PyTorch's nn.DataParallel adds to a step for each GPU beyond the first, at the same
+/// batch per GPU: broadcasting the weights from GPU 0, the host issuing every replica's ops
+/// (one thread per GPU, one interpreter lock), and in training reducing the gradients to
+/// GPU 0. Fitted on the multi-GPU end-to-end rows (docs/methodology.md).
+struct DataParallelTerms {
+  double fixed_ms = 0;                   ///< per extra GPU, ms
+  double ms_per_weight_mb = 0;           ///< per extra GPU and MB of weights, ms
+  double training_ms_per_weight_mb = 0;  ///< added in training (gradient reduce), ms per MB
+  double host_ms_per_op = 0;             ///< per extra GPU and op, ms
+  double training_host_ms_per_op = 0;    ///< added per op in training, ms
+  int rows = 0;                          ///< multi-GPU rows fitted on; 0: not calibrated
+};
+
 /// What an eager framework adds around the kernels of one step (DESIGN `latency_ms`):
 /// wall = fixed + input copy + step_scale x max(kernel time x kernel_time_scale + per-kernel
 /// gaps, host issue time).
@@ -72,6 +85,10 @@ struct EagerOverhead {
   /// overhead_for applies them. Empty for a single overhead.
   std::map<std::string, NetworkStepScale> per_network;
   double step_scale = 1.0;           ///< 1 unless a network's own scale applies (overhead_for)
+  /// nn.DataParallel terms for GPUs without multi-GPU rows of their own, and by GPU database
+  /// name those fitted on a GPU's own rows; overhead_for_gpu applies them.
+  DataParallelTerms data_parallel;
+  std::map<std::string, DataParallelTerms> data_parallel_per_gpu;
   std::string source = "default";    ///< where these numbers came from
 };
 
@@ -139,10 +156,12 @@ struct EagerTerms {
   int kernels = 0;         ///< kernel launches
   double input_bytes = 0;  ///< input batch copied host-to-device, bytes
   bool training = false;
+  double weight_bytes = 0;  ///< the network's weights at its precision, bytes
+  int num_gpus = 1;         ///< GPUs of nn.DataParallel, each with the same batch
 };
 /// wall = fixed + input copy + step_scale x max(kernel time x kernel_time_scale + per-kernel
-/// gaps, host issue time), ms. `overhead` is one GPU's and one network's (overhead_for); its
-/// per_gpu and per_network maps are not read.
+/// gaps, host issue time) + (num_gpus - 1) x the data-parallel terms per extra GPU, ms. `overhead`
+/// is one GPU's and one network's (overhead_for); its per_gpu and per_network maps are not read.
 [[nodiscard]] double eager_latency_ms(const EagerTerms& terms, const EagerOverhead& overhead);
 
 /// The key of EagerOverhead::per_network: "<zoo name> <precision> <mode>", e.g.
@@ -196,6 +215,15 @@ struct NetworkPrediction {
 /// Replaces the host time to issue one op (ms; the user's machine's) and recomputes the
 /// totals. Call before apply_power_limit. Throws InputError unless ms > 0.
 void set_host_ms_per_op(NetworkPrediction& prediction, double ms, const PowerModel& power);
+
+/// The most GPUs set_num_gpus accepts (one node; the calibration rows have 2 to 4).
+inline constexpr int kMaxDataParallelGpus = 16;
+/// Spreads the step over `num_gpus` GPUs with nn.DataParallel, the batch per GPU unchanged
+/// (global batch = num_gpus x batch), and recomputes the totals: latency_ms adds the
+/// calibrated data-parallel terms, energy_j and avg_power_w then cover all the GPUs. Call
+/// before apply_power_limit, which refuses num_gpus > 1. Throws InputError unless num_gpus is
+/// 1 to 16, or when the model's overhead has no data-parallel calibration.
+void set_num_gpus(NetworkPrediction& prediction, int num_gpus, const PowerModel& power);
 
 /// Re-assigns every layer's power and the totals with `power` (e.g. while calibrating it).
 /// Call before apply_power_limit; latency is unchanged.

@@ -22,6 +22,7 @@ struct PredictOptions {
   std::string input_size;   ///< "HxW" or empty
   double power_limit_w = 0; ///< 0: no cap
   double host_ms_per_op = 0; ///< host time to issue one op on the user's machine, ms; 0: model's
+  int num_gpus = 1;          ///< --net: GPUs of nn.DataParallel, batch per GPU unchanged
   std::string model;        ///< model file; empty: the default (see select_model)
   bool analytical = false;  ///< force the analytical baseline
   bool allow_tf32 = true;   ///< --net: fp32 convolutions on TF32 tensor cores (PyTorch's default)

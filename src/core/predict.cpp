@@ -10,6 +10,19 @@
 
 namespace cnnperf {
 
+namespace {
+
+nlohmann::json data_parallel_json(const DataParallelTerms& d) {
+  return {{"fixed_ms", d.fixed_ms},
+          {"ms_per_weight_mb", d.ms_per_weight_mb},
+          {"training_ms_per_weight_mb", d.training_ms_per_weight_mb},
+          {"host_ms_per_op", d.host_ms_per_op},
+          {"training_host_ms_per_op", d.training_host_ms_per_op},
+          {"rows", d.rows}};
+}
+
+}  // namespace
+
 nlohmann::json to_json(const EagerOverhead& o) {
   nlohmann::json out = {{"host_ms_per_op", o.host_ms_per_op},
                         {"gpu_gap_ms_per_kernel", o.gpu_gap_ms_per_kernel},
@@ -37,6 +50,12 @@ nlohmann::json to_json(const EagerOverhead& o) {
     }
     out["per_network"] = per_network;
   }
+  if (o.data_parallel.rows > 0) out["data_parallel"] = data_parallel_json(o.data_parallel);
+  if (!o.data_parallel_per_gpu.empty()) {
+    nlohmann::json per_gpu = nlohmann::json::object();
+    for (const auto& [gpu, d] : o.data_parallel_per_gpu) per_gpu[gpu] = data_parallel_json(d);
+    out["data_parallel_per_gpu"] = per_gpu;
+  }
   return out;
 }
 
@@ -52,6 +71,17 @@ double json_number(const nlohmann::json& object, const char* key, const std::str
     throw InputError(where + "." + key + ": expected a non-negative number");
   }
   return v;
+}
+
+DataParallelTerms data_parallel_from_json(const nlohmann::json& j, const std::string& where) {
+  DataParallelTerms d;
+  d.fixed_ms = json_number(j, "fixed_ms", where);
+  d.ms_per_weight_mb = json_number(j, "ms_per_weight_mb", where);
+  d.training_ms_per_weight_mb = json_number(j, "training_ms_per_weight_mb", where);
+  d.host_ms_per_op = json_number(j, "host_ms_per_op", where);
+  d.training_host_ms_per_op = json_number(j, "training_host_ms_per_op", where);
+  d.rows = static_cast<int>(json_number(j, "rows", where));
+  return d;
 }
 
 }  // namespace
@@ -95,6 +125,20 @@ EagerOverhead eager_overhead_from_json(const nlohmann::json& j, const std::strin
       scale.rows = static_cast<int>(json_number(n, "rows", at));
       if (scale.step_scale <= 0) throw InputError(at + ".step_scale: expected a positive number");
       o.per_network.emplace(key, scale);
+    }
+  }
+  // Files written before the data-parallel terms (2026-11-24) have neither key.
+  if (j.contains("data_parallel")) {
+    o.data_parallel = data_parallel_from_json(j["data_parallel"], where + ".data_parallel");
+  }
+  if (j.contains("data_parallel_per_gpu")) {
+    const auto& per_gpu = j["data_parallel_per_gpu"];
+    if (!per_gpu.is_object()) {
+      throw InputError(where + ".data_parallel_per_gpu: expected an object");
+    }
+    for (const auto& [gpu, d] : per_gpu.items()) {
+      o.data_parallel_per_gpu.emplace(
+          gpu, data_parallel_from_json(d, where + ".data_parallel_per_gpu." + gpu));
     }
   }
   if (!j.contains("source") || !j["source"].is_string()) {
@@ -146,6 +190,11 @@ Mode mode_from_string(std::string_view text) {
 EagerOverhead overhead_for_gpu(const EagerOverhead& overhead, const GpuSpec& gpu) {
   EagerOverhead out = overhead;
   out.per_gpu.clear();
+  out.data_parallel_per_gpu.clear();
+  if (const auto dp = overhead.data_parallel_per_gpu.find(gpu.name);
+      dp != overhead.data_parallel_per_gpu.end()) {
+    out.data_parallel = dp->second;
+  }
   const auto it = overhead.per_gpu.find(gpu.name);
   if (it == overhead.per_gpu.end()) return out;
   out.host_ms_per_op = it->second.host_ms_per_op;
@@ -176,8 +225,19 @@ EagerOverhead overhead_for(const EagerOverhead& overhead, const GpuSpec& gpu,
 double eager_latency_ms(const EagerTerms& t, const EagerOverhead& o) {
   const double host_ms = t.ops * o.host_ms_per_op * (t.training ? o.training_host_factor : 1.0);
   const double gpu_ms = t.kernel_ms * o.kernel_time_scale + t.kernels * o.gpu_gap_ms_per_kernel;
-  const double copy_ms = o.h2d_gbs > 0 ? t.input_bytes / (o.h2d_gbs * 1e6) : 0;
-  return o.fixed_ms + copy_ms + o.step_scale * std::max(gpu_ms, host_ms);
+  // The global batch's input: nn.DataParallel scatters num_gpus x batch images.
+  const double copy_ms = o.h2d_gbs > 0 ? t.num_gpus * t.input_bytes / (o.h2d_gbs * 1e6) : 0;
+  double data_parallel_ms = 0;
+  if (t.num_gpus > 1) {
+    const DataParallelTerms& d = o.data_parallel;
+    const double weight_mb = t.weight_bytes / 1e6;
+    const double per_gpu_ms =
+        d.fixed_ms + weight_mb * d.ms_per_weight_mb + t.ops * d.host_ms_per_op +
+        (t.training ? weight_mb * d.training_ms_per_weight_mb + t.ops * d.training_host_ms_per_op
+                    : 0.0);
+    data_parallel_ms = (t.num_gpus - 1) * per_gpu_ms;
+  }
+  return o.fixed_ms + copy_ms + o.step_scale * std::max(gpu_ms, host_ms) + data_parallel_ms;
 }
 
 namespace {
@@ -199,8 +259,10 @@ StepTotals step_totals(double kernel_ms, double layer_energy_mj, const NetworkPr
   // A per-GPU kernel-time scale (and a network's step scale) stretches the kernels at their
   // predicted power.
   const double scale = r.overhead.kernel_time_scale * r.overhead.step_scale;
-  t.energy_mj = layer_energy_mj * scale +
-                std::max(0.0, t.latency_ms - kernel_ms * scale) * r.gpu.idle_power_w;
+  // With nn.DataParallel every GPU runs the same layers on its share of the batch.
+  t.energy_mj =
+      r.eager.num_gpus * (layer_energy_mj * scale +
+                          std::max(0.0, t.latency_ms - kernel_ms * scale) * r.gpu.idle_power_w);
   return t;
 }
 
@@ -238,6 +300,20 @@ void set_host_ms_per_op(NetworkPrediction& prediction, double ms, const PowerMod
   set_power(prediction, power);  // recomputes the totals with the new overhead
 }
 
+void set_num_gpus(NetworkPrediction& prediction, int num_gpus, const PowerModel& power) {
+  if (num_gpus < 1 || num_gpus > kMaxDataParallelGpus) {
+    throw InputError("--num-gpus: expected 1 to " + std::to_string(kMaxDataParallelGpus) +
+                     ", got " + std::to_string(num_gpus));
+  }
+  if (num_gpus > 1 && prediction.overhead.data_parallel.rows == 0) {
+    throw InputError("--num-gpus: the model's eager overhead (" + prediction.overhead.source +
+                     ") has no data-parallel calibration; retrain it with train --e2e on rows "
+                     "with num_gpus > 1");
+  }
+  prediction.eager.num_gpus = num_gpus;
+  set_power(prediction, power);  // recomputes the totals with the data-parallel terms
+}
+
 NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
                                   const LatencyModel& model, Mode mode, const PowerModel& power) {
   NetworkPrediction result;
@@ -262,6 +338,10 @@ NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
                                                  network.input_h * network.input_w) *
                              bytes_per_element(result.precision);
   result.eager.training = mode == Mode::kTraining;
+  for (const auto& layer : result.layers) {
+    result.eager.weight_bytes +=
+        static_cast<double>(layer.params()) * bytes_per_element(result.precision);
+  }
   result.overhead =
       overhead_for(model.eager_overhead(), gpu,
                    network.source == "zoo" ? network_step_key(network.name, result.precision, mode)
@@ -342,6 +422,11 @@ void rescale_to_clock(NetworkPrediction& r, const PowerModel& power, double s) {
 void apply_power_limit(NetworkPrediction& prediction, double limit_w,
                        const PowerModel& any_gpu_power) {
   const GpuSpec& gpu = prediction.gpu;
+  if (prediction.eager.num_gpus > 1) {
+    // The cap model is fitted on single-GPU steps; N capped GPUs are not measured.
+    throw InputError("--power-limit with --num-gpus " + std::to_string(prediction.eager.num_gpus) +
+                     ": not modelled (expected one of them)");
+  }
   // The clock search needs this GPU's activity and the cap response, not the file's metadata.
   PowerModel power;
   power.activity = any_gpu_power.activity_for(gpu);
@@ -442,6 +527,7 @@ nlohmann::json to_json(const NetworkPrediction& r) {
       {"network", r.network},
       {"network_source", r.network_source},
       {"batch", r.batch},
+      {"num_gpus", r.eager.num_gpus},
       {"mode", to_string(r.mode)},
       {"precision", to_string(r.precision)},
       {"tf32_convolutions", r.tf32_convolutions},
@@ -528,6 +614,17 @@ std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
            format_number(r.kernel_ms * r.overhead.kernel_time_scale, 4) +
            " ms: this GPU's measuring machine, fitted on its end-to-end rows with its host "
            "terms (eager_overhead.source)\n";
+  }
+  if (r.eager.num_gpus > 1) {
+    EagerTerms one_gpu = r.eager;
+    one_gpu.kernel_ms = r.kernel_ms;
+    one_gpu.num_gpus = 1;
+    out += "            nn.DataParallel on " + std::to_string(r.eager.num_gpus) + " GPUs x batch " +
+           std::to_string(r.batch) + ": +" +
+           format_number(r.latency_ms - eager_latency_ms(one_gpu, r.overhead), 4) +
+           " ms over one GPU (weights broadcast, every replica's ops, gradient reduce; "
+           "eager_overhead.data_parallel); energy_j and avg_power_w of all " +
+           std::to_string(r.eager.num_gpus) + "\n";
   }
   if (r.overhead.step_scale != 1.0) {
     out += "            step x" + format_number(r.overhead.step_scale, 3) + ": " + r.network +

@@ -30,7 +30,6 @@ std::vector<E2eRow> load_e2e_rows(const std::string& path) {
   std::map<std::string, GpuSpec> cache;
   const auto& db = GpuDatabase::bundled();
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
-    if (t.get(r, "num_gpus").value_or("1") != "1") continue;
     E2eRow row;
     const ZooEntry* entry = find_zoo_entry(*t.get(r, "network"));
     if (entry == nullptr) continue;
@@ -44,6 +43,14 @@ std::vector<E2eRow> load_e2e_rows(const std::string& path) {
     }
     row.gpu = it->second;
     row.batch = static_cast<std::int64_t>(*t.get_number(r, "batch"));
+    if (t.column("num_gpus")) {
+      const auto n = t.get_number(r, "num_gpus");
+      if (!n || *n < 1 || *n > kMaxDataParallelGpus || *n != std::floor(*n)) {
+        throw InputError(t.where(r) + ": field 'num_gpus': expected a count of 1 to " +
+                         std::to_string(kMaxDataParallelGpus));
+      }
+      row.num_gpus = static_cast<int>(*n);
+    }
     try {
       row.dtype = dtype_from_string(*t.get(r, "dtype"));
       row.mode = mode_from_string(*t.get(r, "mode"));
@@ -78,6 +85,7 @@ std::vector<E2eTerms> e2e_terms(const std::vector<E2eRow>& rows, const LatencyMo
       it = cache.emplace(key, p.eager).first;
     }
     out.push_back(it->second);
+    out.back().num_gpus = row.num_gpus;
   }
   return out;
 }
@@ -222,9 +230,79 @@ Metrics metrics_for(const std::vector<E2eRow>& rows, const std::vector<double>& 
 
 }  // namespace
 
+namespace {
+
+DataParallelTerms data_parallel_from_vec(const Vec& v, int rows) {
+  // Log space keeps every term positive; a term the data do not need ends near zero.
+  return {std::exp(v[0]), std::exp(v[1]), std::exp(v[2]), std::exp(v[3]), std::exp(v[4]), rows};
+}
+
+// Stage four: the nn.DataParallel terms, fitted on multi-GPU rows with everything the
+// single-GPU stages fitted held fixed (mean |log error|, Nelder-Mead from several starts).
+DataParallelTerms calibrate_data_parallel(const EagerOverhead& base,
+                                          const std::vector<E2eRow>& rows,
+                                          const std::vector<E2eTerms>& terms,
+                                          const std::vector<std::size_t>& multi,
+                                          const std::vector<Vec>& starts) {
+  // The terms add linearly to a row's step without them: precompute that step and each
+  // term's multiplier, {1, MB, MB in training, ops, ops in training} x (GPUs - 1).
+  struct Row {
+    double base_ms;
+    std::array<double, 5> x;
+    double measured_ms;
+  };
+  EagerOverhead without = base;
+  without.data_parallel = {};
+  without.data_parallel_per_gpu.clear();
+  std::vector<Row> prepared;
+  for (const auto i : multi) {
+    const E2eTerms& t = terms[i];
+    const double extra = t.num_gpus - 1;
+    const double mb = t.weight_bytes / 1e6;
+    const double training = t.training ? 1.0 : 0.0;
+    prepared.push_back(
+        {eager_latency_ms(t, overhead_for(without, rows[i].gpu, step_key(rows[i]))),
+         {extra, extra * mb, extra * mb * training, extra * t.ops, extra * t.ops * training},
+         rows[i].latency_ms});
+  }
+  const auto objective = [&](const Vec& v) {
+    std::array<double, 5> w{};
+    for (std::size_t k = 0; k < w.size(); ++k) w[k] = std::exp(v[k]);
+    double sum = 0;
+    for (const auto& r : prepared) {
+      double ms = r.base_ms;
+      for (std::size_t k = 0; k < w.size(); ++k) ms += r.x[k] * w[k];
+      sum += std::fabs(std::log(ms / r.measured_ms));
+    }
+    return sum / static_cast<double>(prepared.size());
+  };
+  NelderMeadResult fit;
+  fit.value = std::numeric_limits<double>::infinity();
+  for (const auto& start : starts) {
+    NelderMeadResult run = nelder_mead(objective, start, 0.7, 3000);
+    run = nelder_mead(objective, run.x, 0.3, 3000);
+    if (run.value < fit.value) fit = std::move(run);
+  }
+  return data_parallel_from_vec(fit.x, static_cast<int>(multi.size()));
+}
+
+Vec to_vec(const DataParallelTerms& d) {
+  constexpr double kFloor = 1e-6;  // a zero term maps to a finite start
+  return {std::log(std::max(d.fixed_ms, kFloor)), std::log(std::max(d.ms_per_weight_mb, kFloor)),
+          std::log(std::max(d.training_ms_per_weight_mb, kFloor)),
+          std::log(std::max(d.host_ms_per_op, kFloor)),
+          std::log(std::max(d.training_host_ms_per_op, kFloor))};
+}
+
+}  // namespace
+
 EagerOverhead calibrate_overhead(const std::vector<E2eRow>& rows,
                                  const std::vector<E2eTerms>& terms,
-                                 const std::vector<std::size_t>& subset) {
+                                 const std::vector<std::size_t>& all_rows) {
+  // Stages one to three read the single-GPU rows, stage four the multi-GPU ones.
+  std::vector<std::size_t> subset;
+  std::vector<std::size_t> multi;
+  for (const auto i : all_rows) (rows[i].num_gpus > 1 ? multi : subset).push_back(i);
   // The loss has several local minima (host time and GPU gaps trade against each other), so
   // Nelder-Mead starts from several points, each run restarted once from where it stopped,
   // and the lowest loss wins. {host ms/op, gap ms/kernel, fixed ms, training host factor}:
@@ -273,23 +351,60 @@ EagerOverhead calibrate_overhead(const std::vector<E2eRow>& rows,
     const double scale = std::exp(s.first / (s.second + kNetworkPriorRows));
     out.per_network[key] = {std::clamp(scale, 1.0 / kMaxStepScale, kMaxStepScale), s.second};
   }
+  if (multi.empty()) return out;
+  // Stage four. Per extra GPU {fixed ms, ms per MB of weights, training ms per MB, host ms per
+  // op, training host ms per op}; the 2-4 GPU rows of pytorch-gpu-benchmark take about 1 to 5
+  // ms, 0 to 0.1 ms/MB and 0.03 to 0.1 ms per op (docs/methodology.md).
+  const std::vector<Vec> starts{to_vec(DataParallelTerms{1.0, 0.03, 0.05, 0.08, 0.04, 0}),
+                                to_vec(DataParallelTerms{3.0, 0.001, 0.001, 0.05, 0.01, 0}),
+                                to_vec(DataParallelTerms{0.3, 0.1, 0.1, 0.02, 0.08, 0})};
+  out.data_parallel = calibrate_data_parallel(out, rows, terms, multi, starts);
+  std::map<std::string, std::vector<std::size_t>> multi_by_gpu;
+  for (const auto i : multi) multi_by_gpu[rows[i].gpu.name].push_back(i);
+  for (const auto& [gpu, gpu_rows] : multi_by_gpu) {
+    if (gpu_rows.size() < kMinRowsPerGpu) continue;
+    out.data_parallel_per_gpu[gpu] = calibrate_data_parallel(
+        out, rows, terms, gpu_rows, {to_vec(out.data_parallel), starts[0], starts[1]});
+  }
   return out;
 }
+
+namespace {
+
+// The metrics of ev.predicted_ms: single-GPU rows (overall, per GPU), then multi-GPU rows.
+void set_metrics(E2eEvaluation& ev, const std::vector<E2eRow>& rows) {
+  std::vector<std::size_t> single;
+  std::vector<std::size_t> multi;
+  std::map<std::string, std::vector<std::size_t>> single_by_gpu;
+  std::map<std::string, std::vector<std::size_t>> multi_by_gpu;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const bool is_multi = rows[i].num_gpus > 1;
+    (is_multi ? multi : single).push_back(i);
+    (is_multi ? multi_by_gpu : single_by_gpu)[rows[i].gpu.name].push_back(i);
+  }
+  ev.overall = metrics_for(rows, ev.predicted_ms, single);
+  for (const auto& [gpu, idx] : single_by_gpu) {
+    ev.per_gpu[gpu] = metrics_for(rows, ev.predicted_ms, idx);
+  }
+  ev.data_parallel_rows = multi.size();
+  if (multi.empty()) return;
+  ev.data_parallel = metrics_for(rows, ev.predicted_ms, multi);
+  for (const auto& [gpu, idx] : multi_by_gpu) {
+    ev.data_parallel_per_gpu[gpu] = metrics_for(rows, ev.predicted_ms, idx);
+  }
+}
+
+}  // namespace
 
 E2eEvaluation evaluate_e2e(const std::vector<E2eRow>& rows, const std::vector<E2eTerms>& terms,
                            const EagerOverhead& overhead) {
   E2eEvaluation ev;
   ev.predicted_ms.resize(rows.size());
-  std::vector<std::size_t> all(rows.size());
-  std::map<std::string, std::vector<std::size_t>> by_gpu;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     ev.predicted_ms[i] =
         eager_latency_ms(terms[i], overhead_for(overhead, rows[i].gpu, step_key(rows[i])));
-    all[i] = i;
-    by_gpu[rows[i].gpu.name].push_back(i);
   }
-  ev.overall = metrics_for(rows, ev.predicted_ms, all);
-  for (const auto& [gpu, idx] : by_gpu) ev.per_gpu[gpu] = metrics_for(rows, ev.predicted_ms, idx);
+  set_metrics(ev, rows);
   return ev;
 }
 
@@ -304,11 +419,7 @@ E2eEvaluation evaluate_leave_group_out(const std::vector<E2eRow>& rows,
   E2eEvaluation ev;
   ev.predicted_ms.resize(rows.size());
   std::map<std::string, std::vector<std::size_t>> by_group;
-  std::map<std::string, std::vector<std::size_t>> by_gpu;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    by_group[group[i]].push_back(i);
-    by_gpu[rows[i].gpu.name].push_back(i);
-  }
+  for (std::size_t i = 0; i < rows.size(); ++i) by_group[group[i]].push_back(i);
   for (const auto& [name, held_out] : by_group) {
     std::vector<std::size_t> train;
     for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -320,10 +431,7 @@ E2eEvaluation evaluate_leave_group_out(const std::vector<E2eRow>& rows,
           eager_latency_ms(terms[i], overhead_for(o, rows[i].gpu, step_key(rows[i])));
     }
   }
-  for (const auto& [gpu, idx] : by_gpu) ev.per_gpu[gpu] = metrics_for(rows, ev.predicted_ms, idx);
-  std::vector<std::size_t> all(rows.size());
-  for (std::size_t i = 0; i < rows.size(); ++i) all[i] = i;
-  ev.overall = metrics_for(rows, ev.predicted_ms, all);
+  set_metrics(ev, rows);
   return ev;
 }
 
@@ -353,7 +461,8 @@ E2eEvaluation evaluate_e2e_config_folds(const std::vector<E2eRow>& rows,
   // A configuration's repeated runs (the RTX 2080 Ti's machines) go to one fold together.
   std::vector<std::string> config;
   for (const auto& row : rows) {
-    config.push_back(step_key(row) + " on " + row.gpu.name + " batch " + std::to_string(row.batch));
+    config.push_back(step_key(row) + " on " + std::to_string(row.num_gpus) + "x " + row.gpu.name +
+                     " batch " + std::to_string(row.batch));
   }
   std::vector<std::string> distinct = config;
   std::sort(distinct.begin(), distinct.end());
@@ -379,7 +488,9 @@ constexpr std::uint64_t kE2eFoldSeed = 42;
 
 E2eCalibration calibrate_e2e(const std::string& path, const LatencyModel& model) {
   const auto rows = load_e2e_rows(path);
-  if (rows.empty()) throw InputError(path + ": no single-GPU rows of zoo networks");
+  if (std::none_of(rows.begin(), rows.end(), [](const E2eRow& r) { return r.num_gpus == 1; })) {
+    throw InputError(path + ": no single-GPU rows of zoo networks");
+  }
   spdlog::info("{}: {} end-to-end rows; computing model terms", path, rows.size());
   const auto terms = e2e_terms(rows, model);
   std::vector<std::size_t> all(rows.size());
@@ -395,7 +506,13 @@ E2eCalibration calibrate_e2e(const std::string& path, const LatencyModel& model)
   auto section = [](const E2eEvaluation& e) {
     nlohmann::json per_gpu = nlohmann::json::object();
     for (const auto& [gpu, m] : e.per_gpu) per_gpu[gpu] = to_json(m);
-    return nlohmann::json{{"overall", to_json(e.overall)}, {"per_gpu", per_gpu}};
+    nlohmann::json out{{"overall", to_json(e.overall)}, {"per_gpu", per_gpu}};
+    if (e.data_parallel_rows > 0) {
+      nlohmann::json dp_per_gpu = nlohmann::json::object();
+      for (const auto& [gpu, m] : e.data_parallel_per_gpu) dp_per_gpu[gpu] = to_json(m);
+      out["data_parallel"] = {{"overall", to_json(e.data_parallel)}, {"per_gpu", dp_per_gpu}};
+    }
+    return out;
   };
   out.report = {{"file", path},
                 {"rows", rows.size()},

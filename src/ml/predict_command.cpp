@@ -75,6 +75,7 @@ NetworkPrediction predict_for_options(const PredictOptions& options, const Laten
   NetworkPrediction result =
       predict_network(imported.network, gpu, model, mode_from_string(options.mode), power);
   if (options.host_ms_per_op > 0) set_host_ms_per_op(result, options.host_ms_per_op, power);
+  if (options.num_gpus != 1) set_num_gpus(result, options.num_gpus, power);
   if (options.power_limit_w > 0) apply_power_limit(result, options.power_limit_w, power);
   for (const auto& skipped : imported.skipped) {
     result.warnings.push_back("node '" + skipped.name + "' (" + skipped.op_type +
@@ -233,6 +234,9 @@ int run_predict(const PredictOptions& options) {
     if (options.power_limit_w > 0) {
       // A cap acts on a whole step's average power; single rows have no step to share it.
       throw InputError("--power-limit: applies to --net predictions, not to --layers rows");
+    }
+    if (options.num_gpus != 1) {
+      throw InputError("--num-gpus: applies to --net predictions, not to --layers rows");
     }
     const LayerTable table = read_layers_csv(options.layers_csv);
     std::optional<GpuSpec> gpu;

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -153,18 +154,29 @@ std::string render(const nlohmann::json& report, OutputFormat format) {
     rows.push_back(std::move(line));
   }
   if (report.contains("e2e")) {
-    for (const char* scheme : {"leave-gpu-out", "leave-network-out", "config-folds", "in-sample"}) {
-      if (!report["e2e"].contains(scheme)) continue;  // reports of older model files
-      const auto& section = report["e2e"][scheme];
-      std::vector<std::string> line = {"eager-overhead", "end-to-end", scheme, "all"};
+    // Single-GPU rows first, then (a calibration with 2+ GPU rows) the nn.DataParallel ones.
+    const auto add = [&](const nlohmann::json& section, const std::string& family,
+                         const std::string& scheme) {
+      std::vector<std::string> line = {"eager-overhead", family, scheme, "all"};
       for (auto& c : metric_cells(section["overall"])) line.push_back(std::move(c));
       line.push_back("");
       rows.push_back(line);
       for (const auto& [gpu, m] : section["per_gpu"].items()) {
-        std::vector<std::string> g = {"eager-overhead", "end-to-end", scheme, gpu};
+        std::vector<std::string> g = {"eager-overhead", family, scheme, gpu};
         for (auto& c : metric_cells(m)) g.push_back(std::move(c));
         g.push_back("");
         rows.push_back(std::move(g));
+      }
+    };
+    const std::array<const char*, 4> schemes{"leave-gpu-out", "leave-network-out", "config-folds",
+                                             "in-sample"};
+    for (const char* scheme : schemes) {
+      if (!report["e2e"].contains(scheme)) continue;  // reports of older model files
+      add(report["e2e"][scheme], "end-to-end", scheme);
+    }
+    for (const char* scheme : schemes) {
+      if (report["e2e"].contains(scheme) && report["e2e"][scheme].contains("data_parallel")) {
+        add(report["e2e"][scheme]["data_parallel"], "e2e 2+ GPUs", scheme);
       }
     }
   }

@@ -69,6 +69,13 @@ std::string render(const nlohmann::json& report, OutputFormat format) {
     const auto& e = report["e2e"];
     add_rows(rows, "end-to-end", "all", e["overall"]);
     for (const auto& [gpu, m] : e["per_gpu"].items()) add_rows(rows, "end-to-end", "gpu=" + gpu, m);
+    if (e.contains("data_parallel")) {
+      const auto& d = e["data_parallel"];
+      add_rows(rows, "end-to-end, 2+ GPUs", "all", d["overall"]);
+      for (const auto& [gpu, m] : d["per_gpu"].items()) {
+        add_rows(rows, "end-to-end, 2+ GPUs", "gpu=" + gpu, m);
+      }
+    }
   }
   if (format == OutputFormat::kCsv) {
     std::string out = csv_line(header) + "\n";
@@ -160,11 +167,18 @@ nlohmann::json validate_report(const ValidateOptions& options) {
                         {"per_family", metrics_map(per_family, n_features)}};
   }
   if (!options.e2e.empty()) {
-    const auto rows = load_e2e_rows(options.e2e);
-    if (rows.empty()) throw InputError(options.e2e + ": no single-GPU rows of zoo networks");
+    auto rows = load_e2e_rows(options.e2e);
     std::unique_ptr<LatencyModel> baseline;
     if (options.model.empty()) baseline = bundled_analytical_model();
     const LatencyModel* model = options.model.empty() ? baseline.get() : learned.get();
+    // A model calibrated before the data-parallel terms predicts single-GPU steps only.
+    const bool data_parallel = model->eager_overhead().data_parallel.rows > 0;
+    const auto multi_rows = static_cast<std::size_t>(
+        std::count_if(rows.begin(), rows.end(), [](const E2eRow& r) { return r.num_gpus > 1; }));
+    if (!data_parallel) {
+      std::erase_if(rows, [](const E2eRow& r) { return r.num_gpus > 1; });
+    }
+    if (rows.empty()) throw InputError(options.e2e + ": no single-GPU rows of zoo networks");
     const auto terms = e2e_terms(rows, *model);
     const E2eEvaluation eval = evaluate_e2e(rows, terms, model->eager_overhead());
     nlohmann::json per_gpu = nlohmann::json::object();
@@ -175,6 +189,14 @@ nlohmann::json validate_report(const ValidateOptions& options) {
                      {"eager_overhead_source", model->eager_overhead().source},
                      {"overall", to_json(eval.overall)},
                      {"per_gpu", per_gpu}};
+    if (eval.data_parallel_rows > 0) {
+      nlohmann::json dp_per_gpu = nlohmann::json::object();
+      for (const auto& [gpu, m] : eval.data_parallel_per_gpu) dp_per_gpu[gpu] = to_json(m);
+      report["e2e"]["data_parallel"] = {{"overall", to_json(eval.data_parallel)},
+                                        {"per_gpu", dp_per_gpu}};
+    } else if (multi_rows > 0) {
+      report["e2e"]["unmodelled_multi_gpu_rows"] = multi_rows;
+    }
   }
   if (!power_section.is_null()) report["power"] = power_section;
   return report;

@@ -25,6 +25,10 @@ void add_predict_command(CLI::App& app, Runner& run) {
   sub->add_option("--host-ms-per-op", opts->host_ms_per_op,
                   "Host time to issue one op on your machine, ms (default: the model's "
                   "calibrated value); sets latency_ms of host-bound networks");
+  sub->add_option("--num-gpus", opts->num_gpus,
+                  "--net: GPUs of one PyTorch nn.DataParallel step, each with --batch "
+                  "(calibrated on 2-4 GPU rows; energy of all GPUs)")
+      ->capture_default_str();
   sub->add_option("--model", opts->model,
                   "Trained model file (default: models/cnnperf_default.json for --layers, "
                   "the analytical baseline for --net; docs/accuracy.md says why)");
@@ -50,6 +54,7 @@ void add_predict_command(CLI::App& app, Runner& run) {
       "  cnnperf predict --net resnet50 --gpu v100 --model models/cnnperf_default.json\n"
       "  cnnperf predict --net resnet50 --gpu t4 --max-latency-ms 10   # exit 3 if over\n"
       "  cnnperf predict --net resnet50 --gpu v100 --mode training --batch 64 --power-limit 150\n"
+      "  cnnperf predict --net resnet50 --gpu titan-rtx --batch 12 --num-gpus 4 --mode training\n"
       "--layers: a `source` column naming a measurement source the model was trained on\n"
       "(neusight, mlpredict) predicts what that source's timing would measure; otherwise\n"
       "the latency is kernel time as per-op CUDA events measure it.");

@@ -4,6 +4,8 @@
 // tests can check that the calibration recovers them.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <functional>
 #include <random>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "cnnperf/e2e.hpp"
+#include "cnnperf/error.hpp"
 
 namespace cnnperf::testing {
 
@@ -76,6 +79,18 @@ inline std::vector<std::size_t> every_row(const SyntheticE2e& d) {
   std::vector<std::size_t> all(d.rows.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
   return all;
+}
+
+/// Expects reading `bad` as the eager_overhead object of "f.json" to be an InputError whose
+/// message names `field`, a path below it (e.g. "per_gpu.gpu-a").
+inline void expect_overhead_error_naming(const nlohmann::json& bad, const std::string& field) {
+  try {
+    (void)eager_overhead_from_json(bad, "f.json: eager_overhead");
+    ADD_FAILURE() << "expected InputError naming " << field;
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("f.json: eager_overhead." + field), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace cnnperf::testing

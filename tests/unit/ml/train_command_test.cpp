@@ -229,11 +229,26 @@ TEST_F(TrainCommand, ValidateWithoutAModelScoresWhatPredictWouldUse) {
       read_text_file(fs::path(CNNPERF_SOURCE_DIR_FOR_TESTS) / "models" / "eager_overhead.json"));
   EXPECT_NEAR(report["e2e"]["overall"]["mape_pct"].get<double>(),
               overhead["calibration"]["in-sample"]["mape_pct"].get<double>(), 1e-6);
+  // The 2-4 GPU rows are scored apart, with the bundled data-parallel terms.
+  EXPECT_EQ(report["e2e"]["overall"]["n"].get<std::size_t>(), 652U);
+  ASSERT_TRUE(report["e2e"].contains("data_parallel"));
+  EXPECT_EQ(report["e2e"]["data_parallel"]["overall"]["n"].get<std::size_t>(), 1296U);
+  EXPECT_LT(report["e2e"]["data_parallel"]["overall"]["mape_pct"].get<double>(), 30.0);
   ValidateOptions layers;
   layers.data = {sample_};
   const auto scored = validate_report(layers);
   EXPECT_EQ(scored["model"], kBundledLearnedModel);
   EXPECT_GT(scored["layers"]["rows"].get<std::size_t>(), 1000U);
+}
+
+TEST_F(TrainCommand, ValidateLeavesOutMultiGpuRowsAModelWithoutDataParallelTermsCannotPredict) {
+  ValidateOptions opts;
+  opts.model = model_;  // trained without --e2e: no data-parallel calibration
+  opts.e2e = (fs::path(CNNPERF_SOURCE_DIR_FOR_TESTS) / "datasets" / "e2e_torchvision.csv").string();
+  const auto report = validate_report(opts);
+  EXPECT_FALSE(report["e2e"].contains("data_parallel"));
+  EXPECT_EQ(report["e2e"]["unmodelled_multi_gpu_rows"].get<std::size_t>(), 1296U);
+  EXPECT_EQ(report["e2e"]["overall"]["n"].get<std::size_t>(), 652U);
 }
 
 TEST_F(TrainCommand, DefaultModelIsLearnedForLayersAndAnalyticalForNetworks) {
