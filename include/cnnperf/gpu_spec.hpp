@@ -33,6 +33,9 @@ struct GpuSpec {
   double memory_bandwidth_gbs = 0; ///< DRAM bandwidth, GB/s (1e9 bytes/s)
   double memory_gb = 0;
   double l2_cache_mb = 0;
+  /// NVLink to the other GPUs of its board (SXM modules on an HGX/DGX baseboard), GB/s per
+  /// direction; 0: none assumed, GPUs talk over PCIe (a bridge is optional, not assumed).
+  double nvlink_gbs = 0;
   double shared_mem_per_sm_kb = 0; ///< max configurable shared memory per SM
   int registers_per_sm = 65536;    ///< 32-bit registers
   int max_threads_per_sm = 2048;

@@ -92,8 +92,16 @@ struct EagerOverhead {
   std::string source = "default";    ///< where these numbers came from
 };
 
+/// PCIe 3.0 x16, GB/s per direction: the link the shared data-parallel weight terms describe.
+inline constexpr double kPcieGen3x16Gbs = 15.75;
+/// How much of the shared weight-broadcast cost a GPU pays: PCIe 3.0 x16 over its NVLink
+/// bandwidth (per direction) when it has NVLink, 1 otherwise.
+[[nodiscard]] double weight_broadcast_factor(const GpuSpec& gpu);
+
 /// `overhead` as it applies to `gpu`: its own terms when `overhead.per_gpu` has them (source
-/// says so), the shared values otherwise; per_gpu is empty in the result.
+/// says so), the shared values otherwise; likewise its own data-parallel terms, or the shared
+/// ones with their weight terms times weight_broadcast_factor; the maps are empty in the
+/// result.
 [[nodiscard]] EagerOverhead overhead_for_gpu(const EagerOverhead& overhead, const GpuSpec& gpu);
 
 /// The eager overhead as JSON (the keys of a model file's "eager_overhead" object).

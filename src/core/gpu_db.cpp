@@ -75,11 +75,16 @@ class FieldReader {
   const json* get(const std::string& field, bool required) {
     const auto it = object_.find(field);
     if (it == object_.end() || it->is_null()) {
-      if (required || require_all_) fail(where_, field, "a value (field is missing)");
+      if (required || (require_all_ && !is_optional(field))) {
+        fail(where_, field, "a value (field is missing)");
+      }
       return nullptr;
     }
     return &*it;
   }
+
+  // Fields only some GPUs have, absent even in the bundled database for the others.
+  static bool is_optional(const std::string& field) { return field == "nvlink_gbs"; }
 
   bool text(const std::string& field, std::string& out, bool required) {
     const json* v = get(field, required);
@@ -164,16 +169,33 @@ std::string GpuSpec::source_of(const std::string& field) const {
 }
 
 const std::vector<std::string>& gpu_spec_field_names() {
-  static const std::vector<std::string> names = {
-      "name",           "display_name",       "family",
-      "architecture",   "segment",            "compute_capability",
-      "release_year",   "sm_count",           "fp32_cores_per_sm",
-      "base_clock_mhz", "boost_clock_mhz",    "fp32_tflops",
-      "fp16_tflops",    "tensor_fp16_tflops", "memory_bandwidth_gbs",
-      "memory_gb",      "l2_cache_mb",        "shared_mem_per_sm_kb",
-      "registers_per_sm", "max_threads_per_sm", "max_blocks_per_sm",
-      "tdp_w",          "idle_power_w",       "clock_assumed",
-      "aliases",        "sources"};
+  static const std::vector<std::string> names = {"name",
+                                                 "display_name",
+                                                 "family",
+                                                 "architecture",
+                                                 "segment",
+                                                 "compute_capability",
+                                                 "release_year",
+                                                 "sm_count",
+                                                 "fp32_cores_per_sm",
+                                                 "base_clock_mhz",
+                                                 "boost_clock_mhz",
+                                                 "fp32_tflops",
+                                                 "fp16_tflops",
+                                                 "tensor_fp16_tflops",
+                                                 "memory_bandwidth_gbs",
+                                                 "memory_gb",
+                                                 "l2_cache_mb",
+                                                 "nvlink_gbs",
+                                                 "shared_mem_per_sm_kb",
+                                                 "registers_per_sm",
+                                                 "max_threads_per_sm",
+                                                 "max_blocks_per_sm",
+                                                 "tdp_w",
+                                                 "idle_power_w",
+                                                 "clock_assumed",
+                                                 "aliases",
+                                                 "sources"};
   return names;
 }
 
@@ -196,6 +218,7 @@ void to_json(nlohmann::json& out, const GpuSpec& g) {
   out["memory_bandwidth_gbs"] = g.memory_bandwidth_gbs;
   out["memory_gb"] = g.memory_gb;
   out["l2_cache_mb"] = g.l2_cache_mb;
+  out["nvlink_gbs"] = g.nvlink_gbs;
   out["shared_mem_per_sm_kb"] = g.shared_mem_per_sm_kb;
   out["registers_per_sm"] = g.registers_per_sm;
   out["max_threads_per_sm"] = g.max_threads_per_sm;
@@ -273,6 +296,9 @@ GpuSpec gpu_spec_from_json(const nlohmann::json& object, const std::string& wher
   r.number("memory_bandwidth_gbs", g.memory_bandwidth_gbs, true, false);
   if (!r.number("memory_gb", g.memory_gb, false, false)) defaulted["memory_gb"] = "not given";
   if (!r.number("l2_cache_mb", g.l2_cache_mb, false, false)) defaulted["l2_cache_mb"] = "not given";
+  if (!r.number("nvlink_gbs", g.nvlink_gbs, false, true)) {
+    defaulted["nvlink_gbs"] = "not given: 0 (GPUs of the board talk over PCIe)";
+  }
 
   // Per-SM limits: from the compute-capability table when not given.
   const auto& limits_table = sm_limits_by_cc();

@@ -187,13 +187,22 @@ Mode mode_from_string(std::string_view text) {
                    "' (expected inference or training)");
 }
 
+double weight_broadcast_factor(const GpuSpec& gpu) {
+  return gpu.nvlink_gbs > 0 ? std::min(1.0, kPcieGen3x16Gbs / gpu.nvlink_gbs) : 1.0;
+}
+
 EagerOverhead overhead_for_gpu(const EagerOverhead& overhead, const GpuSpec& gpu) {
   EagerOverhead out = overhead;
   out.per_gpu.clear();
   out.data_parallel_per_gpu.clear();
   if (const auto dp = overhead.data_parallel_per_gpu.find(gpu.name);
       dp != overhead.data_parallel_per_gpu.end()) {
-    out.data_parallel = dp->second;
+    out.data_parallel = dp->second;  // fitted on that machine's own link
+  } else {
+    // The shared terms describe PCIe; NVLink broadcasts the weights that much faster.
+    const double f = weight_broadcast_factor(gpu);
+    out.data_parallel.ms_per_weight_mb *= f;
+    out.data_parallel.training_ms_per_weight_mb *= f;
   }
   const auto it = overhead.per_gpu.find(gpu.name);
   if (it == overhead.per_gpu.end()) return out;

@@ -239,11 +239,13 @@ DataParallelTerms data_parallel_from_vec(const Vec& v, int rows) {
 
 // Stage four: the nn.DataParallel terms, fitted on multi-GPU rows with everything the
 // single-GPU stages fitted held fixed (mean |log error|, Nelder-Mead from several starts).
+// `shared`: terms for any GPU, their weight terms per PCIe link (each row's weight MB times
+// weight_broadcast_factor of its GPU); else one machine's own, on its own link.
 DataParallelTerms calibrate_data_parallel(const EagerOverhead& base,
                                           const std::vector<E2eRow>& rows,
                                           const std::vector<E2eTerms>& terms,
                                           const std::vector<std::size_t>& multi,
-                                          const std::vector<Vec>& starts) {
+                                          const std::vector<Vec>& starts, bool shared) {
   // The terms add linearly to a row's step without them: precompute that step and each
   // term's multiplier, {1, MB, MB in training, ops, ops in training} x (GPUs - 1).
   struct Row {
@@ -258,7 +260,7 @@ DataParallelTerms calibrate_data_parallel(const EagerOverhead& base,
   for (const auto i : multi) {
     const E2eTerms& t = terms[i];
     const double extra = t.num_gpus - 1;
-    const double mb = t.weight_bytes / 1e6;
+    const double mb = t.weight_bytes / 1e6 * (shared ? weight_broadcast_factor(rows[i].gpu) : 1.0);
     const double training = t.training ? 1.0 : 0.0;
     prepared.push_back(
         {eager_latency_ms(t, overhead_for(without, rows[i].gpu, step_key(rows[i]))),
@@ -358,13 +360,13 @@ EagerOverhead calibrate_overhead(const std::vector<E2eRow>& rows,
   const std::vector<Vec> starts{to_vec(DataParallelTerms{1.0, 0.03, 0.05, 0.08, 0.04, 0}),
                                 to_vec(DataParallelTerms{3.0, 0.001, 0.001, 0.05, 0.01, 0}),
                                 to_vec(DataParallelTerms{0.3, 0.1, 0.1, 0.02, 0.08, 0})};
-  out.data_parallel = calibrate_data_parallel(out, rows, terms, multi, starts);
+  out.data_parallel = calibrate_data_parallel(out, rows, terms, multi, starts, true);
   std::map<std::string, std::vector<std::size_t>> multi_by_gpu;
   for (const auto i : multi) multi_by_gpu[rows[i].gpu.name].push_back(i);
   for (const auto& [gpu, gpu_rows] : multi_by_gpu) {
     if (gpu_rows.size() < kMinRowsPerGpu) continue;
     out.data_parallel_per_gpu[gpu] = calibrate_data_parallel(
-        out, rows, terms, gpu_rows, {to_vec(out.data_parallel), starts[0], starts[1]});
+        out, rows, terms, gpu_rows, {to_vec(out.data_parallel), starts[0], starts[1]}, false);
   }
   return out;
 }

@@ -17,6 +17,7 @@
 #include "cnnperf/error.hpp"
 #include "cnnperf/gpu_spec.hpp"
 #include "cnnperf/io.hpp"
+#include "cnnperf/predict.hpp"
 
 namespace cnnperf {
 namespace {
@@ -233,6 +234,28 @@ TEST(GpuDbContents, EveryFieldHasASourceAndIdlePowerIsMarkedAsAnEstimate) {
     EXPECT_NE(g.source_of("compute_capability").find("CUDA C++ Programming Guide"),
               std::string::npos);
   }
+}
+
+TEST(GpuDbContents, NvlinkIsGivenForSxmModulesOnlyWithItsDatasheet) {
+  int with_nvlink = 0;
+  for (const auto& g : db().all()) {
+    SCOPED_TRACE(g.name);
+    const bool sxm =
+        g.name.find("sxm") != std::string::npos || g.name == "b200" || g.name == "h100-nvl-94gb";
+    if (!sxm) {
+      EXPECT_EQ(g.nvlink_gbs, 0);
+      EXPECT_NE(g.source_of("nvlink_gbs").find("not given: 0"), std::string::npos);
+      continue;
+    }
+    ++with_nvlink;
+    EXPECT_GE(g.nvlink_gbs, 80);
+    EXPECT_LE(g.nvlink_gbs, 900);
+    EXPECT_NE(g.source_of("nvlink_gbs").find("datasheet"), std::string::npos);
+    EXPECT_LT(weight_broadcast_factor(g), 0.25);
+  }
+  EXPECT_EQ(with_nvlink, 9);
+  EXPECT_DOUBLE_EQ(weight_broadcast_factor(*db().find("titan-rtx")), 1.0);
+  EXPECT_NEAR(weight_broadcast_factor(*db().find("a100-sxm4-40gb")), 15.75 / 300, 1e-12);
 }
 
 TEST(GpuDbContents, AliasesAreUniqueAcrossEntries) {

@@ -42,6 +42,17 @@ TEST(EagerOverheadDataParallel, EachExtraGpuAddsItsTerms) {
   EXPECT_DOUBLE_EQ(b.data_parallel.fixed_ms, 3.0);
   EXPECT_TRUE(b.data_parallel_per_gpu.empty());
   EXPECT_DOUBLE_EQ(overhead_for_gpu(o, named_gpu("gpu-c")).data_parallel.fixed_ms, 2.0);
+  // Shared terms describe PCIe: an NVLink GPU without terms of its own pays 15.75/315 of the
+  // weight broadcast; a machine's own terms are its own link's and stay as fitted.
+  GpuSpec nvlink = named_gpu("gpu-c");
+  nvlink.nvlink_gbs = 315;
+  const DataParallelTerms scaled = overhead_for_gpu(o, nvlink).data_parallel;
+  EXPECT_DOUBLE_EQ(scaled.ms_per_weight_mb, 0.03 * 0.05);
+  EXPECT_DOUBLE_EQ(scaled.training_ms_per_weight_mb, 0.05 * 0.05);
+  EXPECT_DOUBLE_EQ(scaled.host_ms_per_op, 0.08);
+  GpuSpec own = named_gpu("gpu-b");
+  own.nvlink_gbs = 315;
+  EXPECT_DOUBLE_EQ(overhead_for_gpu(o, own).data_parallel.ms_per_weight_mb, 0.07);
   const double one = eager_latency_ms(t, b);
   const double copy_ms = 2e6 / (b.h2d_gbs * 1e6);
   t.num_gpus = 3;
