@@ -228,10 +228,6 @@ Metrics metrics_for(const std::vector<E2eRow>& rows, const std::vector<double>& 
   return compute_metrics(t, p, params);
 }
 
-}  // namespace
-
-namespace {
-
 DataParallelTerms data_parallel_from_vec(const Vec& v, int rows) {
   // Log space keeps every term positive; a term the data do not need ends near zero.
   return {std::exp(v[0]), std::exp(v[1]), std::exp(v[2]), std::exp(v[3]), std::exp(v[4]), rows};
@@ -294,6 +290,58 @@ Vec to_vec(const DataParallelTerms& d) {
           std::log(std::max(d.training_ms_per_weight_mb, kFloor)),
           std::log(std::max(d.host_ms_per_op, kFloor)),
           std::log(std::max(d.training_host_ms_per_op, kFloor))};
+}
+
+// The configuration k-fold of calibrate_e2e's report: fixed, so that reports compare.
+constexpr int kE2eConfigFolds = 10;
+constexpr std::uint64_t kE2eFoldSeed = 42;
+
+// The metrics of ev.predicted_ms: single-GPU rows (overall, per GPU), then multi-GPU rows.
+void set_metrics(E2eEvaluation& ev, const std::vector<E2eRow>& rows) {
+  std::vector<std::size_t> single;
+  std::vector<std::size_t> multi;
+  std::map<std::string, std::vector<std::size_t>> single_by_gpu;
+  std::map<std::string, std::vector<std::size_t>> multi_by_gpu;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const bool is_multi = rows[i].num_gpus > 1;
+    (is_multi ? multi : single).push_back(i);
+    (is_multi ? multi_by_gpu : single_by_gpu)[rows[i].gpu.name].push_back(i);
+  }
+  ev.overall = metrics_for(rows, ev.predicted_ms, single);
+  for (const auto& [gpu, idx] : single_by_gpu) {
+    ev.per_gpu[gpu] = metrics_for(rows, ev.predicted_ms, idx);
+  }
+  ev.data_parallel_rows = multi.size();
+  if (multi.empty()) return;
+  ev.data_parallel = metrics_for(rows, ev.predicted_ms, multi);
+  for (const auto& [gpu, idx] : multi_by_gpu) {
+    ev.data_parallel_per_gpu[gpu] = metrics_for(rows, ev.predicted_ms, idx);
+  }
+}
+
+// Each group of rows (`group[i]` is row i's) predicted by an overhead calibrated on the
+// other groups' rows; metrics per GPU and overall. A GPU absent from a fit gets the shared
+// terms, a network absent from it no step scale.
+E2eEvaluation evaluate_leave_group_out(const std::vector<E2eRow>& rows,
+                                       const std::vector<E2eTerms>& terms,
+                                       const std::vector<std::string>& group) {
+  E2eEvaluation ev;
+  ev.predicted_ms.resize(rows.size());
+  std::map<std::string, std::vector<std::size_t>> by_group;
+  for (std::size_t i = 0; i < rows.size(); ++i) by_group[group[i]].push_back(i);
+  for (const auto& [name, held_out] : by_group) {
+    std::vector<std::size_t> train;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      if (group[i] != name) train.push_back(i);
+    }
+    const EagerOverhead o = calibrate_overhead(rows, terms, train);
+    for (const auto i : held_out) {
+      ev.predicted_ms[i] =
+          eager_latency_ms(terms[i], overhead_for(o, rows[i].gpu, step_key(rows[i])));
+    }
+  }
+  set_metrics(ev, rows);
+  return ev;
 }
 
 }  // namespace
@@ -371,33 +419,6 @@ EagerOverhead calibrate_overhead(const std::vector<E2eRow>& rows,
   return out;
 }
 
-namespace {
-
-// The metrics of ev.predicted_ms: single-GPU rows (overall, per GPU), then multi-GPU rows.
-void set_metrics(E2eEvaluation& ev, const std::vector<E2eRow>& rows) {
-  std::vector<std::size_t> single;
-  std::vector<std::size_t> multi;
-  std::map<std::string, std::vector<std::size_t>> single_by_gpu;
-  std::map<std::string, std::vector<std::size_t>> multi_by_gpu;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const bool is_multi = rows[i].num_gpus > 1;
-    (is_multi ? multi : single).push_back(i);
-    (is_multi ? multi_by_gpu : single_by_gpu)[rows[i].gpu.name].push_back(i);
-  }
-  ev.overall = metrics_for(rows, ev.predicted_ms, single);
-  for (const auto& [gpu, idx] : single_by_gpu) {
-    ev.per_gpu[gpu] = metrics_for(rows, ev.predicted_ms, idx);
-  }
-  ev.data_parallel_rows = multi.size();
-  if (multi.empty()) return;
-  ev.data_parallel = metrics_for(rows, ev.predicted_ms, multi);
-  for (const auto& [gpu, idx] : multi_by_gpu) {
-    ev.data_parallel_per_gpu[gpu] = metrics_for(rows, ev.predicted_ms, idx);
-  }
-}
-
-}  // namespace
-
 E2eEvaluation evaluate_e2e(const std::vector<E2eRow>& rows, const std::vector<E2eTerms>& terms,
                            const EagerOverhead& overhead) {
   E2eEvaluation ev;
@@ -409,35 +430,6 @@ E2eEvaluation evaluate_e2e(const std::vector<E2eRow>& rows, const std::vector<E2
   set_metrics(ev, rows);
   return ev;
 }
-
-namespace {
-
-// Each group of rows (`group[i]` is row i's) predicted by an overhead calibrated on the
-// other groups' rows; metrics per GPU and overall. A GPU absent from a fit gets the shared
-// terms, a network absent from it no step scale.
-E2eEvaluation evaluate_leave_group_out(const std::vector<E2eRow>& rows,
-                                       const std::vector<E2eTerms>& terms,
-                                       const std::vector<std::string>& group) {
-  E2eEvaluation ev;
-  ev.predicted_ms.resize(rows.size());
-  std::map<std::string, std::vector<std::size_t>> by_group;
-  for (std::size_t i = 0; i < rows.size(); ++i) by_group[group[i]].push_back(i);
-  for (const auto& [name, held_out] : by_group) {
-    std::vector<std::size_t> train;
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      if (group[i] != name) train.push_back(i);
-    }
-    const EagerOverhead o = calibrate_overhead(rows, terms, train);
-    for (const auto i : held_out) {
-      ev.predicted_ms[i] =
-          eager_latency_ms(terms[i], overhead_for(o, rows[i].gpu, step_key(rows[i])));
-    }
-  }
-  set_metrics(ev, rows);
-  return ev;
-}
-
-}  // namespace
 
 E2eEvaluation evaluate_e2e_leave_gpu_out(const std::vector<E2eRow>& rows,
                                          const std::vector<E2eTerms>& terms) {
@@ -481,12 +473,6 @@ E2eEvaluation evaluate_e2e_config_folds(const std::vector<E2eRow>& rows,
   for (const auto& c : config) group.push_back(fold_of[c]);
   return evaluate_leave_group_out(rows, terms, group);
 }
-
-namespace {
-// The configuration k-fold of calibrate_e2e's report: fixed, so that reports compare.
-constexpr int kE2eConfigFolds = 10;
-constexpr std::uint64_t kE2eFoldSeed = 42;
-}  // namespace
 
 E2eCalibration calibrate_e2e(const std::string& path, const LatencyModel& model) {
   const auto rows = load_e2e_rows(path);
