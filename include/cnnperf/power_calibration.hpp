@@ -29,6 +29,7 @@ struct PowerRow {
   double time_per_epoch_s = 0;  ///< measured wall time of one epoch, s
   double avg_power_w = 0;       ///< measured average board power over the epoch, W
   double epoch_images = 0;      ///< training images per epoch of the dataset
+  bool fitted = true;           ///< its workload calibrates the model (else it is only scored)
   std::string where;            ///< "file:line"
 };
 
@@ -69,7 +70,7 @@ class PowerCalibrationSet {
   [[nodiscard]] std::vector<PowerRowResult> evaluate(const PowerModel& power,
                                                      const std::vector<std::size_t>& subset) const;
   /// Fits the activity weights on the reference rows' power, then the cap response on the
-  /// slowdowns of the other rows, both over `subset`.
+  /// slowdowns of the other rows, both over the rows of `subset` whose workload is fitted.
   [[nodiscard]] PowerModel fit(const std::vector<std::size_t>& subset) const;
   [[nodiscard]] const PowerData& data() const { return data_; }
 

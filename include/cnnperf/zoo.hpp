@@ -50,4 +50,13 @@ struct ZooEntry {
 [[nodiscard]] Network build_zoo_network(std::string_view name,
                                         const NetworkOptions& options = {});
 
+/// The CIFAR-100 network of the power data (Zeus trained weiaicunzai/pytorch-cifar100's
+/// ShuffleNetV2, 32x32 inputs, 100 classes): outside the zoo, which holds torchvision's
+/// ImageNet networks, so `nets`, `plan` and zoo names do not list it.
+inline constexpr const char* kCifarShuffleNetV2 = "shufflenetv2_cifar100";
+/// Builds kCifarShuffleNetV2 for `options` (batch, dtype; 32x32 unless an input size is
+/// given); throws InputError for another name.
+[[nodiscard]] Network build_cifar_network(std::string_view name,
+                                          const NetworkOptions& options = {});
+
 }  // namespace cnnperf

@@ -261,4 +261,19 @@ Network build_zoo_network(std::string_view name, const NetworkOptions& options) 
   return builder.finish();
 }
 
+Network build_cifar_network(std::string_view name, const NetworkOptions& options) {
+  if (name != kCifarShuffleNetV2) {
+    throw InputError("unknown CIFAR network '" + std::string(name) + "' (expected " +
+                     kCifarShuffleNetV2 + ")");
+  }
+  if (options.batch <= 0) {
+    throw InputError("--batch: expected a positive integer, got " + std::to_string(options.batch));
+  }
+  constexpr std::int64_t kCifarSide = 32;
+  NetBuilder builder(kCifarShuffleNetV2, options.input_h > 0 ? options.input_h : kCifarSide,
+                     options.input_w > 0 ? options.input_w : kCifarSide, options);
+  build_shufflenet_v2_cifar(builder, name);
+  return builder.finish();
+}
+
 }  // namespace cnnperf

@@ -19,6 +19,8 @@ void build_mobilenet_v2(NetBuilder& b, std::string_view name);
 void build_mobilenet_v3(NetBuilder& b, std::string_view name);
 void build_mnasnet(NetBuilder& b, std::string_view name);
 void build_shufflenet_v2(NetBuilder& b, std::string_view name);
+/// weiaicunzai/pytorch-cifar100's ShuffleNetV2 for 32x32 CIFAR-100 inputs (not in the zoo).
+void build_shufflenet_v2_cifar(NetBuilder& b, std::string_view name);
 void build_efficientnet(NetBuilder& b, std::string_view name);
 void build_googlenet(NetBuilder& b, std::string_view name);
 void build_inception_v3(NetBuilder& b, std::string_view name);

@@ -182,6 +182,57 @@ void build_mnasnet(NetBuilder& b, std::string_view name) {
   b.linear("classifier.1", 1000);
 }
 
+void build_shufflenet_v2_cifar(NetBuilder& b, std::string_view /*name*/) {
+  // weiaicunzai/pytorch-cifar100's ShuffleNetV2 (ratio 1), the network Zeus trained on
+  // CIFAR-100: unlike torchvision's, a stride-1 3x3 stem without ReLU or max-pool, biased
+  // convolutions, a down-sampling unit whose residual branch keeps the input width, and 100
+  // classes. Layer names follow its module paths.
+  const std::int64_t out[] = {116, 232, 464};
+  b.conv("pre.0", 24, 3, 1, 1, 1, true);
+  b.batchnorm("pre.1");
+  const int units[] = {4, 8, 4};  // a down-sampling unit, then 3, 7 and 3 basic units
+  for (int stage = 0; stage < 3; ++stage) {
+    const std::int64_t half = out[stage] / 2;
+    for (int i = 0; i < units[stage]; ++i) {
+      const std::string p = "stage" + std::to_string(stage + 2) + "." + std::to_string(i);
+      const Shape input = b.shape();
+      const std::int64_t stride = i == 0 ? 2 : 1;
+      Shape left{};
+      std::int64_t width = input.c;  // the residual branch's width
+      if (i == 0) {
+        b.conv(p + ".shortcut.0", input.c, 3, 2, 1, input.c, true);
+        b.batchnorm(p + ".shortcut.1");
+        b.conv(p + ".shortcut.2", half, 1, 1, 0, 1, true);
+        b.batchnorm(p + ".shortcut.3");
+        b.activation(p + ".shortcut.4", Op::kRelu);
+        left = b.shape();
+        b.set_shape(input);
+      } else {
+        // channel_split is a view: half the channels bypass the residual branch.
+        width = input.c / 2;
+        left = {width, input.h, input.w};
+        b.set_shape(left);
+      }
+      b.conv(p + ".residual.0", width, 1, 1, 0, 1, true);
+      b.batchnorm(p + ".residual.1");
+      b.activation(p + ".residual.2", Op::kRelu);
+      b.conv(p + ".residual.3", width, 3, stride, 1, width, true);
+      b.batchnorm(p + ".residual.4");
+      b.conv(p + ".residual.5", half, 1, 1, 0, 1, true);
+      b.batchnorm(p + ".residual.6");
+      b.activation(p + ".residual.7", Op::kRelu);
+      b.concat(p + ".cat", {left, b.shape()});
+      b.channel_shuffle(p + ".channel_shuffle", 2);
+    }
+  }
+  b.conv("conv5.0", 1024, 1, 1, 0, 1, true);
+  b.batchnorm("conv5.1");
+  b.activation("conv5.2", Op::kRelu);
+  b.global_avgpool("adaptive_avg_pool2d");
+  b.flatten("view");
+  b.linear("fc", 100);
+}
+
 void build_shufflenet_v2(NetBuilder& b, std::string_view name) {
   std::vector<std::int64_t> out;
   if (name == "shufflenet_v2_x0_5") out = {24, 48, 96, 192, 1024};

@@ -127,6 +127,27 @@ TEST(Zoo, ListsEveryDesignNetwork) {
   EXPECT_EQ(zoo_entries().size(), std::size(expected));
 }
 
+TEST(Zoo, CifarShuffleNetV2IsWeiaicunzaisModelAndNotAZooName) {
+  NetworkOptions options;
+  options.batch = 128;
+  const Network net = build_cifar_network(kCifarShuffleNetV2, options);
+  // Counted by hand from the architecture (weiaicunzai/pytorch-cifar100 models/shufflenetv2.py,
+  // ratio 1): biased convolutions, batch-norm scale and shift, fc 1024 -> 100. Its README
+  // lists 1.3M parameters.
+  EXPECT_EQ(net.params(), 1360896);
+  EXPECT_EQ(net.input_h, 32);
+  EXPECT_EQ(output_shape(net.layers.back()), (Shape{100, 1, 1}));
+  EXPECT_EQ(net.layers.front().stride_h, 1);  // stride-1 stem, no max-pool
+  for (const Layer& layer : net.layers) {
+    EXPECT_NE(layer.op, Op::kMaxPool) << layer.name;
+    EXPECT_EQ(layer.batch, 128) << layer.name;
+  }
+  EXPECT_EQ(find_zoo_entry(kCifarShuffleNetV2), nullptr);
+  EXPECT_THROW((void)build_cifar_network("resnet50", options), InputError);
+  options.batch = 0;
+  EXPECT_THROW((void)build_cifar_network(kCifarShuffleNetV2, options), InputError);
+}
+
 TEST(Zoo, LookupIgnoresCaseAndDashes) {
   ASSERT_NE(find_zoo_entry("ResNet50"), nullptr);
   EXPECT_EQ(find_zoo_entry("ResNet50")->name, "resnet50");

@@ -5,6 +5,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "cnnperf/e2e.hpp"
 #include "cnnperf/error.hpp"
@@ -25,18 +28,38 @@ fs::path write_temp(const std::string& name, const std::string& text) {
   return path;
 }
 
-TEST(PowerRows, KeepsOnlyWorkloadsTheZooHoldsAndCountsTheRest) {
+TEST(PowerRows, KeepsOnlyWorkloadsCnnperfBuildsAndCountsTheRest) {
   const PowerData data = load_power_rows(zeus_csv());
   ASSERT_FALSE(data.rows.empty());
+  std::map<std::string, std::size_t> fitted;
+  std::map<std::string, std::size_t> scored;
   for (const auto& r : data.rows) {
-    EXPECT_EQ(r.network, "resnet50");
-    EXPECT_EQ(r.dataset, "imagenet");
+    ++(r.fitted ? fitted : scored)[r.dataset + " " + r.network];
     EXPECT_GT(r.power_limit_w, r.gpu.idle_power_w);
+    EXPECT_EQ(r.epoch_images, r.dataset == "imagenet" ? 1281167.0 : 50000.0);
   }
+  // ImageNet ResNet-50 calibrates; CIFAR-100 ShuffleNetV2 (input-pipeline-bound) is scored.
+  EXPECT_EQ(fitted, (std::map<std::string, std::size_t>{{"imagenet resnet50", 142}}));
+  EXPECT_EQ(scored, (std::map<std::string, std::size_t>{{"cifar100 shufflenetv2_cifar100", 274}}));
   std::size_t skipped = 0;
   for (const auto& [reason, n] : data.skipped) skipped += n;
-  EXPECT_GT(skipped, data.rows.size());  // BERT, DeepSpeech2, NCF, CIFAR ShuffleNetV2
-  EXPECT_TRUE(data.skipped.count("cifar100 shufflenetv2: no zoo network of the measured architecture"));
+  EXPECT_EQ(skipped, 247U + 267U + 99U + 127U);  // DeepSpeech2, NCF, BERT on two datasets
+  EXPECT_FALSE(
+      data.skipped.count("cifar100 shufflenetv2: no zoo network of the measured architecture"));
+}
+
+TEST(PowerRows, ScoredOnlyRowsDoNotMoveTheFit) {
+  const PowerData all = load_power_rows(zeus_csv());
+  PowerData fitted_only = all;
+  std::erase_if(fitted_only.rows, [](const PowerRow& r) { return !r.fitted; });
+  const AnalyticalModel latency(AnalyticalParams{}, bundled_analytical_overhead());
+  const PowerCalibrationSet with(all, latency);
+  const PowerCalibrationSet without(fitted_only, latency);
+  std::vector<std::size_t> every(all.rows.size());
+  for (std::size_t i = 0; i < every.size(); ++i) every[i] = i;
+  std::vector<std::size_t> fitted_rows(fitted_only.rows.size());
+  for (std::size_t i = 0; i < fitted_rows.size(); ++i) fitted_rows[i] = i;
+  EXPECT_EQ(with.fit(every).to_json(), without.fit(fitted_rows).to_json());
 }
 
 TEST(PowerRows, MalformedRowsNameFileLineAndField) {
