@@ -31,6 +31,10 @@ struct E2eRow {
 /// are skipped.
 [[nodiscard]] std::vector<E2eRow> load_e2e_rows(const std::string& path);
 
+/// Throws InputError "<path>: no single-GPU rows of zoo networks" unless `rows` has one: the
+/// single-GPU rows calibrate and are scored first; multi-GPU rows only add to them.
+void require_single_gpu_rows(const std::vector<E2eRow>& rows, const std::string& path);
+
 /// A row's model-side quantities, computed once per (network, gpu, batch, dtype, mode).
 using E2eTerms = EagerTerms;
 

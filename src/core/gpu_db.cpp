@@ -169,33 +169,16 @@ std::string GpuSpec::source_of(const std::string& field) const {
 }
 
 const std::vector<std::string>& gpu_spec_field_names() {
-  static const std::vector<std::string> names = {"name",
-                                                 "display_name",
-                                                 "family",
-                                                 "architecture",
-                                                 "segment",
-                                                 "compute_capability",
-                                                 "release_year",
-                                                 "sm_count",
-                                                 "fp32_cores_per_sm",
-                                                 "base_clock_mhz",
-                                                 "boost_clock_mhz",
-                                                 "fp32_tflops",
-                                                 "fp16_tflops",
-                                                 "tensor_fp16_tflops",
-                                                 "memory_bandwidth_gbs",
-                                                 "memory_gb",
-                                                 "l2_cache_mb",
-                                                 "nvlink_gbs",
-                                                 "shared_mem_per_sm_kb",
-                                                 "registers_per_sm",
-                                                 "max_threads_per_sm",
-                                                 "max_blocks_per_sm",
-                                                 "tdp_w",
-                                                 "idle_power_w",
-                                                 "clock_assumed",
-                                                 "aliases",
-                                                 "sources"};
+  static const std::vector<std::string> names = {
+      "name",           "display_name",       "family",
+      "architecture",   "segment",            "compute_capability",
+      "release_year",   "sm_count",           "fp32_cores_per_sm",
+      "base_clock_mhz", "boost_clock_mhz",    "fp32_tflops",
+      "fp16_tflops",    "tensor_fp16_tflops", "memory_bandwidth_gbs",
+      "memory_gb",      "l2_cache_mb",        "nvlink_gbs",
+      "shared_mem_per_sm_kb", "registers_per_sm", "max_threads_per_sm",
+      "max_blocks_per_sm", "tdp_w",           "idle_power_w",
+      "clock_assumed",  "aliases",            "sources"};
   return names;
 }
 

@@ -64,6 +64,12 @@ std::vector<E2eRow> load_e2e_rows(const std::string& path) {
   return rows;
 }
 
+void require_single_gpu_rows(const std::vector<E2eRow>& rows, const std::string& path) {
+  if (std::none_of(rows.begin(), rows.end(), [](const E2eRow& r) { return r.num_gpus == 1; })) {
+    throw InputError(path + ": no single-GPU rows of zoo networks");
+  }
+}
+
 std::vector<E2eTerms> e2e_terms(const std::vector<E2eRow>& rows, const LatencyModel& model) {
   std::map<std::tuple<std::string, std::string, std::int64_t, int, int>, E2eTerms> cache;
   std::vector<E2eTerms> out;
@@ -476,9 +482,7 @@ E2eEvaluation evaluate_e2e_config_folds(const std::vector<E2eRow>& rows,
 
 E2eCalibration calibrate_e2e(const std::string& path, const LatencyModel& model) {
   const auto rows = load_e2e_rows(path);
-  if (std::none_of(rows.begin(), rows.end(), [](const E2eRow& r) { return r.num_gpus == 1; })) {
-    throw InputError(path + ": no single-GPU rows of zoo networks");
-  }
+  require_single_gpu_rows(rows, path);
   spdlog::info("{}: {} end-to-end rows; computing model terms", path, rows.size());
   const auto terms = e2e_terms(rows, model);
   std::vector<std::size_t> all(rows.size());

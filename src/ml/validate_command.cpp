@@ -178,7 +178,7 @@ nlohmann::json validate_report(const ValidateOptions& options) {
     if (!data_parallel) {
       std::erase_if(rows, [](const E2eRow& r) { return r.num_gpus > 1; });
     }
-    if (rows.empty()) throw InputError(options.e2e + ": no single-GPU rows of zoo networks");
+    require_single_gpu_rows(rows, options.e2e);
     const auto terms = e2e_terms(rows, *model);
     const E2eEvaluation eval = evaluate_e2e(rows, terms, model->eager_overhead());
     nlohmann::json per_gpu = nlohmann::json::object();

@@ -186,6 +186,10 @@ TEST(EagerOverheadDataParallel, LoadingRowsChecksTheGpuCount) {
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].num_gpus, 1);
   EXPECT_EQ(rows[1].num_gpus, 3);
+  EXPECT_NO_THROW(require_single_gpu_rows(rows, path.string()));
+  // Multi-GPU rows alone have nothing to add to: an input error, as in train and validate.
+  const std::vector<E2eRow> multi_only(rows.begin() + 1, rows.end());
+  EXPECT_THROW(require_single_gpu_rows(multi_only, path.string()), InputError);
   for (const std::string bad : {"0", "2.5", "99"}) {
     { std::ofstream(path) << header << "resnet18,TITAN RTX," << bad << ",12,fp32,inference,9\n"; }
     try {
