@@ -74,5 +74,9 @@ enum class OutputFormat { kTable, kJson, kCsv };
 
 /// Lowercases ASCII.
 [[nodiscard]] std::string to_lower(std::string_view text);
+/// `text` without leading and trailing spaces and tabs.
+[[nodiscard]] std::string trim(std::string_view text);
+/// The parts of `text` between `sep`s, each trimmed; empty parts kept ("a,,b" -> a, "", b).
+[[nodiscard]] std::vector<std::string> split(std::string_view text, char sep);
 
 }  // namespace cnnperf

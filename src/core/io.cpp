@@ -355,6 +355,25 @@ std::string to_lower(std::string_view text) {
   return out;
 }
 
+std::string trim(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return {};
+  const auto last = text.find_last_not_of(" \t");
+  return std::string(text.substr(first, last - first + 1));
+}
+
+std::vector<std::string> split(std::string_view text, char sep) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t pos = text.find(sep, start);
+    parts.push_back(trim(text.substr(start, pos == std::string_view::npos ? pos : pos - start)));
+    if (pos == std::string_view::npos) break;
+    start = pos + 1;
+  }
+  return parts;
+}
+
 fs::path find_resource(const std::string& relative) {
   std::error_code ec;
   std::vector<fs::path> roots;

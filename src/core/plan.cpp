@@ -18,15 +18,6 @@ namespace {
 constexpr const char* kWeightsExpected =
     "latency=W,energy=W,accuracy=W with each W a number >= 0, not all 0";
 
-std::string trim(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t");
-  if (first == std::string_view::npos) {
-    return {};
-  }
-  const auto last = text.find_last_not_of(" \t");
-  return std::string(text.substr(first, last - first + 1));
-}
-
 /// Range of a quantity over the feasible candidates.
 struct Range {
   double lo = std::numeric_limits<double>::infinity();

@@ -32,26 +32,6 @@ const std::vector<std::string>& sweep_fields() {
   return fields;
 }
 
-std::string trim(std::string_view text) {
-  std::size_t b = 0;
-  std::size_t e = text.size();
-  while (b < e && (text[b] == ' ' || text[b] == '\t')) ++b;
-  while (e > b && (text[e - 1] == ' ' || text[e - 1] == '\t')) --e;
-  return std::string(text.substr(b, e - b));
-}
-
-std::vector<std::string> split(std::string_view text, char sep) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t pos = text.find(sep, start);
-    parts.push_back(trim(text.substr(start, pos == std::string_view::npos ? pos : pos - start)));
-    if (pos == std::string_view::npos) break;
-    start = pos + 1;
-  }
-  return parts;
-}
-
 long parse_sweep_int(const std::string& text, const std::string& where) {
   try {
     std::size_t used = 0;
