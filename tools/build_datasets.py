@@ -163,8 +163,11 @@ COLUMN_DOC = {
 
 MLPREDICT_OPTIMIZERS = {"0": "none", "1": "GradientDescent", "2": "Adadelta",
                         "3": "Adagrad", "4": "Momentum", "5": "Adam", "6": "RMSProp"}
+# HELP's "titanx" is the Pascal TITAN X, not the 2015 Maxwell GTX TITAN X: its NB-201
+# steps at batch 256 take a median 1.19x the TITAN Xp's (Pascal: 1.11-1.14x by peak FLOPS and
+# bandwidth; Maxwell: 1.6-1.8x). datasets/README.md.
 HELP_GPU_NAMES = {"1080ti": "GeForce GTX 1080 Ti", "2080ti": "GeForce RTX 2080 Ti",
-                  "titan_rtx": "TITAN RTX", "titanx": "TITAN X", "titanxp": "TITAN Xp"}
+                  "titan_rtx": "TITAN RTX", "titanx": "TITAN X (Pascal)", "titanxp": "TITAN Xp"}
 
 
 class DataError(Exception):
