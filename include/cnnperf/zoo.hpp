@@ -59,4 +59,21 @@ inline constexpr const char* kCifarShuffleNetV2 = "shufflenetv2_cifar100";
 [[nodiscard]] Network build_cifar_network(std::string_view name,
                                           const NetworkOptions& options = {});
 
+inline constexpr const char* kNasBench201Source = "nas-bench-201";
+inline constexpr const char* kFbnetSource = "fbnet";
+/// Networks of two NAS search spaces, spelled by their architecture (the HELP latency data,
+/// datasets/e2e_help_nas.csv.gz; outside the zoo, CIFAR-100: 32x32 inputs, 100 classes):
+/// - "nb201:<cell>" (or "nasbench201:<cell>"): NAS-Bench-201's TinyNetwork (C 16, 5 cells per
+///   stage) with the cell string, e.g.
+///   "nb201:|nor_conv_3x3~0|+|none~0|skip_connect~1|+|skip_connect~0|nor_conv_1x1~1|none~2|";
+/// - "fbnet:<22 blocks>": HW-NAS-Bench's FBNet (CIFAR strides), blocks k3_e1, k3_e1_g2,
+///   k3_e3, k3_e6, k5_e1, k5_e1_g2, k5_e3, k5_e6 or skip separated by spaces, commas or '-'.
+[[nodiscard]] bool is_nas_network_spec(std::string_view spec);
+/// The search space of a NAS spec (kNasBench201Source or kFbnetSource), "" for anything else.
+[[nodiscard]] std::string nas_space_of(std::string_view spec);
+/// Builds a NAS network spec for `options` (batch, dtype; 32x32 unless an input size is
+/// given). Network::source is kNasBench201Source or kFbnetSource. Throws InputError naming the
+/// part of the spec that is wrong.
+[[nodiscard]] Network build_nas_network(std::string_view spec, const NetworkOptions& options = {});
+
 }  // namespace cnnperf

@@ -149,6 +149,12 @@ void NetBuilder::add(const std::string& name, Shape other) {
   push(std::move(layer));
 }
 
+void NetBuilder::scalar_op(const std::string& name, Op op) {
+  Layer layer = start(name, op);
+  layer.num_inputs = 1;
+  push(std::move(layer));
+}
+
 void NetBuilder::mul(const std::string& name) {
   Layer layer = start(name, Op::kMul);
   layer.num_inputs = 2;

@@ -70,6 +70,9 @@ class NetBuilder {
   void linear(const std::string& name, std::int64_t out_features, bool bias = true);
   /// Residual sum of the current tensor and one of `other` shape (must be equal).
   void add(const std::string& name, Shape other);
+  /// An elementwise op of the current tensor and a Python scalar (x.mul(0.), 0 + x): one
+  /// tensor read, one written, one kernel.
+  void scalar_op(const std::string& name, Op op);
   /// Squeeze-excite scaling: the current tensor times a per-channel scale (num_inputs 2).
   void mul(const std::string& name);
   /// Concatenation along channels of `inputs` (same h, w); the shape becomes their sum.

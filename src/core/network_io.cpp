@@ -34,6 +34,17 @@ ImportOptions import_options_from(const NetworkOptions& options, bool skip_unsup
 ImportResult import_network(std::string_view spec, const ImportOptions& options) {
   const std::string text(spec);
   if (text.empty()) throw InputError("network: expected a zoo name, an .onnx or a .json file");
+  NetworkOptions zoo_options;
+  zoo_options.batch = options.batch;
+  zoo_options.input_h = options.input_h;
+  zoo_options.input_w = options.input_w;
+  zoo_options.dtype = options.dtype.value_or(DType::kFp32);
+  // "nb201:..." and "fbnet:..." are specs, not paths or zoo names.
+  if (is_nas_network_spec(text)) {
+    ImportResult result;
+    result.network = build_nas_network(text, zoo_options);
+    return result;
+  }
   const std::string lower = to_lower(text);
   const bool onnx = ends_with(lower, ".onnx");
   const bool json = ends_with(lower, ".json") || ends_with(lower, ".json.gz");
@@ -52,11 +63,6 @@ ImportResult import_network(std::string_view spec, const ImportOptions& options)
     throw InputError(text + ": unsupported network file; expected a .onnx model or a .json "
                             "layer list");
   }
-  NetworkOptions zoo_options;
-  zoo_options.batch = options.batch;
-  zoo_options.input_h = options.input_h;
-  zoo_options.input_w = options.input_w;
-  zoo_options.dtype = options.dtype.value_or(DType::kFp32);
   ImportResult result;
   result.network = build_zoo_network(text, zoo_options);
   return result;

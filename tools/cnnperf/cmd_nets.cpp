@@ -22,7 +22,8 @@ void add_nets_command(CLI::App& app, Runner& run) {
       "show", "Every layer of a network: shapes, kernel, stride, pad, groups, params, MACs, "
               "FLOPs, bytes, and totals");
   show->add_option("network", opts->show,
-                   "Zoo name (e.g. resnet50), ONNX file or JSON layer list")
+                   "Zoo name (e.g. resnet50), ONNX file, JSON layer list, nb201:<cell> or "
+                   "fbnet:<22 blocks>")
       ->required();
   show->add_option("--batch", opts->batch, "Batch size")->capture_default_str();
   show->add_option("--input-size", opts->input_size,
@@ -31,7 +32,11 @@ void add_nets_command(CLI::App& app, Runner& run) {
       ->check(CLI::IsMember({"table", "json", "csv"}));
   show->add_option("--output", opts->output, "Write the result to FILE (default: stdout)");
   show->add_option("--precision", opts->precision, "Element type for bytes: fp32|fp16");
-  show->footer("Example: cnnperf nets show resnet50 --batch 8 --input-size 256x256 --format json");
+  show->footer(
+      "Examples:\n"
+      "  cnnperf nets show resnet50 --batch 8 --input-size 256x256 --format json\n"
+      "  cnnperf nets show 'fbnet:k3_e1 skip k3_e3 k3_e6 k5_e1 k5_e1_g2 k5_e3 k5_e6 skip skip skip "
+      "k3_e1 k3_e1 k3_e1 k3_e1 k3_e1 k3_e1 k3_e1 k3_e1 k3_e1 k3_e1 k3_e1'");
 
   sub->callback([opts, &run] { run = [opts] { return cnnperf::run_nets(*opts); }; });
 }

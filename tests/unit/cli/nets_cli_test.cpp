@@ -164,7 +164,9 @@ TEST(NetsCli, InputTooSmallOrBadFormatExits2) {
 TEST(NetsCli, HelpHasAnExample) {
   const RunResult r = run_cnnperf("nets show --help");
   EXPECT_EQ(r.exit_code, 0);
-  EXPECT_NE(r.out.find("Example: cnnperf nets show"), std::string::npos);
+  EXPECT_NE(r.out.find("Examples:"), std::string::npos);
+  EXPECT_NE(r.out.find("cnnperf nets show resnet50"), std::string::npos);
+  EXPECT_NE(r.out.find("cnnperf nets show 'fbnet:"), std::string::npos);
 }
 
 }  // namespace
