@@ -61,6 +61,10 @@ using E2eTerms = EagerTerms;
 struct E2eEvaluation {
   Metrics overall;
   std::map<std::string, Metrics> per_gpu;
+  /// Single-GPU rows of NAS networks by search space, batch and GPU ("nas-bench-201 batch 256
+  /// on titan-xp"): host- and GPU-bound regimes apart, and Spearman where a NAS search ranks
+  /// architectures. Empty for zoo rows.
+  std::map<std::string, Metrics> per_slice;
   std::size_t data_parallel_rows = 0;
   Metrics data_parallel;
   std::map<std::string, Metrics> data_parallel_per_gpu;
@@ -94,7 +98,12 @@ struct E2eCalibration {
 /// The analytical baseline's calibrated overhead, models/eager_overhead.json (loaded once;
 /// written by `cnnperf train --e2e datasets/e2e_torchvision.csv --out ...`).
 [[nodiscard]] const EagerOverhead& bundled_analytical_overhead();
-/// The analytical baseline with that overhead: what `predict --net` uses by default.
+/// Its overhead for the NAS spaces' networks, models/eager_overhead_nas.json (written by
+/// `cnnperf train --e2e datasets/e2e_help_nas.csv.gz --out ...`).
+[[nodiscard]] const EagerOverhead& bundled_nas_overhead();
+/// The network source (Network::source) of end-to-end rows: a NAS space, or "zoo".
+[[nodiscard]] std::string e2e_network_source(const std::vector<E2eRow>& rows);
+/// The analytical baseline with both overheads: what `predict --net` uses by default.
 [[nodiscard]] std::unique_ptr<AnalyticalModel> bundled_analytical_model();
 /// Loads an eager-overhead file ({"kind": "eager_overhead", ...}); throws InputError.
 [[nodiscard]] EagerOverhead load_eager_overhead(const std::string& path);

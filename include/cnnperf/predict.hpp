@@ -77,6 +77,10 @@ struct EagerOverhead {
   double fixed_ms = 0.05;            ///< per-step constant (synchronize, allocator), ms
   double h2d_gbs = 11.0;             ///< host-to-device copy rate of the input batch, GB/s
   double training_host_factor = 3.0; ///< host ops of a training step per forward op
+  /// Host time of a convolution, linear layer, normalization or channel shuffle in units of
+  /// an elementwise op's (host_ms_per_op): PyTorch's Python and dispatch path for these is
+  /// longer (HELP's NAS rows: ~2.5x; docs/methodology.md). 1: every op the same.
+  double heavy_op_factor = 1.0;
   double kernel_time_scale = 1.0;    ///< 1 unless a GPU's own calibration says otherwise
   /// Per-GPU terms by GPU database name (GpuSpec::name), for GPUs with end-to-end rows;
   /// overhead_for_gpu applies them. Empty for a single overhead.
@@ -136,21 +140,33 @@ class LatencyModel {
   }
   /// End-to-end overhead parameters of an eager framework.
   [[nodiscard]] virtual EagerOverhead eager_overhead() const { return {}; }
+  /// The overhead for networks of `network_source` (Network::source): the one calibrated on
+  /// that kind of network's own end-to-end measurements where the model has one (the NAS
+  /// spaces, measured on other machines than the zoo networks), eager_overhead() otherwise.
+  [[nodiscard]] virtual EagerOverhead eager_overhead_for(std::string_view network_source) const {
+    (void)network_source;
+    return eager_overhead();
+  }
 };
 
 /// The analytical model as a LatencyModel.
 class AnalyticalModel final : public LatencyModel {
  public:
-  explicit AnalyticalModel(AnalyticalParams params = {}, EagerOverhead overhead = {})
-      : params_(params), overhead_(std::move(overhead)) {}
+  /// `nas_overhead`: the overhead of NAS-space networks (kNasBench201Source, kFbnetSource);
+  /// nullopt: `overhead` for every network.
+  explicit AnalyticalModel(AnalyticalParams params = {}, EagerOverhead overhead = {},
+                           std::optional<EagerOverhead> nas_overhead = std::nullopt)
+      : params_(params), overhead_(std::move(overhead)), nas_overhead_(std::move(nas_overhead)) {}
   [[nodiscard]] std::string name() const override { return "analytical"; }
   [[nodiscard]] std::vector<LayerPrediction> predict_layers(const std::vector<Layer>& layers,
                                                             const GpuSpec& gpu) const override;
   [[nodiscard]] EagerOverhead eager_overhead() const override { return overhead_; }
+  [[nodiscard]] EagerOverhead eager_overhead_for(std::string_view network_source) const override;
 
  private:
   AnalyticalParams params_;
   EagerOverhead overhead_;
+  std::optional<EagerOverhead> nas_overhead_;
 };
 
 enum class Mode { kInference, kTraining };
@@ -166,7 +182,11 @@ struct EagerTerms {
   bool training = false;
   double weight_bytes = 0;  ///< the network's weights at its precision, bytes
   int num_gpus = 1;         ///< GPUs of nn.DataParallel, each with the same batch
+  int heavy_ops = 0;        ///< of `ops`: convolutions, linear, normalizations, channel shuffles
 };
+/// Host time to issue one step's ops, ms: host_ms_per_op x (ops + (heavy_op_factor - 1) x
+/// heavy_ops), times training_host_factor in training.
+[[nodiscard]] double host_issue_ms(const EagerTerms& terms, const EagerOverhead& overhead);
 /// wall = fixed + input copy + step_scale x max(kernel time x kernel_time_scale + per-kernel
 /// gaps, host issue time) + (num_gpus - 1) x the data-parallel terms per extra GPU, ms. `overhead`
 /// is one GPU's and one network's (overhead_for); its per_gpu and per_network maps are not read.
@@ -175,6 +195,10 @@ struct EagerTerms {
 /// The key of EagerOverhead::per_network: "<zoo name> <precision> <mode>", e.g.
 /// "resnet50 fp16 inference".
 [[nodiscard]] std::string network_step_key(std::string_view zoo_name, DType dtype, Mode mode);
+/// The name a network's step scale is kept under (network_step_key): a zoo network's own
+/// name, a NAS network's search space (kNasBench201Source, kFbnetSource: one scale for the
+/// space), "" for any other network (no step scale).
+[[nodiscard]] std::string step_scale_network(const Network& network);
 /// `overhead` as it applies to `gpu` (overhead_for_gpu) and to the network of `network_key`
 /// (network_step_key; empty for a network outside the zoo): its step_scale when per_network
 /// has it (source says so), 1 otherwise; per_gpu and per_network are empty in the result.

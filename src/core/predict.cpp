@@ -7,6 +7,7 @@
 
 #include "cnnperf/config.hpp"
 #include "cnnperf/error.hpp"
+#include "cnnperf/zoo.hpp"
 
 namespace cnnperf {
 
@@ -29,6 +30,7 @@ nlohmann::json to_json(const EagerOverhead& o) {
                         {"fixed_ms", o.fixed_ms},
                         {"h2d_gbs", o.h2d_gbs},
                         {"training_host_factor", o.training_host_factor},
+                        {"heavy_op_factor", o.heavy_op_factor},
                         {"kernel_time_scale", o.kernel_time_scale},
                         {"step_scale", o.step_scale},
                         {"source", o.source}};
@@ -96,6 +98,8 @@ EagerOverhead eager_overhead_from_json(const nlohmann::json& j, const std::strin
   o.training_host_factor = number("training_host_factor");
   // Files written before the per-GPU calibration (2026-11-24) have neither key.
   if (j.contains("kernel_time_scale")) o.kernel_time_scale = number("kernel_time_scale");
+  // Files written before the per-op-kind host time (2026-11-24) count every op the same.
+  if (j.contains("heavy_op_factor")) o.heavy_op_factor = number("heavy_op_factor");
   if (j.contains("per_gpu")) {
     const auto& per_gpu = j["per_gpu"];
     if (!per_gpu.is_object()) throw InputError(where + ".per_gpu: expected an object");
@@ -231,8 +235,13 @@ EagerOverhead overhead_for(const EagerOverhead& overhead, const GpuSpec& gpu,
   return out;
 }
 
+double host_issue_ms(const EagerTerms& t, const EagerOverhead& o) {
+  const double op_units = t.ops + (o.heavy_op_factor - 1.0) * t.heavy_ops;
+  return op_units * o.host_ms_per_op * (t.training ? o.training_host_factor : 1.0);
+}
+
 double eager_latency_ms(const EagerTerms& t, const EagerOverhead& o) {
-  const double host_ms = t.ops * o.host_ms_per_op * (t.training ? o.training_host_factor : 1.0);
+  const double host_ms = host_issue_ms(t, o);
   const double gpu_ms = t.kernel_ms * o.kernel_time_scale + t.kernels * o.gpu_gap_ms_per_kernel;
   // The global batch's input: nn.DataParallel scatters num_gpus x batch images.
   const double copy_ms = o.h2d_gbs > 0 ? t.num_gpus * t.input_bytes / (o.h2d_gbs * 1e6) : 0;
@@ -304,7 +313,9 @@ void set_host_ms_per_op(NetworkPrediction& prediction, double ms, const PowerMod
   }
   // The host's issue rate is a property of the user's CPU and stack, not of the GPU
   // (docs/accuracy.md: 30-83 us per op across the measured machines).
+  // The flag's value is a mean over ops (a step's host time / its ops), so every op costs it.
   prediction.overhead.host_ms_per_op = ms;
+  prediction.overhead.heavy_op_factor = 1.0;
   prediction.overhead.source += "; host_ms_per_op set by --host-ms-per-op";
   set_power(prediction, power);  // recomputes the totals with the new overhead
 }
@@ -323,6 +334,34 @@ void set_num_gpus(NetworkPrediction& prediction, int num_gpus, const PowerModel&
   set_power(prediction, power);  // recomputes the totals with the data-parallel terms
 }
 
+EagerOverhead AnalyticalModel::eager_overhead_for(std::string_view network_source) const {
+  const bool nas = network_source == kNasBench201Source || network_source == kFbnetSource;
+  return nas && nas_overhead_ ? *nas_overhead_ : overhead_;
+}
+
+namespace {
+
+// Ops whose eager host path is longer than an elementwise kernel's: cuDNN/cuBLAS calls with
+// descriptors, batch norm's argument checks, and ShuffleNet's view-permute-contiguous-view.
+bool is_heavy_host_op(Op op) {
+  switch (op) {
+    case Op::kConv2d:
+    case Op::kLinear:
+    case Op::kBatchNorm:
+    case Op::kLayerNorm:
+    case Op::kChannelShuffle: return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+std::string step_scale_network(const Network& network) {
+  if (network.source == "zoo") return network.name;
+  if (network.source == kNasBench201Source || network.source == kFbnetSource) return network.source;
+  return {};
+}
+
 NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
                                   const LatencyModel& model, Mode mode, const PowerModel& power) {
   NetworkPrediction result;
@@ -339,9 +378,12 @@ NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
   }
   result.predictions = model.predict_layers(result.layers, gpu);
   for (const auto& layer : result.layers) result.tf32_convolutions += runs_tf32(layer, gpu) ? 1 : 0;
-  for (const auto& p : result.predictions) {
-    result.eager.kernels += p.kernels;
-    if (p.kernels > 0) ++result.eager.ops;
+  for (std::size_t i = 0; i < result.predictions.size(); ++i) {
+    const int kernels = result.predictions[i].kernels;
+    result.eager.kernels += kernels;
+    if (kernels == 0) continue;
+    ++result.eager.ops;
+    result.eager.heavy_ops += is_heavy_host_op(result.layers[i].op) ? 1 : 0;
   }
   result.eager.input_bytes = static_cast<double>(network.batch * network.input_c *
                                                  network.input_h * network.input_w) *
@@ -351,10 +393,10 @@ NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
     result.eager.weight_bytes +=
         static_cast<double>(layer.params()) * bytes_per_element(result.precision);
   }
-  result.overhead =
-      overhead_for(model.eager_overhead(), gpu,
-                   network.source == "zoo" ? network_step_key(network.name, result.precision, mode)
-                                           : std::string());
+  const std::string scaled = step_scale_network(network);
+  result.overhead = overhead_for(
+      model.eager_overhead_for(network.source), gpu,
+      scaled.empty() ? std::string() : network_step_key(scaled, result.precision, mode));
   set_power(result, power);
   result.eager.kernel_ms = result.kernel_ms;
   // One summary line, not one per layer: the per-layer flag is in every output format.
@@ -636,21 +678,23 @@ std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
            std::to_string(r.eager.num_gpus) + "\n";
   }
   if (r.overhead.step_scale != 1.0) {
-    out += "            step x" + format_number(r.overhead.step_scale, 3) + ": " + r.network +
-           "'s measured " + to_string(r.precision) + " " + to_string(r.mode) +
+    // A NAS network's scale is its search space's (step_scale_network).
+    const std::string whose =
+        r.network_source == "zoo" ? r.network + "'s" : r.network_source + " networks'";
+    out += "            step x" + format_number(r.overhead.step_scale, 3) + ": " + whose +
+           " measured " + to_string(r.precision) + " " + to_string(r.mode) +
            " steps against this formula (eager_overhead.source)\n";
   }
   // Same terms as eager_latency_ms: say when the host, not the GPU, sets the step time.
-  const double host_op_ms =
-      r.overhead.host_ms_per_op * (r.eager.training ? r.overhead.training_host_factor : 1.0);
-  const double host_ms = r.eager.ops * host_op_ms;
+  const double host_ms = host_issue_ms(r.eager, r.overhead);
+  const double host_op_ms = host_ms / std::max(r.eager.ops, 1);
   const double gpu_ms = r.kernel_ms * r.overhead.kernel_time_scale +
                         r.eager.kernels * r.overhead.gpu_gap_ms_per_kernel;
   if (host_ms > gpu_ms) {
     out += "            host-bound: " + std::to_string(r.eager.ops) + " ops x " +
-           format_number(host_op_ms, 3) + " ms to issue each = " + format_number(host_ms, 4) +
-           " ms > " + format_number(gpu_ms, 4) +
-           " ms on the GPU (--host-ms-per-op sets your machine's)\n";
+           format_number(host_op_ms, 3) +
+           " ms to issue each (mean) = " + format_number(host_ms, 4) + " ms > " +
+           format_number(gpu_ms, 4) + " ms on the GPU (--host-ms-per-op sets your machine's)\n";
   }
   out += "energy_j    " + format_number(r.energy_j, 4) + "\n";
   out += "avg_power_w " + format_number(r.avg_power_w, 4) + "\n";

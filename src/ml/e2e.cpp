@@ -6,11 +6,13 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <numeric>
 #include <random>
+#include <thread>
 #include <tuple>
 
 #include "cnnperf/error.hpp"
@@ -18,27 +20,54 @@
 #include "cnnperf/json_io.hpp"
 #include "cnnperf/zoo.hpp"
 #include "nelder_mead.hpp"
+#include "parallel.hpp"
 
 namespace cnnperf {
 
+namespace {
+
+// The network spec of a HELP row: "nb201:<cell>" for `space` nasbench201, "fbnet:<blocks>".
+std::string help_network(const std::string& space, const std::string& arch,
+                         const std::string& where) {
+  if (space == "nasbench201") return "nb201:" + arch;
+  if (space == "fbnet") return "fbnet:" + arch;
+  throw InputError(where + ": field 'space': expected nasbench201 or fbnet, got '" + space + "'");
+}
+
+}  // namespace
+
 std::vector<E2eRow> load_e2e_rows(const std::string& path) {
   const CsvTable t = read_csv(path);
-  for (const char* col : {"network", "gpu", "batch", "dtype", "mode", "latency_ms"}) {
+  // Two layouts: pytorch-gpu-benchmark's zoo networks (`network`, `dtype`) and HELP's NAS
+  // networks (`space`, `arch`; fp32; the GPU's model in `gpu_name`, HELP's key in `gpu`).
+  const bool nas = t.column("space") && t.column("arch");
+  const std::vector<const char*> required =
+      nas ? std::vector<const char*>{"space", "arch", "gpu", "batch", "mode", "latency_ms"}
+          : std::vector<const char*>{"network", "gpu", "batch", "dtype", "mode", "latency_ms"};
+  for (const char* col : required) {
     if (!t.column(col)) throw InputError(path + ":1: expected a column '" + col + "'");
   }
+  const char* gpu_column = nas && t.column("gpu_name") ? "gpu_name" : "gpu";
   std::vector<E2eRow> rows;
   std::map<std::string, GpuSpec> cache;
   const auto& db = GpuDatabase::bundled();
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
     E2eRow row;
-    const ZooEntry* entry = find_zoo_entry(*t.get(r, "network"));
-    if (entry == nullptr) continue;
-    row.network = entry->name;  // the zoo's spelling, as network_step_key takes it
-    row.gpu_name = *t.get(r, "gpu");
+    if (nas) {
+      row.network = help_network(*t.get(r, "space"), *t.get(r, "arch"), t.where(r));
+    } else {
+      const ZooEntry* entry = find_zoo_entry(*t.get(r, "network"));
+      if (entry == nullptr) continue;
+      row.network = entry->name;  // the zoo's spelling, as network_step_key takes it
+    }
+    row.gpu_name = *t.get(r, gpu_column);
     auto it = cache.find(row.gpu_name);
     if (it == cache.end()) {
       const auto spec = db.find(row.gpu_name);
-      if (!spec) throw InputError(t.where(r) + ": field 'gpu': unknown GPU '" + row.gpu_name + "'");
+      if (!spec) {
+        throw InputError(t.where(r) + ": field '" + gpu_column + "': unknown GPU '" + row.gpu_name +
+                         "'");
+      }
       it = cache.emplace(row.gpu_name, *spec).first;
     }
     row.gpu = it->second;
@@ -52,7 +81,7 @@ std::vector<E2eRow> load_e2e_rows(const std::string& path) {
       row.num_gpus = static_cast<int>(*n);
     }
     try {
-      row.dtype = dtype_from_string(*t.get(r, "dtype"));
+      if (t.column("dtype")) row.dtype = dtype_from_string(*t.get(r, "dtype"));
       row.mode = mode_from_string(*t.get(r, "mode"));
     } catch (const InputError& e) {
       throw InputError(t.where(r) + ": " + e.what());
@@ -71,34 +100,54 @@ void require_single_gpu_rows(const std::vector<E2eRow>& rows, const std::string&
 }
 
 std::vector<E2eTerms> e2e_terms(const std::vector<E2eRow>& rows, const LatencyModel& model) {
-  std::map<std::tuple<std::string, std::string, std::int64_t, int, int>, E2eTerms> cache;
+  // One prediction per distinct (network, GPU, batch, precision, mode), on every core: the
+  // HELP file has 222k rows, each its own network on its GPU.
+  using Key = std::tuple<std::string, std::string, std::int64_t, int, int>;
+  std::map<Key, std::size_t> index;
+  std::vector<std::size_t> first_row;  // a row of each distinct key
+  std::vector<std::size_t> key_of(rows.size());
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const E2eRow& row = rows[r];
+    const Key key{row.network, row.gpu.name, row.batch, static_cast<int>(row.dtype),
+                  static_cast<int>(row.mode)};
+    const auto [it, inserted] = index.emplace(key, first_row.size());
+    if (inserted) first_row.push_back(r);
+    key_of[r] = it->second;
+  }
+  std::vector<E2eTerms> distinct(first_row.size());
+  const bool progress = first_row.size() >= 10000;
+  std::atomic<std::size_t> done{0};
+  ml_detail::parallel_for(
+      first_row.size(), std::thread::hardware_concurrency(), [&](std::size_t k) {
+        const E2eRow& row = rows[first_row[k]];
+        NetworkOptions options;
+        options.batch = row.batch;
+        options.dtype = row.dtype;
+        Network net = is_nas_network_spec(row.network) ? build_nas_network(row.network, options)
+                                                       : build_zoo_network(row.network, options);
+        // pytorch-gpu-benchmark ran PyTorch's defaults: fp32 convolutions on TF32 tensor cores
+        // on the A100 (cuDNN 8.0.4); it matters on no other GPU of these rows.
+        allow_tf32_convolutions(net);
+        // Power does not enter the terms; the default power parameters avoid a file read.
+        distinct[k] = predict_network(net, row.gpu, model, row.mode, PowerModel{}).eager;
+        const std::size_t n = ++done;
+        if (progress && n % 50000 == 0) {
+          spdlog::info("end-to-end terms: {} of {} configurations", n, first_row.size());
+        }
+      });
   std::vector<E2eTerms> out;
   out.reserve(rows.size());
-  for (const auto& row : rows) {
-    const auto key = std::make_tuple(row.network, row.gpu.name, row.batch,
-                                     static_cast<int>(row.dtype), static_cast<int>(row.mode));
-    auto it = cache.find(key);
-    if (it == cache.end()) {
-      NetworkOptions options;
-      options.batch = row.batch;
-      options.dtype = row.dtype;
-      Network net = build_zoo_network(row.network, options);
-      // pytorch-gpu-benchmark ran PyTorch's defaults: fp32 convolutions on TF32 tensor cores
-      // on the A100 (cuDNN 8.0.4); it matters on no other GPU of these rows.
-      allow_tf32_convolutions(net);
-      // Power does not enter the terms; the default power parameters avoid a file read.
-      const NetworkPrediction p = predict_network(net, row.gpu, model, row.mode, PowerModel{});
-      it = cache.emplace(key, p.eager).first;
-    }
-    out.push_back(it->second);
-    out.back().num_gpus = row.num_gpus;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    out.push_back(distinct[key_of[r]]);
+    out.back().num_gpus = rows[r].num_gpus;
   }
   return out;
 }
 
 namespace {
 
-constexpr int kSharedParams = 4;  // host ms/op, gap ms/kernel, fixed ms, training factor
+// host ms/op, gap ms/kernel, fixed ms, training factor, heavy-op factor
+constexpr int kSharedParams = 5;
 constexpr int kParamsPerGpu = 4;  // a GPU's own host ms/op, fixed ms, factor, kernel scale
 using Vec = std::vector<double>;
 
@@ -110,6 +159,10 @@ using Vec = std::vector<double>;
 constexpr double kMaxGpuGapMs = 0.005;
 constexpr double kMinTrainingHostFactor = 1.0;
 constexpr double kMaxTrainingHostFactor = 10.0;
+// A convolution or normalization issues at least an elementwise op's host work; HELP's NAS
+// rows put it near 2.5x (docs/methodology.md).
+constexpr double kMinHeavyOpFactor = 1.0;
+constexpr double kMaxHeavyOpFactor = 5.0;
 
 double sigmoid(double x) {
   return 1.0 / (1.0 + std::exp(-x));
@@ -131,6 +184,7 @@ EagerOverhead from_vec(const Vec& v) {
   o.fixed_ms = std::exp(v[2]);
   o.training_host_factor =
       kMinTrainingHostFactor + (kMaxTrainingHostFactor - kMinTrainingHostFactor) * sigmoid(v[3]);
+  o.heavy_op_factor = kMinHeavyOpFactor + (kMaxHeavyOpFactor - kMinHeavyOpFactor) * sigmoid(v[4]);
   return o;
 }
 
@@ -138,7 +192,8 @@ Vec to_vec(const EagerOverhead& o) {
   return {std::log(o.host_ms_per_op), logit(o.gpu_gap_ms_per_kernel / kMaxGpuGapMs),
           std::log(o.fixed_ms),
           logit((o.training_host_factor - kMinTrainingHostFactor) /
-                (kMaxTrainingHostFactor - kMinTrainingHostFactor))};
+                (kMaxTrainingHostFactor - kMinTrainingHostFactor)),
+          logit((o.heavy_op_factor - kMinHeavyOpFactor) / (kMaxHeavyOpFactor - kMinHeavyOpFactor))};
 }
 
 // Mean |log(predicted / measured)| over `subset` with one overhead for all its rows.
@@ -214,8 +269,14 @@ constexpr double kNetworkPriorRows = 1.0;
 // A network that runs more than 2x off the formula points at a zoo or model defect.
 constexpr double kMaxStepScale = 2.0;
 
+// A zoo network's own scale; a NAS network's space shares one (step_scale_network).
+std::string step_network(const E2eRow& row) {
+  const std::string space = nas_space_of(row.network);
+  return space.empty() ? row.network : space;
+}
+
 std::string step_key(const E2eRow& row) {
-  return network_step_key(row.network, row.dtype, row.mode);
+  return network_step_key(step_network(row), row.dtype, row.mode);
 }
 
 // Metrics of `subset`; adjusted R-squared counts the shared terms and four per GPU of the
@@ -317,6 +378,17 @@ void set_metrics(E2eEvaluation& ev, const std::vector<E2eRow>& rows) {
   for (const auto& [gpu, idx] : single_by_gpu) {
     ev.per_gpu[gpu] = metrics_for(rows, ev.predicted_ms, idx);
   }
+  std::map<std::string, std::vector<std::size_t>> by_slice;
+  for (const auto i : single) {
+    const std::string space = nas_space_of(rows[i].network);
+    if (space.empty()) continue;
+    // HELP's unit: one device and batch, where a NAS search ranks architectures.
+    by_slice[space + " batch " + std::to_string(rows[i].batch) + " on " + rows[i].gpu.name]
+        .push_back(i);
+  }
+  for (const auto& [slice, idx] : by_slice) {
+    ev.per_slice[slice] = metrics_for(rows, ev.predicted_ms, idx);
+  }
   ev.data_parallel_rows = multi.size();
   if (multi.empty()) return;
   ev.data_parallel = metrics_for(rows, ev.predicted_ms, multi);
@@ -361,11 +433,12 @@ EagerOverhead calibrate_overhead(const std::vector<E2eRow>& rows,
   for (const auto i : all_rows) (rows[i].num_gpus > 1 ? multi : subset).push_back(i);
   // The loss has several local minima (host time and GPU gaps trade against each other), so
   // Nelder-Mead starts from several points, each run restarted once from where it stopped,
-  // and the lowest loss wins. {host ms/op, gap ms/kernel, fixed ms, training host factor}:
-  constexpr std::array<std::array<double, 4>, 4> kStarts{{{0.012, 0.002, 0.05, 3.0},
-                                                          {0.03, 0.001, 0.5, 4.0},
-                                                          {0.05, 0.0001, 1.0, 5.0},
-                                                          {0.02, 0.004, 2.0, 2.0}}};
+  // and the lowest loss wins. {host ms/op, gap ms/kernel, fixed ms, training host factor,
+  // heavy-op factor}:
+  constexpr std::array<std::array<double, 5>, 4> kStarts{{{0.012, 0.002, 0.05, 3.0, 1.5},
+                                                          {0.03, 0.001, 0.5, 4.0, 2.5},
+                                                          {0.05, 0.0001, 1.0, 5.0, 1.2},
+                                                          {0.02, 0.004, 2.0, 2.0, 3.5}}};
   const auto objective = [&](const Vec& v) { return loss(v, rows, terms, subset); };
   NelderMeadResult fit;
   fit.value = std::numeric_limits<double>::infinity();
@@ -375,13 +448,20 @@ EagerOverhead calibrate_overhead(const std::vector<E2eRow>& rows,
     start.gpu_gap_ms_per_kernel = s[1];
     start.fixed_ms = s[2];
     start.training_host_factor = s[3];
+    start.heavy_op_factor = s[4];
     NelderMeadResult run = nelder_mead(objective, to_vec(start), 0.7);
     run = nelder_mead(objective, run.x, 0.3);
     if (run.value < fit.value) fit = std::move(run);
   }
   EagerOverhead out = from_vec(fit.x);
+  // Without training rows (HELP's are all inference) the training factor does not enter the
+  // loss and ends wherever the simplex left it: keep the default instead.
+  const bool has_training =
+      std::any_of(subset.begin(), subset.end(), [&](std::size_t i) { return terms[i].training; });
+  if (!has_training) out.training_host_factor = EagerOverhead{}.training_host_factor;
   out.source = "calibrated on " + std::to_string(subset.size()) +
-               " end-to-end rows (mean |log error| " + format_number(fit.value, 3) + ")";
+               " end-to-end rows (mean |log error| " + format_number(fit.value, 3) + ")" +
+               (has_training ? "" : "; no training rows: training_host_factor not fitted");
   // Stage two: the host time per op differs 2.8x between the measuring machines and their
   // kernels run up to ~25 % off the model (docs/accuracy.md), so a GPU with enough rows gets
   // its own terms; other GPUs (and a GPU held out) keep the shared terms above.
@@ -390,6 +470,7 @@ EagerOverhead calibrate_overhead(const std::vector<E2eRow>& rows,
   for (const auto& [gpu, gpu_rows] : by_gpu) {
     if (gpu_rows.size() >= kMinRowsPerGpu) {
       out.per_gpu[gpu] = calibrate_gpu(out, rows, terms, gpu_rows);
+      if (!has_training) out.per_gpu[gpu].training_host_factor = out.training_host_factor;
     }
   }
   // Stage three: what is left is largely a property of the network (ops the zoo or the
@@ -448,7 +529,7 @@ E2eEvaluation evaluate_e2e_leave_gpu_out(const std::vector<E2eRow>& rows,
 E2eEvaluation evaluate_e2e_leave_network_out(const std::vector<E2eRow>& rows,
                                              const std::vector<E2eTerms>& terms) {
   std::vector<std::string> group;
-  for (const auto& row : rows) group.push_back(row.network);
+  for (const auto& row : rows) group.push_back(step_network(row));
   return evaluate_leave_group_out(rows, terms, group);
 }
 
@@ -461,8 +542,9 @@ E2eEvaluation evaluate_e2e_config_folds(const std::vector<E2eRow>& rows,
   // A configuration's repeated runs (the RTX 2080 Ti's machines) go to one fold together.
   std::vector<std::string> config;
   for (const auto& row : rows) {
-    config.push_back(step_key(row) + " on " + std::to_string(row.num_gpus) + "x " + row.gpu.name +
-                     " batch " + std::to_string(row.batch));
+    config.push_back(network_step_key(row.network, row.dtype, row.mode) + " on " +
+                     std::to_string(row.num_gpus) + "x " + row.gpu.name + " batch " +
+                     std::to_string(row.batch));
   }
   std::vector<std::string> distinct = config;
   std::sort(distinct.begin(), distinct.end());
@@ -499,6 +581,11 @@ E2eCalibration calibrate_e2e(const std::string& path, const LatencyModel& model)
     nlohmann::json per_gpu = nlohmann::json::object();
     for (const auto& [gpu, m] : e.per_gpu) per_gpu[gpu] = to_json(m);
     nlohmann::json out{{"overall", to_json(e.overall)}, {"per_gpu", per_gpu}};
+    if (!e.per_slice.empty()) {
+      nlohmann::json per_slice = nlohmann::json::object();
+      for (const auto& [slice, m] : e.per_slice) per_slice[slice] = to_json(m);
+      out["per_slice"] = per_slice;
+    }
     if (e.data_parallel_rows > 0) {
       nlohmann::json dp_per_gpu = nlohmann::json::object();
       for (const auto& [gpu, m] : e.data_parallel_per_gpu) dp_per_gpu[gpu] = to_json(m);
@@ -534,8 +621,21 @@ const EagerOverhead& bundled_analytical_overhead() {
   return overhead;
 }
 
+const EagerOverhead& bundled_nas_overhead() {
+  static const EagerOverhead overhead =
+      load_eager_overhead(find_resource("models/eager_overhead_nas.json").string());
+  return overhead;
+}
+
+std::string e2e_network_source(const std::vector<E2eRow>& rows) {
+  // A file holds one layout (load_e2e_rows), so its first row speaks for all.
+  const std::string space = rows.empty() ? std::string() : nas_space_of(rows.front().network);
+  return space.empty() ? "zoo" : space;
+}
+
 std::unique_ptr<AnalyticalModel> bundled_analytical_model() {
-  return std::make_unique<AnalyticalModel>(AnalyticalParams{}, bundled_analytical_overhead());
+  return std::make_unique<AnalyticalModel>(AnalyticalParams{}, bundled_analytical_overhead(),
+                                           bundled_nas_overhead());
 }
 
 }  // namespace cnnperf

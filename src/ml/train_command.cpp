@@ -161,11 +161,14 @@ std::string render(const nlohmann::json& report, OutputFormat format) {
       for (auto& c : metric_cells(section["overall"])) line.push_back(std::move(c));
       line.push_back("");
       rows.push_back(line);
-      for (const auto& [gpu, m] : section["per_gpu"].items()) {
-        std::vector<std::string> g = {"eager-overhead", family, scheme, gpu};
-        for (auto& c : metric_cells(m)) g.push_back(std::move(c));
-        g.push_back("");
-        rows.push_back(std::move(g));
+      for (const char* part : {"per_gpu", "per_slice"}) {
+        if (!section.contains(part)) continue;  // per_slice: NAS rows only
+        for (const auto& [name, m] : section[part].items()) {
+          std::vector<std::string> g = {"eager-overhead", family, scheme, name};
+          for (auto& c : metric_cells(m)) g.push_back(std::move(c));
+          g.push_back("");
+          rows.push_back(std::move(g));
+        }
       }
     };
     const std::array<const char*, 4> schemes{"leave-gpu-out", "leave-network-out", "config-folds",
@@ -203,7 +206,8 @@ std::string render(const nlohmann::json& report, OutputFormat format) {
            format_number(o["host_ms_per_op"].get<double>(), 4) + ", gpu_gap_ms_per_kernel " +
            format_number(o["gpu_gap_ms_per_kernel"].get<double>(), 4) + ", fixed_ms " +
            format_number(o["fixed_ms"].get<double>(), 4) + ", training_host_factor " +
-           format_number(o["training_host_factor"].get<double>(), 4) + "\n";
+           format_number(o["training_host_factor"].get<double>(), 4) + ", heavy_op_factor " +
+           format_number(o.value("heavy_op_factor", 1.0), 4) + "\n";
     if (o.contains("per_gpu")) {
       for (const auto& [gpu, c] : o["per_gpu"].items()) {
         out += "  " + gpu + " (its " + std::to_string(c["rows"].get<int>()) +

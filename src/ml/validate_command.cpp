@@ -69,6 +69,9 @@ std::string render(const nlohmann::json& report, OutputFormat format) {
     const auto& e = report["e2e"];
     add_rows(rows, "end-to-end", "all", e["overall"]);
     for (const auto& [gpu, m] : e["per_gpu"].items()) add_rows(rows, "end-to-end", "gpu=" + gpu, m);
+    if (e.contains("per_slice")) {
+      for (const auto& [slice, m] : e["per_slice"].items()) add_rows(rows, "end-to-end", slice, m);
+    }
     if (e.contains("data_parallel")) {
       const auto& d = e["data_parallel"];
       add_rows(rows, "end-to-end, 2+ GPUs", "all", d["overall"]);
@@ -180,15 +183,21 @@ nlohmann::json validate_report(const ValidateOptions& options) {
     }
     require_single_gpu_rows(rows, options.e2e);
     const auto terms = e2e_terms(rows, *model);
-    const E2eEvaluation eval = evaluate_e2e(rows, terms, model->eager_overhead());
+    const EagerOverhead overhead = model->eager_overhead_for(e2e_network_source(rows));
+    const E2eEvaluation eval = evaluate_e2e(rows, terms, overhead);
     nlohmann::json per_gpu = nlohmann::json::object();
     for (const auto& [gpu, m] : eval.per_gpu) per_gpu[gpu] = to_json(m);
     report["e2e"] = {{"file", options.e2e},
                      {"latency_model", options.model.empty() ? "analytical" : report["model"]},
                      {"rows", rows.size()},
-                     {"eager_overhead_source", model->eager_overhead().source},
+                     {"eager_overhead_source", overhead.source},
                      {"overall", to_json(eval.overall)},
                      {"per_gpu", per_gpu}};
+    if (!eval.per_slice.empty()) {
+      nlohmann::json per_slice = nlohmann::json::object();
+      for (const auto& [slice, m] : eval.per_slice) per_slice[slice] = to_json(m);
+      report["e2e"]["per_slice"] = per_slice;
+    }
     if (eval.data_parallel_rows > 0) {
       nlohmann::json dp_per_gpu = nlohmann::json::object();
       for (const auto& [gpu, m] : eval.data_parallel_per_gpu) dp_per_gpu[gpu] = to_json(m);

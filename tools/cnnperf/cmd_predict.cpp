@@ -10,7 +10,9 @@ namespace cnnperf::cli {
 void add_predict_command(CLI::App& app, Runner& run) {
   auto opts = std::make_shared<PredictOptions>();
   auto* sub = app.add_subcommand("predict", "Predict per-layer and end-to-end latency and energy");
-  sub->add_option("--net", opts->net, "Zoo network name, ONNX file or JSON layer list");
+  sub->add_option("--net", opts->net,
+                  "Zoo network name, ONNX file, JSON layer list, or a NAS-space network: "
+                  "nb201:<NAS-Bench-201 cell> or fbnet:<22 FBNet blocks> (CIFAR-100, 32x32)");
   sub->add_option("--layers", opts->layers_csv, "Canonical layer CSV: one prediction per row");
   sub->add_option("--gpu", opts->gpu,
                   "GPU name, alias (as nvidia-smi prints it) or JSON spec; with --layers it may "
@@ -55,6 +57,9 @@ void add_predict_command(CLI::App& app, Runner& run) {
       "  cnnperf predict --net resnet50 --gpu t4 --max-latency-ms 10   # exit 3 if over\n"
       "  cnnperf predict --net resnet50 --gpu v100 --mode training --batch 64 --power-limit 150\n"
       "  cnnperf predict --net resnet50 --gpu titan-rtx --batch 12 --num-gpus 4 --mode training\n"
+      "  cnnperf predict --gpu \"GeForce GTX 1080 Ti\" --batch 32 --net \\\n"
+      "      "
+      "'nb201:|nor_conv_3x3~0|+|none~0|nor_conv_1x1~1|+|skip_connect~0|nor_conv_1x1~1|none~2|'\n"
       "--layers: a `source` column naming a measurement source the model was trained on\n"
       "(neusight, mlpredict) predicts what that source's timing would measure; otherwise\n"
       "the latency is kernel time as per-op CUDA events measure it.");

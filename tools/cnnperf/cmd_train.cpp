@@ -62,9 +62,12 @@ void add_train_command(CLI::App& app, Runner& run) {
       "      --e2e datasets/e2e_torchvision.csv --out models/my_model.json\n"
       "  cnnperf train --e2e datasets/e2e_torchvision.csv --out models/eager_overhead.json"
       "   # analytical baseline\n"
+      "  cnnperf train --e2e datasets/e2e_help_nas.csv.gz --out models/eager_overhead_nas.json"
+      "   # NAS spaces\n"
       "  cnnperf train --power datasets/power_zeus.csv --out models/power_model.json\n"
       "  zcat datasets/layers_neusight.csv.gz | awk -F, 'NR==1 || $1==\"conv2d\"' > conv.csv\n"
-      "  cnnperf train --data conv.csv --algo-study all --regressor rf   # all rows, no --max-rows\n"
+      "  cnnperf train --data conv.csv --algo-study all --regressor rf   # all rows, no "
+      "--max-rows\n"
       "Export OMP_WAIT_POLICY=PASSIVE before training on a shared machine: XGBoost's OpenMP\n"
       "threads otherwise spin between boosting rounds (it must be set before the process starts).");
   sub->callback([opts, &run] { run = [opts] { return run_train(*opts); }; });

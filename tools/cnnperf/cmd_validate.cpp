@@ -16,7 +16,8 @@ void add_validate_command(CLI::App& app, Runner& run) {
                   "uses, the bundled learned model for --data, the analytical baseline for --e2e");
   sub->add_option("--data", opts->data, "Measured layer CSVs (plain or .gz), one or more")
       ->expected(1, -1);
-  sub->add_option("--e2e", opts->e2e, "Measured end-to-end CSV (e2e_torchvision.csv schema)");
+  sub->add_option("--e2e", opts->e2e,
+                  "Measured end-to-end CSV (e2e_torchvision.csv or e2e_help_nas.csv.gz schema)");
   sub->add_option("--power", opts->power,
                   "Measured power CSV (power_zeus.csv schema): power, power-cap slowdown and "
                   "energy errors of the power model");
@@ -33,6 +34,7 @@ void add_validate_command(CLI::App& app, Runner& run) {
       "  cnnperf validate --data datasets/layers_neusight.csv.gz   # the bundled learned model\n"
       "  cnnperf validate --e2e datasets/e2e_torchvision.csv       # the analytical baseline\n"
       "  cnnperf validate --model my.json --e2e datasets/e2e_torchvision.csv --format json\n"
+      "  cnnperf validate --e2e datasets/e2e_help_nas.csv.gz       # NAS networks, ~1 min\n"
       "  cnnperf validate --model my.json --data new.csv --fail-if-mape-above 25   # CI gate\n"
       "  cnnperf validate --power datasets/power_zeus.csv   # the bundled power model, in-sample");
   sub->callback([opts, &run] { run = [opts] { return run_validate(*opts); }; });

@@ -76,6 +76,26 @@ TEST(PredictCli, NumGpusPredictsADataParallelStepWithTheBundledCalibration) {
   EXPECT_NE(table.out.find("nn.DataParallel on 2 GPUs"), std::string::npos) << table.out;
 }
 
+TEST(PredictCli, NasNetworksUseTheOverheadCalibratedOnHelpsMachines) {
+  const std::string cell =
+      "'nb201:|nor_conv_3x3~0|+|none~0|nor_conv_1x1~1|+|skip_connect~0|nor_conv_1x1~1|none~2|'";
+  const RunResult r = run_cnnperf("predict --net " + cell +
+                                  " --gpu \"GeForce GTX 1080 Ti\" --batch 32 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["network_source"].get<std::string>(), "nas-bench-201");
+  EXPECT_NE(j["eager_overhead"]["source"].get<std::string>().find("e2e_help_nas.csv.gz"),
+            std::string::npos);
+  // HELP's batch-32 NB-201 steps on its Pascal GPUs take 3-18 ms, mostly issuing ops.
+  const double ms = j["total"]["latency_ms"].get<double>();
+  EXPECT_GT(ms, 3.0);
+  EXPECT_LT(ms, 20.0);
+  EXPECT_GT(ms, 2 * j["total"]["kernel_ms"].get<double>());
+  const RunResult bad = run_cnnperf("predict --gpu v100 --net 'fbnet:skip k9_e1'");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("unknown block 'k9_e1'"), std::string::npos) << bad.err;
+}
+
 TEST(PredictCli, NumGpusOutsideOneToSixteenOrWithLayersOrACapIsExitTwo) {
   RunResult r = run_cnnperf("predict --net resnet50 --gpu v100 --num-gpus 0");
   EXPECT_EQ(r.exit_code, 2);
