@@ -88,6 +88,10 @@ struct EagerOverhead {
   /// Per-network step scales by network_step_key, for zoo networks with end-to-end rows;
   /// overhead_for applies them. Empty for a single overhead.
   std::map<std::string, NetworkStepScale> per_network;
+  /// Step scales of one GPU's machine on top of per_network, by "<GPU name> <step key>", for
+  /// pairs with 50 or more rows (HELP's search spaces on each of its machines; no zoo network
+  /// has that many); overhead_for applies them. Empty for a single overhead.
+  std::map<std::string, NetworkStepScale> per_gpu_network;
   double step_scale = 1.0;           ///< 1 unless a network's own scale applies (overhead_for)
   /// nn.DataParallel terms for GPUs without multi-GPU rows of their own, and by GPU database
   /// name those fitted on a GPU's own rows; overhead_for_gpu applies them.

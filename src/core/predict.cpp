@@ -52,6 +52,13 @@ nlohmann::json to_json(const EagerOverhead& o) {
     }
     out["per_network"] = per_network;
   }
+  if (!o.per_gpu_network.empty()) {
+    nlohmann::json per_gpu_network = nlohmann::json::object();
+    for (const auto& [key, n] : o.per_gpu_network) {
+      per_gpu_network[key] = {{"step_scale", n.step_scale}, {"rows", n.rows}};
+    }
+    out["per_gpu_network"] = per_gpu_network;
+  }
   if (o.data_parallel.rows > 0) out["data_parallel"] = data_parallel_json(o.data_parallel);
   if (!o.data_parallel_per_gpu.empty()) {
     nlohmann::json per_gpu = nlohmann::json::object();
@@ -119,16 +126,19 @@ EagerOverhead eager_overhead_from_json(const nlohmann::json& j, const std::strin
   }
   // Files written before the per-network scales (2026-11-24) have neither key.
   if (j.contains("step_scale")) o.step_scale = number("step_scale");
-  if (j.contains("per_network")) {
-    const auto& per_network = j["per_network"];
-    if (!per_network.is_object()) throw InputError(where + ".per_network: expected an object");
-    for (const auto& [key, n] : per_network.items()) {
-      const std::string at = where + ".per_network." + key;
+  // per_gpu_network since 2026-11-24 (HELP's rows); optional like per_network.
+  for (const auto& [name, map] : {std::pair{"per_network", &o.per_network},
+                                  std::pair{"per_gpu_network", &o.per_gpu_network}}) {
+    if (!j.contains(name)) continue;
+    const auto& scales = j[name];
+    if (!scales.is_object()) throw InputError(where + "." + name + ": expected an object");
+    for (const auto& [key, n] : scales.items()) {
+      const std::string at = where + "." + name + "." + key;
       NetworkStepScale scale;
       scale.step_scale = json_number(n, "step_scale", at);
       scale.rows = static_cast<int>(json_number(n, "rows", at));
       if (scale.step_scale <= 0) throw InputError(at + ".step_scale: expected a positive number");
-      o.per_network.emplace(key, scale);
+      map->emplace(key, scale);
     }
   }
   // Files written before the data-parallel terms (2026-11-24) have neither key.
@@ -227,11 +237,19 @@ EagerOverhead overhead_for(const EagerOverhead& overhead, const GpuSpec& gpu,
                            const std::string& network_key) {
   EagerOverhead out = overhead_for_gpu(overhead, gpu);
   out.per_network.clear();
-  const auto it = overhead.per_network.find(network_key);
-  if (network_key.empty() || it == overhead.per_network.end()) return out;
-  out.step_scale = it->second.step_scale;
-  out.source += "; step time of " + network_key + " x " + format_number(out.step_scale, 3) +
-                ", fitted on its " + std::to_string(it->second.rows) + " end-to-end rows";
+  out.per_gpu_network.clear();
+  if (network_key.empty()) return out;
+  if (const auto it = overhead.per_network.find(network_key); it != overhead.per_network.end()) {
+    out.step_scale = it->second.step_scale;
+    out.source += "; step time of " + network_key + " x " + format_number(out.step_scale, 3) +
+                  ", fitted on its " + std::to_string(it->second.rows) + " end-to-end rows";
+  }
+  if (const auto it = overhead.per_gpu_network.find(gpu.name + " " + network_key);
+      it != overhead.per_gpu_network.end()) {
+    out.step_scale *= it->second.step_scale;
+    out.source += "; on " + gpu.name + "'s machine x " + format_number(it->second.step_scale, 3) +
+                  " more, fitted on its " + std::to_string(it->second.rows) + " rows";
+  }
   return out;
 }
 

@@ -488,6 +488,22 @@ EagerOverhead calibrate_overhead(const std::vector<E2eRow>& rows,
     const double scale = std::exp(s.first / (s.second + kNetworkPriorRows));
     out.per_network[key] = {std::clamp(scale, 1.0 / kMaxStepScale, kMaxStepScale), s.second};
   }
+  // Stage three b: a network key with 50 or more rows on one GPU (HELP's search spaces; no
+  // zoo network) also gets that machine's scale: the RTX 2080 Ti's machine runs FBNet blocks
+  // relatively faster than NAS-Bench-201 cells than the other three do (docs/accuracy.md).
+  std::map<std::string, std::pair<double, int>> gpu_log_ratios;
+  for (const auto i : subset) {
+    const std::string key = step_key(rows[i]);
+    const double predicted = eager_latency_ms(terms[i], overhead_for(out, rows[i].gpu, key));
+    auto& [sum, n] = gpu_log_ratios[rows[i].gpu.name + " " + key];
+    sum += std::log(rows[i].latency_ms / predicted);
+    ++n;
+  }
+  for (const auto& [key, s] : gpu_log_ratios) {
+    if (s.second < static_cast<int>(kMinRowsPerGpu)) continue;
+    const double scale = std::exp(s.first / (s.second + kNetworkPriorRows));
+    out.per_gpu_network[key] = {std::clamp(scale, 1.0 / kMaxStepScale, kMaxStepScale), s.second};
+  }
   if (multi.empty()) return out;
   // Stage four. Per extra GPU {fixed ms, ms per MB of weights, training ms per MB, host ms per
   // op, training host ms per op}; the 2-4 GPU rows of pytorch-gpu-benchmark take about 1 to 5
