@@ -3,16 +3,13 @@
 #include "cnnperf/cross_validation.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <exception>
 #include <map>
-#include <mutex>
 #include <numeric>
 #include <random>
-#include <thread>
 
 #include "cnnperf/error.hpp"
+#include "parallel.hpp"
 #include "regressor_internal.hpp"
 
 namespace cnnperf {
@@ -192,31 +189,9 @@ CvResult cross_validate(RegressorKind kind, const nlohmann::json& params, const 
     fr.metrics = compute_metrics(y_test, pred, p);
   };
 
-  const std::size_t n_folds = static_cast<std::size_t>(folds.n_folds);
-  const unsigned workers = std::max(1U, std::min<unsigned>(options.parallel_folds, static_cast<unsigned>(n_folds)));
-  if (workers == 1) {
-    for (std::size_t f = 0; f < n_folds; ++f) run_fold(f);
-  } else {
-    std::atomic<std::size_t> next{0};
-    std::exception_ptr error;
-    std::mutex error_mutex;
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < workers; ++t) {
-      pool.emplace_back([&] {
-        for (std::size_t f = next.fetch_add(1); f < n_folds; f = next.fetch_add(1)) {
-          try {
-            run_fold(f);
-          } catch (...) {
-            const std::lock_guard<std::mutex> lock(error_mutex);
-            if (!error) error = std::current_exception();
-            next.store(n_folds);
-          }
-        }
-      });
-    }
-    for (auto& th : pool) th.join();
-    if (error) std::rethrow_exception(error);
-  }
+  // Folds in parallel (options.parallel_folds workers, at most one per fold).
+  ml_detail::parallel_for(static_cast<std::size_t>(folds.n_folds), options.parallel_folds,
+                          run_fold);
   // Overall metrics over rows that were scored (every row belongs to exactly one fold).
   result.overall = compute_metrics(y, result.oof_predictions, p);
   return result;
