@@ -79,7 +79,8 @@ struct EagerOverhead {
   double training_host_factor = 3.0; ///< host ops of a training step per forward op
   /// Host time of a convolution, linear layer, normalization or channel shuffle in units of
   /// an elementwise op's (host_ms_per_op): PyTorch's Python and dispatch path for these is
-  /// longer (HELP's NAS rows: ~2.5x; docs/methodology.md). 1: every op the same.
+  /// longer (fitted 5 on HELP's NAS rows, 1 on the zoo rows; docs/methodology.md). 1: every
+  /// op the same.
   double heavy_op_factor = 1.0;
   double kernel_time_scale = 1.0;    ///< 1 unless a GPU's own calibration says otherwise
   /// Per-GPU terms by GPU database name (GpuSpec::name), for GPUs with end-to-end rows;
