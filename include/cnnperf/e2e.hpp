@@ -70,6 +70,9 @@ struct E2eEvaluation {
   std::map<std::string, Metrics> data_parallel_per_gpu;
   std::vector<double> predicted_ms;
 };
+/// {"overall", "per_gpu", "per_slice" (NAS rows only), "data_parallel": {"overall", "per_gpu"}
+/// (multi-GPU rows only)}: the section train --e2e and validate --e2e report.
+[[nodiscard]] nlohmann::json to_json(const E2eEvaluation& evaluation);
 /// Leave-one-GPU-out: overhead fitted on the other GPUs (so the held-out GPU gets the shared
 /// terms, as a GPU without end-to-end rows does), predicted on each.
 [[nodiscard]] E2eEvaluation evaluate_e2e_leave_gpu_out(const std::vector<E2eRow>& rows,

@@ -69,6 +69,8 @@ inline constexpr const char* kFbnetSource = "fbnet";
 /// - "fbnet:<22 blocks>": HW-NAS-Bench's FBNet (CIFAR strides), blocks k3_e1, k3_e1_g2,
 ///   k3_e3, k3_e6, k5_e1, k5_e1_g2, k5_e3, k5_e6 or skip separated by spaces, commas or '-'.
 [[nodiscard]] bool is_nas_network_spec(std::string_view spec);
+/// Whether a Network::source is one of the NAS spaces (kNasBench201Source, kFbnetSource).
+[[nodiscard]] bool is_nas_source(std::string_view network_source);
 /// The search space of a NAS spec (kNasBench201Source or kFbnetSource), "" for anything else.
 [[nodiscard]] std::string nas_space_of(std::string_view spec);
 /// Builds a NAS network spec for `options` (batch, dtype; 32x32 unless an input size is

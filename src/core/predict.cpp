@@ -353,8 +353,7 @@ void set_num_gpus(NetworkPrediction& prediction, int num_gpus, const PowerModel&
 }
 
 EagerOverhead AnalyticalModel::eager_overhead_for(std::string_view network_source) const {
-  const bool nas = network_source == kNasBench201Source || network_source == kFbnetSource;
-  return nas && nas_overhead_ ? *nas_overhead_ : overhead_;
+  return is_nas_source(network_source) && nas_overhead_ ? *nas_overhead_ : overhead_;
 }
 
 namespace {
@@ -376,7 +375,7 @@ bool is_heavy_host_op(Op op) {
 
 std::string step_scale_network(const Network& network) {
   if (network.source == "zoo") return network.name;
-  if (network.source == kNasBench201Source || network.source == kFbnetSource) return network.source;
+  if (is_nas_source(network.source)) return network.source;
   return {};
 }
 

@@ -272,6 +272,10 @@ bool is_nas_network_spec(std::string_view spec) {
   return split_spec(spec).has_value();
 }
 
+bool is_nas_source(std::string_view network_source) {
+  return network_source == kNasBench201Source || network_source == kFbnetSource;
+}
+
 std::string nas_space_of(std::string_view spec) {
   const auto parsed = split_spec(spec);
   if (!parsed) return {};

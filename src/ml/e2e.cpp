@@ -522,6 +522,21 @@ EagerOverhead calibrate_overhead(const std::vector<E2eRow>& rows,
   return out;
 }
 
+nlohmann::json to_json(const E2eEvaluation& e) {
+  const auto by_name = [](const std::map<std::string, Metrics>& metrics) {
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& [name, m] : metrics) out[name] = to_json(m);
+    return out;
+  };
+  nlohmann::json out{{"overall", to_json(e.overall)}, {"per_gpu", by_name(e.per_gpu)}};
+  if (!e.per_slice.empty()) out["per_slice"] = by_name(e.per_slice);
+  if (e.data_parallel_rows > 0) {
+    out["data_parallel"] = {{"overall", to_json(e.data_parallel)},
+                            {"per_gpu", by_name(e.data_parallel_per_gpu)}};
+  }
+  return out;
+}
+
 E2eEvaluation evaluate_e2e(const std::vector<E2eRow>& rows, const std::vector<E2eTerms>& terms,
                            const EagerOverhead& overhead) {
   E2eEvaluation ev;
@@ -593,28 +608,12 @@ E2eCalibration calibrate_e2e(const std::string& path, const LatencyModel& model)
   const E2eEvaluation lono = evaluate_e2e_leave_network_out(rows, terms);
   const E2eEvaluation folds = evaluate_e2e_config_folds(rows, terms, kE2eConfigFolds, kE2eFoldSeed);
   const E2eEvaluation in_sample = evaluate_e2e(rows, terms, out.overhead);
-  auto section = [](const E2eEvaluation& e) {
-    nlohmann::json per_gpu = nlohmann::json::object();
-    for (const auto& [gpu, m] : e.per_gpu) per_gpu[gpu] = to_json(m);
-    nlohmann::json out{{"overall", to_json(e.overall)}, {"per_gpu", per_gpu}};
-    if (!e.per_slice.empty()) {
-      nlohmann::json per_slice = nlohmann::json::object();
-      for (const auto& [slice, m] : e.per_slice) per_slice[slice] = to_json(m);
-      out["per_slice"] = per_slice;
-    }
-    if (e.data_parallel_rows > 0) {
-      nlohmann::json dp_per_gpu = nlohmann::json::object();
-      for (const auto& [gpu, m] : e.data_parallel_per_gpu) dp_per_gpu[gpu] = to_json(m);
-      out["data_parallel"] = {{"overall", to_json(e.data_parallel)}, {"per_gpu", dp_per_gpu}};
-    }
-    return out;
-  };
   out.report = {{"file", path},
                 {"rows", rows.size()},
-                {"leave-gpu-out", section(logo)},
-                {"leave-network-out", section(lono)},
-                {"config-folds", section(folds)},
-                {"in-sample", section(in_sample)}};
+                {"leave-gpu-out", to_json(logo)},
+                {"leave-network-out", to_json(lono)},
+                {"config-folds", to_json(folds)},
+                {"in-sample", to_json(in_sample)}};
   return out;
 }
 

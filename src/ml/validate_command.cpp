@@ -185,25 +185,12 @@ nlohmann::json validate_report(const ValidateOptions& options) {
     const auto terms = e2e_terms(rows, *model);
     const EagerOverhead overhead = model->eager_overhead_for(e2e_network_source(rows));
     const E2eEvaluation eval = evaluate_e2e(rows, terms, overhead);
-    nlohmann::json per_gpu = nlohmann::json::object();
-    for (const auto& [gpu, m] : eval.per_gpu) per_gpu[gpu] = to_json(m);
     report["e2e"] = {{"file", options.e2e},
                      {"latency_model", options.model.empty() ? "analytical" : report["model"]},
                      {"rows", rows.size()},
-                     {"eager_overhead_source", overhead.source},
-                     {"overall", to_json(eval.overall)},
-                     {"per_gpu", per_gpu}};
-    if (!eval.per_slice.empty()) {
-      nlohmann::json per_slice = nlohmann::json::object();
-      for (const auto& [slice, m] : eval.per_slice) per_slice[slice] = to_json(m);
-      report["e2e"]["per_slice"] = per_slice;
-    }
-    if (eval.data_parallel_rows > 0) {
-      nlohmann::json dp_per_gpu = nlohmann::json::object();
-      for (const auto& [gpu, m] : eval.data_parallel_per_gpu) dp_per_gpu[gpu] = to_json(m);
-      report["e2e"]["data_parallel"] = {{"overall", to_json(eval.data_parallel)},
-                                        {"per_gpu", dp_per_gpu}};
-    } else if (multi_rows > 0) {
+                     {"eager_overhead_source", overhead.source}};
+    report["e2e"].update(to_json(eval));
+    if (eval.data_parallel_rows == 0 && multi_rows > 0) {
       report["e2e"]["unmodelled_multi_gpu_rows"] = multi_rows;
     }
   }

@@ -53,7 +53,9 @@ TEST(NasNetworks, Nb201CellLaunchesWhatPyTorchRuns) {
   EXPECT_EQ(count_op(net, Op::kMul), 15);
   EXPECT_EQ(count_op(net, Op::kAdd), 15 * 6 + 2);
   for (const Layer& layer : net.layers) {
-    if (layer.op == Op::kMul) EXPECT_EQ(layer.num_inputs, 1) << layer.name;
+    if (layer.op == Op::kMul) {
+      EXPECT_EQ(layer.num_inputs, 1) << layer.name;
+    }
   }
 }
 
@@ -71,7 +73,9 @@ TEST(NasNetworks, FbnetCountsItsBlocks) {
   EXPECT_EQ(count_op(first, Op::kAdd), 1);
   // CIFAR strides 1,1,2,2,1,2,1: the header sees 4x4.
   for (const Layer& layer : first.layers) {
-    if (layer.name == "header.conv") EXPECT_EQ(layer.h_in, 4);
+    if (layer.name == "header.conv") {
+      EXPECT_EQ(layer.h_in, 4);
+    }
   }
   // Grouped 1x1 convolutions shuffle channels once per block.
   const Network grouped = build_nas_network(fbnet_spec("k3_e1_g2", "k3_e1_g2"));

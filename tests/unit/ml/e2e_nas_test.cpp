@@ -5,8 +5,6 @@
 // number in a temporary CSV): none is a measurement.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
 #include <random>
 #include <string>
 
@@ -14,21 +12,17 @@
 #include "cnnperf/error.hpp"
 #include "cnnperf/zoo.hpp"
 #include "synthetic_e2e.hpp"
+#include "temp_file.hpp"
 
 namespace cnnperf {
 namespace {
 
-namespace fs = std::filesystem;
 using testing::named_gpu;
 
 const std::string kCell =
     "|nor_conv_3x3~0|+|none~0|nor_conv_1x1~1|+|skip_connect~0|nor_conv_1x1~1|none~2|";
 
-fs::path write_temp(const std::string& name, const std::string& text) {
-  const fs::path path = fs::temp_directory_path() / name;
-  std::ofstream(path) << text;
-  return path;
-}
+using testing::write_temp;
 
 TEST(EagerHeavyOps, HostTimeCountsHeavyOpsAsFactorElementwiseOps) {
   EagerOverhead o;

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -12,6 +11,7 @@
 #include "cnnperf/e2e.hpp"
 #include "cnnperf/error.hpp"
 #include "cnnperf/power_calibration.hpp"
+#include "temp_file.hpp"
 
 namespace cnnperf {
 namespace {
@@ -22,11 +22,7 @@ std::string zeus_csv() {
   return std::string(CNNPERF_SOURCE_DIR_FOR_TESTS) + "/datasets/power_zeus.csv";
 }
 
-fs::path write_temp(const std::string& name, const std::string& text) {
-  const fs::path path = fs::temp_directory_path() / name;
-  std::ofstream(path) << text;
-  return path;
-}
+using testing::write_temp;
 
 TEST(PowerRows, KeepsOnlyWorkloadsCnnperfBuildsAndCountsTheRest) {
   const PowerData data = load_power_rows(zeus_csv());
