@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Prototype: does a step behave like max(sum of host, sum of GPU) or like a sum over ops of
-max(host, GPU)? (docs/accuracy.md, "NAS networks"; the next step, not what cnnperf does.)
+max(host, GPU)? (docs/accuracy.md, "NAS networks". It led to cnnperf's per_op_overlap term,
+fitted there on all rows; this script keeps the in-sample check on one slice.)
 
 For a seeded sample of HELP's rows of one space, GPU and batch, it reads every layer's
 predicted kernel time from `cnnperf predict --format json`, then fits host ms per op,

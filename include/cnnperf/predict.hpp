@@ -82,6 +82,11 @@ struct EagerOverhead {
   /// longer (fitted 5 on HELP's NAS rows, 1 on the zoo rows; docs/methodology.md). 1: every
   /// op the same.
   double heavy_op_factor = 1.0;
+  /// How much of the step is the sum over ops of max(the op's host time, its GPU time), the
+  /// rest being max(all host time, all GPU time), 0 to 1: an op whose kernel outlasts its issue
+  /// delays the ops behind it even when the host sets the step time (HELP's FBNet steps;
+  /// docs/methodology.md). 0: the max of the sums alone.
+  double per_op_overlap = 0.0;
   double kernel_time_scale = 1.0;    ///< 1 unless a GPU's own calibration says otherwise
   /// Per-GPU terms by GPU database name (GpuSpec::name), for GPUs with end-to-end rows;
   /// overhead_for_gpu applies them. Empty for a single overhead.
@@ -178,6 +183,15 @@ enum class Mode { kInference, kTraining };
 [[nodiscard]] std::string to_string(Mode mode);
 [[nodiscard]] Mode mode_from_string(std::string_view text);
 
+/// One kind of op in a step: ops with the same predicted kernel time, kernel launches and host
+/// class (EagerOverhead::heavy_op_factor applies to heavy ones).
+struct EagerOpCost {
+  double kernel_ms = 0;  ///< predicted kernel time of one such op, ms
+  int kernels = 0;       ///< its kernel launches
+  bool heavy = false;    ///< convolution, linear, normalization or channel shuffle
+  int count = 0;         ///< how many ops of the step are like it
+};
+
 /// What the end-to-end formula needs from a network's prediction.
 struct EagerTerms {
   double kernel_ms = 0;    ///< sum of predicted kernel time, ms
@@ -188,13 +202,22 @@ struct EagerTerms {
   double weight_bytes = 0;  ///< the network's weights at its precision, bytes
   int num_gpus = 1;         ///< GPUs of nn.DataParallel, each with the same batch
   int heavy_ops = 0;        ///< of `ops`: convolutions, linear, normalizations, channel shuffles
+  /// The ops of `ops`, identical ones merged (order not kept): what the per-op overlap term
+  /// reads. Empty: that term is the max of the sums.
+  std::vector<EagerOpCost> op_costs;
 };
+/// The op costs of predicted layers (`predictions[i]` is `layers[i]`'s): ops without kernels
+/// left out, identical (kernel_ms, kernels, heavy) merged with a count.
+[[nodiscard]] std::vector<EagerOpCost> eager_op_costs(
+    const std::vector<Layer>& layers, const std::vector<LayerPrediction>& predictions);
 /// Host time to issue one step's ops, ms: host_ms_per_op x (ops + (heavy_op_factor - 1) x
 /// heavy_ops), times training_host_factor in training.
 [[nodiscard]] double host_issue_ms(const EagerTerms& terms, const EagerOverhead& overhead);
-/// wall = fixed + input copy + step_scale x max(kernel time x kernel_time_scale + per-kernel
-/// gaps, host issue time) + (num_gpus - 1) x the data-parallel terms per extra GPU, ms. `overhead`
-/// is one GPU's and one network's (overhead_for); its per_gpu and per_network maps are not read.
+/// wall = fixed + input copy + step_scale x core + (num_gpus - 1) x the data-parallel terms per
+/// extra GPU, ms, where core = per_op_overlap x sum over ops of max(op's host time, op's GPU
+/// time) + (1 - per_op_overlap) x max(host issue time, GPU time); GPU time is kernel time x
+/// kernel_time_scale + per-kernel gaps. `overhead` is one GPU's and one network's
+/// (overhead_for); its per_gpu and per_network maps are not read.
 [[nodiscard]] double eager_latency_ms(const EagerTerms& terms, const EagerOverhead& overhead);
 
 /// The key of EagerOverhead::per_network: "<zoo name> <precision> <mode>", e.g.

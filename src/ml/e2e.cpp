@@ -146,8 +146,8 @@ std::vector<E2eTerms> e2e_terms(const std::vector<E2eRow>& rows, const LatencyMo
 
 namespace {
 
-// host ms/op, gap ms/kernel, fixed ms, training factor, heavy-op factor
-constexpr int kSharedParams = 5;
+// host ms/op, gap ms/kernel, fixed ms, training factor, heavy-op factor, per-op overlap
+constexpr int kSharedParams = 6;
 constexpr int kParamsPerGpu = 4;  // a GPU's own host ms/op, fixed ms, factor, kernel scale
 using Vec = std::vector<double>;
 
@@ -185,25 +185,37 @@ EagerOverhead from_vec(const Vec& v) {
   o.training_host_factor =
       kMinTrainingHostFactor + (kMaxTrainingHostFactor - kMinTrainingHostFactor) * sigmoid(v[3]);
   o.heavy_op_factor = kMinHeavyOpFactor + (kMaxHeavyOpFactor - kMinHeavyOpFactor) * sigmoid(v[4]);
+  o.per_op_overlap = sigmoid(v[5]);
   return o;
 }
 
 Vec to_vec(const EagerOverhead& o) {
-  return {std::log(o.host_ms_per_op), logit(o.gpu_gap_ms_per_kernel / kMaxGpuGapMs),
+  return {std::log(o.host_ms_per_op),
+          logit(o.gpu_gap_ms_per_kernel / kMaxGpuGapMs),
           std::log(o.fixed_ms),
           logit((o.training_host_factor - kMinTrainingHostFactor) /
                 (kMaxTrainingHostFactor - kMinTrainingHostFactor)),
-          logit((o.heavy_op_factor - kMinHeavyOpFactor) / (kMaxHeavyOpFactor - kMinHeavyOpFactor))};
+          logit((o.heavy_op_factor - kMinHeavyOpFactor) / (kMaxHeavyOpFactor - kMinHeavyOpFactor)),
+          logit(o.per_op_overlap)};
 }
 
 // Mean |log(predicted / measured)| over `subset` with one overhead for all its rows.
 double mean_abs_log_error(const EagerOverhead& o, const std::vector<E2eRow>& rows,
                           const std::vector<E2eTerms>& terms,
                           const std::vector<std::size_t>& subset) {
-  double sum = 0;
-  for (const auto i : subset) {
-    sum += std::fabs(std::log(eager_latency_ms(terms[i], o) / rows[i].latency_ms));
-  }
+  // Fixed chunks summed in order: the same loss on any number of cores.
+  constexpr std::size_t kChunk = 4096;
+  const std::size_t chunks = (subset.size() + kChunk - 1) / kChunk;
+  std::vector<double> partial(chunks, 0.0);
+  ml_detail::parallel_for(chunks, std::thread::hardware_concurrency(), [&](std::size_t c) {
+    double sum = 0;
+    for (std::size_t k = c * kChunk; k < std::min(subset.size(), (c + 1) * kChunk); ++k) {
+      const std::size_t i = subset[k];
+      sum += std::fabs(std::log(eager_latency_ms(terms[i], o) / rows[i].latency_ms));
+    }
+    partial[c] = sum;
+  });
+  const double sum = std::accumulate(partial.begin(), partial.end(), 0.0);
   return subset.empty() ? 0 : sum / static_cast<double>(subset.size());
 }
 
@@ -434,11 +446,11 @@ EagerOverhead calibrate_overhead(const std::vector<E2eRow>& rows,
   // The loss has several local minima (host time and GPU gaps trade against each other), so
   // Nelder-Mead starts from several points, each run restarted once from where it stopped,
   // and the lowest loss wins. {host ms/op, gap ms/kernel, fixed ms, training host factor,
-  // heavy-op factor}:
-  constexpr std::array<std::array<double, 5>, 4> kStarts{{{0.012, 0.002, 0.05, 3.0, 1.5},
-                                                          {0.03, 0.001, 0.5, 4.0, 2.5},
-                                                          {0.05, 0.0001, 1.0, 5.0, 1.2},
-                                                          {0.02, 0.004, 2.0, 2.0, 3.5}}};
+  // heavy-op factor, per-op overlap}:
+  constexpr std::array<std::array<double, 6>, 4> kStarts{{{0.012, 0.002, 0.05, 3.0, 1.5, 0.5},
+                                                          {0.03, 0.001, 0.5, 4.0, 2.5, 0.2},
+                                                          {0.05, 0.0001, 1.0, 5.0, 1.2, 0.8},
+                                                          {0.02, 0.004, 2.0, 2.0, 3.5, 0.05}}};
   const auto objective = [&](const Vec& v) { return loss(v, rows, terms, subset); };
   NelderMeadResult fit;
   fit.value = std::numeric_limits<double>::infinity();
@@ -449,6 +461,7 @@ EagerOverhead calibrate_overhead(const std::vector<E2eRow>& rows,
     start.fixed_ms = s[2];
     start.training_host_factor = s[3];
     start.heavy_op_factor = s[4];
+    start.per_op_overlap = s[5];
     NelderMeadResult run = nelder_mead(objective, to_vec(start), 0.7);
     run = nelder_mead(objective, run.x, 0.3);
     if (run.value < fit.value) fit = std::move(run);

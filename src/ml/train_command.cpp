@@ -207,7 +207,8 @@ std::string render(const nlohmann::json& report, OutputFormat format) {
            format_number(o["gpu_gap_ms_per_kernel"].get<double>(), 4) + ", fixed_ms " +
            format_number(o["fixed_ms"].get<double>(), 4) + ", training_host_factor " +
            format_number(o["training_host_factor"].get<double>(), 4) + ", heavy_op_factor " +
-           format_number(o.value("heavy_op_factor", 1.0), 4) + "\n";
+           format_number(o.value("heavy_op_factor", 1.0), 4) + ", per_op_overlap " +
+           format_number(o.value("per_op_overlap", 0.0), 4) + "\n";
     if (o.contains("per_gpu")) {
       for (const auto& [gpu, c] : o["per_gpu"].items()) {
         out += "  " + gpu + " (its " + std::to_string(c["rows"].get<int>()) +

@@ -40,10 +40,7 @@ TEST(EagerHeavyOps, HostTimeCountsHeavyOpsAsFactorElementwiseOps) {
   t.training = true;
   EXPECT_NEAR(host_issue_ms(t, o), 4.0 * 0.01 * (60 + 40 * 2.5), 1e-12);
   // The factor is kept in files; files without it count every op the same.
-  EXPECT_DOUBLE_EQ(eager_overhead_from_json(to_json(o), "x").heavy_op_factor, 2.5);
-  nlohmann::json old = to_json(o);
-  old.erase("heavy_op_factor");
-  EXPECT_DOUBLE_EQ(eager_overhead_from_json(old, "x").heavy_op_factor, 1.0);
+  testing::expect_optional_field(&EagerOverhead::heavy_op_factor, "heavy_op_factor", 2.5, 1.0);
 }
 
 TEST(EagerHeavyOps, CalibrationRecoversTheFactorAndLeavesAnUnseenTrainingFactorAlone) {
@@ -52,27 +49,19 @@ TEST(EagerHeavyOps, CalibrationRecoversTheFactorAndLeavesAnUnseenTrainingFactorA
   truth.heavy_op_factor = 2.5;
   truth.gpu_gap_ms_per_kernel = 0.0;
   truth.fixed_ms = 1.5;
-  std::vector<E2eRow> rows;
-  std::vector<E2eTerms> terms;
   std::mt19937_64 rng(7);
   std::uniform_int_distribution<int> ops(100, 500);
   std::uniform_real_distribution<double> heavy_share(0.1, 0.9);
-  for (int i = 0; i < 40; ++i) {  // inference only, host-bound, one GPU without own terms
-    E2eRow row;
-    row.network = "net" + std::to_string(i);
-    row.gpu = named_gpu("gpu-x");
+  // Inference only, host-bound.
+  const auto d = testing::one_gpu_rows(truth, 40, [&](int) {
     E2eTerms t;
     t.ops = ops(rng);
     t.kernels = t.ops;
     t.heavy_ops = static_cast<int>(t.ops * heavy_share(rng));
     t.kernel_ms = 0.5;
-    row.latency_ms = eager_latency_ms(t, truth);
-    rows.push_back(row);
-    terms.push_back(t);
-  }
-  std::vector<std::size_t> all(rows.size());
-  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
-  const EagerOverhead fit = calibrate_overhead(rows, terms, all);
+    return t;
+  });
+  const EagerOverhead fit = calibrate_overhead(d.rows, d.terms, testing::every_row(d));
   EXPECT_NEAR(fit.heavy_op_factor, 2.5, 0.05);
   EXPECT_NEAR(fit.host_ms_per_op, 0.012, 0.0005);
   EXPECT_DOUBLE_EQ(fit.training_host_factor, EagerOverhead{}.training_host_factor);

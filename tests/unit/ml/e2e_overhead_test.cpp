@@ -48,6 +48,7 @@ TEST(EagerOverheadCalibration, BundledFileIsTheFitOnAllRowsAndBeatsTheDefaults) 
   EXPECT_NEAR(bundled.fixed_ms, cal.overhead.fixed_ms, 1e-9);
   EXPECT_NEAR(bundled.training_host_factor, cal.overhead.training_host_factor, 1e-9);
   EXPECT_NEAR(bundled.heavy_op_factor, cal.overhead.heavy_op_factor, 1e-9);
+  EXPECT_NEAR(bundled.per_op_overlap, cal.overhead.per_op_overlap, 1e-9);
   EXPECT_NE(bundled.source.find("e2e_torchvision.csv"), std::string::npos) << bundled.source;
   // Each of the four end-to-end GPUs has its own host time and kernel-time scale.
   ASSERT_EQ(bundled.per_gpu.size(), 4u);

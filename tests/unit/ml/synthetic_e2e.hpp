@@ -75,10 +75,38 @@ inline SyntheticE2e synthetic_e2e_rows(const EagerOverhead& truth,
   return d;
 }
 
+/// `count` inference rows of networks "net0", "net1", ... on "gpu-x", a GPU without terms of
+/// its own, with make_terms(i) as row i's terms; latency_ms = eager_latency_ms under `truth`.
+inline SyntheticE2e one_gpu_rows(const EagerOverhead& truth, int count,
+                                 const std::function<E2eTerms(int)>& make_terms) {
+  SyntheticE2e d;
+  for (int i = 0; i < count; ++i) {
+    E2eRow row;
+    row.network = "net" + std::to_string(i);
+    row.gpu = named_gpu("gpu-x");
+    d.terms.push_back(make_terms(i));
+    row.latency_ms = eager_latency_ms(d.terms.back(), truth);
+    d.rows.push_back(row);
+  }
+  return d;
+}
+
 inline std::vector<std::size_t> every_row(const SyntheticE2e& d) {
   std::vector<std::size_t> all(d.rows.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
   return all;
+}
+
+/// Expects an overhead's `field` set to `value` to come back from its JSON, and JSON without
+/// `key` (a file written before the field existed) to read as `absent`.
+inline void expect_optional_field(double EagerOverhead::*field, const char* key, double value,
+                                  double absent) {
+  EagerOverhead o;
+  o.*field = value;
+  EXPECT_DOUBLE_EQ(eager_overhead_from_json(to_json(o), "x").*field, value) << key;
+  nlohmann::json old = to_json(o);
+  old.erase(key);
+  EXPECT_DOUBLE_EQ(eager_overhead_from_json(old, "x").*field, absent) << key;
 }
 
 /// Expects reading `bad` as the eager_overhead object of "f.json" to be an InputError whose
