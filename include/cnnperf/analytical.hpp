@@ -17,6 +17,10 @@ struct AnalyticalParams {
   double memory_efficiency = 0.80;     ///< achievable share of peak DRAM bandwidth
   double tensor_core_efficiency = 0.55;  ///< achievable share of the tensor-core peak
   bool allow_winograd = true;          ///< let 3x3/stride-1 convs use Winograd F(4x4,3x3)
+  /// SM cycles per window tap of a max or average pool (per output, k_h x k_w taps): PyTorch's
+  /// pooling kernels are bound by per-output index work, not DRAM. HELP's 3x3 average pools at
+  /// batch 256 took 0.45-0.55 on two Pascal and two Turing GPUs (docs/methodology.md).
+  double pool_sm_cycles_per_tap = 0.5;
 };
 
 /// One implicit-GEMM tile configuration (block tile and its resources).

@@ -79,7 +79,7 @@ struct EagerOverhead {
   double training_host_factor = 3.0; ///< host ops of a training step per forward op
   /// Host time of a convolution, linear layer, normalization or channel shuffle in units of
   /// an elementwise op's (host_ms_per_op): PyTorch's Python and dispatch path for these is
-  /// longer (fitted 5 on HELP's NAS rows, 1 on the zoo rows; docs/methodology.md). 1: every
+  /// longer (fitted 4.9 on HELP's NAS rows, 1 on the zoo rows; docs/methodology.md). 1: every
   /// op the same.
   double heavy_op_factor = 1.0;
   /// How much of the step is the sum over ops of max(the op's host time, its GPU time), the

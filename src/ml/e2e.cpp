@@ -160,7 +160,8 @@ constexpr double kMaxGpuGapMs = 0.005;
 constexpr double kMinTrainingHostFactor = 1.0;
 constexpr double kMaxTrainingHostFactor = 10.0;
 // A convolution or normalization issues at least an elementwise op's host work; HELP's NAS
-// rows fit the upper bound (docs/methodology.md: a bound of 8 fitted worse on every split).
+// rows fit 4.9, at first the upper bound (docs/methodology.md: a bound of 8 fitted worse on
+// every split).
 constexpr double kMinHeavyOpFactor = 1.0;
 constexpr double kMaxHeavyOpFactor = 5.0;
 

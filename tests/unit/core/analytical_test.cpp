@@ -188,6 +188,35 @@ TEST(Analytical, PointwiseIsMemoryBound) {
   EXPECT_LT(e.latency_ms, ideal_ms * 1.6);
 }
 
+TEST(Analytical, WindowedPoolsCostTheirTapsPerSmCycle) {
+  const GpuSpec gpu = synthetic_gpu();  // 100 SMs at 1500 MHz
+  Layer pool;
+  pool.op = Op::kAvgPool;
+  pool.batch = 256;
+  pool.c_in = pool.c_out = 16;
+  pool.h_in = pool.w_in = 32;
+  pool.kernel_h = pool.kernel_w = 3;
+  pool.pad_h = pool.pad_w = 1;
+  ASSERT_EQ(pool.output_elements(), 256 * 16 * 32 * 32);
+  const LayerEstimate e = estimate_layer(pool, gpu);
+  const double taps_ms = 256.0 * 16 * 32 * 32 * 9 * 0.5 / (100 * 1500e3);
+  EXPECT_EQ(e.bound, "compute");
+  EXPECT_NEAR(e.compute_ms, taps_ms, 1e-12);
+  EXPECT_GT(e.latency_ms, 2 * e.memory_ms);  // not the streaming kernel it was taken for
+  // Max pools share the kernel structure; a 1x1 window is back to streaming.
+  pool.op = Op::kMaxPool;
+  EXPECT_NEAR(estimate_layer(pool, gpu).compute_ms, taps_ms, 1e-12);
+  pool.kernel_h = pool.kernel_w = 1;
+  pool.pad_h = pool.pad_w = 0;
+  EXPECT_EQ(estimate_layer(pool, gpu).bound, "memory");
+  // The rate is a parameter.
+  AnalyticalParams p;
+  p.pool_sm_cycles_per_tap = 1.0;
+  pool.kernel_h = pool.kernel_w = 3;
+  pool.pad_h = pool.pad_w = 1;
+  EXPECT_NEAR(estimate_layer(pool, gpu, p).compute_ms, 2 * taps_ms, 1e-12);
+}
+
 TEST(Analytical, ViewsCostNothing) {
   Layer flat;
   flat.op = Op::kFlatten;
