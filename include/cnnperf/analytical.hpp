@@ -21,6 +21,9 @@ struct AnalyticalParams {
   /// pooling kernels are bound by per-output index work, not DRAM. HELP's 3x3 average pools at
   /// batch 256 took 0.45-0.55 on two Pascal and two Turing GPUs (docs/methodology.md).
   double pool_sm_cycles_per_tap = 0.5;
+  /// The same for a depthwise convolution (k_h x k_w taps per output): HELP's FBNet blocks
+  /// with 5x5 instead of 3x3 depthwise kernels fit 0.15-0.2 (docs/methodology.md).
+  double depthwise_sm_cycles_per_tap = 0.18;
 };
 
 /// One implicit-GEMM tile configuration (block tile and its resources).

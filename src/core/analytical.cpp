@@ -313,14 +313,16 @@ LayerEstimate estimate_layer(const Layer& layer, const GpuSpec& gpu, const Analy
     const double compute_share = depthwise ? 0.25 : 0.5;
     e.algorithm = depthwise ? "depthwise" : "memory";
     e.compute_ms = e.flops / (e.peak_tflops * 1e12 / kMsPerSecond * compute_share);
-    if ((layer.op == Op::kMaxPool || layer.op == Op::kAvgPool) && gpu.sm_count > 0 &&
-        gpu.boost_clock_mhz > 0) {
+    const bool pool = layer.op == Op::kMaxPool || layer.op == Op::kAvgPool;
+    if ((pool || depthwise) && gpu.sm_count > 0 && gpu.boost_clock_mhz > 0) {
       // Window taps at a rate per SM cycle: an average pool measured 5.5x an elementwise op
-      // of its size on Pascal and 2.4x on Turing, both ~0.5 SM cycles per tap.
+      // of its size on Pascal and 2.4x on Turing, both ~0.5 SM cycles per tap; a 5x5
+      // depthwise kernel costs more than a 3x3 one on the same tensor.
       const double taps = static_cast<double>(layer.output_elements()) *
                           static_cast<double>(layer.kernel_h * layer.kernel_w);
       const double sm_cycles_per_ms = gpu.sm_count * gpu.boost_clock_mhz * 1e3;
-      e.compute_ms = std::max(e.compute_ms, taps * p.pool_sm_cycles_per_tap / sm_cycles_per_ms);
+      const double cycles_per_tap = pool ? p.pool_sm_cycles_per_tap : p.depthwise_sm_cycles_per_tap;
+      e.compute_ms = std::max(e.compute_ms, taps * cycles_per_tap / sm_cycles_per_ms);
     }
     double moved = e.bytes;
     if (layer.op == Op::kSoftmax || layer.op == Op::kLayerNorm) {

@@ -217,6 +217,21 @@ TEST(Analytical, WindowedPoolsCostTheirTapsPerSmCycle) {
   EXPECT_NEAR(estimate_layer(pool, gpu, p).compute_ms, 2 * taps_ms, 1e-12);
 }
 
+TEST(Analytical, DepthwiseConvolutionsCostTheirTapsToo) {
+  const GpuSpec gpu = synthetic_gpu();  // 100 SMs at 1500 MHz
+  Layer dw = conv(192, 16, 192, 3, 1, 1, 64);
+  dw.groups = 192;
+  const LayerEstimate k3 = estimate_layer(dw, gpu);
+  EXPECT_EQ(k3.algorithm, "depthwise");
+  const double outputs = 64.0 * 192 * 16 * 16;
+  EXPECT_NEAR(k3.compute_ms, outputs * 9 * 0.18 / (100 * 1500e3), 1e-12);
+  dw.kernel_h = dw.kernel_w = 5;
+  dw.pad_h = dw.pad_w = 2;
+  const LayerEstimate k5 = estimate_layer(dw, gpu);
+  EXPECT_NEAR(k5.compute_ms, outputs * 25 * 0.18 / (100 * 1500e3), 1e-12);
+  EXPECT_GT(k5.latency_ms, 1.5 * k3.latency_ms);  // HELP's FBNet k5 blocks cost more than k3
+}
+
 TEST(Analytical, ViewsCostNothing) {
   Layer flat;
   flat.op = Op::kFlatten;
