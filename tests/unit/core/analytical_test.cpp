@@ -130,7 +130,9 @@ TEST(Analytical, Fp16WithoutFastHalfArithmeticIsNoFasterThanFp32) {
     EXPECT_DOUBLE_EQ(fp16.latency_ms, fp32.latency_ms) << to_string(l.op);
     EXPECT_DOUBLE_EQ(fp16.bytes, l.bytes());
     EXPECT_LE(fp16.roofline_ms, fp32.roofline_ms);  // strictly for the memory-bound relu
-    if (l.op == Op::kRelu) EXPECT_LT(fp16.roofline_ms, fp32.roofline_ms);
+    if (l.op == Op::kRelu) {
+      EXPECT_LT(fp16.roofline_ms, fp32.roofline_ms);
+    }
     EXPECT_LT(estimate_layer(l, fast_half).latency_ms, fp32.latency_ms) << to_string(l.op);
   }
 }

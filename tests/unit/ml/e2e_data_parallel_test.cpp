@@ -37,7 +37,7 @@ EagerOverhead data_parallel_truth() {
 TEST(EagerOverheadDataParallel, EachExtraGpuAddsItsTerms) {
   EagerOverhead o = data_parallel_truth();
   o.source = "test fixture (synthetic numbers)";
-  EagerTerms t{10.0, 100, 100, 2e6, false, 50e6, 1};
+  EagerTerms t{10.0, 100, 100, 2e6, false, 50e6, 1, 0, {}};
   const EagerOverhead b = overhead_for_gpu(o, named_gpu("gpu-b"));
   EXPECT_DOUBLE_EQ(b.data_parallel.fixed_ms, 3.0);
   EXPECT_TRUE(b.data_parallel_per_gpu.empty());

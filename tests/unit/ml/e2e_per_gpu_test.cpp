@@ -38,10 +38,10 @@ TEST(EagerOverheadPerGpu, AppliesAGpusOwnTermsAndKeepsTheSharedOnesForOthers) {
   EXPECT_EQ(c.source, o.source);
 
   // The scale multiplies kernel time on the GPU side of the formula, not the host side.
-  EagerTerms gpu_bound{10.0, 100, 100, 0, false};
+  EagerTerms gpu_bound{10.0, 100, 100, 0, false, 0, 1, 0, {}};
   EXPECT_NEAR(eager_latency_ms(gpu_bound, b), 2.0 + 10.0 * 1.3 + 100 * 0.001, 1e-12);
   EXPECT_NEAR(eager_latency_ms(gpu_bound, c), 1.0 + 10.0 + 100 * 0.001, 1e-12);
-  EagerTerms host_bound{1.0, 100, 100, 0, false};
+  EagerTerms host_bound{1.0, 100, 100, 0, false, 0, 1, 0, {}};
   EXPECT_NEAR(eager_latency_ms(host_bound, b), 2.0 + 100 * 0.07, 1e-12);
   host_bound.training = true;
   EXPECT_NEAR(eager_latency_ms(host_bound, b), 2.0 + 100 * 0.07 * 6.0, 1e-12);

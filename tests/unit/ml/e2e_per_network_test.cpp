@@ -46,10 +46,10 @@ TEST(EagerOverheadPerNetwork, ScalesTheStepOfItsNetworkOnly) {
   }
 
   // The scale multiplies the bound term (GPU or host), not the fixed cost or the copy.
-  const EagerTerms gpu_bound{10.0, 100, 100, 1.1e6, false};
+  const EagerTerms gpu_bound{10.0, 100, 100, 1.1e6, false, 0, 1, 0, {}};
   const double copy_ms = 1.1e6 / (scaled.h2d_gbs * 1e6);
   EXPECT_NEAR(eager_latency_ms(gpu_bound, scaled), 2.0 + copy_ms + 1.4 * (10.0 * 1.3), 1e-12);
-  const EagerTerms host_bound{1.0, 100, 100, 0, false};
+  const EagerTerms host_bound{1.0, 100, 100, 0, false, 0, 1, 0, {}};
   EXPECT_NEAR(eager_latency_ms(host_bound, scaled), 2.0 + 1.4 * (100 * 0.07), 1e-12);
 }
 
