@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -62,6 +63,15 @@ struct FamilyModel {
   /// `train --unseen-gpu-check` when, leave-one-GPU-out, the analytical model was the more
   /// accurate of the two on this family's reference-source rows.
   bool analytical_for_unseen_gpus = false;
+  /// Host floor in ms per (source, GPU name): what the measurement adds to a kernel at the
+  /// smallest work (PyTorch's dispatch inside NeuSight's CUDA events, TensorFlow's session),
+  /// a property of the measuring machine rather than of the GPU. Fitted on the family's
+  /// smallest rows (fit_host_floors); the regressor's baseline is analytical + floor. Empty in
+  /// files from before 2026-11-24 (floor 0).
+  std::map<std::pair<std::string, std::string>, double> host_floor_ms;
+  /// The floor of a (source, GPU) pair: its own, else the geometric mean of the source's GPUs
+  /// (a GPU without measurements is on an unknown machine: the typical one), else of all, else 0.
+  [[nodiscard]] double floor_ms(const std::string& source, const std::string& gpu) const;
 };
 
 /// A learned model: per family, log(measured / analytical) is regressed on the features;
@@ -86,6 +96,10 @@ class LearnedModel final : public LatencyModel {
   [[nodiscard]] std::vector<LayerPrediction> predict_layers_as(
       const std::vector<Layer>& layers, const GpuSpec& gpu,
       const std::vector<std::string>& sources) const override;
+  /// predict_layers with the host floor dropped: exp(regressor) x analytical, never below the
+  /// roofline (the floor is the harness's; inside a network the eager overhead has it).
+  [[nodiscard]] std::vector<LayerPrediction> predict_network_layers(
+      const std::vector<Layer>& layers, const GpuSpec& gpu) const override;
   [[nodiscard]] EagerOverhead eager_overhead() const override { return overhead_; }
   void set_eager_overhead(EagerOverhead overhead) { overhead_ = std::move(overhead); }
   void set_name(std::string name) { name_ = std::move(name); }
@@ -95,6 +109,11 @@ class LearnedModel final : public LatencyModel {
   [[nodiscard]] const std::vector<FamilyModel>& families() const { return families_; }
 
  private:
+  [[nodiscard]] std::vector<LayerPrediction> predict(const std::vector<Layer>& layers,
+                                                     const GpuSpec& gpu,
+                                                     const std::vector<std::string>& sources,
+                                                     bool with_floor) const;
+
   FeatureSpec spec_;
   std::vector<FamilyModel> families_;
   EagerOverhead overhead_;
@@ -102,10 +121,21 @@ class LearnedModel final : public LatencyModel {
   std::string name_ = "learned";
 };
 
-/// Fits one family on the given rows (target: log ratio to the analytical model).
+/// Rows fit_host_floors reads per (source, GPU): the fastest 1 / kFloorRowShare of them, at
+/// least kFloorMinRows (or all of a smaller pair).
+inline constexpr std::size_t kFloorRowShare = 100;
+inline constexpr std::size_t kFloorMinRows = 10;
+/// Host floors of `rows` per (source, GPU name), in ms: the median of max(0, measured -
+/// analytical) over each pair's fastest measured rows.
+[[nodiscard]] std::map<std::pair<std::string, std::string>, double> fit_host_floors(
+    const TrainingData& data, const std::vector<std::size_t>& rows);
+
+/// Fits one family on the given rows (target: log ratio to analytical + host floor; with
+/// `host_floor` false, the floor is 0, the model before 2026-11-24).
 [[nodiscard]] FamilyModel fit_family(const TrainingData& data, const std::vector<std::size_t>& rows,
                                      OpFamily family, RegressorKind kind,
-                                     const nlohmann::json& params, const FeatureSpec& spec);
+                                     const nlohmann::json& params, const FeatureSpec& spec,
+                                     bool host_floor = true);
 
 /// How a family's rows of several measurement sources are fitted.
 enum class SourceSplit {
@@ -117,9 +147,12 @@ enum class SourceSplit {
 inline constexpr std::size_t kMinRowsPerSourceModel = 1000;
 
 /// Fits a family: one model, or one per source (`split`); each model's `source` says which.
-[[nodiscard]] std::vector<FamilyModel> fit_family_models(
-    const TrainingData& data, const std::vector<std::size_t>& rows, OpFamily family,
-    RegressorKind kind, const nlohmann::json& params, const FeatureSpec& spec, SourceSplit split);
+[[nodiscard]] std::vector<FamilyModel> fit_family_models(const TrainingData& data,
+                                                         const std::vector<std::size_t>& rows,
+                                                         OpFamily family, RegressorKind kind,
+                                                         const nlohmann::json& params,
+                                                         const FeatureSpec& spec, SourceSplit split,
+                                                         bool host_floor = true);
 
 /// The model of `models` (one family's) that predicts rows of `source`: the one trained on
 /// that source, else the one trained on every source, else the reference source's, else the
@@ -155,15 +188,17 @@ struct CvResult {
 };
 
 /// Cross-validates a regressor on a family's rows (each fold fitted as fit_family_models
-/// with `split` would fit it).
+/// with `split` and `host_floor` would fit it: floors from the fold's training rows only).
 [[nodiscard]] CvResult cross_validate_family(const TrainingData& data, OpFamily family,
                                              RegressorKind kind, const nlohmann::json& params,
                                              const FeatureSpec& spec, CvScheme scheme, int folds,
                                              std::uint64_t seed,
-                                             SourceSplit split = SourceSplit::kSplit);
+                                             SourceSplit split = SourceSplit::kSplit,
+                                             bool host_floor = true);
 
 /// Leave-one-GPU-out, on a family's rows of the reference source: the learned model's and the
-/// analytical model's MAPE, and whether unseen GPUs should get the analytical estimate.
+/// analytical model's MAPE, and whether unseen GPUs should get the analytical estimate (plus
+/// the host floor, FamilyModel::floor_ms).
 struct UnseenGpuCheck {
   OpFamily family = OpFamily::kConv;
   std::size_t rows = 0;  ///< reference-source rows compared (0: none, no decision)
@@ -174,7 +209,10 @@ struct UnseenGpuCheck {
   }
 };
 /// The check from a leave-one-GPU-out CvResult of the family (cv.rows, cv.predicted_ms).
-[[nodiscard]] UnseenGpuCheck unseen_gpu_check(const TrainingData& data, const CvResult& logo);
+/// With `host_floor`, the analytical side is what the fallback predicts: analytical + the host
+/// floor an unseen GPU gets, fitted (like the learned side's) without the held-out GPU's rows.
+[[nodiscard]] UnseenGpuCheck unseen_gpu_check(const TrainingData& data, const CvResult& logo,
+                                              bool host_floor = true);
 
 /// Default hyper-parameters per regressor kind used by `train` (log_target on).
 [[nodiscard]] nlohmann::json default_params(RegressorKind kind);

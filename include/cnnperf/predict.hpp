@@ -148,6 +148,13 @@ class LatencyModel {
       const std::vector<std::string>& /*sources*/) const {
     return predict_layers(layers, gpu);
   }
+  /// The layers' kernel time inside a network (predict_network): like predict_layers, without
+  /// what a per-op measurement harness adds at the smallest work (a learned model's host
+  /// floor); the host cost of a network's ops is the eager overhead's to model.
+  [[nodiscard]] virtual std::vector<LayerPrediction> predict_network_layers(
+      const std::vector<Layer>& layers, const GpuSpec& gpu) const {
+    return predict_layers(layers, gpu);
+  }
   /// End-to-end overhead parameters of an eager framework.
   [[nodiscard]] virtual EagerOverhead eager_overhead() const { return {}; }
   /// The overhead for networks of `network_source` (Network::source): the one calibrated on

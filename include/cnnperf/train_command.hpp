@@ -16,6 +16,9 @@ struct TrainOptions {
   std::string features = "default";    ///< FeatureSpec::parse text
   std::string cv = "kfold";            ///< kfold|group-shape|leave-gpu-out
   std::string sources = "split";       ///< split (a model per measurement source) | joint
+  /// Fit each (source, GPU)'s host floor and regress on analytical + floor (FamilyModel::
+  /// host_floor_ms); false: floor 0, the model before 2026-11-24.
+  bool host_floor = true;
   /// Also run leave-one-GPU-out per family and keep, for GPUs outside the training data, the
   /// better of the learned and the analytical model (FamilyModel::analytical_for_unseen_gpus).
   bool unseen_gpu_check = false;

@@ -439,7 +439,7 @@ NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
   for (auto& layer : result.layers) {
     layer.pass = mode == Mode::kTraining ? Pass::kTraining : Pass::kForward;
   }
-  result.predictions = model.predict_layers(result.layers, gpu);
+  result.predictions = model.predict_network_layers(result.layers, gpu);
   for (const auto& layer : result.layers) result.tf32_convolutions += runs_tf32(layer, gpu) ? 1 : 0;
   for (std::size_t i = 0; i < result.predictions.size(); ++i) {
     const int kernels = result.predictions[i].kernels;

@@ -198,18 +198,61 @@ nlohmann::json default_params(RegressorKind kind) {
   return {{"log_target", true}};
 }
 
+double FamilyModel::floor_ms(const std::string& source, const std::string& gpu) const {
+  if (host_floor_ms.empty()) return 0;
+  const auto it = host_floor_ms.find({source, gpu});
+  if (it != host_floor_ms.end()) return it->second;
+  for (const bool same_source : {true, false}) {
+    double log_sum = 0;
+    int n = 0;
+    for (const auto& [key, floor] : host_floor_ms) {
+      if ((!same_source || key.first == source) && floor > 0) {
+        log_sum += std::log(floor);
+        ++n;
+      }
+    }
+    if (n > 0) return std::exp(log_sum / n);
+  }
+  return 0;
+}
+
+std::map<std::pair<std::string, std::string>, double> fit_host_floors(
+    const TrainingData& data, const std::vector<std::size_t>& rows) {
+  // (measured ms, measured - analytical) per pair. The fastest rows show the floor: what they
+  // measured beyond the kernel the analytical model prices.
+  std::map<std::pair<std::string, std::string>, std::vector<std::pair<double, double>>> by_pair;
+  for (const auto r : rows) {
+    const double a = analytical_ms(data.layers[r], data.gpus[r]);
+    by_pair[{data.sources[r], data.gpus[r].name}].emplace_back(data.latency_ms[r],
+                                                               data.latency_ms[r] - a);
+  }
+  std::map<std::pair<std::string, std::string>, double> out;
+  for (auto& [key, v] : by_pair) {
+    const std::size_t k = std::min(v.size(), std::max(kFloorMinRows, v.size() / kFloorRowShare));
+    std::partial_sort(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+    std::vector<double> excess(k);
+    for (std::size_t i = 0; i < k; ++i) excess[i] = std::max(0.0, v[i].second);
+    const auto mid = excess.begin() + static_cast<std::ptrdiff_t>(k / 2);
+    std::nth_element(excess.begin(), mid, excess.end());
+    out[key] = *mid;
+  }
+  return out;
+}
+
 FamilyModel fit_family(const TrainingData& data, const std::vector<std::size_t>& rows,
                        OpFamily family, RegressorKind kind, const nlohmann::json& params,
-                       const FeatureSpec& spec) {
+                       const FeatureSpec& spec, bool host_floor) {
   if (rows.empty()) throw InputError("no training rows for the " + to_string(family) + " family");
   FamilyModel model;
   model.family = family;
   model.rows = rows.size();
+  if (host_floor) model.host_floor_ms = fit_host_floors(data, rows);
   const FeatureMatrix x = matrix_for_rows(data, rows, spec);
   std::vector<double> ratio(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto r = rows[i];
-    ratio[i] = data.latency_ms[r] / analytical_ms(data.layers[r], data.gpus[r]);
+    ratio[i] = data.latency_ms[r] / (analytical_ms(data.layers[r], data.gpus[r]) +
+                                     model.floor_ms(data.sources[r], data.gpus[r].name));
   }
   model.regressor = make_regressor(kind, params);
   model.regressor->fit(x, ratio);
@@ -245,7 +288,8 @@ std::string to_string(SourceSplit split) {
 std::vector<FamilyModel> fit_family_models(const TrainingData& data,
                                            const std::vector<std::size_t>& rows, OpFamily family,
                                            RegressorKind kind, const nlohmann::json& params,
-                                           const FeatureSpec& spec, SourceSplit split) {
+                                           const FeatureSpec& spec, SourceSplit split,
+                                           bool host_floor) {
   std::map<std::string, std::vector<std::size_t>> by_source;
   for (const auto r : rows) by_source[data.sources[r]].push_back(r);
   bool per_source = split == SourceSplit::kSplit && by_source.size() > 1;
@@ -254,13 +298,13 @@ std::vector<FamilyModel> fit_family_models(const TrainingData& data,
   }
   std::vector<FamilyModel> out;
   if (!per_source) {
-    out.push_back(fit_family(data, rows, family, kind, params, spec));
+    out.push_back(fit_family(data, rows, family, kind, params, spec, host_floor));
     return out;
   }
   for (const auto& [source, part] : by_source) {
     spdlog::info("fitting {} {} on its {} {} rows", to_string(kind), to_string(family), part.size(),
                  source);
-    out.push_back(fit_family(data, part, family, kind, params, spec));
+    out.push_back(fit_family(data, part, family, kind, params, spec, host_floor));
     out.back().source = source;
   }
   return out;
@@ -317,16 +361,18 @@ std::vector<double> predict_rows(const FamilyModel& model, const TrainingData& d
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto r = rows[i];
     const LayerEstimate e = estimate_layer(data.layers[r], data.gpus[r]);
+    const double baseline = e.latency_ms + model.floor_ms(data.sources[r], data.gpus[r].name);
     out[i] = analytical_for(model, data.gpus[r], data.sources[r])
-                 ? e.latency_ms
-                 : std::max(e.latency_ms * ratio[i], e.roofline_ms);
+                 ? baseline
+                 : std::max(baseline * ratio[i], e.roofline_ms);
   }
   return out;
 }
 
 CvResult cross_validate_family(const TrainingData& data, OpFamily family, RegressorKind kind,
                                const nlohmann::json& params, const FeatureSpec& spec,
-                               CvScheme scheme, int folds, std::uint64_t seed, SourceSplit split) {
+                               CvScheme scheme, int folds, std::uint64_t seed, SourceSplit split,
+                               bool host_floor) {
   CvResult result;
   result.kind = kind;
   result.family = family;
@@ -381,7 +427,7 @@ CvResult cross_validate_family(const TrainingData& data, OpFamily family, Regres
     spdlog::info("cv {} {} fold {}/{}: train {} test {}", to_string(kind), to_string(family),
                  f + 1, n_folds, train.size(), test.size());
     const std::vector<FamilyModel> models =
-        fit_family_models(data, train, family, kind, params, spec, split);
+        fit_family_models(data, train, family, kind, params, spec, split, host_floor);
     std::vector<const FamilyModel*> views;
     for (const auto& m : models) views.push_back(&m);
     const auto pred = predict_rows(views, data, test, spec);
@@ -413,16 +459,32 @@ CvResult cross_validate_family(const TrainingData& data, OpFamily family, Regres
   return result;
 }
 
-UnseenGpuCheck unseen_gpu_check(const TrainingData& data, const CvResult& logo) {
+UnseenGpuCheck unseen_gpu_check(const TrainingData& data, const CvResult& logo, bool host_floor) {
   UnseenGpuCheck check;
   check.family = logo.family;
+  // Per held-out GPU, the floors fitted on the family's other GPUs (as its fold was).
+  std::map<std::string, FamilyModel> without;
+  if (host_floor) {
+    std::map<std::string, std::vector<std::size_t>> others;
+    for (const auto r : logo.rows) {
+      if (others.count(data.gpus[r].name) != 0) continue;
+      auto& rows = others[data.gpus[r].name];
+      for (const auto o : logo.rows) {
+        if (data.gpus[o].name != data.gpus[r].name) rows.push_back(o);
+      }
+    }
+    for (const auto& [gpu, rows] : others) without[gpu].host_floor_ms = fit_host_floors(data, rows);
+  }
   std::vector<double> truth, learned, analytical;
   for (std::size_t i = 0; i < logo.rows.size(); ++i) {
     const std::size_t r = logo.rows[i];
     if (data.sources[r] != kReferenceSource) continue;
     truth.push_back(data.latency_ms[r]);
     learned.push_back(logo.predicted_ms[i]);
-    analytical.push_back(analytical_ms(data.layers[r], data.gpus[r]));
+    const auto it = without.find(data.gpus[r].name);
+    const double floor =
+        it == without.end() ? 0.0 : it->second.floor_ms(data.sources[r], data.gpus[r].name);
+    analytical.push_back(analytical_ms(data.layers[r], data.gpus[r]) + floor);
   }
   check.rows = truth.size();
   if (check.rows == 0) return check;
@@ -446,6 +508,18 @@ std::vector<LayerPrediction> LearnedModel::predict_layers(const std::vector<Laye
 std::vector<LayerPrediction> LearnedModel::predict_layers_as(
     const std::vector<Layer>& layers, const GpuSpec& gpu,
     const std::vector<std::string>& sources) const {
+  return predict(layers, gpu, sources, /*with_floor=*/true);
+}
+
+std::vector<LayerPrediction> LearnedModel::predict_network_layers(const std::vector<Layer>& layers,
+                                                                  const GpuSpec& gpu) const {
+  return predict(layers, gpu, {}, /*with_floor=*/false);
+}
+
+std::vector<LayerPrediction> LearnedModel::predict(const std::vector<Layer>& layers,
+                                                   const GpuSpec& gpu,
+                                                   const std::vector<std::string>& sources,
+                                                   bool with_floor) const {
   if (!sources.empty() && sources.size() != layers.size()) {
     throw Error("predict_layers_as: " + std::to_string(sources.size()) + " sources for " +
                 std::to_string(layers.size()) + " layers");
@@ -504,8 +578,10 @@ std::vector<LayerPrediction> LearnedModel::predict_layers_as(
       const std::string source = own ? sources[i] : std::string(kReferenceSource);
       const FamilyModel* model = model_for_source(models, source);
       if (analytical_for(*model, gpu, source)) {
-        // Leave-one-GPU-out, the analytical estimate was the better one for this family on a
-        // GPU without measurements: keep it (out[i] holds it), flagged as outside the data.
+        // Leave-one-GPU-out, the analytical estimate (plus the typical machine's host floor)
+        // was the better one for this family on a GPU without measurements: keep it, flagged
+        // as outside the data.
+        if (with_floor) out[i].latency_ms += model->floor_ms(source, gpu.name);
         out[i].in_distribution = false;
         continue;
       }
@@ -523,7 +599,8 @@ std::vector<LayerPrediction> LearnedModel::predict_layers_as(
       const std::vector<double> ratio = fam->regressor->predict(x);
       for (std::size_t j = 0; j < idx.size(); ++j) {
         auto& p = out[idx[j]];
-        p.latency_ms = std::max(estimates[idx[j]].latency_ms * ratio[j], p.roofline_ms);
+        const double floor = with_floor ? fam->floor_ms(row_sources[j], gpu.name) : 0.0;
+        p.latency_ms = std::max((estimates[idx[j]].latency_ms + floor) * ratio[j], p.roofline_ms);
         bool inside = true;
         for (std::size_t c = 0; c < x.cols && inside; ++c) {
           const double span = fam->feature_max[c] - fam->feature_min[c];
@@ -563,6 +640,10 @@ T field(const nlohmann::json& j, const char* key, const std::string& where) {
 nlohmann::json LearnedModel::to_json() const {
   nlohmann::json fams = nlohmann::json::array();
   for (const auto& f : families_) {
+    nlohmann::json floors = nlohmann::json::array();
+    for (const auto& [key, floor] : f.host_floor_ms) {
+      floors.push_back({{"source", key.first}, {"gpu", key.second}, {"floor_ms", floor}});
+    }
     fams.push_back({{"family", to_string(f.family)},
                     {"source", f.source},
                     {"rows", f.rows},
@@ -570,12 +651,13 @@ nlohmann::json LearnedModel::to_json() const {
                     {"feature_min", f.feature_min},
                     {"feature_max", f.feature_max},
                     {"unseen_gpu", f.analytical_for_unseen_gpus ? "analytical" : "learned"},
+                    {"host_floor_ms", floors},
                     {"regressor", f.regressor->to_json()}});
   }
   return {{"schema_version", kModelSchemaVersion},
           {"kind", "cnnperf_latency_model"},
           {"tool_version", CNNPERF_VERSION},
-          {"target", "log(latency_ms / analytical_ms) per op family"},
+          {"target", "log(latency_ms / (analytical_ms + host_floor_ms)) per op family"},
           {"reference_source", kReferenceSource},
           {"features", spec_.to_string()},
           {"feature_names", feature_names(spec_)},
@@ -618,6 +700,19 @@ std::unique_ptr<LearnedModel> LearnedModel::from_json(const nlohmann::json& doc,
         throw InputError(where + ".unseen_gpu: expected \"learned\" or \"analytical\"");
       }
       f.analytical_for_unseen_gpus = mode == "analytical";
+    }
+    if (fams[i].contains("host_floor_ms")) {  // absent before 2026-11-24: no floor
+      const auto& floors = fams[i]["host_floor_ms"];
+      if (!floors.is_array()) throw InputError(where + ".host_floor_ms: expected an array");
+      for (std::size_t k = 0; k < floors.size(); ++k) {
+        const std::string at = where + ".host_floor_ms[" + std::to_string(k) + "]";
+        const auto floor = field<double>(floors[k], "floor_ms", at);
+        if (!std::isfinite(floor) || floor < 0) {
+          throw InputError(at + ".floor_ms: expected a finite number >= 0");
+        }
+        f.host_floor_ms[{field<std::string>(floors[k], "source", at),
+                         field<std::string>(floors[k], "gpu", at)}] = floor;
+      }
     }
     f.regressor = Regressor::from_json(fams[i].at("regressor"));
     families.push_back(std::move(f));

@@ -244,6 +244,7 @@ std::string command_line_of(const TrainOptions& o) {
           std::to_string(o.seed);
   if (o.max_rows > 0) line += " --max-rows " + std::to_string(o.max_rows);
   if (!o.params.empty()) line += " --params '" + o.params + "'";
+  if (!o.host_floor) line += " --no-host-floor";
   if (o.unseen_gpu_check) line += " --unseen-gpu-check";
   if (!o.e2e.empty()) line += " --e2e " + o.e2e;
   if (!o.out.empty()) line += " --out " + o.out;
@@ -392,6 +393,7 @@ nlohmann::json train_report(const TrainOptions& options) {
                            {"skipped_rows", data.skipped_rows},
                            {"features", spec.to_string()},
                            {"sources", to_string(split)},
+                           {"host_floor", options.host_floor},
                            {"cv_scheme", to_string(scheme)},
                            {"folds", options.folds},
                            {"seed", options.seed},
@@ -404,8 +406,9 @@ nlohmann::json train_report(const TrainOptions& options) {
     for (const auto kind : kinds) {
       spdlog::info("cross-validating {} on {} ({})", to_string(kind), to_string(family),
                    to_string(scheme));
-      const CvResult cv = cross_validate_family(data, family, kind, params_for(kind, overrides),
-                                                spec, scheme, options.folds, options.seed, split);
+      const CvResult cv =
+          cross_validate_family(data, family, kind, params_for(kind, overrides), spec, scheme,
+                                options.folds, options.seed, split, options.host_floor);
       auto row = metrics_row(to_string(kind), to_string(family), to_string(scheme), "all",
                              cv.overall, cv.train_seconds);
       report["cv"].push_back(row);
@@ -451,8 +454,8 @@ nlohmann::json train_report(const TrainOptions& options) {
               ? done->second
               : cross_validate_family(data, family, pick.first, params_for(pick.first, overrides),
                                       spec, CvScheme::kLeaveGpuOut, options.folds, options.seed,
-                                      split);
-      const UnseenGpuCheck check = unseen_gpu_check(data, logo);
+                                      split, options.host_floor);
+      const UnseenGpuCheck check = unseen_gpu_check(data, logo, options.host_floor);
       unseen[family] = check;
       report["unseen_gpu_check"].push_back(
           {{"family", to_string(family)},
@@ -479,8 +482,9 @@ nlohmann::json train_report(const TrainOptions& options) {
     const auto rows = family_rows(data, family);
     spdlog::info("fitting {} on all {} {} rows", to_string(pick.first), rows.size(),
                  to_string(family));
-    std::vector<FamilyModel> fitted = fit_family_models(
-        data, rows, family, pick.first, params_for(pick.first, overrides), spec, split);
+    std::vector<FamilyModel> fitted =
+        fit_family_models(data, rows, family, pick.first, params_for(pick.first, overrides), spec,
+                          split, options.host_floor);
     if (const auto it = unseen.find(family); it != unseen.end() && it->second.prefer_analytical()) {
       std::vector<const FamilyModel*> views;
       for (const auto& m : fitted) views.push_back(&m);
@@ -504,6 +508,7 @@ nlohmann::json train_report(const TrainOptions& options) {
       {"rows_per_gpu", rows_per_gpu},
       {"features", spec.to_string()},
       {"sources", to_string(split)},
+      {"host_floor", options.host_floor},
       {"regressor_per_family", chosen},
       {"cv_scheme", to_string(scheme)},
       {"cv_metrics", cv_by_family},

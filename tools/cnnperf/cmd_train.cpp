@@ -26,6 +26,11 @@ void add_train_command(CLI::App& app, Runner& run) {
                   "split: one regressor per measurement source (each with 1000+ rows of the op "
                   "family), as their timing methods differ; joint: one, the source a feature")
       ->capture_default_str();
+  sub->add_flag_callback(
+      "--no-host-floor", [opts] { opts->host_floor = false; },
+      "Regress on the analytical estimate alone, without each machine's fitted host "
+      "floor (what a measurement adds at the smallest work); the model before "
+      "2026-11-24");
   sub->add_option("--cv", opts->cv, "kfold|group-shape|leave-gpu-out")->capture_default_str();
   sub->add_flag("--unseen-gpu-check", opts->unseen_gpu_check,
                 "Also cross-validate leave-one-GPU-out; a family whose learned model loses to the "

@@ -12,6 +12,7 @@
 #include "cnnperf/learned_model.hpp"
 #include "cnnperf/zoo.hpp"
 #include "synthetic_data.hpp"
+#include "training_rows.hpp"
 
 namespace cnnperf {
 namespace {
@@ -27,30 +28,26 @@ TrainingData two_source_rows(std::size_t n_neusight, std::size_t n_mlpredict) {
   for (std::size_t i = 0; i < n_neusight + n_mlpredict; ++i) {
     const bool neusight = i < n_neusight;
     const Layer l = testing::random_conv3x3(rng);
-    data.layers.push_back(l);
-    data.gpus.push_back(gpu);
-    data.gpu_names.push_back(gpu.name);
-    data.sources.emplace_back(neusight ? "neusight" : "mlpredict");
-    data.latency_ms.push_back(estimate_layer(l, gpu).latency_ms *
-                              (neusight ? kNeusightFactor : kMlpredictFactor));
+    testing::add_row(
+        data, l, gpu, neusight ? "neusight" : "mlpredict",
+        estimate_layer(l, gpu).latency_ms * (neusight ? kNeusightFactor : kMlpredictFactor));
   }
   return data;
 }
 
-std::vector<std::size_t> all_rows(const TrainingData& data) {
-  std::vector<std::size_t> rows(data.layers.size());
-  for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = i;
-  return rows;
-}
+using testing::all_rows;
 
 const nlohmann::json kTreeParams = {{"log_target", true}, {"max_depth", 4}};
+// The factors are exact only against the analytical estimate alone: a fitted host floor
+// (host_floor_test.cpp) would bend the constant ratio the trees recover here.
+constexpr bool kNoFloor = false;
 
 TEST(SourceSplit, FitsOneModelPerSourceOnlyWhenEverySourceHasEnoughRows) {
   const TrainingData data = two_source_rows(1000, 1200);
   const FeatureSpec spec = FeatureSpec::parse("default");
   const auto split =
       fit_family_models(data, all_rows(data), OpFamily::kConv, RegressorKind::kDecisionTree,
-                        kTreeParams, spec, SourceSplit::kSplit);
+                        kTreeParams, spec, SourceSplit::kSplit, kNoFloor);
   ASSERT_EQ(split.size(), 2u);
   EXPECT_EQ(split[0].source, "mlpredict");  // by source name
   EXPECT_EQ(split[0].rows, 1200u);
@@ -66,7 +63,7 @@ TEST(SourceSplit, FitsOneModelPerSourceOnlyWhenEverySourceHasEnoughRows) {
   const TrainingData small = two_source_rows(kMinRowsPerSourceModel - 1, 1200);
   const auto few =
       fit_family_models(small, all_rows(small), OpFamily::kConv, RegressorKind::kDecisionTree,
-                        kTreeParams, spec, SourceSplit::kSplit);
+                        kTreeParams, spec, SourceSplit::kSplit, kNoFloor);
   ASSERT_EQ(few.size(), 1u) << "a source below the minimum keeps the family joint";
   EXPECT_EQ(few[0].source, "");
   EXPECT_THROW((void)source_split_from_string("both"), InputError);
@@ -78,7 +75,7 @@ TEST(SourceSplit, EachRowIsPredictedByItsSourcesModelAndTheFileKeepsTheSplit) {
   const FeatureSpec spec = FeatureSpec::parse("default");
   auto models =
       fit_family_models(data, all_rows(data), OpFamily::kConv, RegressorKind::kDecisionTree,
-                        kTreeParams, spec, SourceSplit::kSplit);
+                        kTreeParams, spec, SourceSplit::kSplit, kNoFloor);
   const LearnedModel model(spec, std::move(models), EagerOverhead{}, nlohmann::json::object());
   const GpuSpec& gpu = data.gpus.front();
   std::mt19937_64 rng(99);
@@ -116,8 +113,9 @@ TEST(SourceSplit, CrossValidationFitsEachFoldTheSameWay) {
   const TrainingData data = two_source_rows(1000, 1200);
   const FeatureSpec spec = FeatureSpec::parse("default");
   for (const auto split : {SourceSplit::kSplit, SourceSplit::kJoint}) {
-    const CvResult cv = cross_validate_family(data, OpFamily::kConv, RegressorKind::kDecisionTree,
-                                              kTreeParams, spec, CvScheme::kKfold, 3, 42, split);
+    const CvResult cv =
+        cross_validate_family(data, OpFamily::kConv, RegressorKind::kDecisionTree, kTreeParams,
+                              spec, CvScheme::kKfold, 3, 42, split, kNoFloor);
     ASSERT_EQ(cv.predicted_ms.size(), data.layers.size());
     // Each source's factor is a constant the trees can learn, split or joint (source
     // one-hot), so every out-of-fold row is predicted to within rounding.
@@ -134,7 +132,7 @@ TEST(UnseenGpu, TheCheckComparesBothModelsOnReferenceRowsAndTheFlagFallsBackOnly
   logo.family = OpFamily::kConv;
   logo.rows = all_rows(data);
   for (const auto r : logo.rows) logo.predicted_ms.push_back(2.0 * data.latency_ms[r]);
-  const UnseenGpuCheck check = unseen_gpu_check(data, logo);
+  const UnseenGpuCheck check = unseen_gpu_check(data, logo, kNoFloor);
   EXPECT_EQ(check.rows, 1000u);  // the reference source's (NeuSight) rows only
   EXPECT_NEAR(check.learned_mape_pct, 100.0, 1e-9);
   // The synthetic NeuSight rows are 1.5x the analytical estimate: analytical APE 1/3.
@@ -143,7 +141,7 @@ TEST(UnseenGpu, TheCheckComparesBothModelsOnReferenceRowsAndTheFlagFallsBackOnly
 
   auto models =
       fit_family_models(data, all_rows(data), OpFamily::kConv, RegressorKind::kDecisionTree,
-                        kTreeParams, spec, SourceSplit::kSplit);
+                        kTreeParams, spec, SourceSplit::kSplit, kNoFloor);
   for (auto& m : models) m.analytical_for_unseen_gpus = m.source == kReferenceSource;
   const LearnedModel model(spec, std::move(models), EagerOverhead{}, nlohmann::json::object());
   std::mt19937_64 rng(3);
@@ -164,13 +162,7 @@ TEST(UnseenGpu, TheCheckComparesBothModelsOnReferenceRowsAndTheFlagFallsBackOnly
   }
   // validate's path (rows with their own source) falls back the same way.
   TrainingData rows_on_unseen;
-  for (const auto& l : layers) {
-    rows_on_unseen.layers.push_back(l);
-    rows_on_unseen.gpus.push_back(unseen);
-    rows_on_unseen.gpu_names.push_back(unseen.name);
-    rows_on_unseen.sources.emplace_back(kReferenceSource);
-    rows_on_unseen.latency_ms.push_back(1.0);
-  }
+  for (const auto& l : layers) testing::add_row(rows_on_unseen, l, unseen, kReferenceSource, 1.0);
   std::vector<const FamilyModel*> views;
   for (const auto& m : model.families()) views.push_back(&m);
   const auto validated = predict_rows(views, rows_on_unseen, {0, 1}, spec);

@@ -36,15 +36,20 @@ class TrainCommand : public ::testing::Test {
     sample_ = (dir_ / "neusight_every40.csv").string();
     write_output(sample_, text);
     model_ = (dir_ / "model.json").string();
+    TrainOptions opts = small_tree_options();
+    opts.out = model_;
+    opts.output = (dir_ / "train.json").string();
+    opts.format = "json";
+    ASSERT_EQ(run_train(opts), 0);
+  }
+  // A depth-8 tree on the sample, 3 folds: quick to train.
+  static TrainOptions small_tree_options() {
     TrainOptions opts;
     opts.data = {sample_};
     opts.regressor = "dtree";
     opts.params = R"({"max_depth": 8})";
     opts.folds = 3;
-    opts.out = model_;
-    opts.output = (dir_ / "train.json").string();
-    opts.format = "json";
-    ASSERT_EQ(run_train(opts), 0);
+    return opts;
   }
   static void TearDownTestSuite() {
     std::error_code ec;
@@ -141,11 +146,7 @@ TEST_F(TrainCommand, BadInputIsInputError) {
 }
 
 TEST_F(TrainCommand, UnseenGpuCheckComparesBothModelsAndTheModelFileKeepsTheChoice) {
-  TrainOptions opts;
-  opts.data = {sample_};
-  opts.regressor = "dtree";
-  opts.params = R"({"max_depth": 8})";
-  opts.folds = 3;
+  TrainOptions opts = small_tree_options();
   opts.unseen_gpu_check = true;
   opts.out = (dir_ / "unseen.json").string();
   const auto report = train_report(opts);
@@ -165,6 +166,27 @@ TEST_F(TrainCommand, UnseenGpuCheckComparesBothModelsAndTheModelFileKeepsTheChoi
     }
   }
   EXPECT_NE(model->metadata()["command_line"].get<std::string>().find("--unseen-gpu-check"),
+            std::string::npos);
+}
+
+TEST_F(TrainCommand, TheModelKeepsAFloorPerGpuUnlessNoHostFloorIsAsked) {
+  const auto with = LearnedModel::load(model_);
+  EXPECT_EQ(with->metadata()["host_floor"], true);
+  for (const auto& f : with->families()) {
+    EXPECT_EQ(f.host_floor_ms.size(), f.gpus.size()) << to_string(f.family);  // one source
+    for (const auto& [key, floor] : f.host_floor_ms) {
+      EXPECT_EQ(key.first, "neusight");
+      EXPECT_GT(floor, 0.0) << key.second << ": NeuSight's events bracket PyTorch's dispatch";
+    }
+  }
+  TrainOptions opts = small_tree_options();
+  opts.host_floor = false;
+  opts.out = (dir_ / "no_floor.json").string();
+  const auto report = train_report(opts);
+  EXPECT_EQ(report["host_floor"], false);
+  const auto without = LearnedModel::load(opts.out);
+  for (const auto& f : without->families()) EXPECT_TRUE(f.host_floor_ms.empty());
+  EXPECT_NE(without->metadata()["command_line"].get<std::string>().find("--no-host-floor"),
             std::string::npos);
 }
 

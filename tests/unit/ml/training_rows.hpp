@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+// Building TrainingData by hand for the learned-model tests (the rows the tests add are
+// SYNTHETIC; each test says how its "measured" latency is made).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cnnperf/learned_model.hpp"
+
+namespace cnnperf::testing {
+
+/// Appends one row: `layer` on `gpu`, measured by `source` at `latency_ms`.
+inline void add_row(TrainingData& data, const Layer& layer, const GpuSpec& gpu,
+                    const std::string& source, double latency_ms) {
+  data.layers.push_back(layer);
+  data.gpus.push_back(gpu);
+  data.gpu_names.push_back(gpu.name);
+  data.sources.push_back(source);
+  data.latency_ms.push_back(latency_ms);
+}
+
+/// Every row index of `data`, in order.
+inline std::vector<std::size_t> all_rows(const TrainingData& data) {
+  std::vector<std::size_t> rows(data.layers.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = i;
+  return rows;
+}
+
+}  // namespace cnnperf::testing
