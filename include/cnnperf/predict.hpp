@@ -234,9 +234,22 @@ struct EagerTerms {
 /// name, a NAS network's search space (kNasBench201Source, kFbnetSource: one scale for the
 /// space), "" for any other network (no step scale).
 [[nodiscard]] std::string step_scale_network(const Network& network);
+/// The step scale a zoo network without end-to-end rows takes from its zoo family
+/// (ZooEntry::family): the geometric mean of per_network's scales of the family's networks at
+/// the same precision and mode. What a step scale corrects is mostly the family's layer mix
+/// (e.g. every VGG's fp16 training step runs 1.18-1.37x the model), so siblings say more than
+/// 1 does. `networks` 0: the key is no zoo network or its family has no scale at that setting.
+struct FamilyStepScale {
+  std::string family;
+  double step_scale = 1;
+  int networks = 0;  ///< siblings averaged
+};
+[[nodiscard]] FamilyStepScale family_step_scale(const EagerOverhead& overhead,
+                                                const std::string& network_key);
 /// `overhead` as it applies to `gpu` (overhead_for_gpu) and to the network of `network_key`
 /// (network_step_key; empty for a network outside the zoo): its step_scale when per_network
-/// has it (source says so), 1 otherwise; per_gpu and per_network are empty in the result.
+/// has it, else its family's (family_step_scale), else 1 (source says which); per_gpu and
+/// per_network are empty in the result.
 [[nodiscard]] EagerOverhead overhead_for(const EagerOverhead& overhead, const GpuSpec& gpu,
                                          const std::string& network_key);
 

@@ -237,6 +237,29 @@ std::string network_step_key(std::string_view zoo_name, DType dtype, Mode mode) 
   return std::string(zoo_name) + " " + to_string(dtype) + " " + to_string(mode);
 }
 
+FamilyStepScale family_step_scale(const EagerOverhead& overhead, const std::string& network_key) {
+  FamilyStepScale out;
+  const auto space = network_key.find(' ');
+  if (space == std::string::npos) return out;
+  const ZooEntry* entry = find_zoo_entry(std::string_view(network_key).substr(0, space));
+  if (entry == nullptr) return out;
+  const std::string_view setting = std::string_view(network_key).substr(space);  // precision, mode
+  double log_sum = 0;
+  for (const auto& [key, scale] : overhead.per_network) {
+    const auto at = key.find(' ');
+    if (at == std::string::npos || std::string_view(key).substr(at) != setting) continue;
+    const ZooEntry* sibling = find_zoo_entry(std::string_view(key).substr(0, at));
+    if (sibling == nullptr || sibling->family != entry->family) continue;
+    log_sum += std::log(scale.step_scale);
+    ++out.networks;
+  }
+  if (out.networks > 0) {
+    out.family = entry->family;
+    out.step_scale = std::exp(log_sum / out.networks);
+  }
+  return out;
+}
+
 EagerOverhead overhead_for(const EagerOverhead& overhead, const GpuSpec& gpu,
                            const std::string& network_key) {
   EagerOverhead out = overhead_for_gpu(overhead, gpu);
@@ -247,6 +270,11 @@ EagerOverhead overhead_for(const EagerOverhead& overhead, const GpuSpec& gpu,
     out.step_scale = it->second.step_scale;
     out.source += "; step time of " + network_key + " x " + format_number(out.step_scale, 3) +
                   ", fitted on its " + std::to_string(it->second.rows) + " end-to-end rows";
+  } else if (const FamilyStepScale f = family_step_scale(overhead, network_key); f.networks > 0) {
+    out.step_scale = f.step_scale;
+    out.source += "; step time of " + network_key + " x " + format_number(f.step_scale, 3) +
+                  ", the geometric mean of its family's (" + f.family + ") " +
+                  std::to_string(f.networks) + " networks with end-to-end rows at that setting";
   }
   if (const auto it = overhead.per_gpu_network.find(gpu.name + " " + network_key);
       it != overhead.per_gpu_network.end()) {

@@ -138,6 +138,73 @@ TEST(EagerOverheadPerNetwork, ConfigFoldsKnowTheNetworkAndLeaveNetworkOutDoesNot
   EXPECT_THROW((void)evaluate_e2e_config_folds(d.rows, d.terms, 1, 42), InputError);
 }
 
+TEST(EagerOverheadPerNetwork, AZooNetworkWithoutRowsTakesItsFamilysScaleAtThatSetting) {
+  EagerOverhead o;
+  o.source = "test fixture (synthetic numbers)";
+  const auto key = [](const char* net, DType dtype, Mode mode) {
+    return network_step_key(net, dtype, mode);
+  };
+  o.per_network[key("vgg11", DType::kFp16, Mode::kTraining)] = {1.2, 5};
+  o.per_network[key("vgg16_bn", DType::kFp16, Mode::kTraining)] = {1.35, 7};
+  o.per_network[key("vgg16_bn", DType::kFp32, Mode::kInference)] = {0.86, 7};
+  o.per_network[key("resnet50", DType::kFp16, Mode::kTraining)] = {1.08, 7};
+
+  const FamilyStepScale vgg = family_step_scale(o, key("vgg13_bn", DType::kFp16, Mode::kTraining));
+  EXPECT_EQ(vgg.family, "vgg");
+  EXPECT_EQ(vgg.networks, 2);  // not resnet50, not vgg16_bn at fp32 inference
+  EXPECT_NEAR(vgg.step_scale, std::sqrt(1.2 * 1.35), 1e-12);
+  EXPECT_NEAR(family_step_scale(o, key("vgg19", DType::kFp32, Mode::kInference)).step_scale, 0.86,
+              1e-12);
+  for (const std::string& none :
+       {key("densenet169", DType::kFp16, Mode::kTraining),  // a family without rows
+        key("vgg13", DType::kFp32, Mode::kTraining),        // no sibling at that setting
+        key("nas-bench-201", DType::kFp32, Mode::kInference), std::string("vgg13"),
+        std::string()}) {
+    const FamilyStepScale f = family_step_scale(o, none);
+    EXPECT_EQ(f.networks, 0) << none;
+    EXPECT_EQ(f.step_scale, 1.0) << none;
+  }
+
+  // A network's own scale wins; without one it gets its family's, and the source says so.
+  const GpuSpec gpu = named_gpu("gpu-x");
+  EXPECT_DOUBLE_EQ(overhead_for(o, gpu, key("vgg16_bn", DType::kFp16, Mode::kTraining)).step_scale,
+                   1.35);
+  const EagerOverhead sibling =
+      overhead_for(o, gpu, key("vgg13_bn", DType::kFp16, Mode::kTraining));
+  EXPECT_NEAR(sibling.step_scale, std::sqrt(1.2 * 1.35), 1e-12);
+  EXPECT_NE(sibling.source.find("its family's (vgg) 2 networks"), std::string::npos)
+      << sibling.source;
+  EXPECT_DOUBLE_EQ(
+      overhead_for(o, gpu, key("densenet169", DType::kFp16, Mode::kTraining)).step_scale, 1.0);
+}
+
+TEST(EagerOverheadPerNetwork, LeaveNetworkOutPredictsAHeldOutNetworkWithItsSiblingsScale) {
+  // SYNTHETIC rows: two VGGs that both run 1.4x the formula, and two ResNets at 1.0; held out,
+  // a VGG gets the other VGG's fitted scale instead of 1.
+  EagerOverhead truth = testing::two_machine_truth();
+  for (const char* vgg : {"vgg11", "vgg13"}) {
+    truth.per_network[network_step_key(vgg, DType::kFp32, Mode::kInference)] = {1.4, 0};
+  }
+  static const char* kNets[] = {"vgg11", "vgg13", "resnet18", "resnet34"};
+  const SyntheticE2e d =
+      synthetic_e2e_rows(truth, {{"gpu-a", 80}, {"gpu-b", 80}}, 5, [](int i, E2eRow& row) {
+        row.network = kNets[i % 4];
+        row.batch = i / 4 + 1;
+      });
+  const E2eEvaluation lono = evaluate_e2e_leave_network_out(d.rows, d.terms);
+  double vgg_error = 0;
+  int vgg_rows = 0;
+  for (std::size_t i = 0; i < d.rows.size(); ++i) {
+    if (d.rows[i].network.rfind("vgg", 0) != 0) continue;
+    vgg_error += std::fabs(lono.predicted_ms[i] / d.rows[i].latency_ms - 1);
+    ++vgg_rows;
+  }
+  // Without the family's scale every held-out VGG row would be ~1/1.4 - 1 = 29 % too fast; the
+  // sibling's scale is shrunk toward 1 by one row in 40, so a few % remain.
+  ASSERT_EQ(vgg_rows, 80);
+  EXPECT_LT(vgg_error / vgg_rows, 0.05);
+}
+
 TEST(EagerOverheadPerNetwork, PredictNetworkAppliesTheScaleToZooNetworksOnly) {
   const auto gpu = GpuDatabase::bundled().find("v100-sxm2-16gb");
   ASSERT_TRUE(gpu);
