@@ -99,6 +99,8 @@ struct EagerOverhead {
   /// has that many); overhead_for applies them. Empty for a single overhead.
   std::map<std::string, NetworkStepScale> per_gpu_network;
   double step_scale = 1.0;           ///< 1 unless a network's own scale applies (overhead_for)
+  /// Set when step_scale is the network's zoo family's (family_step_scale), not its own.
+  std::string step_scale_family;
   /// nn.DataParallel terms for GPUs without multi-GPU rows of their own, and by GPU database
   /// name those fitted on a GPU's own rows; overhead_for_gpu applies them.
   DataParallelTerms data_parallel;

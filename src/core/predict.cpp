@@ -36,6 +36,7 @@ nlohmann::json to_json(const EagerOverhead& o) {
                         {"kernel_time_scale", o.kernel_time_scale},
                         {"step_scale", o.step_scale},
                         {"source", o.source}};
+  if (!o.step_scale_family.empty()) out["step_scale_family"] = o.step_scale_family;
   if (!o.per_gpu.empty()) {
     nlohmann::json per_gpu = nlohmann::json::object();
     for (const auto& [gpu, c] : o.per_gpu) {
@@ -130,6 +131,12 @@ EagerOverhead eager_overhead_from_json(const nlohmann::json& j, const std::strin
   }
   // Files written before the per-network scales (2026-11-24) have neither key.
   if (j.contains("step_scale")) o.step_scale = number("step_scale");
+  if (j.contains("step_scale_family")) {
+    if (!j["step_scale_family"].is_string()) {
+      throw InputError(where + ".step_scale_family: expected a string");
+    }
+    o.step_scale_family = j["step_scale_family"].get<std::string>();
+  }
   // per_gpu_network since 2026-11-24 (HELP's rows); optional like per_network.
   for (const auto& [name, map] : {std::pair{"per_network", &o.per_network},
                                   std::pair{"per_gpu_network", &o.per_gpu_network}}) {
@@ -272,6 +279,7 @@ EagerOverhead overhead_for(const EagerOverhead& overhead, const GpuSpec& gpu,
                   ", fitted on its " + std::to_string(it->second.rows) + " end-to-end rows";
   } else if (const FamilyStepScale f = family_step_scale(overhead, network_key); f.networks > 0) {
     out.step_scale = f.step_scale;
+    out.step_scale_family = f.family;
     out.source += "; step time of " + network_key + " x " + format_number(f.step_scale, 3) +
                   ", the geometric mean of its family's (" + f.family + ") " +
                   std::to_string(f.networks) + " networks with end-to-end rows at that setting";
@@ -770,8 +778,10 @@ std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
   }
   if (r.overhead.step_scale != 1.0) {
     // A NAS network's scale is its search space's (step_scale_network).
-    const std::string whose =
-        r.network_source == "zoo" ? r.network + "'s" : r.network_source + " networks'";
+    const std::string whose = !r.overhead.step_scale_family.empty()
+                                  ? "its family's (" + r.overhead.step_scale_family + " networks')"
+                              : r.network_source == "zoo" ? r.network + "'s"
+                                                          : r.network_source + " networks'";
     out += "            step x" + format_number(r.overhead.step_scale, 3) + ": " + whose +
            " measured " + to_string(r.precision) + " " + to_string(r.mode) +
            " steps against this formula (eager_overhead.source)\n";

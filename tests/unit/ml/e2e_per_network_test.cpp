@@ -174,8 +174,27 @@ TEST(EagerOverheadPerNetwork, AZooNetworkWithoutRowsTakesItsFamilysScaleAtThatSe
   EXPECT_NEAR(sibling.step_scale, std::sqrt(1.2 * 1.35), 1e-12);
   EXPECT_NE(sibling.source.find("its family's (vgg) 2 networks"), std::string::npos)
       << sibling.source;
+  EXPECT_EQ(sibling.step_scale_family, "vgg");
+  EXPECT_EQ(eager_overhead_from_json(to_json(sibling), "x").step_scale_family, "vgg");
+  EXPECT_EQ(overhead_for(o, gpu, key("vgg16_bn", DType::kFp16, Mode::kTraining)).step_scale_family,
+            "");
   EXPECT_DOUBLE_EQ(
       overhead_for(o, gpu, key("densenet169", DType::kFp16, Mode::kTraining)).step_scale, 1.0);
+
+  // predict --net says whose scale it used.
+  const auto v100 = GpuDatabase::bundled().find("v100-sxm2-16gb");
+  ASSERT_TRUE(v100);
+  NetworkOptions options;
+  options.batch = 2;
+  options.dtype = DType::kFp16;
+  const Network net = build_zoo_network("vgg13_bn", options);
+  const AnalyticalModel model(AnalyticalParams{}, o);
+  const NetworkPrediction p = predict_network(net, *v100, model, Mode::kTraining, PowerModel{});
+  EXPECT_NEAR(p.overhead.step_scale, std::sqrt(1.2 * 1.35), 1e-12);
+  const std::string table = format_prediction(p, OutputFormat::kTable);
+  EXPECT_NE(table.find("its family's (vgg networks') measured fp16 training steps"),
+            std::string::npos)
+      << table;
 }
 
 TEST(EagerOverheadPerNetwork, LeaveNetworkOutPredictsAHeldOutNetworkWithItsSiblingsScale) {
