@@ -462,18 +462,17 @@ CvResult cross_validate_family(const TrainingData& data, OpFamily family, Regres
 UnseenGpuCheck unseen_gpu_check(const TrainingData& data, const CvResult& logo, bool host_floor) {
   UnseenGpuCheck check;
   check.family = logo.family;
-  // Per held-out GPU, the floors fitted on the family's other GPUs (as its fold was).
+  // Per held-out GPU, the floors its fold had: each pair's floor reads only that pair's rows,
+  // so those are all pairs' floors but the held-out GPU's, fitted once.
   std::map<std::string, FamilyModel> without;
   if (host_floor) {
-    std::map<std::string, std::vector<std::size_t>> others;
-    for (const auto r : logo.rows) {
-      if (others.count(data.gpus[r].name) != 0) continue;
-      auto& rows = others[data.gpus[r].name];
-      for (const auto o : logo.rows) {
-        if (data.gpus[o].name != data.gpus[r].name) rows.push_back(o);
-      }
+    const auto floors = fit_host_floors(data, logo.rows);
+    for (const auto& [held_out, unused] : floors) {
+      auto& fold = without[held_out.second].host_floor_ms;
+      if (!fold.empty()) continue;
+      fold = floors;
+      std::erase_if(fold, [&](const auto& f) { return f.first.second == held_out.second; });
     }
-    for (const auto& [gpu, rows] : others) without[gpu].host_floor_ms = fit_host_floors(data, rows);
   }
   std::vector<double> truth, learned, analytical;
   for (std::size_t i = 0; i < logo.rows.size(); ++i) {
