@@ -200,10 +200,12 @@ Vec to_vec(const EagerOverhead& o) {
           logit(o.per_op_overlap)};
 }
 
-// Mean |log(predicted / measured)| over `subset` with one overhead for all its rows.
+// Mean |log(predicted / measured)| over `subset` with one overhead for all its rows; with
+// `weight` (indexed by row, averaging 1 over `subset`), the weighted mean.
 double mean_abs_log_error(const EagerOverhead& o, const std::vector<E2eRow>& rows,
                           const std::vector<E2eTerms>& terms,
-                          const std::vector<std::size_t>& subset) {
+                          const std::vector<std::size_t>& subset,
+                          const std::vector<double>* weight = nullptr) {
   // Fixed chunks summed in order: the same loss on any number of cores.
   constexpr std::size_t kChunk = 4096;
   const std::size_t chunks = (subset.size() + kChunk - 1) / kChunk;
@@ -212,7 +214,8 @@ double mean_abs_log_error(const EagerOverhead& o, const std::vector<E2eRow>& row
     double sum = 0;
     for (std::size_t k = c * kChunk; k < std::min(subset.size(), (c + 1) * kChunk); ++k) {
       const std::size_t i = subset[k];
-      sum += std::fabs(std::log(eager_latency_ms(terms[i], o) / rows[i].latency_ms));
+      const double w = weight != nullptr ? (*weight)[i] : 1.0;
+      sum += w * std::fabs(std::log(eager_latency_ms(terms[i], o) / rows[i].latency_ms));
     }
     partial[c] = sum;
   });
@@ -221,8 +224,24 @@ double mean_abs_log_error(const EagerOverhead& o, const std::vector<E2eRow>& row
 }
 
 double loss(const Vec& v, const std::vector<E2eRow>& rows, const std::vector<E2eTerms>& terms,
-            const std::vector<std::size_t>& subset) {
-  return mean_abs_log_error(from_vec(v), rows, terms, subset);
+            const std::vector<std::size_t>& subset, const std::vector<double>& weight) {
+  return mean_abs_log_error(from_vec(v), rows, terms, subset, &weight);
+}
+
+// Row weights (indexed by row) under which every GPU of `subset` weighs the same in total:
+// the shared terms stand for a GPU without rows, i.e. an unknown measuring machine, so a GPU
+// measured in several runs (the RTX 2080 Ti's 328 rows against 108 of each other GPU) must
+// not pull them toward its machine. Averages 1 over `subset`.
+std::vector<double> equal_gpu_weights(const std::vector<E2eRow>& rows,
+                                      const std::vector<std::size_t>& subset) {
+  std::map<std::string, std::size_t> per_gpu;
+  for (const auto i : subset) ++per_gpu[rows[i].gpu.name];
+  std::vector<double> weight(rows.size(), 0.0);
+  for (const auto i : subset) {
+    weight[i] = static_cast<double>(subset.size()) /
+                static_cast<double>(per_gpu.size() * per_gpu[rows[i].gpu.name]);
+  }
+  return weight;
 }
 
 // A GPU's own terms need enough of its rows (several networks, both modes and precisions) to
@@ -452,7 +471,8 @@ EagerOverhead calibrate_overhead(const std::vector<E2eRow>& rows,
                                                           {0.03, 0.001, 0.5, 4.0, 2.5, 0.2},
                                                           {0.05, 0.0001, 1.0, 5.0, 1.2, 0.8},
                                                           {0.02, 0.004, 2.0, 2.0, 3.5, 0.05}}};
-  const auto objective = [&](const Vec& v) { return loss(v, rows, terms, subset); };
+  const std::vector<double> weight = equal_gpu_weights(rows, subset);
+  const auto objective = [&](const Vec& v) { return loss(v, rows, terms, subset, weight); };
   NelderMeadResult fit;
   fit.value = std::numeric_limits<double>::infinity();
   for (const auto& s : kStarts) {
@@ -474,7 +494,8 @@ EagerOverhead calibrate_overhead(const std::vector<E2eRow>& rows,
       std::any_of(subset.begin(), subset.end(), [&](std::size_t i) { return terms[i].training; });
   if (!has_training) out.training_host_factor = EagerOverhead{}.training_host_factor;
   out.source = "calibrated on " + std::to_string(subset.size()) +
-               " end-to-end rows (mean |log error| " + format_number(fit.value, 3) + ")" +
+               " end-to-end rows (mean |log error|, each GPU weighed equally, " +
+               format_number(fit.value, 3) + ")" +
                (has_training ? "" : "; no training rows: training_host_factor not fitted");
   // Stage two: the host time per op differs 2.8x between the measuring machines and their
   // kernels run up to ~25 % off the model (docs/accuracy.md), so a GPU with enough rows gets

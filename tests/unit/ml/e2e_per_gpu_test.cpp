@@ -143,5 +143,23 @@ TEST(EagerOverheadPerGpu, LeaveNetworkOutPredictsEveryRowFromFitsWithoutItsNetwo
   EXPECT_GT(logo.per_gpu.at("gpu-b").mape_pct, 10.0);
 }
 
+TEST(EagerOverheadPerGpu, SharedTermsWeighEachGpuEquallyNotEachRow) {
+  // SYNTHETIC: three machines differing only in host time per op; the fast one has three
+  // times the rows of each other. The shared terms stand for an unknown machine, so they must
+  // sit with the middle machine (0.04), not with the one measured most (0.02).
+  EagerOverhead truth = two_machine_truth();  // shared: 0.04 ms per op, 1 ms per step
+  truth.per_gpu.clear();
+  truth.per_gpu["gpu-fast"] = {0.02, 1.0, 4.0, 1.0, 300};
+  truth.per_gpu["gpu-mid"] = {0.04, 1.0, 4.0, 1.0, 100};
+  truth.per_gpu["gpu-slow"] = {0.05, 1.0, 4.0, 1.0, 100};
+  const SyntheticE2e d =
+      synthetic_e2e_rows(truth, {{"gpu-fast", 300}, {"gpu-mid", 100}, {"gpu-slow", 100}}, 11,
+                         [](int i, E2eRow& row) { row.network = "net" + std::to_string(i % 12); });
+  const EagerOverhead fit = calibrate_overhead(d.rows, d.terms, every_row(d));
+  EXPECT_NEAR(fit.host_ms_per_op, 0.04, 0.006);
+  // Each machine keeps its own terms.
+  EXPECT_NEAR(fit.per_gpu.at("gpu-fast").host_ms_per_op, 0.02, 0.002);
+}
+
 }  // namespace
 }  // namespace cnnperf
