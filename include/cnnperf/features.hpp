@@ -27,6 +27,10 @@ struct FeatureSpec {
   /// asymmetric padding (a separate pad op). A spec read from a model file written before this
   /// group existed lists its groups, so it is off.
   bool setup = true;
+  /// Writes the gpu group's columns as 0 (same columns, same order): a model fitted so tells
+  /// GPUs apart only through the analytical features (roofline, waves, occupancy). The
+  /// unseen-GPU candidate of `train --unseen-gpu-check`; not a group, not in to_string().
+  bool gpu_held_constant = false;
 
   /// Parses "default", "all", a comma list of groups ("layer,gpu"), or "+ptx"/"-source"
   /// edits of the default ("all" = every group). Throws InputError naming the unknown group.

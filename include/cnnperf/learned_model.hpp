@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -63,6 +64,12 @@ struct FamilyModel {
   /// `train --unseen-gpu-check` when, leave-one-GPU-out, the analytical model was the more
   /// accurate of the two on this family's reference-source rows.
   bool analytical_for_unseen_gpus = false;
+  /// Rows of the reference source on a GPU outside `gpus` get this regressor instead of
+  /// `regressor` when non-null: fitted on the same rows and target with the gpu feature group
+  /// held at 0 (FeatureSpec::gpu_held_constant), set by `train --unseen-gpu-check` when,
+  /// leave-one-GPU-out, it was the most accurate of the three. Exclusive with
+  /// analytical_for_unseen_gpus.
+  std::unique_ptr<Regressor> gpu_blind_regressor;
   /// Host floor in ms per (source, GPU name): what the measurement adds to a kernel at the
   /// smallest work (PyTorch's dispatch inside NeuSight's CUDA events, TensorFlow's session),
   /// a property of the measuring machine rather than of the GPU. Fitted on the family's
@@ -165,6 +172,17 @@ inline constexpr std::size_t kMinRowsPerSourceModel = 1000;
 [[nodiscard]] bool analytical_for(const FamilyModel& model, const GpuSpec& gpu,
                                   const std::string& source);
 
+/// Whether `model` gives a row of `source` on `gpu` its gpu_blind_regressor (set, a
+/// reference-source row, `gpu` not trained on).
+[[nodiscard]] bool gpu_blind_for(const FamilyModel& model, const GpuSpec& gpu,
+                                 const std::string& source);
+
+/// `spec` with the gpu group held at 0: the features of a gpu_blind_regressor.
+[[nodiscard]] FeatureSpec gpu_blind_spec(FeatureSpec spec);
+
+/// The rows of `data` measured by `source`, as data of their own (same files and fingerprint).
+[[nodiscard]] TrainingData rows_of_source(const TrainingData& data, const std::string& source);
+
 /// Predicted latency (ms) of rows with a fitted family model (source = the rows' own).
 [[nodiscard]] std::vector<double> predict_rows(const FamilyModel& model, const TrainingData& data,
                                                const std::vector<std::size_t>& rows,
@@ -204,9 +222,13 @@ struct UnseenGpuCheck {
   std::size_t rows = 0;  ///< reference-source rows compared (0: none, no decision)
   double learned_mape_pct = 0;
   double analytical_mape_pct = 0;
-  [[nodiscard]] bool prefer_analytical() const {
-    return rows > 0 && analytical_mape_pct < learned_mape_pct;
-  }
+  /// The learned model with the gpu group held at 0, on the same rows and folds; NaN when
+  /// not cross-validated (then it is not a candidate).
+  double gpu_blind_mape_pct = std::numeric_limits<double>::quiet_NaN();
+  /// The most accurate: "learned", "analytical" or "gpu-blind" (ties keep the earlier).
+  [[nodiscard]] std::string choice() const;
+  [[nodiscard]] bool prefer_analytical() const { return choice() == "analytical"; }
+  [[nodiscard]] bool prefer_gpu_blind() const { return choice() == "gpu-blind"; }
 };
 /// The check from a leave-one-GPU-out CvResult of the family (cv.rows, cv.predicted_ms).
 /// With `host_floor`, the analytical side is what the fallback predicts: analytical + the host

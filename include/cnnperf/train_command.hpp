@@ -20,7 +20,8 @@ struct TrainOptions {
   /// host_floor_ms); false: floor 0, the model before 2026-11-24.
   bool host_floor = true;
   /// Also run leave-one-GPU-out per family and keep, for GPUs outside the training data, the
-  /// better of the learned and the analytical model (FamilyModel::analytical_for_unseen_gpus).
+  /// best of the learned model, the same fitted without GPU features and the analytical model
+  /// (FamilyModel::gpu_blind_regressor, FamilyModel::analytical_for_unseen_gpus).
   bool unseen_gpu_check = false;
   int folds = 5;
   std::string out;                     ///< model file to write; empty: metrics only

@@ -2,7 +2,9 @@
 // Feature extraction for the learned models.
 #include "cnnperf/features.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <mutex>
 #include <thread>
 
@@ -260,12 +262,14 @@ std::vector<double> feature_row(const Layer& l, const GpuSpec& g, std::string_vi
                            lg(e.gemm_n), lg(e.gemm_k)});
   }
   if (spec.gpu) {
+    const auto first = static_cast<std::ptrdiff_t>(row.size());
     const double cc = g.compute_capability_number();
     row.insert(row.end(), {lg(g.fp32_tflops), lg(g.memory_bandwidth_gbs),
                            static_cast<double>(g.sm_count), g.boost_clock_mhz / 1000.0,
                            lg(g.l2_cache_mb), cc, g.shared_mem_per_sm_kb,
                            g.memory_bandwidth_gbs > 0 ? g.fp32_tflops * 1000 / g.memory_bandwidth_gbs : 0,
                            g.tensor_fp16_tflops > 0 ? lg(g.tensor_fp16_tflops) : 0.0});
+    if (spec.gpu_held_constant) std::fill(row.begin() + first, row.end(), 0.0);
   }
   if (spec.source) {
     for (const auto& s : known_sources()) row.push_back(source == s ? 1.0 : 0.0);

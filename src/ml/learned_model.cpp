@@ -353,10 +353,48 @@ bool analytical_for(const FamilyModel& model, const GpuSpec& gpu, const std::str
          std::find(model.gpus.begin(), model.gpus.end(), gpu.name) == model.gpus.end();
 }
 
+bool gpu_blind_for(const FamilyModel& model, const GpuSpec& gpu, const std::string& source) {
+  return model.gpu_blind_regressor != nullptr && source == kReferenceSource &&
+         std::find(model.gpus.begin(), model.gpus.end(), gpu.name) == model.gpus.end();
+}
+
+FeatureSpec gpu_blind_spec(FeatureSpec spec) {
+  spec.gpu_held_constant = true;
+  return spec;
+}
+
+TrainingData rows_of_source(const TrainingData& data, const std::string& source) {
+  TrainingData out;
+  out.files = data.files;
+  out.fingerprint = data.fingerprint;
+  for (std::size_t r = 0; r < data.layers.size(); ++r) {
+    if (data.sources[r] != source) continue;
+    out.layers.push_back(data.layers[r]);
+    out.gpu_names.push_back(data.gpu_names[r]);
+    out.gpus.push_back(data.gpus[r]);
+    out.sources.push_back(data.sources[r]);
+    out.latency_ms.push_back(data.latency_ms[r]);
+  }
+  return out;
+}
+
 std::vector<double> predict_rows(const FamilyModel& model, const TrainingData& data,
                                  const std::vector<std::size_t>& rows, const FeatureSpec& spec) {
-  const FeatureMatrix x = matrix_for_rows(data, rows, spec);
-  const std::vector<double> ratio = model.regressor->predict(x);
+  // Rows on GPUs the model has not seen may take its gpu-blind regressor, on its features.
+  std::vector<std::size_t> blind_pos;
+  std::vector<std::size_t> blind_rows;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (gpu_blind_for(model, data.gpus[rows[i]], data.sources[rows[i]])) {
+      blind_pos.push_back(i);
+      blind_rows.push_back(rows[i]);
+    }
+  }
+  std::vector<double> ratio = model.regressor->predict(matrix_for_rows(data, rows, spec));
+  if (!blind_rows.empty()) {
+    const std::vector<double> blind =
+        model.gpu_blind_regressor->predict(matrix_for_rows(data, blind_rows, gpu_blind_spec(spec)));
+    for (std::size_t j = 0; j < blind_pos.size(); ++j) ratio[blind_pos[j]] = blind[j];
+  }
   std::vector<double> out(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto r = rows[i];
@@ -457,6 +495,18 @@ CvResult cross_validate_family(const TrainingData& data, OpFamily family, Regres
     result.per_source[source] = compute_metrics(tp.first, tp.second, n_features);
   }
   return result;
+}
+
+std::string UnseenGpuCheck::choice() const {
+  if (rows == 0) return "learned";
+  std::string best = "learned";
+  double best_mape = learned_mape_pct;
+  if (analytical_mape_pct < best_mape) {
+    best = "analytical";
+    best_mape = analytical_mape_pct;
+  }
+  if (gpu_blind_mape_pct < best_mape) best = "gpu-blind";  // false for NaN
+  return best;
 }
 
 UnseenGpuCheck unseen_gpu_check(const TrainingData& data, const CvResult& logo, bool host_floor) {
@@ -567,8 +617,10 @@ std::vector<LayerPrediction> LearnedModel::predict(const std::vector<Layer>& lay
         }
       }
     }
-    // Rows of this family by the model that predicts them, with the source each is given.
-    std::map<const FamilyModel*, std::pair<std::vector<std::size_t>, std::vector<std::string>>>
+    // Rows of this family by the model (and whether its gpu-blind regressor) that predicts
+    // them, with the source each is given.
+    std::map<std::pair<const FamilyModel*, bool>,
+             std::pair<std::vector<std::size_t>, std::vector<std::string>>>
         work;
     for (std::size_t i = 0; i < layers.size(); ++i) {
       if (estimates[i].kernels == 0 || op_family(layers[i].op) != family) continue;
@@ -584,18 +636,21 @@ std::vector<LayerPrediction> LearnedModel::predict(const std::vector<Layer>& lay
         out[i].in_distribution = false;
         continue;
       }
-      auto& [idx, row_sources] = work[model];
+      auto& [idx, row_sources] = work[{model, gpu_blind_for(*model, gpu, source)}];
       idx.push_back(i);
       row_sources.push_back(source);
     }
-    for (const auto& [fam, rows] : work) {
+    for (const auto& [key, rows] : work) {
+      const auto& [fam, blind] = key;
       const auto& [idx, row_sources] = rows;
       std::vector<const Layer*> ls;
       ls.reserve(idx.size());
       for (const auto i : idx) ls.push_back(&layers[i]);
       const std::vector<const GpuSpec*> gpus(ls.size(), &gpu);
-      const FeatureMatrix x = build_feature_matrix(ls, gpus, row_sources, spec_);
-      const std::vector<double> ratio = fam->regressor->predict(x);
+      const FeatureMatrix x =
+          build_feature_matrix(ls, gpus, row_sources, blind ? gpu_blind_spec(spec_) : spec_);
+      const std::vector<double> ratio =
+          (blind ? fam->gpu_blind_regressor : fam->regressor)->predict(x);
       for (std::size_t j = 0; j < idx.size(); ++j) {
         auto& p = out[idx[j]];
         const double floor = with_floor ? fam->floor_ms(row_sources[j], gpu.name) : 0.0;
@@ -606,7 +661,7 @@ std::vector<LayerPrediction> LearnedModel::predict(const std::vector<Layer>& lay
           const double slack = 0.02 * span + 1e-9;
           inside = x(j, c) >= fam->feature_min[c] - slack && x(j, c) <= fam->feature_max[c] + slack;
         }
-        p.in_distribution = inside;
+        p.in_distribution = inside && !blind;  // blind: a GPU outside the training data
       }
     }
   }
@@ -643,15 +698,21 @@ nlohmann::json LearnedModel::to_json() const {
     for (const auto& [key, floor] : f.host_floor_ms) {
       floors.push_back({{"source", key.first}, {"gpu", key.second}, {"floor_ms", floor}});
     }
+    const char* unseen = f.analytical_for_unseen_gpus       ? "analytical"
+                         : f.gpu_blind_regressor != nullptr ? "gpu-blind"
+                                                            : "learned";
     fams.push_back({{"family", to_string(f.family)},
                     {"source", f.source},
                     {"rows", f.rows},
                     {"gpus", f.gpus},
                     {"feature_min", f.feature_min},
                     {"feature_max", f.feature_max},
-                    {"unseen_gpu", f.analytical_for_unseen_gpus ? "analytical" : "learned"},
+                    {"unseen_gpu", unseen},
                     {"host_floor_ms", floors},
                     {"regressor", f.regressor->to_json()}});
+    if (f.gpu_blind_regressor != nullptr) {
+      fams.back()["gpu_blind_regressor"] = f.gpu_blind_regressor->to_json();
+    }
   }
   return {{"schema_version", kModelSchemaVersion},
           {"kind", "cnnperf_latency_model"},
@@ -693,12 +754,21 @@ std::unique_ptr<LearnedModel> LearnedModel::from_json(const nlohmann::json& doc,
     f.gpus = field<std::vector<std::string>>(fams[i], "gpus", where);
     f.feature_min = field<std::vector<double>>(fams[i], "feature_min", where);
     f.feature_max = field<std::vector<double>>(fams[i], "feature_max", where);
-    if (fams[i].contains("unseen_gpu")) {  // absent before 2026-11-24: learned
-      const auto mode = field<std::string>(fams[i], "unseen_gpu", where);
-      if (mode != "learned" && mode != "analytical") {
-        throw InputError(where + ".unseen_gpu: expected \"learned\" or \"analytical\"");
+    std::string mode = "learned";  // files before 2026-11-24 have no unseen_gpu
+    if (fams[i].contains("unseen_gpu")) {
+      mode = field<std::string>(fams[i], "unseen_gpu", where);
+      if (mode != "learned" && mode != "analytical" && mode != "gpu-blind") {
+        throw InputError(where +
+                         ".unseen_gpu: expected \"learned\", \"analytical\" or \"gpu-blind\"");
       }
-      f.analytical_for_unseen_gpus = mode == "analytical";
+    }
+    f.analytical_for_unseen_gpus = mode == "analytical";
+    if ((mode == "gpu-blind") != fams[i].contains("gpu_blind_regressor")) {
+      throw InputError(where + ".gpu_blind_regressor: expected exactly when unseen_gpu is " +
+                       "\"gpu-blind\"");
+    }
+    if (mode == "gpu-blind") {
+      f.gpu_blind_regressor = Regressor::from_json(fams[i].at("gpu_blind_regressor"));
     }
     if (fams[i].contains("host_floor_ms")) {  // absent before 2026-11-24: no floor
       const auto& floors = fams[i]["host_floor_ms"];
@@ -735,7 +805,12 @@ struct BoosterSpan {
   std::size_t begin = 0;
   std::size_t end = 0;
   std::size_t file_family = 0;  ///< index in the file's families array (for messages)
+  bool gpu_blind = false;       ///< the family's gpu_blind_regressor's booster, not regressor's
 };
+
+const char* regressor_key(bool gpu_blind) {
+  return gpu_blind ? "gpu_blind_regressor" : "regressor";
+}
 
 /// Thrown by find_boosters when the layout is valid JSON but not the usual one (a repeated
 /// key): the loader then takes the plain DOM path, whose duplicate-key rule is nlohmann's.
@@ -773,8 +848,9 @@ std::vector<BoosterSpan> find_boosters(std::string_view text, const std::string&
         c.skip_value();
         continue;
       }
-      members({"regressor"}, [&](std::string_view k1) {
-        if (k1 != "regressor" || c.peek() != '{') {
+      members({"regressor", "gpu_blind_regressor"}, [&](std::string_view k1) {
+        const bool blind = k1 == "gpu_blind_regressor";
+        if ((k1 != "regressor" && !blind) || c.peek() != '{') {
           c.skip_value();
           return;
         }
@@ -790,7 +866,7 @@ std::vector<BoosterSpan> find_boosters(std::string_view text, const std::string&
               (void)c.peek();
               const std::size_t begin = c.offset();
               (void)c.skip_container_unchecked();
-              out.push_back({i, begin, c.offset(), i});
+              out.push_back({i, begin, c.offset(), i, blind});
             } else {
               c.skip_value();
             }
@@ -834,7 +910,7 @@ std::optional<nlohmann::json> parse_without_boosters(std::string_view text, cons
     return std::nullopt;  // the caller's full parse reports where the text is wrong
   }
   for (const auto& s : spans) {
-    doc.at("families").at(s.family).at("regressor").at("model")["booster"] =
+    doc.at("families").at(s.family).at(regressor_key(s.gpu_blind)).at("model")["booster"] =
         ml_detail::pending_booster_value();
   }
   return doc;
@@ -895,10 +971,13 @@ void attach_boosters(const LearnedModel& model, const std::shared_ptr<const File
   auto attach = [&](std::size_t k) {
     const BoosterSpan& s = spans[k];
     try {
-      (void)ml_detail::attach_booster_text(
-          *model.families().at(s.family).regressor, file, text.substr(s.begin, s.end - s.begin),
-          path + ": families[" + std::to_string(s.file_family) + "].regressor.model.booster",
-          s.begin);
+      const FamilyModel& f = model.families().at(s.family);
+      // from_json read a gpu_blind_regressor exactly when it is there.
+      const auto& regressor = s.gpu_blind ? f.gpu_blind_regressor : f.regressor;
+      (void)ml_detail::attach_booster_text(*regressor, file, text.substr(s.begin, s.end - s.begin),
+                                           path + ": families[" + std::to_string(s.file_family) +
+                                               "]." + regressor_key(s.gpu_blind) + ".model.booster",
+                                           s.begin);
     } catch (...) {
       errors[k] = std::current_exception();
     }

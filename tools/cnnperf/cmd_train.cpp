@@ -33,8 +33,9 @@ void add_train_command(CLI::App& app, Runner& run) {
       "2026-11-24");
   sub->add_option("--cv", opts->cv, "kfold|group-shape|leave-gpu-out")->capture_default_str();
   sub->add_flag("--unseen-gpu-check", opts->unseen_gpu_check,
-                "Also cross-validate leave-one-GPU-out; a family whose learned model loses to the "
-                "analytical one there predicts GPUs outside the training data analytically");
+                "Also cross-validate leave-one-GPU-out on the reference source's rows; GPUs "
+                "outside the training data get, per family, the best there of the learned model, "
+                "the same without GPU features (gpu-blind) and the analytical one");
   sub->add_option("--folds", opts->folds, "Folds for kfold and group-shape")
       ->capture_default_str();
   sub->add_option("--out", opts->out,

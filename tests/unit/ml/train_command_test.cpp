@@ -145,7 +145,7 @@ TEST_F(TrainCommand, BadInputIsInputError) {
   EXPECT_THROW((void)validate_report(v), InputError);
 }
 
-TEST_F(TrainCommand, UnseenGpuCheckComparesBothModelsAndTheModelFileKeepsTheChoice) {
+TEST_F(TrainCommand, UnseenGpuCheckComparesTheThreeModelsAndTheModelFileKeepsTheChoice) {
   TrainOptions opts = small_tree_options();
   opts.unseen_gpu_check = true;
   opts.out = (dir_ / "unseen.json").string();
@@ -154,14 +154,22 @@ TEST_F(TrainCommand, UnseenGpuCheckComparesBothModelsAndTheModelFileKeepsTheChoi
   const auto model = LearnedModel::load(opts.out);
   for (const auto& c : report["unseen_gpu_check"]) {
     EXPECT_GT(c["rows"].get<std::size_t>(), 100u);
-    EXPECT_GT(c["learned_mape_pct"].get<double>(), 0.0);
-    EXPECT_GT(c["analytical_mape_pct"].get<double>(), 0.0);
-    const bool analytical =
-        c["analytical_mape_pct"].get<double>() < c["learned_mape_pct"].get<double>();
-    EXPECT_EQ(c["unseen_gpu"], analytical ? "analytical" : "learned");
+    const double learned = c["learned_mape_pct"].get<double>();
+    const double analytical = c["analytical_mape_pct"].get<double>();
+    ASSERT_TRUE(c["gpu_blind_mape_pct"].is_number()) << c.dump();
+    const double blind = c["gpu_blind_mape_pct"].get<double>();
+    EXPECT_GT(learned, 0.0);
+    EXPECT_GT(analytical, 0.0);
+    EXPECT_GT(blind, 0.0);
+    EXPECT_NE(blind, learned) << "the GPU features matter to a tree on four GPUs";
+    const std::string best = analytical < std::min(learned, blind) ? "analytical"
+                             : blind < learned                     ? "gpu-blind"
+                                                                   : "learned";
+    EXPECT_EQ(c["unseen_gpu"], best);
     for (const auto& f : model->families()) {
       if (to_string(f.family) == c["family"]) {
-        EXPECT_EQ(f.analytical_for_unseen_gpus, analytical) << c.dump();
+        EXPECT_EQ(f.analytical_for_unseen_gpus, best == "analytical") << c.dump();
+        EXPECT_EQ(f.gpu_blind_regressor != nullptr, best == "gpu-blind") << c.dump();
       }
     }
   }
