@@ -91,8 +91,12 @@ class LearnedModel final : public LatencyModel {
   /// `reference_source_only`, only the model each op family uses for rows without a source
   /// (predict_layers, e.g. `predict --net`) is kept and parsed: those predictions are the
   /// same, and a file with a model per source loads in about half the time.
+  /// With `reference_source_only` and `only_gpu`, also of each family only the regressor
+  /// rows on that GPU use (the gpu-blind one for a GPU the family was not trained on, the
+  /// other for one it was): such a model predicts for that GPU only (another throws Error).
   [[nodiscard]] static std::unique_ptr<LearnedModel> load(const std::string& path,
-                                                          bool reference_source_only = false);
+                                                          bool reference_source_only = false,
+                                                          const GpuSpec* only_gpu = nullptr);
   [[nodiscard]] static std::unique_ptr<LearnedModel> from_json(const nlohmann::json& doc,
                                                                const std::string& source);
   [[nodiscard]] nlohmann::json to_json() const;
@@ -126,6 +130,7 @@ class LearnedModel final : public LatencyModel {
   EagerOverhead overhead_;
   nlohmann::json metadata_;
   std::string name_ = "learned";
+  std::string only_gpu_;  ///< set by load(..., only_gpu): predictions for other GPUs throw
 };
 
 /// Rows fit_host_floors reads per (source, GPU): the fastest 1 / kFloorRowShare of them, at

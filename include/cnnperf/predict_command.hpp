@@ -38,7 +38,10 @@ inline constexpr const char* kBundledLearnedModel = "models/cnnperf_default.json
 
 /// Chooses the LatencyModel: --analytical, --model FILE, or the default: the bundled learned
 /// model for --layers, the analytical baseline for --net (docs/accuracy.md says why).
-[[nodiscard]] std::unique_ptr<LatencyModel> select_model(const PredictOptions& options);
+/// `net_gpu`: with --model and --net, the GPU predicted; only the boosters it uses are read
+/// (LearnedModel::load's only_gpu), so the model serves that GPU only.
+[[nodiscard]] std::unique_ptr<LatencyModel> select_model(const PredictOptions& options,
+                                                         const GpuSpec* net_gpu = nullptr);
 
 /// Predicts a network for the options (no output). Throws InputError for bad input.
 [[nodiscard]] NetworkPrediction predict_for_options(const PredictOptions& options,

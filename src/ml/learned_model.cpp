@@ -569,6 +569,10 @@ std::vector<LayerPrediction> LearnedModel::predict(const std::vector<Layer>& lay
                                                    const GpuSpec& gpu,
                                                    const std::vector<std::string>& sources,
                                                    bool with_floor) const {
+  if (!only_gpu_.empty() && gpu.name != only_gpu_) {
+    // Its other regressors were not read: predicting would silently take the wrong one.
+    throw Error(name_ + ": loaded to predict " + only_gpu_ + " only, not " + gpu.name);
+  }
   if (!sources.empty() && sources.size() != layers.size()) {
     throw Error("predict_layers_as: " + std::to_string(sources.size()) + " sources for " +
                 std::to_string(layers.size()) + " layers");
@@ -649,8 +653,11 @@ std::vector<LayerPrediction> LearnedModel::predict(const std::vector<Layer>& lay
       const std::vector<const GpuSpec*> gpus(ls.size(), &gpu);
       const FeatureMatrix x =
           build_feature_matrix(ls, gpus, row_sources, blind ? gpu_blind_spec(spec_) : spec_);
-      const std::vector<double> ratio =
-          (blind ? fam->gpu_blind_regressor : fam->regressor)->predict(x);
+      const auto& regressor = blind ? fam->gpu_blind_regressor : fam->regressor;
+      if (regressor == nullptr) {  // only_gpu_ is checked first; this guards the invariant
+        throw Error(name_ + ": a regressor was not read for " + gpu.name);
+      }
+      const std::vector<double> ratio = regressor->predict(x);
       for (std::size_t j = 0; j < idx.size(); ++j) {
         auto& p = out[idx[j]];
         const double floor = with_floor ? fam->floor_ms(row_sources[j], gpu.name) : 0.0;
@@ -999,7 +1006,8 @@ void attach_boosters(const LearnedModel& model, const std::shared_ptr<const File
 }  // namespace
 
 std::unique_ptr<LearnedModel> LearnedModel::load(const std::string& path,
-                                                 bool reference_source_only) {
+                                                 bool reference_source_only,
+                                                 const GpuSpec* only_gpu) {
   const auto file = std::make_shared<const FileBytes>(path);
   const std::string_view text = file->view();
   std::vector<BoosterSpan> spans;
@@ -1036,6 +1044,21 @@ std::unique_ptr<LearnedModel> LearnedModel::load(const std::string& path,
       kept_spans.push_back(s);
     }
     spans = std::move(kept_spans);
+    if (only_gpu != nullptr) {
+      // Rows without a source on `only_gpu` take one of each family's two regressors; the
+      // other's booster is not read (predict --net: 5 boosters would be read, 3 are used).
+      for (auto& f : model->families_) {
+        if (f.gpu_blind_regressor == nullptr) continue;
+        const bool trained =
+            std::find(f.gpus.begin(), f.gpus.end(), only_gpu->name) != f.gpus.end();
+        (trained ? f.gpu_blind_regressor : f.regressor).reset();
+      }
+      std::erase_if(spans, [&](const BoosterSpan& s) {
+        const FamilyModel& f = model->families_.at(s.family);
+        return (s.gpu_blind ? f.gpu_blind_regressor : f.regressor) == nullptr;
+      });
+      model->only_gpu_ = only_gpu->name;
+    }
   }
   attach_boosters(*model, file, spans, path);
   model->set_name(std::filesystem::path(path).filename().string());

@@ -36,7 +36,7 @@ std::string fmt_ms(double v) { return format_number(v, 6); }
 
 }  // namespace
 
-std::unique_ptr<LatencyModel> select_model(const PredictOptions& options) {
+std::unique_ptr<LatencyModel> select_model(const PredictOptions& options, const GpuSpec* net_gpu) {
   if (options.analytical) {
     spdlog::info("model: analytical baseline (--analytical)");
     return bundled_analytical_model();
@@ -44,7 +44,8 @@ std::unique_ptr<LatencyModel> select_model(const PredictOptions& options) {
   if (!options.model.empty()) {
     spdlog::info("model: {} (--model)", options.model);
     // A network's layers have no measurement source: only the reference models are needed.
-    return LearnedModel::load(options.model, options.layers_csv.empty());
+    const bool net = options.layers_csv.empty();
+    return LearnedModel::load(options.model, net, net ? net_gpu : nullptr);
   }
   // Defaults by what each was measured to do best (docs/accuracy.md, "Learned model"): per
   // layer the bundled learned model, whole networks the analytical baseline, since the
@@ -228,7 +229,9 @@ int run_predict(const PredictOptions& options) {
   if (options.gpu.empty() && options.layers_csv.empty()) {
     throw InputError("--gpu: required (a GPU name, alias or JSON file)");
   }
-  const auto model = select_model(options);
+  std::optional<GpuSpec> net_gpu;
+  if (options.layers_csv.empty()) net_gpu = GpuDatabase::bundled().resolve(options.gpu);
+  const auto model = select_model(options, net_gpu ? &*net_gpu : nullptr);
   if (!options.layers_csv.empty()) {
     if (!options.net.empty()) throw InputError("--layers and --net: expected one of them, not both");
     if (options.power_limit_w > 0) {

@@ -138,7 +138,7 @@ TEST(GpuBlind, TheModelFileKeepsItOnBothLoadPaths) {
   const auto path = testing::write_temp("cnnperf_gpu_blind_model.json", doc.dump());
   const auto layers = some_convs();
   const auto expected = model->predict_layers(layers, gpu("rtx-2080-ti"));
-  const auto seen = model->predict_layers(layers, gpu("v100-sxm2-16gb"));
+  const auto seen_pred = model->predict_layers(layers, gpu("v100-sxm2-16gb"));
   for (const bool reference_only : {false, true}) {
     const auto back = LearnedModel::load(path.string(), reference_only);
     ASSERT_NE(back->families()[0].gpu_blind_regressor, nullptr);
@@ -146,9 +146,24 @@ TEST(GpuBlind, TheModelFileKeepsItOnBothLoadPaths) {
     const auto got_seen = back->predict_layers(layers, gpu("v100-sxm2-16gb"));
     for (std::size_t i = 0; i < layers.size(); ++i) {
       EXPECT_DOUBLE_EQ(got[i].latency_ms, expected[i].latency_ms) << reference_only;
-      EXPECT_DOUBLE_EQ(got_seen[i].latency_ms, seen[i].latency_ms) << reference_only;
+      EXPECT_DOUBLE_EQ(got_seen[i].latency_ms, seen_pred[i].latency_ms) << reference_only;
     }
     EXPECT_NE(got[0].latency_ms, got_seen[0].latency_ms);
+  }
+  // Loaded for one GPU, only the booster it uses is read; the predictions are the same, and
+  // the other GPU's rows are an Error, not a crash.
+  for (const char* name : {"rtx-2080-ti", "v100-sxm2-16gb"}) {
+    const GpuSpec only = gpu(name);
+    const auto one = LearnedModel::load(path.string(), true, &only);
+    const auto& f = one->families()[0];
+    const bool seen = std::string(name) == "v100-sxm2-16gb";
+    EXPECT_EQ(f.regressor != nullptr, seen) << name;
+    EXPECT_EQ(f.gpu_blind_regressor != nullptr, !seen) << name;
+    const auto got = one->predict_layers(layers, only);
+    EXPECT_DOUBLE_EQ(got[0].latency_ms, (seen ? seen_pred : expected)[0].latency_ms) << name;
+    EXPECT_THROW((void)one->predict_layers(layers, gpu(seen ? "rtx-2080-ti" : "v100-sxm2-16gb")),
+                 Error)
+        << name;
   }
   const auto plain = LearnedModel::from_json(doc, "m.json");
   EXPECT_DOUBLE_EQ(plain->predict_layers(layers, gpu("rtx-2080-ti"))[0].latency_ms,
