@@ -185,7 +185,8 @@ inline constexpr std::size_t kMinRowsPerSourceModel = 1000;
 /// `spec` with the gpu group held at 0: the features of a gpu_blind_regressor.
 [[nodiscard]] FeatureSpec gpu_blind_spec(FeatureSpec spec);
 
-/// The rows of `data` measured by `source`, as data of their own (same files and fingerprint).
+/// The rows of `data` measured by `source`, as data of their own (same files, fingerprint
+/// and skipped count).
 [[nodiscard]] TrainingData rows_of_source(const TrainingData& data, const std::string& source);
 
 /// Predicted latency (ms) of rows with a fitted family model (source = the rows' own).

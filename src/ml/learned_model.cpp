@@ -71,6 +71,22 @@ double analytical_ms(const Layer& layer, const GpuSpec& gpu) {
   return estimate_layer(layer, gpu).latency_ms;
 }
 
+// Rows `keep` of `data` (in that order) with its files, fingerprint and skipped count.
+TrainingData subset(const TrainingData& data, const std::vector<std::size_t>& keep) {
+  TrainingData out;
+  for (const auto i : keep) {
+    out.layers.push_back(data.layers[i]);
+    out.gpu_names.push_back(data.gpu_names[i]);
+    out.gpus.push_back(data.gpus[i]);
+    out.sources.push_back(data.sources[i]);
+    out.latency_ms.push_back(data.latency_ms[i]);
+  }
+  out.files = data.files;
+  out.fingerprint = data.fingerprint;
+  out.skipped_rows = data.skipped_rows;
+  return out;
+}
+
 FeatureMatrix matrix_for_rows(const TrainingData& data, const std::vector<std::size_t>& rows,
                               const FeatureSpec& spec) {
   std::vector<const Layer*> layers;
@@ -139,18 +155,7 @@ TrainingData load_training_data(const std::vector<std::string>& files, std::size
     std::shuffle(keep.begin(), keep.end(), rng);
     keep.resize(max_rows);
     std::sort(keep.begin(), keep.end());
-    TrainingData sample;
-    for (const auto i : keep) {
-      sample.layers.push_back(data.layers[i]);
-      sample.gpu_names.push_back(data.gpu_names[i]);
-      sample.gpus.push_back(data.gpus[i]);
-      sample.sources.push_back(data.sources[i]);
-      sample.latency_ms.push_back(data.latency_ms[i]);
-    }
-    sample.files = data.files;
-    sample.fingerprint = data.fingerprint;
-    sample.skipped_rows = data.skipped_rows;
-    data = std::move(sample);
+    data = subset(data, keep);
   }
   return data;
 }
@@ -364,36 +369,31 @@ FeatureSpec gpu_blind_spec(FeatureSpec spec) {
 }
 
 TrainingData rows_of_source(const TrainingData& data, const std::string& source) {
-  TrainingData out;
-  out.files = data.files;
-  out.fingerprint = data.fingerprint;
+  std::vector<std::size_t> keep;
   for (std::size_t r = 0; r < data.layers.size(); ++r) {
-    if (data.sources[r] != source) continue;
-    out.layers.push_back(data.layers[r]);
-    out.gpu_names.push_back(data.gpu_names[r]);
-    out.gpus.push_back(data.gpus[r]);
-    out.sources.push_back(data.sources[r]);
-    out.latency_ms.push_back(data.latency_ms[r]);
+    if (data.sources[r] == source) keep.push_back(r);
   }
-  return out;
+  return subset(data, keep);
 }
 
 std::vector<double> predict_rows(const FamilyModel& model, const TrainingData& data,
                                  const std::vector<std::size_t>& rows, const FeatureSpec& spec) {
-  // Rows on GPUs the model has not seen may take its gpu-blind regressor, on its features.
-  std::vector<std::size_t> blind_pos;
-  std::vector<std::size_t> blind_rows;
+  // Rows on GPUs the model has not seen may take its gpu-blind regressor, on its features;
+  // each row is predicted by one of the two.
+  std::array<std::vector<std::size_t>, 2> pos;  // [0]: the regressor, [1]: the gpu-blind one
+  std::array<std::vector<std::size_t>, 2> part;
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    if (gpu_blind_for(model, data.gpus[rows[i]], data.sources[rows[i]])) {
-      blind_pos.push_back(i);
-      blind_rows.push_back(rows[i]);
-    }
+    const bool blind = gpu_blind_for(model, data.gpus[rows[i]], data.sources[rows[i]]);
+    pos[blind ? 1 : 0].push_back(i);
+    part[blind ? 1 : 0].push_back(rows[i]);
   }
-  std::vector<double> ratio = model.regressor->predict(matrix_for_rows(data, rows, spec));
-  if (!blind_rows.empty()) {
-    const std::vector<double> blind =
-        model.gpu_blind_regressor->predict(matrix_for_rows(data, blind_rows, gpu_blind_spec(spec)));
-    for (std::size_t j = 0; j < blind_pos.size(); ++j) ratio[blind_pos[j]] = blind[j];
+  std::vector<double> ratio(rows.size());
+  for (const int k : {0, 1}) {
+    if (part[k].empty()) continue;
+    const auto& regressor = k == 1 ? model.gpu_blind_regressor : model.regressor;
+    const std::vector<double> r =
+        regressor->predict(matrix_for_rows(data, part[k], k == 1 ? gpu_blind_spec(spec) : spec));
+    for (std::size_t j = 0; j < pos[k].size(); ++j) ratio[pos[k][j]] = r[j];
   }
   std::vector<double> out(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -699,6 +699,9 @@ T field(const nlohmann::json& j, const char* key, const std::string& where) {
 }  // namespace
 
 nlohmann::json LearnedModel::to_json() const {
+  if (!only_gpu_.empty()) {
+    throw Error(name_ + ": loaded for " + only_gpu_ + " only, without all its regressors");
+  }
   nlohmann::json fams = nlohmann::json::array();
   for (const auto& f : families_) {
     nlohmann::json floors = nlohmann::json::array();

@@ -164,6 +164,7 @@ TEST(GpuBlind, TheModelFileKeepsItOnBothLoadPaths) {
     EXPECT_THROW((void)one->predict_layers(layers, gpu(seen ? "rtx-2080-ti" : "v100-sxm2-16gb")),
                  Error)
         << name;
+    EXPECT_THROW((void)one->to_json(), Error) << "not a whole model: " << name;
   }
   const auto plain = LearnedModel::from_json(doc, "m.json");
   EXPECT_DOUBLE_EQ(plain->predict_layers(layers, gpu("rtx-2080-ti"))[0].latency_ms,
