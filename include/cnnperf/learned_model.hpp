@@ -234,7 +234,6 @@ struct UnseenGpuCheck {
   /// The most accurate: "learned", "analytical" or "gpu-blind" (ties keep the earlier).
   [[nodiscard]] std::string choice() const;
   [[nodiscard]] bool prefer_analytical() const { return choice() == "analytical"; }
-  [[nodiscard]] bool prefer_gpu_blind() const { return choice() == "gpu-blind"; }
 };
 /// The check from a leave-one-GPU-out CvResult of the family (cv.rows, cv.predicted_ms).
 /// With `host_floor`, the analytical side is what the fallback predicts: analytical + the host

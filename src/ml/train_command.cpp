@@ -444,9 +444,10 @@ nlohmann::json train_report(const TrainOptions& options) {
     }
   }
 
-  // Leave-one-GPU-out, is the chosen regressor better than the analytical model on a GPU it
-  // has not seen? Per family, on the reference source's rows (what predict gives rows without
-  // a source); the answer is kept in the model (FamilyModel::analytical_for_unseen_gpus).
+  // Leave-one-GPU-out, which predicts a GPU it has not seen best: the chosen regressor, the
+  // same without GPU features, or the analytical model? Per family, on the reference source's
+  // rows (what predict gives rows without a source); the answer is kept in the model
+  // (FamilyModel::gpu_blind_regressor, FamilyModel::analytical_for_unseen_gpus).
   std::map<OpFamily, UnseenGpuCheck> unseen;
   const TrainingData reference =
       options.unseen_gpu_check ? rows_of_source(data, kReferenceSource) : TrainingData{};

@@ -96,7 +96,7 @@ TEST(GpuBlind, TheCheckPicksTheMostAccurateOfThree) {
   EXPECT_EQ(c.choice(), "learned") << "not cross-validated: no candidate";
   c.gpu_blind_mape_pct = 19;
   EXPECT_EQ(c.choice(), "gpu-blind");
-  EXPECT_TRUE(c.prefer_gpu_blind());
+  EXPECT_FALSE(c.prefer_analytical());
   c.analytical_mape_pct = 18;
   EXPECT_EQ(c.choice(), "analytical");
   EXPECT_TRUE(c.prefer_analytical());
