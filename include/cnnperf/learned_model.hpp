@@ -142,6 +142,21 @@ inline constexpr std::size_t kFloorMinRows = 10;
 [[nodiscard]] std::map<std::pair<std::string, std::string>, double> fit_host_floors(
     const TrainingData& data, const std::vector<std::size_t>& rows);
 
+/// One family's regressor hyper-parameters: `base` for each of its models, with the keys of
+/// `by_source[s]` replacing base's in the model of source s (a model of one source's rows,
+/// split or not; a joint model of several sources takes `base`). Built from a bare JSON object,
+/// it is that object for every source.
+struct FamilyParams {
+  nlohmann::json base = nlohmann::json::object();
+  std::map<std::string, nlohmann::json> by_source;
+
+  FamilyParams() = default;
+  FamilyParams(nlohmann::json params)  // NOLINT(google-explicit-constructor): one set for all
+      : base(std::move(params)) {}
+  /// `base` with by_source[source]'s keys replacing its own.
+  [[nodiscard]] nlohmann::json for_source(const std::string& source) const;
+};
+
 /// Fits one family on the given rows (target: log ratio to analytical + host floor; with
 /// `host_floor` false, the floor is 0, the model before 2026-11-24).
 [[nodiscard]] FamilyModel fit_family(const TrainingData& data, const std::vector<std::size_t>& rows,
@@ -162,7 +177,7 @@ inline constexpr std::size_t kMinRowsPerSourceModel = 1000;
 [[nodiscard]] std::vector<FamilyModel> fit_family_models(const TrainingData& data,
                                                          const std::vector<std::size_t>& rows,
                                                          OpFamily family, RegressorKind kind,
-                                                         const nlohmann::json& params,
+                                                         const FamilyParams& params,
                                                          const FeatureSpec& spec, SourceSplit split,
                                                          bool host_floor = true);
 
@@ -214,7 +229,7 @@ struct CvResult {
 /// Cross-validates a regressor on a family's rows (each fold fitted as fit_family_models
 /// with `split` and `host_floor` would fit it: floors from the fold's training rows only).
 [[nodiscard]] CvResult cross_validate_family(const TrainingData& data, OpFamily family,
-                                             RegressorKind kind, const nlohmann::json& params,
+                                             RegressorKind kind, const FamilyParams& params,
                                              const FeatureSpec& spec, CvScheme scheme, int folds,
                                              std::uint64_t seed,
                                              SourceSplit split = SourceSplit::kSplit,

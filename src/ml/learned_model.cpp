@@ -278,6 +278,14 @@ FamilyModel fit_family(const TrainingData& data, const std::vector<std::size_t>&
   return model;
 }
 
+nlohmann::json FamilyParams::for_source(const std::string& source) const {
+  nlohmann::json out = base;
+  if (const auto it = by_source.find(source); it != by_source.end()) {
+    for (const auto& [key, value] : it->second.items()) out[key] = value;
+  }
+  return out;
+}
+
 SourceSplit source_split_from_string(std::string_view text) {
   const std::string lower = to_lower(text);
   if (lower == "joint") return SourceSplit::kJoint;
@@ -292,7 +300,7 @@ std::string to_string(SourceSplit split) {
 
 std::vector<FamilyModel> fit_family_models(const TrainingData& data,
                                            const std::vector<std::size_t>& rows, OpFamily family,
-                                           RegressorKind kind, const nlohmann::json& params,
+                                           RegressorKind kind, const FamilyParams& params,
                                            const FeatureSpec& spec, SourceSplit split,
                                            bool host_floor) {
   std::map<std::string, std::vector<std::size_t>> by_source;
@@ -303,13 +311,18 @@ std::vector<FamilyModel> fit_family_models(const TrainingData& data,
   }
   std::vector<FamilyModel> out;
   if (!per_source) {
-    out.push_back(fit_family(data, rows, family, kind, params, spec, host_floor));
+    // Rows of one source take that source's parameters; a mix fitted jointly, the base.
+    const bool one_source = by_source.size() == 1;
+    out.push_back(fit_family(data, rows, family, kind,
+                             one_source ? params.for_source(by_source.begin()->first) : params.base,
+                             spec, host_floor));
     return out;
   }
   for (const auto& [source, part] : by_source) {
     spdlog::info("fitting {} {} on its {} {} rows", to_string(kind), to_string(family), part.size(),
                  source);
-    out.push_back(fit_family(data, part, family, kind, params, spec, host_floor));
+    out.push_back(
+        fit_family(data, part, family, kind, params.for_source(source), spec, host_floor));
     out.back().source = source;
   }
   return out;
@@ -408,9 +421,8 @@ std::vector<double> predict_rows(const FamilyModel& model, const TrainingData& d
 }
 
 CvResult cross_validate_family(const TrainingData& data, OpFamily family, RegressorKind kind,
-                               const nlohmann::json& params, const FeatureSpec& spec,
-                               CvScheme scheme, int folds, std::uint64_t seed, SourceSplit split,
-                               bool host_floor) {
+                               const FamilyParams& params, const FeatureSpec& spec, CvScheme scheme,
+                               int folds, std::uint64_t seed, SourceSplit split, bool host_floor) {
   CvResult result;
   result.kind = kind;
   result.family = family;

@@ -47,21 +47,104 @@ nlohmann::json parse_overrides(const std::string& text) {
   return doc;
 }
 
-// default_params(kind), then top-level keys of --params that are not regressor names, then
-// the object under the kind's own name ({"xgboost": {...}}), so `all` can be tuned per kind.
-nlohmann::json params_for(RegressorKind kind, const nlohmann::json& overrides) {
-  nlohmann::json params = default_params(kind);
+// A --params section for one family's model of one source: "conv/mlpredict".
+bool is_source_section(const std::string& key) {
+  return key.find('/') != std::string::npos;
+}
+
+// Onto `params`: the top-level keys of `overrides` that are neither regressor names nor source
+// sections, then the object under the kind's own name ({"xgboost": {...}}), so `all` can be
+// tuned per kind.
+void apply_overrides(nlohmann::json& params, RegressorKind kind, const nlohmann::json& overrides,
+                     const std::string& where) {
   std::vector<std::string> names;
   for (const auto k : all_regressor_kinds()) names.push_back(to_string(k));
   for (const auto& [key, value] : overrides.items()) {
-    if (std::find(names.begin(), names.end(), key) == names.end()) params[key] = value;
+    if (std::find(names.begin(), names.end(), key) == names.end() && !is_source_section(key)) {
+      params[key] = value;
+    }
   }
   const std::string own = to_string(kind);
   if (overrides.contains(own)) {
-    if (!overrides[own].is_object()) throw InputError("--params: '" + own + "': expected an object");
+    if (!overrides[own].is_object()) throw InputError(where + "'" + own + "': expected an object");
     for (const auto& [key, value] : overrides[own].items()) params[key] = value;
   }
+}
+
+nlohmann::json params_for(RegressorKind kind, const nlohmann::json& overrides) {
+  nlohmann::json params = default_params(kind);
+  apply_overrides(params, kind, overrides, "--params: ");
   return params;
+}
+
+// params_for, with each "FAMILY/SOURCE" section of --params (same layout as the top level)
+// replacing keys in that source's model of `family` only.
+FamilyParams params_for(RegressorKind kind, OpFamily family, const nlohmann::json& overrides) {
+  FamilyParams out(params_for(kind, overrides));
+  const std::string prefix = to_string(family) + "/";
+  for (const auto& [key, value] : overrides.items()) {
+    if (key.rfind(prefix, 0) != 0) continue;
+    nlohmann::json section = nlohmann::json::object();
+    apply_overrides(section, kind, value, "--params: '" + key + "': ");
+    out.by_source[key.substr(prefix.size())] = std::move(section);
+  }
+  return out;
+}
+
+// Source sections name a family and a source, and hold an object, and each kind accepts the
+// merged parameters: checked before minutes of loading.
+void check_overrides(const std::vector<RegressorKind>& kinds, const nlohmann::json& overrides) {
+  for (const auto& [key, value] : overrides.items()) {
+    if (!is_source_section(key)) continue;
+    const auto slash = key.find('/');
+    const std::string source = key.substr(slash + 1);
+    try {
+      (void)op_family_from_string(key.substr(0, slash));
+    } catch (const InputError& e) {
+      throw InputError("--params: '" + key + "': " + e.what() +
+                       " (a source section is FAMILY/SOURCE, e.g. conv/mlpredict)");
+    }
+    if (source.empty() || is_source_section(source)) {
+      throw InputError("--params: '" + key +
+                       "': expected FAMILY/SOURCE with one source name, e.g. conv/mlpredict");
+    }
+    if (!value.is_object()) throw InputError("--params: '" + key + "': expected an object");
+  }
+  for (const auto kind : kinds) {
+    for (const auto family : kFamilies) {
+      const FamilyParams params = params_for(kind, family, overrides);
+      (void)make_regressor(kind, params.base);
+      for (const auto& [source, section] : params.by_source) {
+        try {
+          (void)make_regressor(kind, params.for_source(source));
+        } catch (const InputError& e) {
+          throw InputError("--params: '" + to_string(family) + "/" + source + "': " + e.what());
+        }
+      }
+    }
+  }
+}
+
+// Whether each leave-one-GPU-out fold of `family` keeps kMinRowsPerSourceModel rows of every
+// (named) source, so that fit_family_models splits it by source.
+bool logo_folds_split(const TrainingData& data, OpFamily family, SourceSplit split) {
+  if (split != SourceSplit::kSplit) return false;
+  std::map<std::string, std::map<std::string, std::size_t>> rows_of;  // source -> GPU -> rows
+  std::set<std::string> gpus;
+  for (const auto r : family_rows(data, family)) {
+    ++rows_of[data.sources[r]][data.gpus[r].name];
+    gpus.insert(data.gpus[r].name);
+  }
+  for (const auto& [source, per_gpu] : rows_of) {
+    if (source.empty()) return false;
+    std::size_t total = 0;
+    for (const auto& [gpu, n] : per_gpu) total += n;
+    for (const auto& gpu : gpus) {
+      const auto it = per_gpu.find(gpu);
+      if (total - (it == per_gpu.end() ? 0 : it->second) < kMinRowsPerSourceModel) return false;
+    }
+  }
+  return true;
 }
 
 nlohmann::json metrics_row(const std::string& regressor, const std::string& family,
@@ -323,7 +406,7 @@ nlohmann::json train_report(const TrainOptions& options) {
                                           std::to_string(options.folds));
   const nlohmann::json overrides = parse_overrides(options.params);
   // Validate every kind's parameters before spending minutes on loading and CV.
-  for (const auto kind : kinds) (void)make_regressor(kind, params_for(kind, overrides));
+  check_overrides(kinds, overrides);
 
   // Parse --algo-study before minutes of loading, so a typo fails at once.
   AlgoStudyOptions study;
@@ -412,8 +495,8 @@ nlohmann::json train_report(const TrainOptions& options) {
       spdlog::info("cross-validating {} on {} ({})", to_string(kind), to_string(family),
                    to_string(scheme));
       const CvResult cv =
-          cross_validate_family(data, family, kind, params_for(kind, overrides), spec, scheme,
-                                options.folds, options.seed, split, options.host_floor);
+          cross_validate_family(data, family, kind, params_for(kind, family, overrides), spec,
+                                scheme, options.folds, options.seed, split, options.host_floor);
       auto row = metrics_row(to_string(kind), to_string(family), to_string(scheme), "all",
                              cv.overall, cv.train_seconds);
       report["cv"].push_back(row);
@@ -456,26 +539,34 @@ nlohmann::json train_report(const TrainOptions& options) {
     for (const auto& [family, pick] : best) {
       spdlog::info("unseen-GPU check: {} on {} (leave-gpu-out)", to_string(pick.first),
                    to_string(family));
+      const auto reference_rows = family_rows(reference, family);
+      std::set<std::string> reference_gpus;
+      for (const auto r : reference_rows) reference_gpus.insert(reference.gpus[r].name);
       const auto done = best_logo.find(family);
-      const CvResult logo =
-          done != best_logo.end()
-              ? done->second
-              : cross_validate_family(data, family, pick.first, params_for(pick.first, overrides),
-                                      spec, CvScheme::kLeaveGpuOut, options.folds, options.seed,
-                                      split, options.host_floor);
-      UnseenGpuCheck check = unseen_gpu_check(data, logo, options.host_floor);
+      // When every fold fits a model per source, the reference rows' predictions come from
+      // the reference model alone: cross-validating those rows gives the same figures
+      // without fitting the other sources' models.
+      const TrainingData& logo_data = done == best_logo.end() && reference_gpus.size() >= 2 &&
+                                              logo_folds_split(data, family, split)
+                                          ? reference
+                                          : data;
+      const CvResult logo = done != best_logo.end()
+                                ? done->second
+                                : cross_validate_family(logo_data, family, pick.first,
+                                                        params_for(pick.first, family, overrides),
+                                                        spec, CvScheme::kLeaveGpuOut, options.folds,
+                                                        options.seed, split, options.host_floor);
+      UnseenGpuCheck check = unseen_gpu_check(logo_data, logo, options.host_floor);
       // The third candidate: the same regressor on the reference rows with the gpu group held
       // at 0, so a GPU is seen only through its roofline, waves and occupancy.
-      const auto blind_rows = family_rows(reference, family);
-      std::set<std::string> blind_gpus;
-      for (const auto r : blind_rows) blind_gpus.insert(reference.gpus[r].name);
-      if (check.rows > 0 && spec.gpu && blind_gpus.size() >= 2) {
+      if (check.rows > 0 && spec.gpu && reference_gpus.size() >= 2) {
         spdlog::info("unseen-GPU check: {} on {} {} rows without GPU features",
                      to_string(pick.first), to_string(family), kReferenceSource);
         check.gpu_blind_mape_pct =
-            cross_validate_family(reference, family, pick.first, params_for(pick.first, overrides),
-                                  gpu_blind_spec(spec), CvScheme::kLeaveGpuOut, options.folds,
-                                  options.seed, split, options.host_floor)
+            cross_validate_family(reference, family, pick.first,
+                                  params_for(pick.first, family, overrides), gpu_blind_spec(spec),
+                                  CvScheme::kLeaveGpuOut, options.folds, options.seed, split,
+                                  options.host_floor)
                 .overall.mape_pct;
       }
       unseen[family] = check;
@@ -508,8 +599,8 @@ nlohmann::json train_report(const TrainOptions& options) {
     spdlog::info("fitting {} on all {} {} rows", to_string(pick.first), rows.size(),
                  to_string(family));
     std::vector<FamilyModel> fitted =
-        fit_family_models(data, rows, family, pick.first, params_for(pick.first, overrides), spec,
-                          split, options.host_floor);
+        fit_family_models(data, rows, family, pick.first, params_for(pick.first, family, overrides),
+                          spec, split, options.host_floor);
     if (const auto it = unseen.find(family);
         it != unseen.end() && it->second.choice() != "learned") {
       std::vector<const FamilyModel*> views;
@@ -525,7 +616,8 @@ nlohmann::json train_report(const TrainOptions& options) {
                      to_string(family), kReferenceSource);
         m.gpu_blind_regressor =
             fit_family(reference, family_rows(reference, family), family, pick.first,
-                       params_for(pick.first, overrides), gpu_blind_spec(spec), options.host_floor)
+                       params_for(pick.first, family, overrides).for_source(kReferenceSource),
+                       gpu_blind_spec(spec), options.host_floor)
                 .regressor;
       }
     }

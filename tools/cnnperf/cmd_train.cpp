@@ -46,8 +46,10 @@ void add_train_command(CLI::App& app, Runner& run) {
   sub->add_option("--max-rows", opts->max_rows, "Use a seeded uniform sample of N rows");
   sub->add_option("--seed", opts->seed, "Seed for sampling and folds")->capture_default_str();
   sub->add_option("--params", opts->params,
-                  "JSON overriding the default hyper-parameters, e.g. '{\"n_estimators\":200}' "
-                  "or per kind '{\"xgboost\":{\"max_depth\":6}}'");
+                  "JSON overriding the default hyper-parameters, e.g. '{\"n_estimators\":200}', "
+                  "per kind '{\"xgboost\":{\"max_depth\":6}}', and for one family's model of "
+                  "one source (--sources split) a section alike, "
+                  "'{\"conv/mlpredict\":{\"xgboost\":{\"max_depth\":8}}}'");
   sub->add_option("--algo-study", opts->algo_study,
                   "Instead of training: measure whether the cuDNN algorithm (NeuSight kernel "
                   "names) helps conv rows, group-shape folds; 'all' or a list of baseline, quant, "

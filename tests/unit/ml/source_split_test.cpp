@@ -124,6 +124,101 @@ TEST(SourceSplit, CrossValidationFitsEachFoldTheSameWay) {
   }
 }
 
+TEST(SourceSplit, ASourcesOwnParametersReachOnlyItsModelAndItsFolds) {
+  const TrainingData data = two_source_rows(1000, 1200);
+  const FeatureSpec spec = FeatureSpec::parse("default");
+  FamilyParams params(kTreeParams);
+  params.by_source["mlpredict"] = {{"max_depth", 1}};
+  EXPECT_EQ(params.for_source("mlpredict")["max_depth"], 1);
+  EXPECT_EQ(params.for_source("mlpredict")["log_target"], true) << "other keys stay the base's";
+  EXPECT_EQ(params.for_source("neusight"), kTreeParams);
+
+  const auto split =
+      fit_family_models(data, all_rows(data), OpFamily::kConv, RegressorKind::kDecisionTree, params,
+                        spec, SourceSplit::kSplit, kNoFloor);
+  ASSERT_EQ(split.size(), 2u);
+  EXPECT_EQ(split[0].source, "mlpredict");
+  EXPECT_EQ(split[0].regressor->params()["max_depth"], 1);
+  EXPECT_EQ(split[1].regressor->params()["max_depth"], 4);
+  const auto joint =
+      fit_family_models(data, all_rows(data), OpFamily::kConv, RegressorKind::kDecisionTree, params,
+                        spec, SourceSplit::kJoint, kNoFloor);
+  ASSERT_EQ(joint.size(), 1u);
+  EXPECT_EQ(joint[0].regressor->params()["max_depth"], 4) << "a mix of sources takes the base";
+  // Rows of one source take its parameters even without a split to make.
+  const TrainingData ml_only = rows_of_source(data, "mlpredict");
+  const auto alone =
+      fit_family_models(ml_only, all_rows(ml_only), OpFamily::kConv, RegressorKind::kDecisionTree,
+                        params, spec, SourceSplit::kSplit, kNoFloor);
+  ASSERT_EQ(alone.size(), 1u);
+  EXPECT_EQ(alone[0].regressor->params()["max_depth"], 1);
+
+  // Cross-validation fits each fold's source models with their own parameters: a section
+  // the regressor rejects fails exactly when its source has rows (each fold's training rows
+  // hold 1000+ of each source, so the folds are split too).
+  const TrainingData more = two_source_rows(1600, 1600);
+  FamilyParams rejected(kTreeParams);
+  rejected.by_source["some-other-tool"] = {{"no_such_key", 1}};
+  EXPECT_NO_THROW((void)cross_validate_family(more, OpFamily::kConv, RegressorKind::kDecisionTree,
+                                              rejected, spec, CvScheme::kKfold, 3, 42,
+                                              SourceSplit::kSplit, kNoFloor));
+  rejected.by_source["mlpredict"] = {{"no_such_key", 1}};
+  EXPECT_THROW(
+      (void)cross_validate_family(more, OpFamily::kConv, RegressorKind::kDecisionTree, rejected,
+                                  spec, CvScheme::kKfold, 3, 42, SourceSplit::kSplit, kNoFloor),
+      InputError);
+}
+
+TEST(SourceSplit, LeaveGpuOutPredictsReferenceRowsTheSameWithoutTheOtherSources) {
+  // SYNTHETIC rows: NeuSight on two GPUs, MLPredict on one of them and a third, each with
+  // a factor over the estimate that varies with c_in. train's unseen-GPU check relies on this:
+  // with every fold split by source, the reference rows alone give the same out-of-fold
+  // predictions, floors and check.
+  const auto& db = GpuDatabase::bundled();
+  const GpuSpec v100 = *db.find("v100-sxm2-16gb");
+  const GpuSpec a100 = *db.find("a100-pcie-40gb");
+  const GpuSpec p100 = *db.find("p100-pcie-16gb");
+  std::mt19937_64 rng(8);
+  TrainingData data;
+  const auto add = [&](const GpuSpec& gpu, const char* source, double factor) {
+    for (int i = 0; i < 1100; ++i) {
+      const Layer l = testing::random_conv3x3(rng);
+      testing::add_row(data, l, gpu, source,
+                       estimate_layer(l, gpu).latency_ms * factor *
+                               (1.0 + 0.2 * std::log(static_cast<double>(l.c_in))) +
+                           0.01);
+    }
+  };
+  add(v100, "neusight", 1.5);
+  add(a100, "neusight", 1.3);
+  add(v100, "mlpredict", 4.0);
+  add(p100, "mlpredict", 3.0);
+  const FeatureSpec spec = FeatureSpec::parse("default");
+  const CvResult whole = cross_validate_family(data, OpFamily::kConv, RegressorKind::kDecisionTree,
+                                               kTreeParams, spec, CvScheme::kLeaveGpuOut, 5, 42);
+  const TrainingData reference = rows_of_source(data, kReferenceSource);
+  const CvResult alone =
+      cross_validate_family(reference, OpFamily::kConv, RegressorKind::kDecisionTree, kTreeParams,
+                            spec, CvScheme::kLeaveGpuOut, 5, 42);
+  std::vector<double> whole_reference;
+  for (std::size_t i = 0; i < whole.rows.size(); ++i) {
+    if (data.sources[whole.rows[i]] == kReferenceSource) {
+      whole_reference.push_back(whole.predicted_ms[i]);
+    }
+  }
+  ASSERT_EQ(whole_reference.size(), 2200u);
+  ASSERT_EQ(alone.predicted_ms.size(), 2200u);
+  for (std::size_t i = 0; i < whole_reference.size(); ++i) {
+    ASSERT_DOUBLE_EQ(alone.predicted_ms[i], whole_reference[i]) << i;
+  }
+  const UnseenGpuCheck a = unseen_gpu_check(data, whole, true);
+  const UnseenGpuCheck b = unseen_gpu_check(reference, alone, true);
+  EXPECT_EQ(a.rows, b.rows);
+  EXPECT_DOUBLE_EQ(a.learned_mape_pct, b.learned_mape_pct);
+  EXPECT_DOUBLE_EQ(a.analytical_mape_pct, b.analytical_mape_pct);
+  EXPECT_GT(a.analytical_mape_pct, 1.0) << "the check compares something";
+}
+
 TEST(UnseenGpu, TheCheckComparesBothModelsOnReferenceRowsAndTheFlagFallsBackOnlyThere) {
   const TrainingData data = two_source_rows(1000, 1200);
   const FeatureSpec spec = FeatureSpec::parse("default");

@@ -139,10 +139,32 @@ TEST_F(TrainCommand, BadInputIsInputError) {
   EXPECT_THROW((void)train_report(opts), InputError);
   opts.params = R"({"no_such_key": 1})";
   EXPECT_THROW((void)train_report(opts), InputError);
+  // Source sections: FAMILY/SOURCE holding an object the kind accepts.
+  for (const char* bad : {R"({"convx/neusight": {}})", R"({"conv/": {}})", R"({"conv/a/b": {}})",
+                          R"({"conv/neusight": 5})", R"({"conv/neusight": {"linear": 5}})",
+                          R"({"conv/neusight": {"no_such_key": 1}})"}) {
+    opts.params = bad;
+    EXPECT_THROW((void)train_report(opts), InputError) << bad;
+  }
   ValidateOptions v;
   v.model = (dir_ / "missing.json").string();
   v.data = {sample_};
   EXPECT_THROW((void)validate_report(v), InputError);
+}
+
+TEST_F(TrainCommand, ASourceSectionOfParamsReachesOnlyThatFamilysModel) {
+  TrainOptions opts = small_tree_options();
+  opts.params = R"({"max_depth": 8, "conv/neusight": {"dtree": {"max_depth": 3}}})";
+  opts.out = (dir_ / "sections.json").string();
+  (void)train_report(opts);
+  const auto file = nlohmann::json::parse(read_text_file(opts.out));
+  std::map<std::string, int> depth;
+  for (const auto& f : file["families"]) {
+    depth[f["family"]] = f["regressor"]["params"]["max_depth"].get<int>();
+  }
+  EXPECT_EQ(depth.at("conv"), 3);
+  EXPECT_EQ(depth.at("gemm"), 8);
+  EXPECT_EQ(depth.at("pointwise"), 8);
 }
 
 TEST_F(TrainCommand, UnseenGpuCheckComparesTheThreeModelsAndTheModelFileKeepsTheChoice) {
