@@ -40,8 +40,15 @@ inline constexpr const char* kBundledLearnedModel = "models/cnnperf_default.json
 /// model for --layers, the analytical baseline for --net (docs/accuracy.md says why).
 /// `net_gpu`: with --model and --net, the GPU predicted; only the boosters it uses are read
 /// (LearnedModel::load's only_gpu), so the model serves that GPU only.
+/// `reference_rows`: with --layers, the rows need only the reference source's models
+/// (reference_rows_only), so only those are read.
 [[nodiscard]] std::unique_ptr<LatencyModel> select_model(const PredictOptions& options,
-                                                         const GpuSpec* net_gpu = nullptr);
+                                                         const GpuSpec* net_gpu = nullptr,
+                                                         bool reference_rows = false);
+
+/// Whether each row of `table` is predicted by the reference source's models (LearnedModel:
+/// model_for_source): no `source` column, or none naming another source cnnperf knows.
+[[nodiscard]] bool reference_rows_only(const LayerTable& table);
 
 /// Predicts a network for the options (no output). Throws InputError for bad input.
 [[nodiscard]] NetworkPrediction predict_for_options(const PredictOptions& options,

@@ -36,16 +36,31 @@ std::string fmt_ms(double v) { return format_number(v, 6); }
 
 }  // namespace
 
-std::unique_ptr<LatencyModel> select_model(const PredictOptions& options, const GpuSpec* net_gpu) {
+bool reference_rows_only(const LayerTable& table) {
+  if (!table.table.column("source")) return true;
+  const auto& known = known_sources();
+  for (std::size_t i = 0; i < table.layers.size(); ++i) {
+    const std::string source = table.table.get(i, "source").value_or("");
+    if (source != kReferenceSource &&
+        std::find(known.begin(), known.end(), source) != known.end()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::unique_ptr<LatencyModel> select_model(const PredictOptions& options, const GpuSpec* net_gpu,
+                                           bool reference_rows) {
   if (options.analytical) {
     spdlog::info("model: analytical baseline (--analytical)");
     return bundled_analytical_model();
   }
+  // A network's layers have no measurement source: only the reference models are needed;
+  // likewise rows whose sources all predict as the reference source.
+  const bool net = options.layers_csv.empty();
   if (!options.model.empty()) {
     spdlog::info("model: {} (--model)", options.model);
-    // A network's layers have no measurement source: only the reference models are needed.
-    const bool net = options.layers_csv.empty();
-    return LearnedModel::load(options.model, net, net ? net_gpu : nullptr);
+    return LearnedModel::load(options.model, net || reference_rows, net ? net_gpu : nullptr);
   }
   // Defaults by what each was measured to do best (docs/accuracy.md, "Learned model"): per
   // layer the bundled learned model, whole networks the analytical baseline, since the
@@ -53,7 +68,7 @@ std::unique_ptr<LatencyModel> select_model(const PredictOptions& options, const 
   if (!options.layers_csv.empty()) {
     const std::filesystem::path path = find_resource(kBundledLearnedModel);
     spdlog::info("model: {} (default for --layers; --analytical for the baseline)", path.string());
-    return LearnedModel::load(path.string());
+    return LearnedModel::load(path.string(), reference_rows);
   }
   spdlog::info("model: analytical baseline (default for --net; --model FILE for a learned model)");
   return bundled_analytical_model();
@@ -231,7 +246,6 @@ int run_predict(const PredictOptions& options) {
   }
   std::optional<GpuSpec> net_gpu;
   if (options.layers_csv.empty()) net_gpu = GpuDatabase::bundled().resolve(options.gpu);
-  const auto model = select_model(options, net_gpu ? &*net_gpu : nullptr);
   if (!options.layers_csv.empty()) {
     if (!options.net.empty()) throw InputError("--layers and --net: expected one of them, not both");
     if (options.power_limit_w > 0) {
@@ -242,6 +256,7 @@ int run_predict(const PredictOptions& options) {
       throw InputError("--num-gpus: applies to --net predictions, not to --layers rows");
     }
     const LayerTable table = read_layers_csv(options.layers_csv);
+    const auto model = select_model(options, nullptr, reference_rows_only(table));
     std::optional<GpuSpec> gpu;
     if (!options.gpu.empty()) {
       gpu = GpuDatabase::bundled().resolve(options.gpu);
@@ -254,6 +269,7 @@ int run_predict(const PredictOptions& options) {
                                                              : format));
     return 0;
   }
+  const auto model = select_model(options, net_gpu ? &*net_gpu : nullptr);
   const NetworkPrediction prediction = predict_for_options(options, *model);
   for (const auto& warning : prediction.warnings) spdlog::warn("{}", warning);
   write_output(options.output, format_prediction(prediction, format));

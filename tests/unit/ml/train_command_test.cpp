@@ -14,6 +14,7 @@
 #include "cnnperf/error.hpp"
 #include "cnnperf/gpu_spec.hpp"
 #include "cnnperf/io.hpp"
+#include "cnnperf/layer_io.hpp"
 #include "cnnperf/learned_model.hpp"
 #include "cnnperf/predict_command.hpp"
 #include "cnnperf/train_command.hpp"
@@ -312,6 +313,41 @@ TEST_F(TrainCommand, DefaultModelIsLearnedForLayersAndAnalyticalForNetworks) {
   PredictOptions net;
   net.net = "resnet18";
   EXPECT_EQ(select_model(net)->name(), "analytical");
+}
+
+TEST_F(TrainCommand, LayerRowsOfTheReferenceSourceReadOnlyItsModelsAndPredictTheSame) {
+  // Rows without a source, of the reference source or of one cnnperf does not know all take
+  // the reference models: predict --layers then reads only those; an mlpredict row needs all.
+  const std::string head = "op,batch,c_in,h_in,w_in,c_out,kernel_h,kernel_w,pad_h,pad_w";
+  const std::string conv = "conv2d,8,64,28,28,128,3,3,1,1";
+  const std::string linear = "linear,32,1024,1,1,4096,1,1,0,0";
+  const auto table = [](const std::string& text) { return parse_layers_csv(text, "rows.csv"); };
+  const LayerTable plain = table(head + "\n" + conv + "\n" + linear + "\n");
+  const LayerTable mixed = table(head + ",source\n" + conv + ",neusight\n" + linear + ",\n" + conv +
+                                 ",some-other-tool\n");
+  const LayerTable with_ml =
+      table(head + ",source\n" + conv + ",neusight\n" + linear + ",mlpredict\n");
+  EXPECT_TRUE(reference_rows_only(plain));
+  EXPECT_TRUE(reference_rows_only(mixed));
+  EXPECT_FALSE(reference_rows_only(with_ml));
+
+  const std::string path =
+      (fs::path(CNNPERF_SOURCE_DIR_FOR_TESTS) / "models" / "cnnperf_default.json").string();
+  const auto full = LearnedModel::load(path);
+  const auto lean = LearnedModel::load(path, /*reference_source_only=*/true);
+  const GpuSpec seen = GpuDatabase::bundled().resolve("v100-pcie-32gb");
+  const GpuSpec unseen = GpuDatabase::bundled().resolve("t4");
+  for (const LayerTable* t : {&plain, &mixed}) {
+    for (const GpuSpec* gpu : {&seen, &unseen}) {
+      EXPECT_EQ(predict_layers_csv_text(*t, gpu, *lean, OutputFormat::kCsv),
+                predict_layers_csv_text(*t, gpu, *full, OutputFormat::kCsv))
+          << gpu->name;
+    }
+  }
+  // The mlpredict row differs from a reference row of the same layer: it needs its model.
+  const auto ml = full->predict_layers_as(with_ml.layers, seen, {"neusight", "mlpredict"});
+  const auto ref = full->predict_layers(with_ml.layers, seen);
+  EXPECT_GT(ml[1].latency_ms, 2 * ref[1].latency_ms) << "TensorFlow's session floor";
 }
 
 TEST_F(TrainCommand, ASourceWithoutTrainingRowsPredictsAsTheReferenceSource) {
