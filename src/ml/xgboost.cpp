@@ -11,6 +11,8 @@
 // XGBoost's; tests/unit/ml/test_xgboost_fast_load.cpp checks that against XGBoost itself.
 // The in-memory trees are always the ones read from the JSON text a save would write, so a
 // saved-and-reloaded model predicts bit-identically.
+#include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -19,6 +21,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <xgboost/c_api.h>
@@ -93,23 +96,62 @@ struct Forest {
     std::uint32_t feature_and_default = 0;
   };
   float base_score = 0.0F;
-  std::vector<std::uint32_t> roots;  ///< index of each tree's root in `nodes`, in tree order
+  std::vector<std::uint32_t> roots;   ///< index of each tree's root in `nodes`, in tree order
+  std::vector<std::uint32_t> depths;  ///< each tree's depth (splits root to deepest leaf)
   std::vector<Node> nodes;
 
-  [[nodiscard]] float predict(const float* row) const {
-    float sum = base_score;
-    for (const std::uint32_t root : roots) {
-      std::uint32_t i = root;
-      while (nodes[i].left >= 0) {
-        const Node& n = nodes[i];
-        const float v = row[n.feature_and_default & ~Node::kDefaultLeft];
-        const bool default_left = (n.feature_and_default & Node::kDefaultLeft) != 0;
-        const bool go_right = std::isnan(v) ? !default_left : !(v < n.value);
-        i = static_cast<std::uint32_t>(n.left) + (go_right ? 1U : 0U);
-      }
-      sum += nodes[i].value;
+  [[nodiscard]] float leaf(std::uint32_t root, const float* row) const {
+    std::uint32_t i = root;
+    while (nodes[i].left >= 0) {
+      const Node& n = nodes[i];
+      const float v = row[n.feature_and_default & ~Node::kDefaultLeft];
+      const bool default_left = (n.feature_and_default & Node::kDefaultLeft) != 0;
+      const bool go_right = std::isnan(v) ? !default_left : !(v < n.value);
+      i = static_cast<std::uint32_t>(n.left) + (go_right ? 1U : 0U);
     }
-    return sum;
+    return nodes[i].value;
+  }
+
+  /// Sums of `n_rows` rows (row r at rows + r * stride) into out[0..n_rows). Each row's leaves
+  /// are added in tree order, as one row at a time would; the rows go in blocks so a tree's
+  /// nodes stay in cache across a block (a 1,500-tree booster is ~7 MB of nodes, and walking
+  /// it row by row missed the cache at nearly every node).
+  /// Within a block, kLanes rows descend a tree together for the tree's depth, a leaf
+  /// keeping its index: their node loads are independent, so they overlap instead of waiting
+  /// on each other as one row's chain of loads must.
+  void predict(const float* rows, std::size_t n_rows, std::size_t stride, float* out) const {
+    constexpr std::size_t kBlock = 64;
+    constexpr std::size_t kLanes = 8;
+    for (std::size_t b = 0; b < n_rows; b += kBlock) {
+      const std::size_t n = std::min(kBlock, n_rows - b);
+      float* sums = out + b;
+      std::fill(sums, sums + n, base_score);
+      for (std::size_t t = 0; t < roots.size(); ++t) {
+        const std::uint32_t root = roots[t];
+        std::size_t j = 0;
+        for (; j + kLanes <= n; j += kLanes) {
+          std::array<std::uint32_t, kLanes> at{};
+          at.fill(root);
+          const float* lane_rows = rows + (b + j) * stride;
+          for (std::uint32_t d = 0; d < depths[t]; ++d) {
+            for (std::size_t k = 0; k < kLanes; ++k) at[k] = step(at[k], lane_rows + k * stride);
+          }
+          for (std::size_t k = 0; k < kLanes; ++k) sums[j + k] += nodes[at[k]].value;
+        }
+        for (; j < n; ++j) sums[j] += leaf(root, rows + (b + j) * stride);
+      }
+    }
+  }
+
+ private:
+  /// One level down from node i (a leaf stays where it is).
+  [[nodiscard]] std::uint32_t step(std::uint32_t i, const float* row) const {
+    const Node& n = nodes[i];
+    if (n.left < 0) return i;
+    const float v = row[n.feature_and_default & ~Node::kDefaultLeft];
+    const bool default_left = (n.feature_and_default & Node::kDefaultLeft) != 0;
+    const bool go_right = std::isnan(v) ? !default_left : !(v < n.value);
+    return static_cast<std::uint32_t>(n.left) + (go_right ? 1U : 0U);
   }
 };
 
@@ -298,26 +340,30 @@ class ForestReader {
       }
       forest_.nodes.push_back(node);
     }
-    check_is_tree(base, n);
+    forest_.depths.push_back(check_is_tree(base, n));
     forest_.roots.push_back(static_cast<std::uint32_t>(base));
   }
 
   /// Every node reachable from the root at most once: prediction then always terminates.
-  void check_is_tree(std::size_t base, std::size_t n) {
+  /// Returns the tree's depth (splits from the root to its deepest leaf).
+  std::uint32_t check_is_tree(std::size_t base, std::size_t n) {
     seen_.assign(n, 0);
-    stack_.assign(1, 0);
+    stack_.assign(1, {0, 0});
+    std::uint32_t depth = 0;
     while (!stack_.empty()) {
-      const std::size_t i = stack_.back();
+      const auto [i, d] = stack_.back();
       stack_.pop_back();
       if (seen_[i] != 0) c_.fail("a tree (node " + std::to_string(i) + " is reached twice)");
       seen_[i] = 1;
+      depth = std::max(depth, d);
       const auto& node = forest_.nodes[base + i];
       if (node.left >= 0) {
         const std::size_t l = static_cast<std::size_t>(node.left) - base;
-        stack_.push_back(l);
-        stack_.push_back(l + 1);
+        stack_.emplace_back(l, d + 1);
+        stack_.emplace_back(l + 1, d + 1);
       }
     }
+    return depth;
   }
 
   void read_ints(std::vector<std::int64_t>& out) { c_.int_array(out); }
@@ -348,7 +394,7 @@ class ForestReader {
   std::vector<float> split_cond_;
   std::vector<std::uint8_t> default_left_;
   std::vector<char> seen_;
-  std::vector<std::size_t> stack_;
+  std::vector<std::pair<std::size_t, std::uint32_t>> stack_;  ///< (node, its depth)
 };
 
 std::string num(double v) {
@@ -437,21 +483,22 @@ class XgboostRegressor final : public Regressor {
 
   [[nodiscard]] std::vector<double> predict_impl(const FeatureMatrix& x) const override {
     if (pending_) throw Error("xgboost: the booster text was never attached (internal error)");
-    std::vector<double> out(x.rows);
-    std::vector<float> row(x.cols);
+    std::vector<float> rows(x.rows * x.cols);
     for (std::size_t r = 0; r < x.rows; ++r) {
       // XGBoost works in float32: the same conversion as at fit time.
       for (std::size_t c = 0; c < x.cols; ++c) {
-        row[c] = static_cast<float>(x(r, c));
+        const float v = static_cast<float>(x(r, c));
         // XGBoost's DMatrix refuses infinities (NaN means missing), so no prediction exists.
-        if (std::isinf(row[c])) {
+        if (std::isinf(v)) {
           throw Error("xgboost: feature " + std::to_string(c) + " of row " + std::to_string(r) +
                       " is infinite or too large for float32");
         }
+        rows[r * x.cols + c] = v;
       }
-      out[r] = forest_.predict(row.data());
     }
-    return out;
+    std::vector<float> sums(x.rows);
+    forest_.predict(rows.data(), x.rows, x.cols, sums.data());
+    return {sums.begin(), sums.end()};
   }
 
   [[nodiscard]] nlohmann::json model_to_json() const override {
