@@ -740,4 +740,13 @@ std::string_view JsonCursor::skip_container_unchecked() {
   fail("the container to be closed");
 }
 
+bool JsonCursor::skip_container_of_size(std::size_t bytes) {
+  const char open = peek();
+  if (open != '{' && open != '[') fail("'{' or '['");
+  if (bytes < 2 || bytes > text_.size() - pos_) return false;
+  if (text_[pos_ + bytes - 1] != (open == '{' ? '}' : ']')) return false;
+  pos_ += bytes;
+  return true;
+}
+
 }  // namespace cnnperf::ml_detail

@@ -67,6 +67,11 @@ class JsonCursor {
   /// checking anything else; returns its text. Several times faster than skip_value, for a
   /// range that will be read with a validating cursor later anyway.
   std::string_view skip_container_unchecked();
+  /// Skips the object or array at the cursor in O(1) when the file records its length: true
+  /// when `bytes` from here end within the text on the bracket that closes this one's kind
+  /// ('}' for '{', ']' for '['), else false with the cursor unchanged. Checks nothing in
+  /// between, so the caller must trust `bytes` (its own writer's) or read the range later.
+  [[nodiscard]] bool skip_container_of_size(std::size_t bytes);
 
   [[noreturn]] void fail(const std::string& expected) const;
 

@@ -735,6 +735,17 @@ nlohmann::json LearnedModel::to_json() const {
     if (f.gpu_blind_regressor != nullptr) {
       fams.back()["gpu_blind_regressor"] = f.gpu_blind_regressor->to_json();
     }
+    // The length of each embedded booster as the file (compact JSON) holds it, so a loader
+    // that needs only some boosters skips the others without reading them (load()).
+    nlohmann::json bytes = nlohmann::json::object();
+    for (const char* key : {"regressor", "gpu_blind_regressor"}) {
+      const auto& r = fams.back();
+      if (r.contains(key) && r[key].contains("model") && r[key]["model"].is_object() &&
+          r[key]["model"].contains("booster")) {
+        bytes[key] = r[key]["model"]["booster"].dump().size();
+      }
+    }
+    if (!bytes.empty()) fams.back()["booster_bytes"] = std::move(bytes);
   }
   return {{"schema_version", kModelSchemaVersion},
           {"kind", "cnnperf_latency_model"},
@@ -870,7 +881,24 @@ std::vector<BoosterSpan> find_boosters(std::string_view text, const std::string&
         c.skip_value();
         continue;
       }
-      members({"regressor", "gpu_blind_regressor"}, [&](std::string_view k1) {
+      // The boosters' lengths in bytes, when the writer recorded them ahead of them.
+      std::size_t regressor_bytes = 0;
+      std::size_t blind_bytes = 0;
+      members({"booster_bytes", "regressor", "gpu_blind_regressor"}, [&](std::string_view k1) {
+        if (k1 == "booster_bytes" && c.peek() == '{') {
+          c.begin_object();
+          std::string_view k;
+          while (c.next_member(k)) {
+            const bool of_blind = k == "gpu_blind_regressor";
+            if ((k != "regressor" && !of_blind) || c.peek() == '"') {
+              c.skip_value();
+              continue;
+            }
+            const std::int64_t n = c.int_value();
+            (of_blind ? blind_bytes : regressor_bytes) = n > 0 ? static_cast<std::size_t>(n) : 0;
+          }
+          return;
+        }
         const bool blind = k1 == "gpu_blind_regressor";
         if ((k1 != "regressor" && !blind) || c.peek() != '{') {
           c.skip_value();
@@ -887,7 +915,14 @@ std::vector<BoosterSpan> find_boosters(std::string_view text, const std::string&
               // with a validating cursor (the arrays it ignores get a character check).
               (void)c.peek();
               const std::size_t begin = c.offset();
-              (void)c.skip_container_unchecked();
+              // With the recorded length, the booster's megabytes are not scanned at all; a
+              // wrong one cannot pass unnoticed: the rest of the file, parsed by nlohmann
+              // without the span, or the booster, read by a validating cursor, fails and
+              // the file takes the plain path.
+              const std::size_t bytes = blind ? blind_bytes : regressor_bytes;
+              if (bytes == 0 || !c.skip_container_of_size(bytes)) {
+                (void)c.skip_container_unchecked();
+              }
               out.push_back({i, begin, c.offset(), i, blind});
             } else {
               c.skip_value();

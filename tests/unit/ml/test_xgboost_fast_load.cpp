@@ -337,6 +337,82 @@ std::string load_error(const std::string& content) {
   return {};
 }
 
+TEST(XgboostFastLoad, RecordedBoosterLengthsAreExactAndWrongOnesFallBackToScanning) {
+  // The writer records each booster's length so a loader skips unread boosters unscanned.
+  const nlohmann::json& doc = bundled_doc();
+  for (const auto& f : doc.at("families")) {
+    for (const char* key : {"regressor", "gpu_blind_regressor"}) {
+      if (!f.contains(key)) continue;
+      EXPECT_EQ(f.at("booster_bytes").at(key).get<std::size_t>(),
+                f.at(key).at("model").at("booster").dump().size());
+    }
+  }
+  // Lengths that are wrong: one byte long (lands inside the booster), or ending on the
+  // '}' of its "learner" object (a bracket, but not this container's end); and a
+  // pretty-printed file, where every recorded length is short. Each must load the same model.
+  std::vector<std::string> variants;
+  for (const int edit : {0, 1}) {
+    nlohmann::json wrong = doc;
+    for (auto& f : wrong["families"]) {
+      for (const char* key : {"regressor", "gpu_blind_regressor"}) {
+        if (!f.contains(key)) continue;
+        const std::string booster = f[key]["model"]["booster"].dump();
+        f["booster_bytes"][key] = edit == 0 ? booster.size() + 1 : booster.rfind(",\"version\":");
+      }
+    }
+    variants.push_back(wrong.dump());
+  }
+  variants.push_back(doc.dump(1));
+  const GpuSpec seen = *GpuDatabase::bundled().find("v100");
+  const GpuSpec unseen = *GpuDatabase::bundled().find("t4");
+  const Network net = build_zoo_network("resnet50");
+  for (std::size_t v = 0; v < variants.size(); ++v) {
+    const TempFile file(variants[v]);
+    const auto model = LearnedModel::load(file.path());
+    const auto lean = LearnedModel::load(file.path(), /*reference_source_only=*/true, &unseen);
+    for (const GpuSpec* gpu : {&seen, &unseen}) {
+      const auto a = model->predict_layers(net.layers, *gpu);
+      const auto b = bundled_fast().predict_layers(net.layers, *gpu);
+      ASSERT_EQ(a.size(), b.size());
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        ASSERT_EQ(a[i].latency_ms, b[i].latency_ms) << "variant " << v << " layer " << i;
+      }
+    }
+    const auto c = lean->predict_layers(net.layers, unseen);
+    const auto d = bundled_fast().predict_layers(net.layers, unseen);
+    for (std::size_t i = 0; i < c.size(); ++i) {
+      ASSERT_EQ(c[i].latency_ms, d[i].latency_ms) << "variant " << v << " layer " << i;
+    }
+  }
+}
+
+TEST(XgboostFastLoad, ABoosterTheLoaderDoesNotNeedIsNotReadAtAll) {
+  // MLPredict's conv booster (the file's first; no row without a source uses it) with a
+  // bracket where a digit was, its recorded length still right: loading everything reports
+  // it, loading the reference models only never touches it (no scan, no parse).
+  std::string text = read_file(bundled_model_path());
+  const std::string head = "\"families\":[{\"booster_bytes\":{\"regressor\":";
+  const std::size_t start = text.find(head);
+  ASSERT_NE(start, std::string::npos);
+  const std::size_t bytes = std::stoull(text.substr(start + head.size(), 20));
+  const std::size_t booster = text.find("\"booster\":", start) + std::string("\"booster\":").size();
+  ASSERT_EQ(text[booster + bytes - 1], '}');
+  const std::size_t next = text.find("\"booster_bytes\"", booster + bytes);
+  ASSERT_LT(text.find("\"source\":\"mlpredict\"", booster + bytes), next)
+      << "family 0 is MLPredict's";
+  const std::size_t digit =
+      text.find_first_of("0123456789", text.find("\"base_weights\":[", booster));
+  text[digit] = '{';
+  const TempFile file(text);
+  EXPECT_THROW((void)LearnedModel::load(file.path()), InputError);
+  const auto lean = LearnedModel::load(file.path(), /*reference_source_only=*/true);
+  const GpuSpec gpu = *GpuDatabase::bundled().find("a100");
+  const Network net = build_zoo_network("resnet50");
+  const auto a = lean->predict_layers(net.layers, gpu);
+  const auto b = bundled_fast().predict_layers(net.layers, gpu);
+  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].latency_ms, b[i].latency_ms) << i;
+}
+
 TEST(XgboostFastLoad, ABrokenBoosterNamesFileFamilyAndByte) {
   std::string text = read_file(bundled_model_path());
   // The file's second booster: a letter where a split condition should start. It is the
