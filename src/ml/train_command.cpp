@@ -441,6 +441,19 @@ nlohmann::json train_report(const TrainOptions& options) {
                std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start)
                    .count());
   if (data.layers.empty()) throw InputError("--data: no usable measured rows in the given files");
+  // A source section without rows to tune is most likely a typo: said before minutes of CV.
+  nlohmann::json unused_sections = nlohmann::json::array();
+  for (const auto& [key, value] : overrides.items()) {
+    if (!is_source_section(key)) continue;
+    const auto slash = key.find('/');
+    const auto rows = family_rows(data, op_family_from_string(key.substr(0, slash)));
+    const std::string source = key.substr(slash + 1);
+    if (std::none_of(rows.begin(), rows.end(),
+                     [&](std::size_t r) { return data.sources[r] == source; })) {
+      spdlog::warn("--params: section '{}' matches no rows of --data; it is not used", key);
+      unused_sections.push_back(key);
+    }
+  }
 
   if (!options.algo_study.empty()) {
     if (options.max_rows > 0) {
@@ -486,6 +499,7 @@ nlohmann::json train_report(const TrainOptions& options) {
                            {"folds", options.folds},
                            {"seed", options.seed},
                            {"cv", nlohmann::json::array()}};
+  if (!unused_sections.empty()) report["unused_params_sections"] = unused_sections;
   std::map<OpFamily, std::pair<RegressorKind, double>> best;  // family -> (kind, MAPE)
   std::map<OpFamily, CvResult> best_logo;  // the best kind's CV, when it was leave-gpu-out
   nlohmann::json cv_by_family = nlohmann::json::object();

@@ -155,9 +155,12 @@ TEST_F(TrainCommand, BadInputIsInputError) {
 
 TEST_F(TrainCommand, ASourceSectionOfParamsReachesOnlyThatFamilysModel) {
   TrainOptions opts = small_tree_options();
-  opts.params = R"({"max_depth": 8, "conv/neusight": {"dtree": {"max_depth": 3}}})";
+  opts.params = R"({"max_depth": 8, "conv/neusight": {"dtree": {"max_depth": 3}},
+                     "gemm/mlpredict": {"max_depth": 2}})";
   opts.out = (dir_ / "sections.json").string();
-  (void)train_report(opts);
+  const auto report = train_report(opts);
+  // The sample holds NeuSight rows only: the MLPredict section is reported as unused.
+  EXPECT_EQ(report.at("unused_params_sections"), nlohmann::json::array({"gemm/mlpredict"}));
   const auto file = nlohmann::json::parse(read_text_file(opts.out));
   std::map<std::string, int> depth;
   for (const auto& f : file["families"]) {
