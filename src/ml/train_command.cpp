@@ -52,6 +52,12 @@ bool is_source_section(const std::string& key) {
   return key.find('/') != std::string::npos;
 }
 
+// A source section's family text and source: "conv/mlpredict" -> {"conv", "mlpredict"}.
+std::pair<std::string, std::string> section_parts(const std::string& key) {
+  const auto slash = key.find('/');
+  return {key.substr(0, slash), key.substr(slash + 1)};
+}
+
 // Onto `params`: the top-level keys of `overrides` that are neither regressor names nor source
 // sections, then the object under the kind's own name ({"xgboost": {...}}), so `all` can be
 // tuned per kind.
@@ -96,10 +102,9 @@ FamilyParams params_for(RegressorKind kind, OpFamily family, const nlohmann::jso
 void check_overrides(const std::vector<RegressorKind>& kinds, const nlohmann::json& overrides) {
   for (const auto& [key, value] : overrides.items()) {
     if (!is_source_section(key)) continue;
-    const auto slash = key.find('/');
-    const std::string source = key.substr(slash + 1);
+    const auto [family, source] = section_parts(key);
     try {
-      (void)op_family_from_string(key.substr(0, slash));
+      (void)op_family_from_string(family);
     } catch (const InputError& e) {
       throw InputError("--params: '" + key + "': " + e.what() +
                        " (a source section is FAMILY/SOURCE, e.g. conv/mlpredict)");
@@ -445,9 +450,8 @@ nlohmann::json train_report(const TrainOptions& options) {
   nlohmann::json unused_sections = nlohmann::json::array();
   for (const auto& [key, value] : overrides.items()) {
     if (!is_source_section(key)) continue;
-    const auto slash = key.find('/');
-    const auto rows = family_rows(data, op_family_from_string(key.substr(0, slash)));
-    const std::string source = key.substr(slash + 1);
+    const auto [family, source] = section_parts(key);
+    const auto rows = family_rows(data, op_family_from_string(family));
     if (std::none_of(rows.begin(), rows.end(),
                      [&](std::size_t r) { return data.sources[r] == source; })) {
       spdlog::warn("--params: section '{}' matches no rows of --data; it is not used", key);

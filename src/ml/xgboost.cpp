@@ -102,13 +102,7 @@ struct Forest {
 
   [[nodiscard]] float leaf(std::uint32_t root, const float* row) const {
     std::uint32_t i = root;
-    while (nodes[i].left >= 0) {
-      const Node& n = nodes[i];
-      const float v = row[n.feature_and_default & ~Node::kDefaultLeft];
-      const bool default_left = (n.feature_and_default & Node::kDefaultLeft) != 0;
-      const bool go_right = std::isnan(v) ? !default_left : !(v < n.value);
-      i = static_cast<std::uint32_t>(n.left) + (go_right ? 1U : 0U);
-    }
+    while (nodes[i].left >= 0) i = step(i, row);
     return nodes[i].value;
   }
 
