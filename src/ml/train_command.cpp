@@ -87,12 +87,13 @@ nlohmann::json params_for(RegressorKind kind, const nlohmann::json& overrides) {
 // replacing keys in that source's model of `family` only.
 FamilyParams params_for(RegressorKind kind, OpFamily family, const nlohmann::json& overrides) {
   FamilyParams out(params_for(kind, overrides));
-  const std::string prefix = to_string(family) + "/";
   for (const auto& [key, value] : overrides.items()) {
-    if (key.rfind(prefix, 0) != 0) continue;
+    if (!is_source_section(key)) continue;
+    const auto [section_family, source] = section_parts(key);
+    if (section_family != to_string(family)) continue;
     nlohmann::json section = nlohmann::json::object();
     apply_overrides(section, kind, value, "--params: '" + key + "': ");
-    out.by_source[key.substr(prefix.size())] = std::move(section);
+    out.by_source[source] = std::move(section);
   }
   return out;
 }
