@@ -73,27 +73,31 @@ struct E2eEvaluation {
 /// {"overall", "per_gpu", "per_slice" (NAS rows only), "data_parallel": {"overall", "per_gpu"}
 /// (multi-GPU rows only)}: the section train --e2e and validate --e2e report.
 [[nodiscard]] nlohmann::json to_json(const E2eEvaluation& evaluation);
-/// Leave-one-GPU-out: overhead fitted on the other GPUs (so the held-out GPU gets the shared
-/// terms, as a GPU without end-to-end rows does), predicted on each.
-[[nodiscard]] E2eEvaluation evaluate_e2e_leave_gpu_out(const std::vector<E2eRow>& rows,
-                                                       const std::vector<E2eTerms>& terms);
+/// Leave-one-GPU-out: overhead fitted on the other GPUs (so the held-out GPU gets what
+/// `policy` gives a GPU without end-to-end rows), predicted on each.
+[[nodiscard]] E2eEvaluation evaluate_e2e_leave_gpu_out(
+    const std::vector<E2eRow>& rows, const std::vector<E2eTerms>& terms,
+    UnseenGpuTerms policy = UnseenGpuTerms::kShared);
 /// Leave-one-network-out: overhead (with per-GPU terms) fitted on the other networks'
 /// rows, predicted on the held-out network's: seen GPUs, unseen networks.
-[[nodiscard]] E2eEvaluation evaluate_e2e_leave_network_out(const std::vector<E2eRow>& rows,
-                                                           const std::vector<E2eTerms>& terms);
+[[nodiscard]] E2eEvaluation evaluate_e2e_leave_network_out(
+    const std::vector<E2eRow>& rows, const std::vector<E2eTerms>& terms,
+    UnseenGpuTerms policy = UnseenGpuTerms::kShared);
 /// K-fold over configurations (network, precision, mode, GPU, batch and GPU count; a
 /// configuration's repeated runs stay in one fold), folds assigned by `seed`: seen GPUs and
 /// networks, an unseen configuration of them. Throws InputError unless folds >= 2.
-[[nodiscard]] E2eEvaluation evaluate_e2e_config_folds(const std::vector<E2eRow>& rows,
-                                                      const std::vector<E2eTerms>& terms, int folds,
-                                                      std::uint64_t seed);
+[[nodiscard]] E2eEvaluation evaluate_e2e_config_folds(
+    const std::vector<E2eRow>& rows, const std::vector<E2eTerms>& terms, int folds,
+    std::uint64_t seed, UnseenGpuTerms policy = UnseenGpuTerms::kShared);
 inline constexpr int kEagerOverheadSchemaVersion = 1;
 
 /// Calibrates `model`'s eager overhead on an end-to-end CSV: the overhead fitted on every
-/// row, and a report with leave-one-GPU-out and in-sample metrics (overall and per GPU).
+/// row, with the UnseenGpuTerms of the lower leave-one-GPU-out error (ties: shared), and a
+/// report with the cross-validations and in-sample metrics (overall and per GPU).
 struct E2eCalibration {
   EagerOverhead overhead;
-  /// {"file", "rows", "leave-gpu-out", "leave-network-out", "config-folds", "in-sample"}
+  /// {"file", "rows", "unseen_gpu_terms": {"kept", "leave_gpu_out_mape_pct": {policy: MAPE}},
+  /// "leave-gpu-out" (the kept policy's), "leave-network-out", "config-folds", "in-sample"}
   nlohmann::json report;
 };
 [[nodiscard]] E2eCalibration calibrate_e2e(const std::string& path, const LatencyModel& model);

@@ -45,7 +45,23 @@ struct GpuEagerCalibration {
   double training_host_factor = 1;  ///< its host ops of a training step per forward op
   double kernel_time_scale = 1;     ///< multiplies the predicted kernel time of a step
   int rows = 0;                     ///< end-to-end rows it was fitted on
+  /// The GPU's architecture (GpuSpec::architecture), which UnseenGpuTerms::kArchitecture
+  /// groups by; empty when unknown (a file from before 2026-11-24 naming a GPU outside the
+  /// database).
+  std::string architecture;
 };
+
+/// What a GPU without end-to-end rows of its own takes (EagerOverhead::unseen_gpu_terms);
+/// `train --e2e` keeps the one with the lower leave-one-GPU-out error on its rows.
+enum class UnseenGpuTerms {
+  kShared,  ///< the shared terms, fitted on every GPU's rows
+  /// The geometric mean of the own terms of the GPUs of its architecture with rows (the
+  /// shared terms when there is none): where one machine held the GPUs of a generation (HELP's)
+  kArchitecture,
+};
+[[nodiscard]] std::string to_string(UnseenGpuTerms terms);
+/// "shared" or "architecture"; throws InputError otherwise.
+[[nodiscard]] UnseenGpuTerms unseen_gpu_terms_from_string(std::string_view text);
 
 /// How far the measured steps of one zoo network (at one precision and mode) ran from the
 /// end-to-end formula on the GPUs that measured it: a model error of that network (ops the
@@ -88,6 +104,8 @@ struct EagerOverhead {
   /// docs/methodology.md). 0: the max of the sums alone.
   double per_op_overlap = 0.0;
   double kernel_time_scale = 1.0;    ///< 1 unless a GPU's own calibration says otherwise
+  /// What overhead_for_gpu gives a GPU that per_gpu does not name.
+  UnseenGpuTerms unseen_gpu_terms = UnseenGpuTerms::kShared;
   /// Per-GPU terms by GPU database name (GpuSpec::name), for GPUs with end-to-end rows;
   /// overhead_for_gpu applies them. Empty for a single overhead.
   std::map<std::string, GpuEagerCalibration> per_gpu;
@@ -101,6 +119,9 @@ struct EagerOverhead {
   double step_scale = 1.0;           ///< 1 unless a network's own scale applies (overhead_for)
   /// Set when step_scale is the network's zoo family's (family_step_scale), not its own.
   std::string step_scale_family;
+  /// Set to the GPU's architecture when its host terms and kernel-time scale are its
+  /// architecture's GPUs' (overhead_for_gpu under UnseenGpuTerms::kArchitecture).
+  std::string terms_architecture;
   /// nn.DataParallel terms for GPUs without multi-GPU rows of their own, and by GPU database
   /// name those fitted on a GPU's own rows; overhead_for_gpu applies them.
   DataParallelTerms data_parallel;
@@ -115,9 +136,10 @@ inline constexpr double kPcieGen3x16Gbs = 15.75;
 [[nodiscard]] double weight_broadcast_factor(const GpuSpec& gpu);
 
 /// `overhead` as it applies to `gpu`: its own terms when `overhead.per_gpu` has them (source
-/// says so), the shared values otherwise; likewise its own data-parallel terms, or the shared
-/// ones with their weight terms times weight_broadcast_factor; the maps are empty in the
-/// result.
+/// says so); otherwise, under UnseenGpuTerms::kArchitecture, the geometric mean of the terms of
+/// the per_gpu entries of its architecture when there are any, else the shared values; likewise its
+/// own data-parallel terms, or the shared ones with their weight terms times
+/// weight_broadcast_factor; the maps are empty in the result.
 [[nodiscard]] EagerOverhead overhead_for_gpu(const EagerOverhead& overhead, const GpuSpec& gpu);
 
 /// The eager overhead as JSON (the keys of a model file's "eager_overhead" object).

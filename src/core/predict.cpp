@@ -34,9 +34,11 @@ nlohmann::json to_json(const EagerOverhead& o) {
                         {"heavy_op_factor", o.heavy_op_factor},
                         {"per_op_overlap", o.per_op_overlap},
                         {"kernel_time_scale", o.kernel_time_scale},
+                        {"unseen_gpu_terms", to_string(o.unseen_gpu_terms)},
                         {"step_scale", o.step_scale},
                         {"source", o.source}};
   if (!o.step_scale_family.empty()) out["step_scale_family"] = o.step_scale_family;
+  if (!o.terms_architecture.empty()) out["terms_architecture"] = o.terms_architecture;
   if (!o.per_gpu.empty()) {
     nlohmann::json per_gpu = nlohmann::json::object();
     for (const auto& [gpu, c] : o.per_gpu) {
@@ -45,6 +47,7 @@ nlohmann::json to_json(const EagerOverhead& o) {
                       {"training_host_factor", c.training_host_factor},
                       {"kernel_time_scale", c.kernel_time_scale},
                       {"rows", c.rows}};
+      if (!c.architecture.empty()) per_gpu[gpu]["architecture"] = c.architecture;
     }
     out["per_gpu"] = per_gpu;
   }
@@ -112,6 +115,17 @@ EagerOverhead eager_overhead_from_json(const nlohmann::json& j, const std::strin
   if (j.contains("heavy_op_factor")) o.heavy_op_factor = number("heavy_op_factor");
   // Files written before the per-op overlap (2026-11-24) take the max of the sums alone.
   if (j.contains("per_op_overlap")) o.per_op_overlap = number("per_op_overlap");
+  // Files written before 2026-11-24 give a GPU without rows the shared terms.
+  if (j.contains("unseen_gpu_terms")) {
+    if (!j["unseen_gpu_terms"].is_string()) {
+      throw InputError(where + ".unseen_gpu_terms: expected a string");
+    }
+    try {
+      o.unseen_gpu_terms = unseen_gpu_terms_from_string(j["unseen_gpu_terms"].get<std::string>());
+    } catch (const InputError& e) {
+      throw InputError(where + "." + e.what());
+    }
+  }
   if (j.contains("per_gpu")) {
     const auto& per_gpu = j["per_gpu"];
     if (!per_gpu.is_object()) throw InputError(where + ".per_gpu: expected an object");
@@ -126,6 +140,13 @@ EagerOverhead eager_overhead_from_json(const nlohmann::json& j, const std::strin
       if (g.host_ms_per_op <= 0 || g.kernel_time_scale <= 0) {
         throw InputError(at + ": expected positive host_ms_per_op and kernel_time_scale");
       }
+      if (c.contains("architecture")) {
+        if (!c["architecture"].is_string())
+          throw InputError(at + ".architecture: expected a string");
+        g.architecture = c["architecture"].get<std::string>();
+      } else if (const auto spec = GpuDatabase::bundled().find(gpu)) {
+        g.architecture = spec->architecture;  // files from before 2026-11-24
+      }
       o.per_gpu.emplace(gpu, g);
     }
   }
@@ -136,6 +157,12 @@ EagerOverhead eager_overhead_from_json(const nlohmann::json& j, const std::strin
       throw InputError(where + ".step_scale_family: expected a string");
     }
     o.step_scale_family = j["step_scale_family"].get<std::string>();
+  }
+  if (j.contains("terms_architecture")) {
+    if (!j["terms_architecture"].is_string()) {
+      throw InputError(where + ".terms_architecture: expected a string");
+    }
+    o.terms_architecture = j["terms_architecture"].get<std::string>();
   }
   // per_gpu_network since 2026-11-24 (HELP's rows); optional like per_network.
   for (const auto& [name, map] : {std::pair{"per_network", &o.per_network},
@@ -216,6 +243,53 @@ double weight_broadcast_factor(const GpuSpec& gpu) {
   return gpu.nvlink_gbs > 0 ? std::min(1.0, kPcieGen3x16Gbs / gpu.nvlink_gbs) : 1.0;
 }
 
+namespace {
+
+// A GPU without terms of its own under UnseenGpuTerms::kArchitecture: the geometric mean of
+// the host time, fixed cost and kernel-time scale of its architecture's GPUs with terms (the
+// mean of their training factors), written into `out`; `out` keeps the shared terms when
+// there is no such GPU.
+void apply_architecture_terms(const EagerOverhead& overhead, const GpuSpec& gpu,
+                              EagerOverhead& out) {
+  double log_host = 0;
+  double log_fixed = 0;
+  double log_scale = 0;
+  double training = 0;
+  std::string names;
+  int n = 0;
+  for (const auto& [name, c] : overhead.per_gpu) {
+    if (c.architecture != gpu.architecture) continue;
+    log_host += std::log(c.host_ms_per_op);
+    log_fixed += std::log(std::max(c.fixed_ms, 1e-12));  // a fit may end at ~0 ms
+    log_scale += std::log(c.kernel_time_scale);
+    training += c.training_host_factor;
+    names += (n == 0 ? "" : ", ") + name;
+    ++n;
+  }
+  if (n == 0) return;
+  out.host_ms_per_op = std::exp(log_host / n);
+  out.fixed_ms = std::exp(log_fixed / n);
+  out.kernel_time_scale = std::exp(log_scale / n);
+  out.training_host_factor = training / n;
+  out.terms_architecture = gpu.architecture;
+  out.source += "; host_ms_per_op, fixed_ms, training_host_factor and kernel_time_scale of " +
+                gpu.name + ": the mean of its architecture's (" + gpu.architecture + ") " +
+                std::to_string(n) + " GPUs with end-to-end rows (" + names + ")";
+}
+
+}  // namespace
+
+std::string to_string(UnseenGpuTerms terms) {
+  return terms == UnseenGpuTerms::kArchitecture ? "architecture" : "shared";
+}
+
+UnseenGpuTerms unseen_gpu_terms_from_string(std::string_view text) {
+  if (text == "shared") return UnseenGpuTerms::kShared;
+  if (text == "architecture") return UnseenGpuTerms::kArchitecture;
+  throw InputError("unseen_gpu_terms: expected \"shared\" or \"architecture\", got \"" +
+                   std::string(text) + "\"");
+}
+
 EagerOverhead overhead_for_gpu(const EagerOverhead& overhead, const GpuSpec& gpu) {
   EagerOverhead out = overhead;
   out.per_gpu.clear();
@@ -230,7 +304,12 @@ EagerOverhead overhead_for_gpu(const EagerOverhead& overhead, const GpuSpec& gpu
     out.data_parallel.training_ms_per_weight_mb *= f;
   }
   const auto it = overhead.per_gpu.find(gpu.name);
-  if (it == overhead.per_gpu.end()) return out;
+  if (it == overhead.per_gpu.end()) {
+    if (overhead.unseen_gpu_terms == UnseenGpuTerms::kArchitecture && !gpu.architecture.empty()) {
+      apply_architecture_terms(overhead, gpu, out);
+    }
+    return out;
+  }
   out.host_ms_per_op = it->second.host_ms_per_op;
   out.fixed_ms = it->second.fixed_ms;
   out.training_host_factor = it->second.training_host_factor;
@@ -762,8 +841,12 @@ std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
     // The host terms may come from --host-ms-per-op; the scale always comes from the fit.
     out += "            kernel time x" + format_number(r.overhead.kernel_time_scale, 3) + " = " +
            format_number(r.kernel_ms * r.overhead.kernel_time_scale, 4) +
-           " ms: this GPU's measuring machine, fitted on its end-to-end rows with its host "
-           "terms (eager_overhead.source)\n";
+           (r.overhead.terms_architecture.empty()
+                ? " ms: this GPU's measuring machine, fitted on its end-to-end rows with its host "
+                  "terms (eager_overhead.source)\n"
+                : " ms: the mean of its architecture's (" + r.overhead.terms_architecture +
+                      ") GPUs with end-to-end rows, with their host terms "
+                      "(eager_overhead.source)\n");
   }
   if (r.eager.num_gpus > 1) {
     EagerTerms one_gpu = r.eager;

@@ -290,8 +290,12 @@ GpuEagerCalibration calibrate_gpu(const EagerOverhead& shared, const std::vector
   const EagerOverhead o = std::isfinite(fit.value) && fit.value <= objective(start_of_shared)
                               ? overhead(fit.x)
                               : shared;
-  return {o.host_ms_per_op, o.fixed_ms, o.training_host_factor, o.kernel_time_scale,
-          static_cast<int>(gpu_rows.size())};
+  return {o.host_ms_per_op,
+          o.fixed_ms,
+          o.training_host_factor,
+          o.kernel_time_scale,
+          static_cast<int>(gpu_rows.size()),
+          rows[gpu_rows.front()].gpu.architecture};
 }
 
 // Stage three's prior: a network's scale is its rows' geometric-mean ratio with one more row
@@ -430,13 +434,15 @@ void set_metrics(E2eEvaluation& ev, const std::vector<E2eRow>& rows) {
 }
 
 // Each group of rows (`group[i]` is row i's) predicted by an overhead calibrated on the
-// other groups' rows; metrics per GPU and overall. A GPU absent from a fit gets the shared
-// terms, a network absent from it no step scale.
-E2eEvaluation evaluate_leave_group_out(const std::vector<E2eRow>& rows,
-                                       const std::vector<E2eTerms>& terms,
-                                       const std::vector<std::string>& group) {
-  E2eEvaluation ev;
-  ev.predicted_ms.resize(rows.size());
+// other groups' rows, once for each of `policies` (one fit per group serves them all);
+// metrics per GPU and overall. A GPU absent from a fit gets what the policy gives it, a
+// network absent from it its family's step scale or none.
+std::vector<E2eEvaluation> evaluate_leave_group_out(const std::vector<E2eRow>& rows,
+                                                    const std::vector<E2eTerms>& terms,
+                                                    const std::vector<std::string>& group,
+                                                    const std::vector<UnseenGpuTerms>& policies) {
+  std::vector<E2eEvaluation> ev(policies.size());
+  for (auto& e : ev) e.predicted_ms.resize(rows.size());
   std::map<std::string, std::vector<std::size_t>> by_group;
   for (std::size_t i = 0; i < rows.size(); ++i) by_group[group[i]].push_back(i);
   for (const auto& [name, held_out] : by_group) {
@@ -444,14 +450,31 @@ E2eEvaluation evaluate_leave_group_out(const std::vector<E2eRow>& rows,
     for (std::size_t i = 0; i < rows.size(); ++i) {
       if (group[i] != name) train.push_back(i);
     }
-    const EagerOverhead o = calibrate_overhead(rows, terms, train);
-    for (const auto i : held_out) {
-      ev.predicted_ms[i] =
-          eager_latency_ms(terms[i], overhead_for(o, rows[i].gpu, step_key(rows[i])));
+    EagerOverhead o = calibrate_overhead(rows, terms, train);
+    for (std::size_t p = 0; p < policies.size(); ++p) {
+      o.unseen_gpu_terms = policies[p];
+      for (const auto i : held_out) {
+        ev[p].predicted_ms[i] =
+            eager_latency_ms(terms[i], overhead_for(o, rows[i].gpu, step_key(rows[i])));
+      }
     }
   }
-  set_metrics(ev, rows);
+  for (auto& e : ev) set_metrics(e, rows);
   return ev;
+}
+
+E2eEvaluation evaluate_leave_group_out(const std::vector<E2eRow>& rows,
+                                       const std::vector<E2eTerms>& terms,
+                                       const std::vector<std::string>& group,
+                                       UnseenGpuTerms policy) {
+  return std::move(
+      evaluate_leave_group_out(rows, terms, group, std::vector<UnseenGpuTerms>{policy}).front());
+}
+
+std::vector<std::string> gpu_groups(const std::vector<E2eRow>& rows) {
+  std::vector<std::string> group;
+  for (const auto& row : rows) group.push_back(row.gpu.name);
+  return group;
 }
 
 }  // namespace
@@ -585,23 +608,23 @@ E2eEvaluation evaluate_e2e(const std::vector<E2eRow>& rows, const std::vector<E2
 }
 
 E2eEvaluation evaluate_e2e_leave_gpu_out(const std::vector<E2eRow>& rows,
-                                         const std::vector<E2eTerms>& terms) {
-  // The held-out GPU has no per-GPU terms in its fit: it gets the shared ones.
-  std::vector<std::string> group;
-  for (const auto& row : rows) group.push_back(row.gpu.name);
-  return evaluate_leave_group_out(rows, terms, group);
+                                         const std::vector<E2eTerms>& terms,
+                                         UnseenGpuTerms policy) {
+  // The held-out GPU has no per-GPU terms in its fit: it gets what `policy` gives.
+  return evaluate_leave_group_out(rows, terms, gpu_groups(rows), policy);
 }
 
 E2eEvaluation evaluate_e2e_leave_network_out(const std::vector<E2eRow>& rows,
-                                             const std::vector<E2eTerms>& terms) {
+                                             const std::vector<E2eTerms>& terms,
+                                             UnseenGpuTerms policy) {
   std::vector<std::string> group;
   for (const auto& row : rows) group.push_back(step_network(row));
-  return evaluate_leave_group_out(rows, terms, group);
+  return evaluate_leave_group_out(rows, terms, group, policy);
 }
 
 E2eEvaluation evaluate_e2e_config_folds(const std::vector<E2eRow>& rows,
                                         const std::vector<E2eTerms>& terms, int folds,
-                                        std::uint64_t seed) {
+                                        std::uint64_t seed, UnseenGpuTerms policy) {
   if (folds < 2) {
     throw InputError("end-to-end folds: expected 2 or more, got " + std::to_string(folds));
   }
@@ -625,7 +648,7 @@ E2eEvaluation evaluate_e2e_config_folds(const std::vector<E2eRow>& rows,
   }
   std::vector<std::string> group;
   for (const auto& c : config) group.push_back(fold_of[c]);
-  return evaluate_leave_group_out(rows, terms, group);
+  return evaluate_leave_group_out(rows, terms, group, policy);
 }
 
 E2eCalibration calibrate_e2e(const std::string& path, const LatencyModel& model) {
@@ -639,16 +662,32 @@ E2eCalibration calibrate_e2e(const std::string& path, const LatencyModel& model)
   out.overhead = calibrate_overhead(rows, terms, all);
   out.overhead.source = "calibrated on " + path + " (" + std::to_string(rows.size()) +
                         " rows) with " + model.name() + " kernel times";
-  const E2eEvaluation logo = evaluate_e2e_leave_gpu_out(rows, terms);
-  const E2eEvaluation lono = evaluate_e2e_leave_network_out(rows, terms);
-  const E2eEvaluation folds = evaluate_e2e_config_folds(rows, terms, kE2eConfigFolds, kE2eFoldSeed);
+  // What a GPU without rows gets is chosen by leave-one-GPU-out, the split that asks it: the
+  // shared terms where each machine is its own (the zoo rows), its generation's where one
+  // machine held a generation's GPUs (HELP's; docs/accuracy.md). Ties keep the shared terms.
+  const std::vector<UnseenGpuTerms> policies{UnseenGpuTerms::kShared,
+                                             UnseenGpuTerms::kArchitecture};
+  std::vector<E2eEvaluation> logos =
+      evaluate_leave_group_out(rows, terms, gpu_groups(rows), policies);
+  const std::size_t kept = logos[1].overall.mape_pct < logos[0].overall.mape_pct ? 1 : 0;
+  out.overhead.unseen_gpu_terms = policies[kept];
+  const UnseenGpuTerms policy = policies[kept];
+  const E2eEvaluation lono = evaluate_e2e_leave_network_out(rows, terms, policy);
+  const E2eEvaluation folds =
+      evaluate_e2e_config_folds(rows, terms, kE2eConfigFolds, kE2eFoldSeed, policy);
   const E2eEvaluation in_sample = evaluate_e2e(rows, terms, out.overhead);
-  out.report = {{"file", path},
-                {"rows", rows.size()},
-                {"leave-gpu-out", to_json(logo)},
-                {"leave-network-out", to_json(lono)},
-                {"config-folds", to_json(folds)},
-                {"in-sample", to_json(in_sample)}};
+  nlohmann::json choice = nlohmann::json::object();
+  for (std::size_t p = 0; p < policies.size(); ++p) {
+    choice[to_string(policies[p])] = logos[p].overall.mape_pct;
+  }
+  out.report = {
+      {"file", path},
+      {"rows", rows.size()},
+      {"unseen_gpu_terms", {{"kept", to_string(policy)}, {"leave_gpu_out_mape_pct", choice}}},
+      {"leave-gpu-out", to_json(logos[kept])},
+      {"leave-network-out", to_json(lono)},
+      {"config-folds", to_json(folds)},
+      {"in-sample", to_json(in_sample)}};
   return out;
 }
 

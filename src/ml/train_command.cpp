@@ -313,6 +313,15 @@ std::string render(const nlohmann::json& report, OutputFormat format) {
                format_number(c["kernel_time_scale"].get<double>(), 4) + "\n";
       }
     }
+    if (report.contains("e2e") && report["e2e"].contains("unseen_gpu_terms")) {
+      const auto& u = report["e2e"]["unseen_gpu_terms"];
+      out += "  a GPU without rows of its own gets the " + u["kept"].get<std::string>() +
+             " terms (leave-gpu-out MAPE:";
+      for (const auto& [policy, mape] : u["leave_gpu_out_mape_pct"].items()) {
+        out += " " + policy + " " + format_number(mape.get<double>(), 4) + " %";
+      }
+      out += ")\n";
+    }
     if (report.contains("overhead_path")) {
       out += "written to " + report["overhead_path"].get<std::string>() + "\n";
     }
@@ -367,7 +376,8 @@ nlohmann::json analytical_overhead_report(const TrainOptions& options) {
         {"command_line", "cnnperf train --e2e " + options.e2e + " --out " + options.out},
         {"eager_overhead", to_json(e2e.overhead)},
         {"calibration",
-         {{"leave-gpu-out", e2e.report["leave-gpu-out"]["overall"]},
+         {{"unseen_gpu_terms", e2e.report["unseen_gpu_terms"]},
+          {"leave-gpu-out", e2e.report["leave-gpu-out"]["overall"]},
           {"leave-network-out", e2e.report["leave-network-out"]["overall"]},
           {"config-folds", e2e.report["config-folds"]["overall"]},
           {"in-sample", e2e.report["in-sample"]["overall"]}}}};

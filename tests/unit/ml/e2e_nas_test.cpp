@@ -5,11 +5,13 @@
 // number in a temporary CSV): none is a measurement.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 #include <string>
 
 #include "cnnperf/e2e.hpp"
 #include "cnnperf/error.hpp"
+#include "cnnperf/gpu_spec.hpp"
 #include "cnnperf/zoo.hpp"
 #include "synthetic_e2e.hpp"
 #include "temp_file.hpp"
@@ -187,6 +189,16 @@ TEST(E2eNasRows, BundledNasOverheadPredictsHelpsRowsBetterThanTheZooOne) {
   EXPECT_EQ(nas.per_network.count(network_step_key(kFbnetSource, DType::kFp32, Mode::kInference)),
             1U);
   EXPECT_EQ(nas.per_gpu_network.size(), 8U);  // 2 spaces on each of the 4 machines
+  // HELP's GPUs of one generation ran alike (one machine per generation, by their host
+  // times), so `train --e2e` kept the architecture terms for a GPU without rows: HELP's
+  // fifth GPU, the GTX 1080 Ti, gets the mean of the two Pascal TITANs' terms.
+  EXPECT_EQ(nas.unseen_gpu_terms, UnseenGpuTerms::kArchitecture);
+  const auto gtx = GpuDatabase::bundled().find("gtx-1080-ti");
+  ASSERT_TRUE(gtx.has_value());
+  EXPECT_NEAR(overhead_for_gpu(nas, *gtx).host_ms_per_op,
+              std::sqrt(nas.per_gpu.at("titan-x-pascal").host_ms_per_op *
+                        nas.per_gpu.at("titan-xp").host_ms_per_op),
+              1e-12);
   const auto terms = e2e_terms(rows, AnalyticalModel());
   const E2eEvaluation own = evaluate_e2e(rows, terms, nas);
   const E2eEvaluation zoo = evaluate_e2e(rows, terms, bundled_analytical_overhead());

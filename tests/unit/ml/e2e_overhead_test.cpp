@@ -56,7 +56,18 @@ TEST(EagerOverheadCalibration, BundledFileIsTheFitOnAllRowsAndBeatsTheDefaults) 
     ASSERT_EQ(bundled.per_gpu.count(gpu), 1u) << gpu;
     EXPECT_NEAR(bundled.per_gpu.at(gpu).host_ms_per_op, c.host_ms_per_op, 1e-9) << gpu;
     EXPECT_NEAR(bundled.per_gpu.at(gpu).kernel_time_scale, c.kernel_time_scale, 1e-9) << gpu;
+    EXPECT_EQ(bundled.per_gpu.at(gpu).architecture, c.architecture) << gpu;
   }
+  // A GPU without rows gets the shared terms: on these rows (one machine per GPU) they
+  // predict a held-out GPU better than its architecture's terms do.
+  EXPECT_EQ(bundled.unseen_gpu_terms, cal.overhead.unseen_gpu_terms);
+  EXPECT_EQ(cal.overhead.unseen_gpu_terms, UnseenGpuTerms::kShared);
+  const auto& choice = cal.report["unseen_gpu_terms"];
+  EXPECT_EQ(choice["kept"], "shared");
+  EXPECT_LT(choice["leave_gpu_out_mape_pct"]["shared"].get<double>(),
+            choice["leave_gpu_out_mape_pct"]["architecture"].get<double>());
+  EXPECT_DOUBLE_EQ(choice["leave_gpu_out_mape_pct"]["shared"].get<double>(),
+                   cal.report["leave-gpu-out"]["overall"]["mape_pct"].get<double>());
   // Leave-one-GPU-out, the fitted overhead predicts held-out GPUs better than the defaults.
   const auto rows = load_e2e_rows(path);
   const auto terms = e2e_terms(rows, analytical);

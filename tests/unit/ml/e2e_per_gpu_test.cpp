@@ -87,7 +87,7 @@ SyntheticE2e synthetic_rows(const EagerOverhead& truth) {
 
 TEST(EagerOverheadPerGpu, CalibrationRecoversEachMachinesTerms) {
   EagerOverhead truth = two_machine_truth();
-  truth.per_gpu["gpu-c"] = {0.04, 1.0, 4.0, 1.0, 20};
+  truth.per_gpu["gpu-c"] = {0.04, 1.0, 4.0, 1.0, 20, {}};
   const SyntheticE2e d = synthetic_rows(truth);
   const EagerOverhead fit = calibrate_overhead(d.rows, d.terms, every_row(d));
   ASSERT_EQ(fit.per_gpu.count("gpu-a"), 1u);
@@ -116,8 +116,8 @@ TEST(EagerOverheadPerGpu, AFitEndingAtABoundStillGivesFiniteTermsPerGpu) {
   truth.gpu_gap_ms_per_kernel = 0.0;
   truth.fixed_ms = 1e-6;
   truth.training_host_factor = 10;
-  truth.per_gpu["gpu-a"] = {0.02, 1e-6, 10.0, 0.6, 120};
-  truth.per_gpu["gpu-b"] = {0.03, 1e-6, 10.0, 0.9, 120};
+  truth.per_gpu["gpu-a"] = {0.02, 1e-6, 10.0, 0.6, 120, {}};
+  truth.per_gpu["gpu-b"] = {0.03, 1e-6, 10.0, 0.9, 120, {}};
   const SyntheticE2e d = synthetic_rows(truth);
   const EagerOverhead fit = calibrate_overhead(d.rows, d.terms, every_row(d));
   ASSERT_EQ(fit.per_gpu.size(), 2u);
@@ -149,9 +149,9 @@ TEST(EagerOverheadPerGpu, SharedTermsWeighEachGpuEquallyNotEachRow) {
   // sit with the middle machine (0.04), not with the one measured most (0.02).
   EagerOverhead truth = two_machine_truth();  // shared: 0.04 ms per op, 1 ms per step
   truth.per_gpu.clear();
-  truth.per_gpu["gpu-fast"] = {0.02, 1.0, 4.0, 1.0, 300};
-  truth.per_gpu["gpu-mid"] = {0.04, 1.0, 4.0, 1.0, 100};
-  truth.per_gpu["gpu-slow"] = {0.05, 1.0, 4.0, 1.0, 100};
+  truth.per_gpu["gpu-fast"] = {0.02, 1.0, 4.0, 1.0, 300, {}};
+  truth.per_gpu["gpu-mid"] = {0.04, 1.0, 4.0, 1.0, 100, {}};
+  truth.per_gpu["gpu-slow"] = {0.05, 1.0, 4.0, 1.0, 100, {}};
   const SyntheticE2e d =
       synthetic_e2e_rows(truth, {{"gpu-fast", 300}, {"gpu-mid", 100}, {"gpu-slow", 100}}, 11,
                          [](int i, E2eRow& row) { row.network = "net" + std::to_string(i % 12); });
@@ -159,6 +159,99 @@ TEST(EagerOverheadPerGpu, SharedTermsWeighEachGpuEquallyNotEachRow) {
   EXPECT_NEAR(fit.host_ms_per_op, 0.04, 0.006);
   // Each machine keeps its own terms.
   EXPECT_NEAR(fit.per_gpu.at("gpu-fast").host_ms_per_op, 0.02, 0.002);
+}
+
+// SYNTHETIC terms: two GPUs of one architecture with terms of their own, one of another.
+EagerOverhead three_gpus_two_architectures() {
+  EagerOverhead o = two_machine_truth();  // shared: 0.04 ms per op, 1 ms, factor 4, scale 1
+  o.per_gpu["gpu-a"].architecture = "alpha";
+  o.per_gpu["gpu-b"].architecture = "alpha";
+  o.per_gpu["gpu-z"] = {0.5, 9.0, 9.0, 1.9, 120, "omega"};
+  o.source = "test fixture (synthetic numbers)";
+  return o;
+}
+
+GpuSpec gpu_of(const std::string& name, const std::string& architecture) {
+  GpuSpec g = named_gpu(name);
+  g.architecture = architecture;
+  return g;
+}
+
+TEST(EagerOverheadUnseenGpu, ArchitectureTermsAreTheMeanOfItsGenerationsGpus) {
+  EagerOverhead o = three_gpus_two_architectures();
+  o.unseen_gpu_terms = UnseenGpuTerms::kArchitecture;
+  const EagerOverhead c = overhead_for_gpu(o, gpu_of("gpu-c", "alpha"));
+  // gpu-a {0.03, 0.5, 3, 0.8} and gpu-b {0.07, 2.0, 6, 1.3}: geometric means, factor averaged.
+  EXPECT_NEAR(c.host_ms_per_op, std::sqrt(0.03 * 0.07), 1e-12);
+  EXPECT_NEAR(c.fixed_ms, std::sqrt(0.5 * 2.0), 1e-12);
+  EXPECT_NEAR(c.kernel_time_scale, std::sqrt(0.8 * 1.3), 1e-12);
+  EXPECT_NEAR(c.training_host_factor, 4.5, 1e-12);
+  EXPECT_EQ(c.terms_architecture, "alpha");  // predict's table says whose terms these are
+  EXPECT_EQ(eager_overhead_from_json(to_json(c), "x").terms_architecture, "alpha");
+  EXPECT_NE(c.source.find("its architecture's (alpha) 2 GPUs with end-to-end rows (gpu-a, gpu-b)"),
+            std::string::npos)
+      << c.source;
+  // A GPU of its own keeps its terms; one of an architecture without rows, or with none
+  // named, gets the shared ones.
+  EXPECT_DOUBLE_EQ(overhead_for_gpu(o, gpu_of("gpu-a", "alpha")).host_ms_per_op, 0.03);
+  for (const GpuSpec& g : {gpu_of("gpu-d", "delta"), gpu_of("gpu-e", "")}) {
+    const EagerOverhead shared = overhead_for_gpu(o, g);
+    EXPECT_DOUBLE_EQ(shared.host_ms_per_op, 0.04) << g.name;
+    EXPECT_DOUBLE_EQ(shared.kernel_time_scale, 1.0) << g.name;
+    EXPECT_EQ(shared.source, o.source) << g.name;
+    EXPECT_TRUE(shared.terms_architecture.empty()) << g.name;
+  }
+  // Under the shared policy (the default) the generation does not matter.
+  o.unseen_gpu_terms = UnseenGpuTerms::kShared;
+  EXPECT_DOUBLE_EQ(overhead_for_gpu(o, gpu_of("gpu-c", "alpha")).host_ms_per_op, 0.04);
+}
+
+TEST(EagerOverheadUnseenGpu, PolicyAndArchitecturesRoundTripThroughJson) {
+  EagerOverhead o = three_gpus_two_architectures();
+  o.unseen_gpu_terms = UnseenGpuTerms::kArchitecture;
+  const EagerOverhead back = eager_overhead_from_json(to_json(o), "x");
+  EXPECT_EQ(back.unseen_gpu_terms, UnseenGpuTerms::kArchitecture);
+  EXPECT_EQ(back.per_gpu.at("gpu-a").architecture, "alpha");
+  EXPECT_EQ(back.per_gpu.at("gpu-z").architecture, "omega");
+  // Files from before 2026-11-24: the shared policy, and a database GPU's architecture read
+  // from the database (a name outside it stays without one).
+  nlohmann::json old = to_json(o);
+  old.erase("unseen_gpu_terms");
+  old["per_gpu"]["titan-xp"] = old["per_gpu"]["gpu-a"];
+  for (auto& [gpu, c] : old["per_gpu"].items()) c.erase("architecture");
+  const EagerOverhead before = eager_overhead_from_json(old, "x");
+  EXPECT_EQ(before.unseen_gpu_terms, UnseenGpuTerms::kShared);
+  EXPECT_EQ(before.per_gpu.at("titan-xp").architecture, "pascal");
+  EXPECT_EQ(before.per_gpu.at("gpu-a").architecture, "");
+  nlohmann::json bad = to_json(o);
+  bad["unseen_gpu_terms"] = "nearest";
+  testing::expect_overhead_error_naming(bad, "unseen_gpu_terms");
+  bad["unseen_gpu_terms"] = 1;
+  testing::expect_overhead_error_naming(bad, "unseen_gpu_terms");
+  EXPECT_THROW((void)unseen_gpu_terms_from_string("Shared"), InputError);
+}
+
+TEST(EagerOverheadUnseenGpu, LeaveGpuOutScoresEachPolicyOnTheSameFits) {
+  // SYNTHETIC rows: one machine held both "alpha" GPUs and another both "omega" ones, as
+  // HELP's did for each generation. A held-out GPU is then predicted from its sibling's
+  // terms far better than from terms shared with the other machine.
+  EagerOverhead truth = two_machine_truth();
+  truth.per_gpu.clear();
+  truth.per_gpu["a1"] = {0.02, 0.5, 3.0, 0.8, 100, "alpha"};
+  truth.per_gpu["a2"] = {0.02, 0.5, 3.0, 0.8, 100, "alpha"};
+  truth.per_gpu["o1"] = {0.08, 2.0, 6.0, 1.3, 100, "omega"};
+  truth.per_gpu["o2"] = {0.08, 2.0, 6.0, 1.3, 100, "omega"};
+  const SyntheticE2e d = synthetic_e2e_rows(
+      truth, {{"a1", 100}, {"a2", 100}, {"o1", 100}, {"o2", 100}}, 5, [](int i, E2eRow& row) {
+        row.network = "net" + std::to_string(i % 12);
+        row.mode = i % 2 == 0 ? Mode::kInference : Mode::kTraining;
+        row.gpu.architecture = row.gpu_name[0] == 'a' ? "alpha" : "omega";
+      });
+  const E2eEvaluation shared = evaluate_e2e_leave_gpu_out(d.rows, d.terms);
+  const E2eEvaluation generation =
+      evaluate_e2e_leave_gpu_out(d.rows, d.terms, UnseenGpuTerms::kArchitecture);
+  EXPECT_LT(generation.overall.mape_pct, 2.0);
+  EXPECT_GT(shared.overall.mape_pct, 10.0);
 }
 
 }  // namespace

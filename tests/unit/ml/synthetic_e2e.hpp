@@ -32,8 +32,8 @@ inline EagerOverhead two_machine_truth() {
   truth.gpu_gap_ms_per_kernel = 0.0;
   truth.fixed_ms = 1.0;
   truth.training_host_factor = 4;
-  truth.per_gpu["gpu-a"] = {0.03, 0.5, 3.0, 0.8, 120};
-  truth.per_gpu["gpu-b"] = {0.07, 2.0, 6.0, 1.3, 120};
+  truth.per_gpu["gpu-a"] = {0.03, 0.5, 3.0, 0.8, 120, {}};
+  truth.per_gpu["gpu-b"] = {0.07, 2.0, 6.0, 1.3, 120, {}};
   return truth;
 }
 
