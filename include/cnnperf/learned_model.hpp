@@ -172,6 +172,11 @@ enum class SourceSplit {
 [[nodiscard]] SourceSplit source_split_from_string(std::string_view text);
 [[nodiscard]] std::string to_string(SourceSplit split);
 inline constexpr std::size_t kMinRowsPerSourceModel = 1000;
+/// Whether fit_family_models fits one regressor per source on rows with these counts (by
+/// source name): `split` is kSplit and there are two or more sources, each named and with
+/// kMinRowsPerSourceModel rows.
+[[nodiscard]] bool fits_per_source(const std::map<std::string, std::size_t>& rows_per_source,
+                                   SourceSplit split);
 
 /// Fits a family: one model, or one per source (`split`); each model's `source` says which.
 [[nodiscard]] std::vector<FamilyModel> fit_family_models(const TrainingData& data,

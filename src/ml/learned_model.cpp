@@ -298,6 +298,13 @@ std::string to_string(SourceSplit split) {
   return split == SourceSplit::kSplit ? "split" : "joint";
 }
 
+bool fits_per_source(const std::map<std::string, std::size_t>& rows_per_source, SourceSplit split) {
+  if (split != SourceSplit::kSplit || rows_per_source.size() < 2) return false;
+  return std::all_of(rows_per_source.begin(), rows_per_source.end(), [](const auto& source) {
+    return !source.first.empty() && source.second >= kMinRowsPerSourceModel;
+  });
+}
+
 std::vector<FamilyModel> fit_family_models(const TrainingData& data,
                                            const std::vector<std::size_t>& rows, OpFamily family,
                                            RegressorKind kind, const FamilyParams& params,
@@ -305,12 +312,10 @@ std::vector<FamilyModel> fit_family_models(const TrainingData& data,
                                            bool host_floor) {
   std::map<std::string, std::vector<std::size_t>> by_source;
   for (const auto r : rows) by_source[data.sources[r]].push_back(r);
-  bool per_source = split == SourceSplit::kSplit && by_source.size() > 1;
-  for (const auto& [source, part] : by_source) {
-    per_source = per_source && !source.empty() && part.size() >= kMinRowsPerSourceModel;
-  }
+  std::map<std::string, std::size_t> counts;
+  for (const auto& [source, part] : by_source) counts[source] = part.size();
   std::vector<FamilyModel> out;
-  if (!per_source) {
+  if (!fits_per_source(counts, split)) {
     // Rows of one source take that source's parameters; a mix fitted jointly, the base.
     const bool one_source = by_source.size() == 1;
     out.push_back(fit_family(data, rows, family, kind,

@@ -131,26 +131,22 @@ void check_overrides(const std::vector<RegressorKind>& kinds, const nlohmann::js
   }
 }
 
-// Whether each leave-one-GPU-out fold of `family` keeps kMinRowsPerSourceModel rows of every
-// (named) source, so that fit_family_models splits it by source.
+// Whether fit_family_models splits every leave-one-GPU-out fold of `family` by source, so
+// that the reference rows' predictions come from the reference model alone.
 bool logo_folds_split(const TrainingData& data, OpFamily family, SourceSplit split) {
-  if (split != SourceSplit::kSplit) return false;
-  std::map<std::string, std::map<std::string, std::size_t>> rows_of;  // source -> GPU -> rows
-  std::set<std::string> gpus;
+  std::map<std::string, std::map<std::string, std::size_t>> rows_of;  // GPU -> source -> rows
+  std::map<std::string, std::size_t> all;                             // source -> rows
   for (const auto r : family_rows(data, family)) {
-    ++rows_of[data.sources[r]][data.gpus[r].name];
-    gpus.insert(data.gpus[r].name);
+    ++rows_of[data.gpus[r].name][data.sources[r]];
+    ++all[data.sources[r]];
   }
-  for (const auto& [source, per_gpu] : rows_of) {
-    if (source.empty()) return false;
-    std::size_t total = 0;
-    for (const auto& [gpu, n] : per_gpu) total += n;
-    for (const auto& gpu : gpus) {
-      const auto it = per_gpu.find(gpu);
-      if (total - (it == per_gpu.end() ? 0 : it->second) < kMinRowsPerSourceModel) return false;
+  return std::all_of(rows_of.begin(), rows_of.end(), [&](const auto& gpu) {
+    std::map<std::string, std::size_t> fold = all;  // the fold's training rows
+    for (const auto& [source, n] : gpu.second) {
+      if ((fold[source] -= n) == 0) fold.erase(source);  // as fit_family_models sees them
     }
-  }
-  return true;
+    return fits_per_source(fold, split);
+  });
 }
 
 nlohmann::json metrics_row(const std::string& regressor, const std::string& family,
@@ -283,6 +279,11 @@ std::string render(const nlohmann::json& report, OutputFormat format) {
     out += "\nunseen-GPU check (leave-gpu-out, " + std::string(kReferenceSource) +
            " rows; predict gives a GPU outside the training data the best of them):\n";
     for (const auto& c : report["unseen_gpu_check"]) {
+      if (c["rows"].get<std::size_t>() == 0) {
+        out += "  " + c["family"].get<std::string>() + ": no " + std::string(kReferenceSource) +
+               " rows to check on -> " + c["unseen_gpu"].get<std::string>() + "\n";
+        continue;
+      }
       const auto& blind = c["gpu_blind_mape_pct"];
       out += "  " + c["family"].get<std::string>() + ": " + c["regressor"].get<std::string>() +
              " " + format_number(c["learned_mape_pct"].get<double>(), 4) + " %" +

@@ -70,6 +70,17 @@ TEST(SourceSplit, FitsOneModelPerSourceOnlyWhenEverySourceHasEnoughRows) {
   EXPECT_EQ(source_split_from_string("Joint"), SourceSplit::kJoint);
 }
 
+TEST(SourceSplit, TheSplitRuleNeedsTwoNamedSourcesOfEnoughRows) {
+  // The one rule fit_family_models and the unseen-GPU check's folds both apply.
+  const std::size_t n = kMinRowsPerSourceModel;
+  EXPECT_TRUE(fits_per_source({{"mlpredict", n}, {"neusight", n}}, SourceSplit::kSplit));
+  EXPECT_FALSE(fits_per_source({{"mlpredict", n}, {"neusight", n}}, SourceSplit::kJoint));
+  EXPECT_FALSE(fits_per_source({{"mlpredict", n}, {"neusight", n - 1}}, SourceSplit::kSplit));
+  EXPECT_FALSE(fits_per_source({{"", n}, {"neusight", n}}, SourceSplit::kSplit));
+  EXPECT_FALSE(fits_per_source({{"neusight", 5 * n}}, SourceSplit::kSplit));
+  EXPECT_FALSE(fits_per_source({}, SourceSplit::kSplit));
+}
+
 TEST(SourceSplit, EachRowIsPredictedByItsSourcesModelAndTheFileKeepsTheSplit) {
   const TrainingData data = two_source_rows(1000, 1200);
   const FeatureSpec spec = FeatureSpec::parse("default");

@@ -203,6 +203,29 @@ TEST_F(TrainCommand, UnseenGpuCheckComparesTheThreeModelsAndTheModelFileKeepsThe
             std::string::npos);
 }
 
+TEST_F(TrainCommand, UnseenGpuCheckSaysWhenAFamilyHasNoReferenceRows) {
+  // SYNTHETIC relabelling: the sample's conv rows are given another source, so the check has
+  // no NeuSight conv rows to cross-validate; the table says so instead of printing 0 %.
+  const CsvTable sample = read_csv(sample_);
+  const std::size_t op = *sample.column("op");
+  const std::size_t source = *sample.column("source");
+  std::string text = csv_line(sample.header) + "\n";
+  for (auto row : sample.rows) {
+    if (row[op] == "conv2d") row[source] = "cnnperf-profile";
+    text += csv_line(row) + "\n";
+  }
+  TrainOptions opts = small_tree_options();
+  opts.data = {(dir_ / "conv_relabelled.csv").string()};
+  write_output(opts.data[0], text);
+  opts.unseen_gpu_check = true;
+  opts.output = (dir_ / "relabelled.txt").string();
+  ASSERT_EQ(run_train(opts), 0);
+  const std::string table = read_text_file(opts.output);
+  EXPECT_NE(table.find("conv: no neusight rows to check on -> learned"), std::string::npos)
+      << table;
+  EXPECT_NE(table.find("gemm: dtree "), std::string::npos) << table;
+}
+
 TEST_F(TrainCommand, TheModelKeepsAFloorPerGpuUnlessNoHostFloorIsAsked) {
   const auto with = LearnedModel::load(model_);
   EXPECT_EQ(with->metadata()["host_floor"], true);
