@@ -141,8 +141,9 @@ EagerOverhead eager_overhead_from_json(const nlohmann::json& j, const std::strin
         throw InputError(at + ": expected positive host_ms_per_op and kernel_time_scale");
       }
       if (c.contains("architecture")) {
-        if (!c["architecture"].is_string())
+        if (!c["architecture"].is_string()) {
           throw InputError(at + ".architecture: expected a string");
+        }
         g.architecture = c["architecture"].get<std::string>();
       } else if (const auto spec = GpuDatabase::bundled().find(gpu)) {
         g.architecture = spec->architecture;  // files from before 2026-11-24
