@@ -228,6 +228,9 @@ TEST(EagerOverheadUnseenGpu, PolicyAndArchitecturesRoundTripThroughJson) {
   testing::expect_overhead_error_naming(bad, "unseen_gpu_terms");
   bad["unseen_gpu_terms"] = 1;
   testing::expect_overhead_error_naming(bad, "unseen_gpu_terms");
+  bad = to_json(o);
+  bad["per_gpu"]["gpu-a"]["architecture"] = 3;
+  testing::expect_overhead_error_naming(bad, "per_gpu.gpu-a.architecture");
   EXPECT_THROW((void)unseen_gpu_terms_from_string("Shared"), InputError);
 }
 
