@@ -66,4 +66,11 @@ inline RunResult run_cnnperf(const std::string& args) {
   return result;
 }
 
+/// Lines of `text` (its newlines): a failure must say what went wrong in one.
+inline int count_lines(const std::string& text) {
+  int lines = 0;
+  for (const char c : text) lines += c == '\n' ? 1 : 0;
+  return lines;
+}
+
 }  // namespace cnnperf::cli_test

@@ -10,14 +10,16 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "cli_runner.hpp"
+#include "cnnperf/config.hpp"
 #include "cnnperf/io.hpp"
 #include "cnnperf/layer_io.hpp"
 #include "cnnperf/network_io.hpp"
 #include "cnnperf/zoo.hpp"
-#include "cli_runner.hpp"
 
 namespace cnnperf {
 namespace {
@@ -42,6 +44,7 @@ TEST(NetsCli, ListJsonCarriesSchemaSourceAndFigures) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto json = nlohmann::json::parse(r.out);
   EXPECT_EQ(json.at("schema_version"), 1);
+  EXPECT_EQ(json.at("tool_version"), CNNPERF_VERSION);
   EXPECT_FALSE(json.at("source").get<std::string>().empty());
   ASSERT_EQ(json.at("networks").size(), zoo_entries().size());
   bool found = false;
@@ -74,6 +77,7 @@ TEST(NetsCli, ShowResNet50Json) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto json = nlohmann::json::parse(r.out);
   EXPECT_EQ(json.at("schema_version"), 1);
+  EXPECT_EQ(json.at("tool_version"), CNNPERF_VERSION);
   EXPECT_FALSE(json.at("source").get<std::string>().empty());
   EXPECT_EQ(json.at("network"), "resnet50");
   const auto& layers = json.at("layers");
@@ -129,8 +133,20 @@ TEST(NetsCli, ShowTableEndsWithTotals) {
   const RunResult r = run_cnnperf("nets show squeezenet1_1");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("features.3.expand3x3"), std::string::npos);
-  EXPECT_NE(r.out.find("total"), std::string::npos);
-  EXPECT_NE(r.out.find("1235496"), std::string::npos);
+  // The last two lines: the totals row (parameters first), then the summary.
+  std::vector<std::string> lines;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) lines.push_back(line);
+  }
+  ASSERT_GE(lines.size(), 2U) << r.out;
+  const std::string& totals = lines[lines.size() - 2];
+  EXPECT_EQ(totals.rfind("total ", 0), 0U) << totals;
+  std::istringstream fields(totals.substr(5));
+  std::int64_t params = 0;
+  fields >> params;
+  EXPECT_EQ(params, 1235496) << totals;
+  EXPECT_EQ(lines.back().rfind("params 1235496 ", 0), 0U) << lines.back();
 }
 
 TEST(NetsCli, ShowJsonLayerListFile) {

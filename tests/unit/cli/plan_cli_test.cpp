@@ -268,6 +268,7 @@ TEST(PlanCli, BadWeightsExitTwoWithOneLine) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--weights"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("speed"), std::string::npos) << r.err;
+  EXPECT_EQ(cnnperf::cli_test::count_lines(r.err), 1) << r.err;
   EXPECT_TRUE(r.out.empty());
 }
 

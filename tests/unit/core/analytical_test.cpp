@@ -201,7 +201,9 @@ TEST(Analytical, WindowedPoolsCostTheirTapsPerSmCycle) {
   pool.pad_h = pool.pad_w = 1;
   ASSERT_EQ(pool.output_elements(), 256 * 16 * 32 * 32);
   const LayerEstimate e = estimate_layer(pool, gpu);
-  const double taps_ms = 256.0 * 16 * 32 * 32 * 9 * 0.5 / (100 * 1500e3);
+  // The default rate (a calibrated parameter) per tap of the window, per output element.
+  const double cycles_per_tap = AnalyticalParams{}.pool_sm_cycles_per_tap;
+  const double taps_ms = 256.0 * 16 * 32 * 32 * 9 * cycles_per_tap / (100 * 1500e3);
   EXPECT_EQ(e.bound, "compute");
   EXPECT_NEAR(e.compute_ms, taps_ms, 1e-12);
   EXPECT_GT(e.latency_ms, 2 * e.memory_ms);  // not the streaming kernel it was taken for
@@ -213,7 +215,7 @@ TEST(Analytical, WindowedPoolsCostTheirTapsPerSmCycle) {
   EXPECT_EQ(estimate_layer(pool, gpu).bound, "memory");
   // The rate is a parameter.
   AnalyticalParams p;
-  p.pool_sm_cycles_per_tap = 1.0;
+  p.pool_sm_cycles_per_tap = 2 * cycles_per_tap;
   pool.kernel_h = pool.kernel_w = 3;
   pool.pad_h = pool.pad_w = 1;
   EXPECT_NEAR(estimate_layer(pool, gpu, p).compute_ms, 2 * taps_ms, 1e-12);
@@ -226,11 +228,12 @@ TEST(Analytical, DepthwiseConvolutionsCostTheirTapsToo) {
   const LayerEstimate k3 = estimate_layer(dw, gpu);
   EXPECT_EQ(k3.algorithm, "depthwise");
   const double outputs = 64.0 * 192 * 16 * 16;
-  EXPECT_NEAR(k3.compute_ms, outputs * 9 * 0.18 / (100 * 1500e3), 1e-12);
+  const double cycles_per_tap = AnalyticalParams{}.depthwise_sm_cycles_per_tap;
+  EXPECT_NEAR(k3.compute_ms, outputs * 9 * cycles_per_tap / (100 * 1500e3), 1e-12);
   dw.kernel_h = dw.kernel_w = 5;
   dw.pad_h = dw.pad_w = 2;
   const LayerEstimate k5 = estimate_layer(dw, gpu);
-  EXPECT_NEAR(k5.compute_ms, outputs * 25 * 0.18 / (100 * 1500e3), 1e-12);
+  EXPECT_NEAR(k5.compute_ms, outputs * 25 * cycles_per_tap / (100 * 1500e3), 1e-12);
   EXPECT_GT(k5.latency_ms, 1.5 * k3.latency_ms);  // HELP's FBNet k5 blocks cost more than k3
 }
 

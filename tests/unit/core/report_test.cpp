@@ -293,8 +293,18 @@ TEST(Report, PlanRanksGreysInfeasibleAndStacksWeightedTerms) {
   EXPECT_NE(html.find("<tr class=\"muted\">"), std::string::npos);
   EXPECT_NE(html.find("no: latency_ms 250 &gt; max_latency_ms 20"), std::string::npos);
   EXPECT_NE(html.find("latency (w=0.5)"), std::string::npos);
-  // Candidate 1: 0.5*1 + 0.2*0.5 + 0.3*0.8 = 0.84, drawn as three coloured segments.
-  EXPECT_NE(html.find(">0.84<"), std::string::npos);
+  // The chart sums weight x term itself (the table echoes the file's "score"): candidate 1,
+  // 0.5*1 + 0.2*0.5 + 0.3*0.8 = 0.84, as three coloured segments; the infeasible candidate 2,
+  // latency 0 (no segment), energy 0.2*0.25, accuracy null (no segment), one grey segment.
+  const auto chart = html.find("Score breakdown");
+  ASSERT_NE(chart, std::string::npos);
+  const std::string svg = html.substr(chart, html.find("</svg>", chart) - chart);
+  EXPECT_NE(svg.find(">0.84<"), std::string::npos);
+  for (const char* colour : {"#4e79a7", "#f28e2b", "#59a14f"}) {
+    // One legend swatch and one segment of candidate 1.
+    EXPECT_EQ(count(svg, std::string("fill=\"") + colour + "\""), 2U) << colour;
+  }
+  EXPECT_EQ(count(svg, "fill=\"#c4c4c4\""), 1U);
   EXPECT_NE(html.find("unknown"), std::string::npos);  // top1 null
   EXPECT_NE(html.find("accuracy unknown for 1 network"), std::string::npos);
 }

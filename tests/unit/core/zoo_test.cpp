@@ -44,11 +44,6 @@ TEST_P(ZooNetworkTest, ParamsAndMacsMatchPublishedFigures) {
     const double gmacs = static_cast<double>(net.macs()) / 1e9;
     EXPECT_NEAR(gmacs, entry->published_gmacs, 0.02 * entry->published_gmacs) << entry->name;
   }
-  EXPECT_DOUBLE_EQ(net.flops(), [&] {
-    double total = 0;
-    for (const auto& layer : net.layers) total += layer.flops();
-    return total;
-  }());
   // A multiply-add counts as 2 FLOPs, so FLOPs exceed twice the MACs (pointwise ops add more).
   EXPECT_GE(net.flops(), 2.0 * static_cast<double>(net.macs()));
   EXPECT_GT(entry->top1_accuracy, 50.0);

@@ -40,8 +40,10 @@ TEST(PowerRows, KeepsOnlyWorkloadsCnnperfBuildsAndCountsTheRest) {
   std::size_t skipped = 0;
   for (const auto& [reason, n] : data.skipped) skipped += n;
   EXPECT_EQ(skipped, 247U + 267U + 99U + 127U);  // DeepSpeech2, NCF, BERT on two datasets
-  EXPECT_FALSE(
-      data.skipped.count("cifar100 shufflenetv2: no zoo network of the measured architecture"));
+  // The ShuffleNetV2 rows are scored (above), so no reason to skip rows names them.
+  for (const auto& [reason, n] : data.skipped) {
+    EXPECT_EQ(reason.find("shufflenet"), std::string::npos) << reason;
+  }
 }
 
 TEST(PowerRows, ScoredOnlyRowsDoNotMoveTheFit) {

@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -85,7 +86,12 @@ Outcome run(const std::string& body, std::int64_t threads = 32, const std::strin
   o.result = analyze_ptx_file(path, "t", s, "sm_80");
   o.checks = op(o.result.opcodes_warp, "st.global.b8");
   o.failures = op(o.result.opcodes_thread, "st.global.b8");
-  for (const auto& [k, v] : o.result.opcodes_warp) covered().insert(k.substr(0, k.find('.')));
+  // The wrapper's own ld.param and ret (once per warp) do not test those opcodes.
+  const double wrapper_runs = static_cast<double>((threads + 31) / 32);
+  for (const auto& [k, v] : o.result.opcodes_warp) {
+    if ((k == "ld.param.u64" || k == "ret") && v <= wrapper_runs) continue;
+    covered().insert(k.substr(0, k.find('.')));
+  }
   return o;
 }
 
@@ -165,7 +171,7 @@ TEST(PtxOpcodes, CompareSelectAndPredicates) {
   std::string b;
   b += "  mov.u32 %r1, %tid.x;\n";
   b += "  setp.lt.u32 %p1, %r1, 16;\n  selp.u32 %r2, 1, 0, %p1;\n  setp.lt.u32 %p2, %r1, 16;\n";
-  b += "  selp.u32 %r3, 1, 0, %p2;\n" + eq32("%r3", 0) .substr(0, 0);  // same predicate, same value
+  b += "  selp.u32 %r3, 1, 0, %p2;\n";  // same predicate, same value: %p3 checks it
   b += "  setp.ne.u32 %p3, %r2, %r3;\n" + predeq("%p3", false);
   b += "  setp.ge.s32 %p4, -1, 0;\n" + predeq("%p4", false);
   b += "  setp.hi.u32 %p4, -1, 0;\n" + predeq("%p4", true);
@@ -348,6 +354,18 @@ TEST(PtxOpcodes, DivergentLoopAndEarlyExit) {
   EXPECT_EQ(op(o.result.opcodes_thread, "ret"), 20.0);
 }
 
+TEST(PtxOpcodes, EarlyReturnEndsItsLanes) {
+  // Lanes >= 12 return early; a lane past the return that should have left fails the check.
+  std::string b = "  mov.u32 %r1, %tid.x;\n  setp.ge.u32 %p1, %r1, 12;\n  @%p1 ret;\n";
+  b += "  setp.ge.u32 %p2, %r1, 12;\n" + predeq("%p2", false);
+  const Outcome o = run(b);
+  EXPECT_EQ(o.checks, 1.0);
+  EXPECT_EQ(o.failures, 0.0);
+  // 20 lanes at the early return, 12 at the wrapper's.
+  EXPECT_EQ(op(o.result.opcodes_thread, "ret"), 32.0);
+  EXPECT_EQ(op(o.result.opcodes_warp, "ret"), 2.0);
+}
+
 TEST(PtxOpcodes, BarrierOrdersWarps) {
   // Warp 1 writes, barrier, warp 0 reads what warp 1 wrote: needs real barrier semantics
   // because warps otherwise run in index order.
@@ -382,7 +400,14 @@ TEST(PtxOpcodes, ZZEveryTier1OpcodeHasAnExecutionTest) {
                          "membar", "fence", "shfl", "vote", "activemask"};
   // ctest runs each discovered test in its own process, where nothing else ran; the check
   // itself runs in the ctest entry `ptx_opcode_coverage` (the whole suite in one process).
-  if (covered().empty()) GTEST_SKIP() << "needs the whole PtxOpcodes suite in this process";
+  // That entry sets CNNPERF_PTX_COVERAGE_RUN: there an empty record is a broken recorder (or a
+  // shuffled order), not a skip.
+  if (covered().empty()) {
+    if (std::getenv("CNNPERF_PTX_COVERAGE_RUN") != nullptr) {
+      FAIL() << "no opcode was recorded before this test ran";
+    }
+    GTEST_SKIP() << "needs the whole PtxOpcodes suite in this process";
+  }
   for (const char* o : tier1) EXPECT_TRUE(covered().count(o) == 1) << "no execution test ran '" << o << "'";
 }
 
