@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "cnnperf/config.hpp"
 #include "cnnperf/error.hpp"
 #include "cnnperf/gpu_spec.hpp"
 #include "cnnperf/io.hpp"
@@ -58,6 +59,7 @@ std::string render_list(const GpuDatabase& db, const GpusOptions& o, OutputForma
   if (format == OutputFormat::kJson) {
     json out = json::object();
     out["schema_version"] = kOutputSchemaVersion;
+    out["tool_version"] = CNNPERF_VERSION;
     out["database"] = db.source_path();
     out["database_schema_version"] = db.schema_version();
     out["filters"] = {{"segment", o.segment}, {"arch", o.arch}};
@@ -102,6 +104,7 @@ std::string render_show(const GpuDatabase& db, const GpusOptions& o, OutputForma
   if (format == OutputFormat::kJson) {
     json out = json::object();
     out["schema_version"] = kOutputSchemaVersion;
+    out["tool_version"] = CNNPERF_VERSION;
     out["database"] = db.source_path();
     out["query"] = o.show;
     out["gpu"] = g;

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cnnperf/config.hpp"
 #include "cnnperf/error.hpp"
 #include "cnnperf/io.hpp"
 #include "cnnperf/layer.hpp"
@@ -95,6 +96,7 @@ std::string render_list(OutputFormat format, DType dtype) {
   if (format == OutputFormat::kJson) {
     Json out;
     out["schema_version"] = kNetsSchemaVersion;
+    out["tool_version"] = CNNPERF_VERSION;
     out["source"] = kZooSource;
     out["batch"] = 1;
     Json nets = Json::array();
@@ -178,6 +180,7 @@ std::string render_show(const NetsOptions& options, OutputFormat format, DType d
   if (format == OutputFormat::kJson) {
     Json out;
     out["schema_version"] = kNetsSchemaVersion;
+    out["tool_version"] = CNNPERF_VERSION;
     out["source"] = source;
     out["network"] = net.name;
     out["batch"] = net.batch;

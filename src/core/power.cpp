@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cnnperf/config.hpp"
 #include "cnnperf/error.hpp"
 #include "cnnperf/io.hpp"
 #include "cnnperf/json_io.hpp"
@@ -96,6 +97,7 @@ PowerParams PowerModel::activity_for(const GpuSpec& gpu) const {
 
 nlohmann::json PowerModel::to_json() const {
   return {{"schema_version", kPowerModelSchemaVersion},
+          {"tool_version", CNNPERF_VERSION},
           {"kind", "power_model"},
           {"source", source},
           {"activity",

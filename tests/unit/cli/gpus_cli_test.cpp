@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -14,19 +15,16 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
+#include "cnnperf/config.hpp"
+#include "cnnperf/gpu_spec.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-using cnnperf::cli_test::RunResult;
+using cnnperf::cli_test::count_lines;
 using cnnperf::cli_test::run_cnnperf;
-
-int count_lines(const std::string& text) {
-  int lines = 0;
-  for (const char c : text) lines += c == '\n' ? 1 : 0;
-  return lines;
-}
+using cnnperf::cli_test::RunResult;
 
 TEST(GpusCli, ListsTheDatabaseAsATable) {
   const RunResult r = run_cnnperf("gpus");
@@ -42,6 +40,7 @@ TEST(GpusCli, ShowFamilyAsJsonGivesTheDefaultVariant) {
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const auto doc = nlohmann::json::parse(r.out);
   EXPECT_EQ(doc.at("schema_version"), 1);
+  EXPECT_EQ(doc.at("tool_version"), CNNPERF_VERSION);
   EXPECT_EQ(doc.at("query"), "a100");
   EXPECT_EQ(doc.at("gpu").at("name"), "a100-sxm4-40gb");
   EXPECT_EQ(doc.at("gpu").at("sm_count"), 108);
@@ -53,8 +52,17 @@ TEST(GpusCli, ShowTableHasEveryFieldWithItsSource) {
   const RunResult r = run_cnnperf("gpus show \"Tesla V100-PCIE-32GB\"");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("v100-pcie-32gb"), std::string::npos);
-  EXPECT_NE(r.out.find("idle_power_w"), std::string::npos);
-  EXPECT_NE(r.out.find("estimate"), std::string::npos);
+  // Every field starts a row of its own (the table's first column).
+  std::set<std::string> row_fields;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    row_fields.insert(line.substr(0, line.find(' ')));
+  }
+  for (const std::string& field : cnnperf::gpu_spec_field_names()) {
+    if (field == "sources") continue;  // the table's third column, not a row
+    EXPECT_TRUE(row_fields.contains(field)) << field << " has no row in\n" << r.out;
+  }
+  EXPECT_NE(r.out.find("estimate"), std::string::npos);  // idle_power_w's source
   EXPECT_NE(r.out.find("CUDA C++ Programming Guide"), std::string::npos);
 }
 
