@@ -523,11 +523,18 @@ std::optional<GpuSpec> GpuDatabase::find(std::string_view name) const {
 std::vector<std::string> GpuDatabase::closest(std::string_view name, int count) const {
   const std::string query = normalize_gpu_name(name);
   std::vector<std::pair<std::size_t, std::size_t>> scored;  // (distance, index)
+  // A typed name is often a family or the start of a full name ("a1000" for an A100, "A100
+  // PCIe" for a100-pcie-40gb): a candidate's prefix of the query's length counts too.
+  const auto distance = [&](std::string_view candidate) {
+    const std::string c = normalize_gpu_name(candidate);
+    return std::min(edit_distance(query, c),
+                    edit_distance(query, std::string_view(c).substr(0, query.size())));
+  };
   for (std::size_t i = 0; i < gpus_.size(); ++i) {
     const GpuSpec& g = gpus_[i];
-    std::size_t best = edit_distance(query, normalize_gpu_name(g.name));
-    best = std::min(best, edit_distance(query, normalize_gpu_name(g.display_name)));
-    for (const auto& a : g.aliases) best = std::min(best, edit_distance(query, normalize_gpu_name(a)));
+    std::size_t best = std::min(distance(g.name), distance(g.display_name));
+    if (!g.family.empty()) best = std::min(best, distance(g.family));
+    for (const auto& a : g.aliases) best = std::min(best, distance(a));
     scored.emplace_back(best, i);
   }
   std::stable_sort(scored.begin(), scored.end(),

@@ -360,6 +360,10 @@ TEST(GpuDbMatching, UnknownNameGivesTheClosestNames) {
   EXPECT_EQ(db().closest("rtx 4095", 3).front(), "rtx-4090");
   EXPECT_EQ(db().closest("A100-PCIE-41GB", 3).front(), "a100-pcie-40gb");
   EXPECT_EQ(db().closest("xyz", 5).size(), 5u);
+  // A family with a typo, and the start of a full name, find their GPUs.
+  for (const auto& name : db().closest("a1000", 3)) EXPECT_EQ(name.rfind("a100-", 0), 0u) << name;
+  const auto pcie = db().closest("A100 PCIe", 2);
+  for (const auto& name : pcie) EXPECT_EQ(name.rfind("a100-pcie-", 0), 0u) << name;
   try {
     (void)db().resolve("RTX 4095");
     FAIL() << "expected InputError";
