@@ -166,6 +166,9 @@ int run_profile(const ProfileOptions& options, ProfilerBackend& backend) {
   const std::vector<ProfileJob> jobs = plan_jobs(options);
   if (options.dry_run) {
     // The plan goes to stdout, never to --output, so it cannot be mistaken for a dataset.
+    if (!options.output.empty() && options.output != "-") {
+      spdlog::warn("--dry-run: the plan goes to stdout; {} is not written", options.output);
+    }
     write_output("", render_dry_run(jobs, options));
     return 0;
   }

@@ -237,9 +237,18 @@ std::optional<std::string> check_budget(const PredictOptions& options,
 
 int run_predict(const PredictOptions& options) {
   const OutputFormat format = output_format_from_string(options.format);
-  if (options.max_latency_ms < 0 || options.max_energy_j < 0 || options.power_limit_w < 0 ||
-      options.host_ms_per_op < 0) {
-    throw InputError("budgets, --power-limit and --host-ms-per-op: expected positive numbers");
+  // 0 is each option's "not given"; a negative value is a mistake to name.
+  for (const auto& [flag, value] : {std::pair{"--max-latency-ms", options.max_latency_ms},
+                                    std::pair{"--max-energy-j", options.max_energy_j},
+                                    std::pair{"--power-limit", options.power_limit_w},
+                                    std::pair{"--host-ms-per-op", options.host_ms_per_op}}) {
+    if (value < 0 || !std::isfinite(value)) {
+      throw InputError(std::string(flag) + ": expected a positive number, got " +
+                       format_number(value, 6));
+    }
+  }
+  if (options.batch < 0) {
+    throw InputError("--batch: expected a positive integer, got " + std::to_string(options.batch));
   }
   if (options.gpu.empty() && options.layers_csv.empty()) {
     throw InputError("--gpu: required (a GPU name, alias or JSON file)");

@@ -12,7 +12,7 @@ void add_gpus_command(CLI::App& app, Runner& run) {
   auto* sub = app.add_subcommand("gpus", "List the GPU specification database, or show one entry");
   sub->add_option("--format", opts->format, "Output format: table|json|csv")
       ->capture_default_str();
-  sub->add_option("--output", opts->output, "Write to FILE instead of stdout");
+  sub->add_option("-o,--output", opts->output, "Write to FILE instead of stdout");
   sub->add_option("--segment", opts->segment,
                   "Only GPUs of this segment: datacenter|desktop|workstation|jetson");
   sub->add_option("--arch", opts->arch,
@@ -31,7 +31,9 @@ void add_gpus_command(CLI::App& app, Runner& run) {
   show->add_option("NAME", opts->show, "GPU name, alias (e.g. \"Tesla T4\"), family or JSON file")
       ->required();
   show->fallthrough();  // --format/--output given after NAME belong to `gpus`
-  show->footer("Example: cnnperf gpus show a100 --format json");
+  show->footer(
+      "--format and -o/--output (options of `gpus`) apply here too.\n"
+      "Example: cnnperf gpus show a100 --format json");
 
   sub->callback([opts, &run] { run = [opts] { return cnnperf::run_gpus(*opts); }; });
 }

@@ -13,7 +13,7 @@ void add_nets_command(CLI::App& app, Runner& run) {
   sub->add_option("--format", opts->format, "Output format: table|json|csv")
       ->check(CLI::IsMember({"table", "json", "csv"}))
       ->capture_default_str();
-  sub->add_option("--output", opts->output, "Write the result to FILE (default: stdout)");
+  sub->add_option("-o,--output", opts->output, "Write the result to FILE (default: stdout)");
   sub->add_option("--precision", opts->precision, "Element type for bytes: fp32|fp16")
       ->capture_default_str();
   sub->footer("Example: cnnperf nets --format csv --output zoo.csv");
@@ -30,7 +30,7 @@ void add_nets_command(CLI::App& app, Runner& run) {
                    "Input HxW (or N for NxN); default: the network's own size");
   show->add_option("--format", opts->format, "Output format: table|json|csv")
       ->check(CLI::IsMember({"table", "json", "csv"}));
-  show->add_option("--output", opts->output, "Write the result to FILE (default: stdout)");
+  show->add_option("-o,--output", opts->output, "Write the result to FILE (default: stdout)");
   show->add_option("--precision", opts->precision, "Element type for bytes: fp32|fp16");
   show->footer(
       "Examples:\n"

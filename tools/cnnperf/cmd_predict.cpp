@@ -17,7 +17,8 @@ void add_predict_command(CLI::App& app, Runner& run) {
   sub->add_option("--gpu", opts->gpu,
                   "GPU name, alias (as nvidia-smi prints it) or JSON spec; with --layers it may "
                   "be left out when the CSV has a gpu column (each row on its own GPU)");
-  sub->add_option("--batch", opts->batch, "Batch size (default: 1, or the ONNX model's)");
+  sub->add_option("--batch", opts->batch, "Batch size (default: 1, or the ONNX model's)")
+      ->check(positive_integer());
   sub->add_option("--mode", opts->mode, "inference|training")->capture_default_str();
   sub->add_option("--precision", opts->precision, "fp32|fp16")->capture_default_str();
   sub->add_option("--input-size", opts->input_size, "Input HxW, e.g. 320x320");
@@ -62,7 +63,8 @@ void add_predict_command(CLI::App& app, Runner& run) {
       "'nb201:|nor_conv_3x3~0|+|none~0|nor_conv_1x1~1|+|skip_connect~0|nor_conv_1x1~1|none~2|'\n"
       "--layers: a `source` column naming a measurement source the model was trained on\n"
       "(neusight, mlpredict) predicts what that source's timing would measure; otherwise\n"
-      "the latency is kernel time as per-op CUDA events measure it.");
+      "the latency is kernel time as per-op CUDA events measure it. A column the input\n"
+      "already has (a dataset's measured latency_ms) gets the prefix predicted_.");
   sub->callback([opts, &run] { run = [opts] { return run_predict(*opts); }; });
 }
 

@@ -46,7 +46,8 @@ void add_profile_command(CLI::App& app, Runner& run) {
                 "Profile repeated identical layers again (default: once, counted in 'duplicates')");
   sub->add_flag("--resume", opts->resume, "Keep rows already in --output and skip their layers");
   sub->add_flag("--dry-run", opts->dry_run,
-                "List every layer and algorithm with a time estimate; needs no GPU");
+                "List every layer and algorithm with a time estimate, on stdout (never to "
+                "--output, which holds measured rows only); needs no GPU");
   sub->add_option("--format", opts->format, "csv|json|table (default: csv; table for --dry-run)");
   sub->add_option("-o,--output", opts->output, "Write rows to FILE (atomically) instead of stdout");
   sub->footer(

@@ -26,7 +26,7 @@ void add_ptx_command(CLI::App& app, Runner& run) {
                  "INDEX=LO,HI: parameter INDEX only sets a loop trip count; simulate LO and HI and extrapolate linearly");
   an->add_option("--arch", a->arch, "ptxas architecture for resources (default: the module's .target)");
   an->add_option("--format", a->format, "table|json|csv")->capture_default_str();
-  an->add_option("--output", a->output, "Write to FILE instead of stdout");
+  an->add_option("-o,--output", a->output, "Write to FILE instead of stdout");
   an->footer(
       "Example: cnnperf ptx analyze models/ptx/conv_direct.sm_80.ptx --kernel conv2d_direct_nchw "
       "--grid 196 --block 256 --param 2=0 --param 4=1 --param 5=256 --param 6=14 --param 7=14 --param 8=256 "
@@ -42,7 +42,7 @@ void add_ptx_command(CLI::App& app, Runner& run) {
   ly->add_option("--conv-kernel", l->conv_kernel, "auto|igemm|direct")->capture_default_str();
   ly->add_flag("--full", l->full, "Simulate every CTA (no sampling, no extrapolation)");
   ly->add_option("--format", l->format, "table|json|csv")->capture_default_str();
-  ly->add_option("--output", l->output, "Write to FILE instead of stdout");
+  ly->add_option("-o,--output", l->output, "Write to FILE instead of stdout");
   ly->footer(
       "Example: cnnperf ptx layer --spec conv2d:batch=1,c_in=64,h_in=56,w_in=56,c_out=64,kernel_h=3,kernel_w=3,"
       "pad_h=1,pad_w=1 --format json");

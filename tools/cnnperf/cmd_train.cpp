@@ -43,7 +43,8 @@ void add_train_command(CLI::App& app, Runner& run) {
   sub->add_option("--e2e", opts->e2e,
                   "End-to-end CSV: calibrates the model's eager-framework overhead (with --out); "
                   "without --data, the analytical baseline's");
-  sub->add_option("--max-rows", opts->max_rows, "Use a seeded uniform sample of N rows");
+  sub->add_option("--max-rows", opts->max_rows, "Use a seeded uniform sample of N rows")
+      ->check(positive_integer());
   sub->add_option("--seed", opts->seed, "Seed for sampling and folds")->capture_default_str();
   sub->add_option("--params", opts->params,
                   "JSON overriding the default hyper-parameters, e.g. '{\"n_estimators\":200}', "

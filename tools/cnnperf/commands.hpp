@@ -3,11 +3,31 @@
 // when its subcommand is chosen, stores in `run` one call into the library.
 #pragma once
 
+#include <exception>
 #include <functional>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
 namespace cnnperf::cli {
+
+/// For an option whose 0 means "not given" in its options struct: a value typed on the
+/// command line must be a positive integer (else exit 2 naming the option).
+inline CLI::Validator positive_integer() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        std::size_t used = 0;
+        long long n = 0;
+        try {
+          n = std::stoll(value, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used == value.size() && used > 0 && n > 0) return {};
+        return "expected a positive integer, got " + value;
+      },
+      "POSITIVE");
+}
 
 /// What main() runs after parsing; returns the exit code.
 using Runner = std::function<int()>;

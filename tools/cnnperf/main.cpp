@@ -2,6 +2,7 @@
 // cnnperf: builds the command line, parses, runs one library call, maps errors to exit codes.
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -21,6 +22,9 @@ int main(int argc, char** argv) {
                "cnnperf"};
   app.set_version_flag("--version", std::string("cnnperf ") + CNNPERF_VERSION);
   app.require_subcommand(1);
+  // Options a subcommand does not know go up to the app, so `cnnperf predict -v ...` works
+  // like `cnnperf -v predict ...` (set before the subcommands, which inherit it).
+  app.fallthrough();
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose, "Log progress details to stderr");
   app.parse_complete_callback([&] {
@@ -41,9 +45,16 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    // CLI11 uses its own codes; ours are 0 for --help/--version and 2 for bad usage.
-    return code == 0 ? 0 : 2;
+    // --help and --version arrive as "errors" with a success code: CLI11 prints them.
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
+    // Bad usage is exit 2 with one line, like every other failure.
+    std::string what = e.what();
+    if (argc > 1 && argv[1][0] != '-' && app.get_subcommands().empty()) {
+      what = std::string("unknown subcommand '") + argv[1] +
+             "': expected predict, profile, ptx, train, validate, gpus, nets, plan or report";
+    }
+    std::fprintf(stderr, "cnnperf: error: %s (see --help)\n", what.c_str());
+    return 2;
   }
   try {
     return run ? run() : 2;

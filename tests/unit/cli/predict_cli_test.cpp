@@ -191,6 +191,7 @@ TEST(PredictCli, EnergyBudgetIsExitThreeWithOneLine) {
       "predict --net resnet50 --gpu v100-pcie-16gb --batch 64 --max-energy-j 0.001");
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_NE(r.err.find("energy budget exceeded"), std::string::npos) << r.err;
+  EXPECT_EQ(cnnperf::cli_test::count_lines(r.err), 1) << r.err;
 }
 
 TEST(TrainPowerCli, WritesAPowerModelThatPredictCanUse) {
@@ -240,6 +241,46 @@ TEST(TrainE2eCli, WithoutLayerDataCalibratesTheAnalyticalOverhead) {
   EXPECT_NE(r.out.find("e2e 2+ GPUs"), std::string::npos);
   EXPECT_EQ(doc["eager_overhead"]["data_parallel"]["rows"].get<int>(), 1296);
   EXPECT_EQ(doc["eager_overhead"]["data_parallel_per_gpu"].size(), 4U);
+}
+
+// Bad usage, whether CLI11 or the library finds it, is exit 2 with one line naming the flag.
+TEST(PredictCli, BadNumbersAndUsageAreOneLineNamingTheFlag) {
+  for (const char* args : {"--batch -4", "--batch 0", "--batch 2x"}) {
+    const RunResult r = run_cnnperf(std::string("predict --net resnet18 --gpu a100 ") + args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_EQ(r.err.rfind("cnnperf: error: --batch: expected a positive integer", 0), 0U) << r.err;
+    EXPECT_EQ(cli_test::count_lines(r.err), 1) << r.err;
+    EXPECT_TRUE(r.out.empty()) << args;
+  }
+  for (const char* flag :
+       {"--max-latency-ms", "--max-energy-j", "--power-limit", "--host-ms-per-op"}) {
+    const RunResult r =
+        run_cnnperf(std::string("predict --net resnet18 --gpu a100 ") + flag + " -1");
+    EXPECT_EQ(r.exit_code, 2) << flag;
+    EXPECT_EQ(r.err,
+              std::string("cnnperf: error: ") + flag + ": expected a positive number, got -1\n");
+  }
+  RunResult r = run_cnnperf("predict --net resnet18 --gpu a100 --bogus");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("cnnperf: error: ", 0), 0U) << r.err;
+  EXPECT_NE(r.err.find("--bogus"), std::string::npos) << r.err;
+  EXPECT_EQ(cli_test::count_lines(r.err), 1) << r.err;
+  r = run_cnnperf("train --data " + source_file("datasets/layers_neusight.csv.gz") +
+                  " --max-rows 0");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("cnnperf: error: --max-rows: expected a positive integer, got 0", 0), 0U)
+      << r.err;
+  r = run_cnnperf("frobnicate");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("cnnperf: error: unknown subcommand 'frobnicate'", 0), 0U) << r.err;
+  EXPECT_EQ(cli_test::count_lines(r.err), 1) << r.err;
+}
+
+TEST(PredictCli, VerboseWorksAfterTheSubcommandToo) {
+  const RunResult r = run_cnnperf("predict --net resnet18 --gpu a100 --format csv -v");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("cnnperf: info: "), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.rfind("name,", 0), 0U) << r.out.substr(0, 200);  // stdout stays pure CSV
 }
 
 }  // namespace

@@ -260,31 +260,38 @@ TEST(DryRun, ListsEveryJobWithEstimate) {
   EXPECT_NE(json.find("\"dry_run\": true"), std::string::npos);
 }
 
-// The binary: `profile` exits 1 here and leaves no file; --dry-run works without a GPU.
+// The binary: --dry-run works without a GPU and says it does not write -o; `profile` exits 1
+// here and leaves no file.
 TEST(Cli, ProfileWithoutGpuAndDryRun) {
   const fs::path out = temp_path("cli.csv");
   const fs::path err = temp_path("cli.err");
   const std::string bin = CNNPERF_BINARY;
-  int rc = std::system((bin + " profile --sweep c_in=8 --sweep hw=8 -o " + out.string() + " 2> " +
-                        err.string()).c_str());
+  const fs::path plan = temp_path("plan.txt");
+  int rc = std::system((bin + " profile --net resnet50 --dry-run -o " + out.string() + " > " +
+                        plan.string() + " 2> " + err.string())
+                           .c_str());
+  ASSERT_TRUE(WIFEXITED(rc));
+  EXPECT_EQ(WEXITSTATUS(rc), 0);
+  EXPECT_FALSE(fs::exists(out));  // a plan is never written as a dataset
+  EXPECT_NE(read_text_file(err).find("--dry-run: the plan goes to stdout; " + out.string() +
+                                     " is not written"),
+            std::string::npos)
+      << read_text_file(err);
+  const std::string text = read_text_file(plan);
+  EXPECT_NE(text.find("resnet50:conv1"), std::string::npos) << text.substr(0, 400);
+  EXPECT_NE(text.find("estimated profiling time"), std::string::npos);
+  fs::remove(plan);
+
+  rc = std::system(
+      (bin + " profile --sweep c_in=8 --sweep hw=8 -o " + out.string() + " 2> " + err.string())
+          .c_str());
   ASSERT_TRUE(WIFEXITED(rc));
   auto backend = make_profiler_backend();
   if (backend->open(0).ok()) GTEST_SKIP() << "a GPU is present";
   EXPECT_EQ(WEXITSTATUS(rc), 1);
   EXPECT_FALSE(fs::exists(out));
   EXPECT_NE(read_text_file(err).find("no usable GPU: "), std::string::npos) << read_text_file(err);
-
-  const fs::path plan = temp_path("plan.txt");
-  rc = std::system((bin + " profile --net resnet50 --dry-run -o " + out.string() + " > " +
-                    plan.string()).c_str());
-  ASSERT_TRUE(WIFEXITED(rc));
-  EXPECT_EQ(WEXITSTATUS(rc), 0);
-  EXPECT_FALSE(fs::exists(out));  // a plan is never written as a dataset
-  const std::string text = read_text_file(plan);
-  EXPECT_NE(text.find("resnet50:conv1"), std::string::npos) << text.substr(0, 400);
-  EXPECT_NE(text.find("estimated profiling time"), std::string::npos);
   fs::remove(err);
-  fs::remove(plan);
 }
 
 }  // namespace
