@@ -71,6 +71,11 @@ enum class OutputFormat { kTable, kJson, kCsv };
 /// directory of the executable and its parents, then the source tree recorded at build time.
 /// Throws Error when not found.
 [[nodiscard]] std::filesystem::path find_resource(const std::string& relative);
+/// A file the user named: `path` itself when it exists or is absolute; else, when a bundled
+/// resource of that relative name exists (find_resource), that one, so the examples'
+/// `--model models/cnnperf_default.json` work from any directory; else `path` unchanged (its
+/// reader then says it is missing).
+[[nodiscard]] std::string user_file_or_resource(const std::string& path);
 
 /// Lowercases ASCII.
 [[nodiscard]] std::string to_lower(std::string_view text);

@@ -87,7 +87,8 @@ class LearnedModel final : public LatencyModel {
  public:
   LearnedModel(FeatureSpec spec, std::vector<FamilyModel> families, EagerOverhead overhead,
                nlohmann::json metadata);
-  /// Loads a model file; throws InputError naming the file and the field. With
+  /// Loads a model file (a relative path that does not exist is looked up among the bundled
+  /// files, user_file_or_resource); throws InputError naming the file and the field. With
   /// `reference_source_only`, only the model each op family uses for rows without a source
   /// (predict_layers, e.g. `predict --net`) is kept and parsed: those predictions are the
   /// same, and a file with a model per source loads in about half the time.

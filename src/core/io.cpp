@@ -398,4 +398,14 @@ fs::path find_resource(const std::string& relative) {
               "' (set CNNPERF_DATA_DIR to the cnnperf source or install directory)");
 }
 
+std::string user_file_or_resource(const std::string& path) {
+  std::error_code ec;
+  if (path.empty() || fs::path(path).is_absolute() || fs::exists(path, ec)) return path;
+  try {
+    return find_resource(path).string();
+  } catch (const Error&) {
+    return path;
+  }
+}
+
 }  // namespace cnnperf

@@ -1060,9 +1060,10 @@ void attach_boosters(const LearnedModel& model, const std::shared_ptr<const File
 
 }  // namespace
 
-std::unique_ptr<LearnedModel> LearnedModel::load(const std::string& path,
+std::unique_ptr<LearnedModel> LearnedModel::load(const std::string& named_path,
                                                  bool reference_source_only,
                                                  const GpuSpec* only_gpu) {
+  const std::string path = user_file_or_resource(named_path);
   const auto file = std::make_shared<const FileBytes>(path);
   const std::string_view text = file->view();
   std::vector<BoosterSpan> spans;

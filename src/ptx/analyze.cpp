@@ -520,7 +520,8 @@ int run_ptx_analyze(const PtxAnalyzeOptions& o) {
     spec.extrapolate_lo = static_cast<std::uint64_t>(parse_positive_int(o.extrapolate.substr(eq + 1, comma - eq - 1), "--extrapolate LO"));
     spec.extrapolate_hi = static_cast<std::uint64_t>(parse_positive_int(o.extrapolate.substr(comma + 1), "--extrapolate HI"));
   }
-  const PtxLaunchResult r = analyze_ptx_file(o.file, o.kernel, spec, o.arch);
+  // The bundled kernels (models/ptx/...) are found from any directory, like --model files.
+  const PtxLaunchResult r = analyze_ptx_file(user_file_or_resource(o.file), o.kernel, spec, o.arch);
   write_output(o.output, render({r}, format));
   return 0;
 }

@@ -117,5 +117,26 @@ TEST(Format, TableAlignsNumbersRight) {
   EXPECT_EQ(format_number(1234.6, 4), "1235");
 }
 
+TEST(UserFile, ARelativeNameMissingHereIsLookedUpAmongTheBundledFiles) {
+  // Run from a directory without models/: the bundled file is found.
+  const fs::path here = fs::current_path();
+  const fs::path elsewhere = temp_dir() / "cwd";
+  fs::create_directories(elsewhere);
+  fs::current_path(elsewhere);
+  const std::string found = user_file_or_resource("models/gpus.json");
+  const std::string missing = user_file_or_resource("models/no_such_model.json");
+  // A file of that name in the working directory wins over the bundled one.
+  fs::create_directories(elsewhere / "models");
+  std::ofstream(elsewhere / "models" / "gpus.json") << "{}";
+  const std::string local = user_file_or_resource("models/gpus.json");
+  fs::current_path(here);
+  EXPECT_EQ(found, find_resource("models/gpus.json").string());
+  EXPECT_TRUE(fs::exists(found)) << found;
+  EXPECT_EQ(missing, "models/no_such_model.json");
+  EXPECT_EQ(local, "models/gpus.json");
+  EXPECT_EQ(user_file_or_resource("/abs/none.json"), "/abs/none.json");
+  fs::remove_all(elsewhere);
+}
+
 }  // namespace
 }  // namespace cnnperf
