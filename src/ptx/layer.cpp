@@ -218,7 +218,15 @@ Layer parse_layer_spec(const std::string& spec) {
       row += "," + kv.substr(eq + 1);
     }
   }
-  const LayerTable t = parse_layers_csv(header + "\n" + row + "\n", "--spec");
+  LayerTable t;
+  try {
+    t = parse_layers_csv(header + "\n" + row + "\n", "--spec");
+  } catch (const InputError& e) {
+    // The spec is one line of a CSV made up here: its line number would mislead.
+    std::string message = e.what();
+    if (message.rfind("--spec:2: ", 0) == 0) message = "--spec: " + message.substr(10);
+    throw InputError(message);
+  }
   if (t.layers.size() != 1) throw InputError("--spec: expected one layer");
   return t.layers[0];
 }

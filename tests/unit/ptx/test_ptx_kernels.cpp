@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "cnnperf/error.hpp"
 #include "ptx_test_util.hpp"
 
 namespace cnnperf {
@@ -205,6 +206,15 @@ TEST(PtxKernels, RepeatedLaunchesComeFromTheCache) {
   // The cached copy carries the first run's own timing: nothing was re-simulated.
   EXPECT_EQ(a.analysis_seconds, b.analysis_seconds);
   EXPECT_EQ(a.opcodes_warp, b.opcodes_warp);
+}
+
+TEST(PtxKernels, ABadSpecNamesItsFieldWithoutALineNumber) {
+  try {
+    (void)parse_layer_spec("conv2d:c_in=abc");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "--spec: field 'c_in': expected a number, got 'abc'");
+  }
 }
 
 TEST(PtxKernels, LayerMappingAndFeatures) {
