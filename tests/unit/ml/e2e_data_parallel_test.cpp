@@ -179,6 +179,7 @@ TEST(EagerOverheadDataParallel, LoadingRowsChecksTheGpuCount) {
   const auto path = dir / ("cnnperf_dp_rows_" + std::to_string(::getpid()) + ".csv");
   const std::string header = "network,gpu,num_gpus,batch,dtype,mode,latency_ms\n";
   {
+    // SYNTHETIC: two invented latencies; only the num_gpus column is under test.
     std::ofstream(path) << header << "resnet18,TITAN RTX,1,12,fp32,inference,9.5\n"
                         << "resnet18,TITAN RTX,3,12,fp32,inference,30.1\n";
   }
