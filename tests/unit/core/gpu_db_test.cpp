@@ -283,7 +283,10 @@ TEST(GpuDbContents, AliasesAreUniqueAcrossEntries) {
 
 TEST(GpuDbContents, BundledDatabaseIsTheRepositoryFile) {
   const GpuDatabase& bundled = GpuDatabase::bundled();
-  EXPECT_EQ(bundled.all().size(), db().all().size());
+  ASSERT_EQ(bundled.all().size(), db().all().size());
+  for (std::size_t i = 0; i < db().all().size(); ++i) {
+    EXPECT_EQ(json(bundled.all()[i]), json(db().all()[i])) << db().all()[i].name;
+  }
   EXPECT_EQ(&bundled, &GpuDatabase::bundled());  // loaded once
   EXPECT_EQ(bundled.schema_version(), 1);
   EXPECT_TRUE(bundled.find("Tesla T4").has_value());
