@@ -26,7 +26,7 @@ struct CsvTable {
   std::string source;                    ///< file name, for error messages
   std::vector<std::string> header;       ///< column names in file order
   std::vector<std::vector<std::string>> rows;
-  std::vector<std::size_t> lines;        ///< source line of each row (1-based)
+  std::vector<std::size_t> lines;  ///< source line of each row (1-based; 0: none)
 
   /// Index of a column, or nullopt.
   [[nodiscard]] std::optional<std::size_t> column(std::string_view name) const;
@@ -34,7 +34,8 @@ struct CsvTable {
   [[nodiscard]] std::optional<std::string> get(std::size_t row, std::string_view name) const;
   /// Numeric cell; throws InputError "file:line: field 'name': expected a number".
   [[nodiscard]] std::optional<double> get_number(std::size_t row, std::string_view name) const;
-  /// "file:line" of a row, for error messages.
+  /// "file:line" of a row, for error messages ("file" for a row without a line, e.g. one
+  /// built in memory from a command-line spec).
   [[nodiscard]] std::string where(std::size_t row) const;
 };
 

@@ -139,7 +139,8 @@ std::optional<double> CsvTable::get_number(std::size_t row, std::string_view nam
 }
 
 std::string CsvTable::where(std::size_t row) const {
-  return source + ":" + std::to_string(row < lines.size() ? lines[row] : 0);
+  const std::size_t line = row < lines.size() ? lines[row] : 0;
+  return line == 0 ? source : source + ":" + std::to_string(line);
 }
 
 CsvTable parse_csv(std::string_view text, const std::string& source) {

@@ -204,9 +204,13 @@ std::vector<Launch> plan(const Layer& l, const PtxLayerOptions& o) {
 }  // namespace
 
 Layer parse_layer_spec(const std::string& spec) {
+  // One row built in memory: errors name --spec and the field, without a line number.
+  CsvTable table;
+  table.source = "--spec";
   const auto colon = spec.find(':');
-  const std::string op = spec.substr(0, colon);
-  std::string header = "op", row = op;
+  table.header = {"op"};
+  table.rows = {{spec.substr(0, colon)}};
+  table.lines = {0};
   if (colon != std::string::npos) {
     std::stringstream ss(spec.substr(colon + 1));
     std::string kv;
@@ -214,21 +218,11 @@ Layer parse_layer_spec(const std::string& spec) {
       const auto eq = kv.find('=');
       if (eq == std::string::npos || eq == 0)
         throw InputError("--spec: expected key=value, got '" + kv + "'");
-      header += "," + kv.substr(0, eq);
-      row += "," + kv.substr(eq + 1);
+      table.header.push_back(kv.substr(0, eq));
+      table.rows[0].push_back(kv.substr(eq + 1));
     }
   }
-  LayerTable t;
-  try {
-    t = parse_layers_csv(header + "\n" + row + "\n", "--spec");
-  } catch (const InputError& e) {
-    // The spec is one line of a CSV made up here: its line number would mislead.
-    std::string message = e.what();
-    if (message.rfind("--spec:2: ", 0) == 0) message = "--spec: " + message.substr(10);
-    throw InputError(message);
-  }
-  if (t.layers.size() != 1) throw InputError("--spec: expected one layer");
-  return t.layers[0];
+  return layer_from_row(table, 0);
 }
 
 std::vector<PtxLaunchResult> analyze_layer(const Layer& layer, const PtxLayerOptions& options) {

@@ -3,11 +3,13 @@
 // when its subcommand is chosen, stores in `run` one call into the library.
 #pragma once
 
-#include <exception>
 #include <functional>
 #include <string>
 
 #include <CLI/CLI.hpp>
+
+#include "cnnperf/error.hpp"
+#include "cnnperf/io.hpp"
 
 namespace cnnperf::cli {
 
@@ -16,15 +18,12 @@ namespace cnnperf::cli {
 inline CLI::Validator positive_integer() {
   return CLI::Validator(
       [](std::string& value) -> std::string {
-        std::size_t used = 0;
-        long long n = 0;
         try {
-          n = std::stoll(value, &used);
-        } catch (const std::exception&) {
-          used = 0;
+          (void)parse_positive_int(value, "value");
+          return {};
+        } catch (const InputError&) {
+          return "expected a positive integer, got " + value;
         }
-        if (used == value.size() && used > 0 && n > 0) return {};
-        return "expected a positive integer, got " + value;
       },
       "POSITIVE");
 }
