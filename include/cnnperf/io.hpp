@@ -49,6 +49,12 @@ struct CsvTable {
 [[nodiscard]] std::string csv_escape(std::string_view field);
 /// Joins fields into one CSV line (no trailing newline).
 [[nodiscard]] std::string csv_line(const std::vector<std::string>& fields);
+/// CSV text of `header` and `rows` with a last column `schema_version` holding
+/// `schema_version` on every row, as every CSV we print carries one (a layer CSV predict
+/// extends keeps DESIGN's columns instead).
+[[nodiscard]] std::string csv_with_schema(std::vector<std::string> header,
+                                          const std::vector<std::vector<std::string>>& rows,
+                                          int schema_version);
 
 /// Output formats every printing subcommand accepts.
 enum class OutputFormat { kTable, kJson, kCsv };

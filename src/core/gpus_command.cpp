@@ -74,13 +74,12 @@ std::string render_list(const GpuDatabase& db, const GpusOptions& o, OutputForma
     for (const auto& f : gpu_spec_field_names()) {
       if (f != "sources") header.push_back(f);
     }
-    std::string out = csv_line(header) + "\n";
+    std::vector<std::vector<std::string>> cells;
     for (const auto* g : rows) {
-      std::vector<std::string> cells;
-      for (const auto& f : header) cells.push_back(field_text(*g, f));
-      out += csv_line(cells) + "\n";
+      cells.emplace_back();
+      for (const auto& f : header) cells.back().push_back(field_text(*g, f));
     }
-    return out;
+    return csv_with_schema(header, cells, kOutputSchemaVersion);
   }
   const std::vector<std::string> header = {"name",          "architecture",       "SMs",
                                            "boost MHz",     "FP32 TFLOPS",        "tensor FP16 TFLOPS",
@@ -116,9 +115,7 @@ std::string render_show(const GpuDatabase& db, const GpusOptions& o, OutputForma
     rows.push_back({f, field_text(g, f), g.source_of(f)});
   }
   if (format == OutputFormat::kCsv) {
-    std::string out = csv_line({"field", "value", "source"}) + "\n";
-    for (const auto& r : rows) out += csv_line(r) + "\n";
-    return out;
+    return csv_with_schema({"field", "value", "source"}, rows, kOutputSchemaVersion);
   }
   return format_table({"field", "value", "source"}, rows);
 }

@@ -241,6 +241,15 @@ std::string csv_line(const std::vector<std::string>& fields) {
   return out;
 }
 
+std::string csv_with_schema(std::vector<std::string> header,
+                            const std::vector<std::vector<std::string>>& rows, int schema_version) {
+  header.emplace_back("schema_version");
+  std::string out = csv_line(header) + "\n";
+  const std::string version = std::to_string(schema_version);
+  for (const auto& row : rows) out += csv_line(row) + "," + version + "\n";
+  return out;
+}
+
 std::string to_string(OutputFormat format) {
   switch (format) {
     case OutputFormat::kTable: return "table";

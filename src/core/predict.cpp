@@ -793,26 +793,43 @@ nlohmann::json to_json(const NetworkPrediction& r) {
 std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
   if (format == OutputFormat::kJson) return to_json(r).dump(2) + "\n";
   if (format == OutputFormat::kCsv) {
-    std::string out = csv_line({"name", "op", "batch", "c_in", "h_in", "w_in", "c_out", "h_out",
-                                "w_out", "kernel_h", "kernel_w", "stride_h", "stride_w", "pad_h",
-                                "pad_w", "groups", "params", "flops", "bytes", "latency_ms",
-                                "energy_mj", "avg_power_w", "roofline_ms", "bound",
-                                "in_distribution"}) +
-                      "\n";
+    std::vector<std::vector<std::string>> rows;
     for (std::size_t i = 0; i < r.layers.size(); ++i) {
       const auto& l = r.layers[i];
       const auto& p = r.predictions[i];
       auto s = [](std::int64_t v) { return std::to_string(v); };
-      out += csv_line({l.name, to_string(l.op), s(l.batch), s(l.c_in), s(l.h_in), s(l.w_in),
-                       s(l.c_out), s(l.h_out()), s(l.w_out()), s(l.kernel_h), s(l.kernel_w),
-                       s(l.stride_h), s(l.stride_w), s(l.pad_h), s(l.pad_w), s(l.groups),
-                       s(l.params()), format_number(l.flops(), 10), format_number(l.bytes(), 10),
-                       format_number(p.latency_ms, 6), format_number(p.energy_mj, 6),
-                       format_number(p.avg_power_w, 5), format_number(p.roofline_ms, 6), p.bound,
-                       p.in_distribution ? "true" : "false"}) +
-             "\n";
+      rows.push_back({l.name,
+                      to_string(l.op),
+                      s(l.batch),
+                      s(l.c_in),
+                      s(l.h_in),
+                      s(l.w_in),
+                      s(l.c_out),
+                      s(l.h_out()),
+                      s(l.w_out()),
+                      s(l.kernel_h),
+                      s(l.kernel_w),
+                      s(l.stride_h),
+                      s(l.stride_w),
+                      s(l.pad_h),
+                      s(l.pad_w),
+                      s(l.groups),
+                      s(l.params()),
+                      format_number(l.flops(), 10),
+                      format_number(l.bytes(), 10),
+                      format_number(p.latency_ms, 6),
+                      format_number(p.energy_mj, 6),
+                      format_number(p.avg_power_w, 5),
+                      format_number(p.roofline_ms, 6),
+                      p.bound,
+                      p.in_distribution ? "true" : "false"});
     }
-    return out;
+    return csv_with_schema({"name",      "op",          "batch",       "c_in",  "h_in",
+                            "w_in",      "c_out",       "h_out",       "w_out", "kernel_h",
+                            "kernel_w",  "stride_h",    "stride_w",    "pad_h", "pad_w",
+                            "groups",    "params",      "flops",       "bytes", "latency_ms",
+                            "energy_mj", "avg_power_w", "roofline_ms", "bound", "in_distribution"},
+                           rows, kPredictionSchemaVersion);
   }
   std::vector<std::vector<std::string>> rows;
   for (std::size_t i = 0; i < r.layers.size(); ++i) {

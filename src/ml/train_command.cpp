@@ -204,9 +204,7 @@ std::string render_algo_study(const nlohmann::json& report, OutputFormat format)
     }
   }
   if (format == OutputFormat::kCsv) {
-    std::string out = csv_line(header) + "\n";
-    for (const auto& r : rows) out += csv_line(r) + "\n";
-    return out;
+    return csv_with_schema(header, rows, report.at("schema_version").get<int>());
   }
   std::string out = format_table(header, rows);
   if (!accuracy.empty()) {
@@ -270,9 +268,7 @@ std::string render(const nlohmann::json& report, OutputFormat format) {
     }
   }
   if (format == OutputFormat::kCsv) {
-    std::string out = csv_line(header) + "\n";
-    for (const auto& r : rows) out += csv_line(r) + "\n";
-    return out;
+    return csv_with_schema(header, rows, report.at("schema_version").get<int>());
   }
   std::string out = format_table(header, rows);
   if (report.contains("unseen_gpu_check")) {

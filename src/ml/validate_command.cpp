@@ -81,9 +81,8 @@ std::string render(const nlohmann::json& report, OutputFormat format) {
     }
   }
   if (format == OutputFormat::kCsv) {
-    std::string out = csv_line(header) + "\n";
-    for (const auto& r : rows) out += csv_line(r) + "\n";
-    return out + (power.empty() ? "" : "\n" + power);
+    return csv_with_schema(header, rows, report.at("schema_version").get<int>()) +
+           (power.empty() ? "" : "\n" + power);
   }
   std::string models;
   if (report.contains("layers")) models += "per layer: " + report["model"].get<std::string>();

@@ -5,6 +5,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -281,6 +284,27 @@ TEST(PredictCli, VerboseWorksAfterTheSubcommandToo) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("cnnperf: info: "), std::string::npos) << r.err;
   EXPECT_EQ(r.out.rfind("name,", 0), 0U) << r.out.substr(0, 200);  // stdout stays pure CSV
+}
+
+// These CSVs end each row with the schema version of what they hold (the layer CSV
+// `predict --layers` extends keeps DESIGN's columns instead).
+TEST(PredictCli, CsvOutputsCarryTheirSchemaVersion) {
+  const std::string layers = source_file("datasets/layers_neusight.csv.gz");
+  const std::vector<std::string> commands{
+      "predict --net resnet18 --gpu a100", "gpus", "gpus show t4",
+      "validate --e2e " + source_file("datasets/e2e_torchvision.csv"),
+      "train --data " + layers + " --max-rows 400 --regressor linear --folds 2"};
+  for (const std::string& args : commands) {
+    const RunResult r = run_cnnperf(args + " --format csv");
+    ASSERT_EQ(r.exit_code, 0) << args << "\n" << r.err;
+    std::istringstream lines(r.out);
+    std::string header;
+    std::string first;
+    std::getline(lines, header);
+    std::getline(lines, first);
+    EXPECT_TRUE(header.ends_with(",schema_version")) << args << ": " << header;
+    EXPECT_TRUE(first.ends_with(",1")) << args << ": " << first;
+  }
 }
 
 }  // namespace
