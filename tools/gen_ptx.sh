@@ -4,8 +4,22 @@
 # and MANIFEST.txt with the nvcc version and flags.
 #   tools/gen_ptx.sh            write into models/ptx/
 #   tools/gen_ptx.sh --check    regenerate into a temp dir; exit 1 when the committed PTX is stale
+#   tools/gen_ptx.sh --check-sources
+#                               without nvcc: exit 1 when a kernels/*.cu differs from the one
+#                               MANIFEST.txt records (its sha256), or is new or gone
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+if [[ "${1:-}" == "--check-sources" ]]; then
+  cd "$root"
+  recorded="$(sed -n 's/^source: //p' models/ptx/MANIFEST.txt)"
+  current="$(sha256sum kernels/*.cu)"
+  if [[ "$recorded" != "$current" ]]; then
+    diff <(echo "$recorded") <(echo "$current") | sed -n 's/^> /changed or new: /p; s/^< /recorded: /p'
+    echo "models/ptx/ is stale: run tools/gen_ptx.sh where nvcc is installed"
+    exit 1
+  fi
+  exit 0
+fi
 nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
 ptxas="$(dirname "$nvcc")/ptxas"
 flags="-O3 -ptx -std=c++17"
@@ -20,6 +34,7 @@ mkdir -p "$out"
   echo "flags: $flags -arch=<arch>"
   echo "archs: $archs"
   echo "ptxas: ptxas -v -O3 -arch=<arch>"
+  (cd "$root" && sha256sum kernels/*.cu) | sed 's/^/source: /'
 } > "$out/MANIFEST.txt"
 : > "$out/resources.txt"
 for src in "$root"/kernels/*.cu; do
