@@ -50,8 +50,9 @@ int main(int argc, char** argv) {
     // Bad usage is exit 2 with one line, like every other failure.
     std::string what = e.what();
     if (argc > 1 && argv[1][0] != '-' && app.get_subcommands().empty()) {
-      what = std::string("unknown subcommand '") + argv[1] +
-             "': expected predict, profile, ptx, train, validate, gpus, nets, plan or report";
+      what = std::string("unknown subcommand '") + argv[1] + "': expected one of";
+      const auto all = app.get_subcommands([](const CLI::App*) { return true; });
+      for (const CLI::App* sub : all) what += " " + sub->get_name();
     }
     std::fprintf(stderr, "cnnperf: error: %s (see --help)\n", what.c_str());
     return 2;
