@@ -822,13 +822,43 @@ std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
                       format_number(p.avg_power_w, 5),
                       format_number(p.roofline_ms, 6),
                       p.bound,
-                      p.in_distribution ? "true" : "false"});
+                      p.in_distribution ? "true" : "false",
+                      format_number(p.latency_ms, 6)});
     }
+    // The network's totals close the file as one row named `total`, so a CSV reader gets the
+    // end-to-end step (`latency_ms`, launch overhead and input copy included) without the JSON.
+    std::int64_t params = 0;
+    double flops = 0;
+    double bytes = 0;
+    double roofline_ms = 0;
+    bool in_distribution = true;
+    for (std::size_t i = 0; i < r.layers.size(); ++i) {
+      params += r.layers[i].params();
+      flops += r.layers[i].flops();
+      bytes += r.layers[i].bytes();
+      roofline_ms += r.predictions[i].roofline_ms;
+      in_distribution = in_distribution && r.predictions[i].in_distribution;
+    }
+    std::vector<std::string> total(26);
+    total[0] = "total";
+    total[1] = "total";
+    total[2] = std::to_string(r.batch);
+    total[16] = std::to_string(params);
+    total[17] = format_number(flops, 10);
+    total[18] = format_number(bytes, 10);
+    total[19] = format_number(r.latency_ms, 6);
+    total[20] = format_number(r.energy_j * 1e3, 6);
+    total[21] = format_number(r.avg_power_w, 5);
+    total[22] = format_number(roofline_ms, 6);
+    total[24] = in_distribution ? "true" : "false";
+    total[25] = format_number(r.kernel_ms, 6);
+    rows.push_back(std::move(total));
     return csv_with_schema({"name",      "op",          "batch",       "c_in",  "h_in",
                             "w_in",      "c_out",       "h_out",       "w_out", "kernel_h",
                             "kernel_w",  "stride_h",    "stride_w",    "pad_h", "pad_w",
                             "groups",    "params",      "flops",       "bytes", "latency_ms",
-                            "energy_mj", "avg_power_w", "roofline_ms", "bound", "in_distribution"},
+                            "energy_mj", "avg_power_w", "roofline_ms", "bound", "in_distribution",
+                            "kernel_ms"},
                            rows, kPredictionSchemaVersion);
   }
   std::vector<std::vector<std::string>> rows;

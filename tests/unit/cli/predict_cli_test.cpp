@@ -3,6 +3,7 @@
 // `validate --power`, as a user runs them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -305,6 +306,64 @@ TEST(PredictCli, CsvOutputsCarryTheirSchemaVersion) {
     EXPECT_TRUE(header.ends_with(",schema_version")) << args << ": " << header;
     EXPECT_TRUE(first.ends_with(",1")) << args << ": " << first;
   }
+}
+
+// A CSV reader must get the network's end-to-end step, not only its layers: the file ends with
+// a `total` row holding the JSON's totals.
+TEST(PredictCli, NetworkCsvEndsWithTheTotalsOfTheJson) {
+  const std::string args = "predict --net resnet18 --gpu t4 --batch 8 --mode training";
+  const RunResult csv = run_cnnperf(args + " --format csv");
+  const RunResult json = run_cnnperf(args + " --format json");
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto doc = nlohmann::json::parse(json.out);
+  const auto& total = doc.at("total");
+
+  std::istringstream lines(csv.out);
+  std::string line;
+  std::vector<std::vector<std::string>> rows;
+  while (std::getline(lines, line)) {
+    std::vector<std::string> cells;
+    std::istringstream fields(line);
+    std::string cell;
+    while (std::getline(fields, cell, ',')) cells.push_back(cell);
+    if (line.ends_with(",")) cells.emplace_back();
+    rows.push_back(cells);
+  }
+  ASSERT_EQ(rows.size(), doc.at("layers").size() + 2);  // header, layers, total
+  const auto& header = rows.front();
+  auto column = [&](const std::string& name) {
+    for (std::size_t i = 0; i < header.size(); ++i)
+      if (header[i] == name) return i;
+    ADD_FAILURE() << "no column " << name;
+    return header.size();
+  };
+  const std::size_t latency = column("latency_ms");
+  const std::size_t kernel = column("kernel_ms");
+  const std::size_t energy = column("energy_mj");
+  const std::size_t flops = column("flops");
+  ASSERT_LT(std::max({latency, kernel, energy, flops}), header.size());
+  const auto& last = rows.back();
+  ASSERT_EQ(last.size(), header.size());
+  EXPECT_EQ(last[column("name")], "total");
+  EXPECT_EQ(last[column("op")], "total");
+  EXPECT_NEAR(std::stod(last[latency]), total.at("latency_ms").get<double>(),
+              1e-5 * total.at("latency_ms").get<double>());
+  EXPECT_NEAR(std::stod(last[kernel]), total.at("kernel_ms").get<double>(),
+              1e-5 * total.at("kernel_ms").get<double>());
+  EXPECT_NEAR(std::stod(last[energy]), 1e3 * total.at("energy_j").get<double>(),
+              1e-5 * 1e3 * total.at("energy_j").get<double>());
+  EXPECT_NEAR(std::stod(last[flops]), total.at("flops").get<double>(),
+              1e-9 * total.at("flops").get<double>());
+  // The eager step holds more than its kernels; each layer's kernel_ms is its latency_ms.
+  EXPECT_GT(std::stod(last[latency]), std::stod(last[kernel]));
+  double layer_kernel_ms = 0;
+  for (std::size_t i = 1; i + 1 < rows.size(); ++i) {
+    EXPECT_EQ(rows[i][kernel], rows[i][latency]) << rows[i][0];
+    layer_kernel_ms += std::stod(rows[i][kernel]);
+  }
+  EXPECT_NEAR(layer_kernel_ms, total.at("kernel_ms").get<double>(),
+              1e-4 * total.at("kernel_ms").get<double>());
 }
 
 }  // namespace
