@@ -51,7 +51,8 @@ struct PtxLaunchResult {
   double active_lane_efficiency = 1;  ///< thread_insts / (32 * warp_insts)
   std::optional<PtxResources> resources;
   std::vector<std::string> warnings;
-  double analysis_seconds = 0;        ///< wall time of the emulation (not cached)
+  double analysis_seconds = 0;        ///< wall time of the emulation that produced this result
+  bool from_cache = false;            ///< true when an earlier identical launch's result was reused
   int launches = 1;                   ///< identical launches this result stands for (grouped conv)
 };
 

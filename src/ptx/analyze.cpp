@@ -256,7 +256,11 @@ PtxLaunchResult analyze_ptx_file(const std::string& file, const std::string& ker
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     auto it = g_results.find(key);
-    if (it != g_results.end()) return it->second;
+    if (it != g_results.end()) {
+      PtxLaunchResult cached = it->second;
+      cached.from_cache = true;
+      return cached;
+    }
   }
   const auto t0 = std::chrono::steady_clock::now();
   const ptx::LaunchCounts c = ptx::run_launch(*prog, spec);

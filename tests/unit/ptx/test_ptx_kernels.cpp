@@ -200,12 +200,19 @@ TEST(PtxKernels, ClangPtxReconvergesLikeNvcc) {
 }
 
 TEST(PtxKernels, RepeatedLaunchesComeFromTheCache) {
+  ptx_clear_caches();
   const ConvShape c{1, 4, 12, 12, 8, 3, 3, 1, 1};
   const auto a = run_direct(c, false);
   const auto b = run_direct(c, false);
-  // The cached copy carries the first run's own timing: nothing was re-simulated.
-  EXPECT_EQ(a.analysis_seconds, b.analysis_seconds);
+  EXPECT_FALSE(a.from_cache);
+  EXPECT_TRUE(b.from_cache);
   EXPECT_EQ(a.opcodes_warp, b.opcodes_warp);
+  // Another launch of the same kernel is simulated, not taken from the first one's entry.
+  const auto other = run_direct(ConvShape{1, 4, 12, 12, 16, 3, 3, 1, 1}, false);
+  EXPECT_FALSE(other.from_cache);
+  EXPECT_GT(other.thread_insts, a.thread_insts);
+  ptx_clear_caches();
+  EXPECT_FALSE(run_direct(c, false).from_cache);
 }
 
 TEST(PtxKernels, ABadSpecNamesItsFieldWithoutALineNumber) {
