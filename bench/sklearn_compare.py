@@ -2,11 +2,18 @@
 # SPDX-License-Identifier: Apache-2.0
 """Put cnnperf's regressors next to scikit-learn's on the SAME split and features.
 
-Input: a real measured CSV (default: NeuSight conv2d latencies, /work/shared/data/neusight/
-conv2d.csv). Until cnnperf exports its own feature matrix, simple numeric features are
-derived here: batch, c_in, c_out, h_in, w_in, kernel, flops = 2*batch*c_in*c_out*k*k*h_out*w_out,
-and one-hot GPU columns. The feature CSV (with a seeded 80/20 `split` column) is written
-once and read by both sides, so the two libraries see identical numbers.
+Two inputs:
+- `--source`: a real measured CSV (default: NeuSight conv2d latencies, /work/shared/data/
+  neusight/conv2d.csv), from which simple numeric features are derived here: batch, c_in,
+  c_out, h_in, w_in, kernel, flops = 2*batch*c_in*c_out*k*k*h_out*w_out, and one-hot GPU
+  columns, with a seeded 80/20 split; the target is the latency.
+- `--cnnperf-features`: the matrix `cnnperf train --export-features` writes, i.e. cnnperf's own
+  features of one op family (`--family`), the rows of fold `--test-fold` (of the `--cv` the
+  export was made with) held out; the target is latency / baseline_ms (analytical + host
+  floor), whose percentage error is the latency's, as `train` fits it (without its roofline
+  clamp).
+Either way the feature CSV is written once and read by both sides, so the two libraries see
+identical numbers.
 
 Run with Debian's python (/usr/bin/python3, which has python3-sklearn), e.g. through
 bench/sklearn_compare.sh.
@@ -54,12 +61,38 @@ def derive_features(source, out_path, seed):
     rng = np.random.RandomState(seed)
     is_test = rng.permutation(len(y)) < int(round(0.2 * len(y)))
     split = np.where(is_test, "test", "train")
+    write_features(out_path, names, "latency_ms", x, y, split)
+    return x, y, split
+
+
+def write_features(out_path, names, target, x, y, split):
+    """The CSV both sides read: features..., target, split."""
     with open(out_path, "w", newline="") as f:
         wr = csv.writer(f)
-        wr.writerow(names + ["latency_ms", "split"])
+        wr.writerow(names + [target, "split"])
         for i in range(len(y)):
             # repr() of a float round-trips exactly, so C++ reads the same doubles.
             wr.writerow([repr(v) for v in x[i]] + [repr(y[i]), split[i]])
+
+
+def exported_features(path, family, test_fold, out_path):
+    """Reads a `train --export-features` CSV; writes the feature CSV (features..., ratio, split)
+    of one family's rows and returns (X, ratio, split)."""
+    with open(path, newline="") as f:
+        reader = csv.reader(f)
+        header = next(reader)
+        rows = [r for r in reader if r[0] == family]
+    if not rows:
+        sys.exit(f"sklearn_compare: {path}: no rows of family '{family}'")
+    first, last = header.index("fold") + 1, header.index("baseline_ms")
+    names = header[first:last]
+    x = np.array([[float(v) for v in r[first:last]] for r in rows])
+    baseline = np.array([float(r[last]) for r in rows])
+    latency = np.array([float(r[header.index("latency_ms")]) for r in rows])
+    y = latency / baseline
+    split = np.where(np.array([int(r[header.index("fold")]) for r in rows]) == test_fold,
+                     "test", "train")
+    write_features(out_path, names, "ratio", x, y, split)
     return x, y, split
 
 
@@ -87,18 +120,27 @@ def main():
     ap.add_argument("--workdir", default="build/sklearn-compare")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--cnnperf-features", help="a `cnnperf train --export-features` CSV")
+    ap.add_argument("--family", default="conv", help="op family of --cnnperf-features")
+    ap.add_argument("--test-fold", type=int, default=0, help="fold of --cnnperf-features held out")
     args = ap.parse_args()
 
     os.makedirs(args.workdir, exist_ok=True)
     features_csv = os.path.join(args.workdir, "features.csv")
-    x, y, split = derive_features(args.source, features_csv, args.seed)
+    if args.cnnperf_features:
+        x, y, split = exported_features(args.cnnperf_features, args.family, args.test_fold,
+                                        features_csv)
+        target, source = "ratio", f"{args.cnnperf_features} ({args.family})"
+    else:
+        x, y, split = derive_features(args.source, features_csv, args.seed)
+        target, source = "latency_ms", args.source
     tr, te = split == "train", split == "test"
-    print(f"# data: {args.source} -> {features_csv}: {len(y)} rows, {x.shape[1]} features, "
+    print(f"# data: {source} -> {features_csv}: {len(y)} rows, {x.shape[1]} features, "
           f"{tr.sum()} train / {te.sum()} test; scikit-learn {sklearn.__version__}", file=sys.stderr)
 
     results = []  # (library, regressor, log_target, mape, r2, within10, wall_s, cpu_s)
     for log_target in (False, True):
-        cmd = [args.ml_compare, "--data", features_csv, "--target", "latency_ms", "--split", "split",
+        cmd = [args.ml_compare, "--data", features_csv, "--target", target, "--split", "split",
                "--regressors", "linear,knn,dtree,rf,xgboost", "--n-threads", str(args.threads)]
         if log_target:
             cmd.append("--log-target")
@@ -124,8 +166,8 @@ def main():
     for lib, name, log_t, mape, r2, within, wall, cpu in results:
         print(f"| {name} | {'log' if log_t else 'raw'} | {lib} | {mape:.2f} | {r2:.4f} | "
               f"{within:.1f} | {wall:.3f} | {cpu:.3f} |")
-    print(json.dumps({"rows": int(len(y)), "features": int(x.shape[1]), "seed": args.seed,
-                      "sklearn": sklearn.__version__}), file=sys.stderr)
+    print(json.dumps({"rows": int(len(y)), "features": int(x.shape[1]), "target": target,
+                      "seed": args.seed, "sklearn": sklearn.__version__}), file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,8 @@ set -eu
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-"$repo/build"}
 [ $# -gt 0 ] && shift
+# scikit-learn comes from Debian (python3-sklearn); installed here when missing (as root).
+"$repo/tools/install_deps.sh" python3-sklearn python3-numpy
 cmake --build "$build" --target ml_compare -j2 >&2
 # On a shared machine libgomp's busy-waiting threads (XGBoost, parts of scikit-learn) burn
 # their time slices spinning; passive waiting makes the timings reflect the work. Override

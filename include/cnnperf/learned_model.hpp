@@ -232,6 +232,22 @@ struct CvResult {
   double train_seconds = 0;
 };
 
+/// The fold of each of `rows` (a family's rows of `data`) under `scheme`, as
+/// cross_validate_family assigns them; `n_folds` (when non-null) receives the fold count
+/// (leave-gpu-out: the number of GPUs). Throws InputError for leave-gpu-out on one GPU.
+[[nodiscard]] std::vector<int> family_folds(const TrainingData& data,
+                                            const std::vector<std::size_t>& rows, CvScheme scheme,
+                                            int folds, std::uint64_t seed, int* n_folds);
+
+/// What `train` fits, as CSV text, one row per measured row of each op family: `family`,
+/// `source`, `gpu`, `fold` (the row's fold under `scheme`, `folds`, `seed`, as `train --cv`
+/// would hold it out), every feature of `spec` (feature_names order), `baseline_ms` (analytical
+/// + the host floor fitted on all of the family's rows), the measured `latency_ms` and
+/// `log_ratio` = log(latency_ms / baseline_ms), the regression target.
+[[nodiscard]] std::string feature_matrix_csv(const TrainingData& data, const FeatureSpec& spec,
+                                             CvScheme scheme, int folds, std::uint64_t seed,
+                                             bool host_floor = true);
+
 /// Cross-validates a regressor on a family's rows (each fold fitted as fit_family_models
 /// with `split` and `host_floor` would fit it: floors from the fold's training rows only).
 [[nodiscard]] CvResult cross_validate_family(const TrainingData& data, OpFamily family,

@@ -38,6 +38,9 @@ struct TrainOptions {
   std::string algo_study;
   std::string algo_classifier = "rf";  ///< regressor kind of the one-vs-rest classifier
   int algo_inner_folds = 3;            ///< inner folds for the training rows' probabilities
+  /// Non-empty: write the feature matrix (feature_matrix_csv, folds of `cv`) to this CSV
+  /// instead of training, for fitting other learners on exactly what `train` fits.
+  std::string export_features;
 };
 
 /// Trains and reports; returns the whole result (metrics rows, model metadata) as JSON.

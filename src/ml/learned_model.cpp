@@ -425,23 +425,16 @@ std::vector<double> predict_rows(const FamilyModel& model, const TrainingData& d
   return out;
 }
 
-CvResult cross_validate_family(const TrainingData& data, OpFamily family, RegressorKind kind,
-                               const FamilyParams& params, const FeatureSpec& spec, CvScheme scheme,
-                               int folds, std::uint64_t seed, SourceSplit split, bool host_floor) {
-  CvResult result;
-  result.kind = kind;
-  result.family = family;
-  result.rows = family_rows(data, family);
-  const std::size_t n = result.rows.size();
-  if (n == 0) return result;
-  // Fold of each row.
+std::vector<int> family_folds(const TrainingData& data, const std::vector<std::size_t>& rows,
+                              CvScheme scheme, int folds, std::uint64_t seed, int* n_folds_out) {
+  const std::size_t n = rows.size();
   std::vector<int> fold(n, 0);
   int n_folds = std::max(2, folds);
   std::mt19937_64 rng(seed);
   if (scheme == CvScheme::kLeaveGpuOut) {
     std::map<std::string, int> ids;
     for (std::size_t i = 0; i < n; ++i) {
-      const auto& name = data.gpus[result.rows[i]].name;
+      const auto& name = data.gpus[rows[i]].name;
       const auto it = ids.emplace(name, static_cast<int>(ids.size())).first;
       fold[i] = it->second;
     }
@@ -451,7 +444,7 @@ CvResult cross_validate_family(const TrainingData& data, OpFamily family, Regres
     std::unordered_map<std::string, int> group_of;
     std::vector<int> group(n);
     for (std::size_t i = 0; i < n; ++i) {
-      const auto key = shape_key(data.layers[result.rows[i]]);
+      const auto key = shape_key(data.layers[rows[i]]);
       group[i] = group_of.emplace(key, static_cast<int>(group_of.size())).first->second;
     }
     std::vector<int> assignment(group_of.size());
@@ -466,6 +459,52 @@ CvResult cross_validate_family(const TrainingData& data, OpFamily family, Regres
     std::shuffle(order.begin(), order.end(), rng);
     for (std::size_t i = 0; i < n; ++i) fold[order[i]] = static_cast<int>(i % n_folds);
   }
+  if (n_folds_out != nullptr) *n_folds_out = n_folds;
+  return fold;
+}
+
+std::string feature_matrix_csv(const TrainingData& data, const FeatureSpec& spec, CvScheme scheme,
+                               int folds, std::uint64_t seed, bool host_floor) {
+  std::vector<std::string> header{"family", "source", "gpu", "fold"};
+  for (const auto& name : feature_names(spec)) header.push_back(name);
+  for (const char* name : {"baseline_ms", "latency_ms", "log_ratio"}) header.emplace_back(name);
+  std::string out = csv_line(header) + "\n";
+  for (const auto family : {OpFamily::kConv, OpFamily::kGemm, OpFamily::kPointwise}) {
+    const auto rows = family_rows(data, family);
+    if (rows.empty()) continue;
+    const auto fold = family_folds(data, rows, scheme, folds, seed, nullptr);
+    // Floors from all of the family's rows, as the written model fits them (in CV each fold
+    // fits its own from its training rows).
+    FamilyModel floors;
+    if (host_floor) floors.host_floor_ms = fit_host_floors(data, rows);
+    const FeatureMatrix x = matrix_for_rows(data, rows, spec);
+    std::vector<std::string> cells;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const auto r = rows[i];
+      const double baseline = analytical_ms(data.layers[r], data.gpus[r]) +
+                              floors.floor_ms(data.sources[r], data.gpus[r].name);
+      cells = {to_string(family), data.sources[r], data.gpus[r].name, std::to_string(fold[i])};
+      for (std::size_t c = 0; c < x.cols; ++c) cells.push_back(format_number(x(i, c), 10));
+      cells.push_back(format_number(baseline, 10));
+      cells.push_back(format_number(data.latency_ms[r], 10));
+      cells.push_back(format_number(std::log(data.latency_ms[r] / baseline), 10));
+      out += csv_line(cells) + "\n";
+    }
+  }
+  return out;
+}
+
+CvResult cross_validate_family(const TrainingData& data, OpFamily family, RegressorKind kind,
+                               const FamilyParams& params, const FeatureSpec& spec, CvScheme scheme,
+                               int folds, std::uint64_t seed, SourceSplit split, bool host_floor) {
+  CvResult result;
+  result.kind = kind;
+  result.family = family;
+  result.rows = family_rows(data, family);
+  const std::size_t n = result.rows.size();
+  if (n == 0) return result;
+  int n_folds = 0;
+  const std::vector<int> fold = family_folds(data, result.rows, scheme, folds, seed, &n_folds);
   result.predicted_ms.assign(n, 0);
   const auto start = std::chrono::steady_clock::now();
   for (int f = 0; f < n_folds; ++f) {

@@ -218,6 +218,18 @@ std::string render_algo_study(const nlohmann::json& report, OutputFormat format)
 std::string render(const nlohmann::json& report, OutputFormat format) {
   if (format == OutputFormat::kJson) return report.dump(2) + "\n";
   if (report.value("kind", "") == "algo_study") return render_algo_study(report, format);
+  if (report.value("kind", "") == "feature_export") {
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& [family, n] : report["rows_per_family"].items()) {
+      rows.push_back({family, std::to_string(n.get<std::size_t>()),
+                      std::to_string(report["feature_names"].size()),
+                      report["cv_scheme"].get<std::string>(), report["path"].get<std::string>()});
+    }
+    const std::vector<std::string> header{"family", "rows", "features", "fold_scheme", "file"};
+    return format == OutputFormat::kCsv
+               ? csv_with_schema(header, rows, report["schema_version"].get<int>())
+               : format_table(header, rows);
+  }
   if (report.value("kind", "") == "power_calibration") {
     std::string out = format_power_report(report, format);
     if (format == OutputFormat::kTable && report.contains("model_path")) {
@@ -465,6 +477,35 @@ nlohmann::json train_report(const TrainOptions& options) {
       spdlog::warn("--params: section '{}' matches no rows of --data; it is not used", key);
       unused_sections.push_back(key);
     }
+  }
+
+  if (!options.export_features.empty()) {
+    if (!options.out.empty() || !options.e2e.empty() || !options.algo_study.empty()) {
+      throw InputError(
+          "--export-features: expected no --out, --e2e or --algo-study (it "
+          "writes the feature matrix instead of training)");
+    }
+    write_output(options.export_features, feature_matrix_csv(data, spec, scheme, options.folds,
+                                                             options.seed, options.host_floor));
+    spdlog::info("wrote {}", options.export_features);
+    nlohmann::json counts = nlohmann::json::object();
+    for (const auto family : kFamilies) {
+      const auto rows = family_rows(data, family);
+      if (!rows.empty()) counts[to_string(family)] = rows.size();
+    }
+    return {{"schema_version", kModelSchemaVersion},
+            {"tool_version", CNNPERF_VERSION},
+            {"kind", "feature_export"},
+            {"data", data.files},
+            {"fingerprint", data.fingerprint},
+            {"features", spec.to_string()},
+            {"feature_names", feature_names(spec)},
+            {"host_floor", options.host_floor},
+            {"cv_scheme", to_string(scheme)},
+            {"folds", options.folds},
+            {"seed", options.seed},
+            {"rows_per_family", counts},
+            {"path", options.export_features}};
   }
 
   if (!options.algo_study.empty()) {

@@ -61,6 +61,10 @@ void add_train_command(CLI::App& app, Runner& run) {
   sub->add_option("--algo-inner-folds", opts->algo_inner_folds,
                   "Inner folds giving training rows out-of-fold class probabilities (0: in-sample)")
       ->capture_default_str();
+  sub->add_option("--export-features", opts->export_features,
+                  "Instead of training: write what train fits to FILE.csv (family, source, gpu, "
+                  "the row's --cv fold, every feature, baseline_ms, latency_ms, log_ratio), to "
+                  "fit other learners on the same features and folds");
   sub->add_option("--format", opts->format, "table|json|csv")->capture_default_str();
   sub->add_option("-o,--output", opts->output, "Write the metrics to FILE instead of stdout");
   sub->footer(
@@ -80,6 +84,7 @@ void add_train_command(CLI::App& app, Runner& run) {
       "  zcat datasets/layers_neusight.csv.gz | awk -F, 'NR==1 || $1==\"conv2d\"' > conv.csv\n"
       "  cnnperf train --data conv.csv --algo-study all --regressor rf   # all rows, no "
       "--max-rows\n"
+      "  cnnperf train --data conv.csv --cv group-shape --export-features conv_features.csv\n"
       "Export OMP_WAIT_POLICY=PASSIVE before training on a shared machine: XGBoost's OpenMP\n"
       "threads otherwise spin between boosting rounds (it must be set before the process starts).");
   sub->callback([opts, &run] { run = [opts] { return run_train(*opts); }; });

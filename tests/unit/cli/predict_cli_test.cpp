@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -364,6 +365,45 @@ TEST(PredictCli, NetworkCsvEndsWithTheTotalsOfTheJson) {
   }
   EXPECT_NEAR(layer_kernel_ms, total.at("kernel_ms").get<double>(),
               1e-4 * total.at("kernel_ms").get<double>());
+}
+
+// `train --export-features` writes what train fits, in one file a user's own learner can read.
+TEST(TrainCli, ExportFeaturesWritesTheMatrixInsteadOfTraining) {
+  const std::string dir = temp_dir().string();
+  const std::string file = dir + "/exported_features.csv";
+  const std::string data = source_file("datasets/layers_neusight.csv.gz");
+  RunResult r = run_cnnperf("train --data " + data + " --max-rows 600 --cv leave-gpu-out " +
+                            "--export-features " + file + " --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto report = nlohmann::json::parse(r.out);
+  EXPECT_EQ(report.at("kind"), "feature_export");
+  std::ifstream in(file);
+  std::string header;
+  ASSERT_TRUE(std::getline(in, header));
+  EXPECT_EQ(header.rfind("family,source,gpu,fold,", 0), 0U) << header;
+  EXPECT_TRUE(header.ends_with(",baseline_ms,latency_ms,log_ratio")) << header;
+  std::size_t lines = 0;
+  std::set<std::string> gpu_folds;
+  for (std::string line; std::getline(in, line); ++lines) {
+    std::istringstream cells(line);
+    std::string family, source, gpu, fold;
+    std::getline(cells, family, ',');
+    std::getline(cells, source, ',');
+    std::getline(cells, gpu, ',');
+    std::getline(cells, fold, ',');
+    gpu_folds.insert(family + " " + gpu + " " + fold);
+  }
+  EXPECT_EQ(lines, 600U);
+  // Leave-one-GPU-out: one fold per GPU within each family.
+  std::set<std::string> family_gpus;
+  for (const auto& g : gpu_folds) family_gpus.insert(g.substr(0, g.rfind(' ')));
+  EXPECT_EQ(family_gpus.size(), gpu_folds.size());
+
+  r = run_cnnperf("train --data " + data + " --max-rows 600 --export-features " + file + " --out " +
+                  dir + "/m.json");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--export-features"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/m.json"));
 }
 
 }  // namespace
