@@ -242,8 +242,9 @@ struct CvResult {
 /// What `train` fits, as CSV text, one row per measured row of each op family: `family`,
 /// `source`, `gpu`, `fold` (the row's fold under `scheme`, `folds`, `seed`, as `train --cv`
 /// would hold it out), every feature of `spec` (feature_names order), `baseline_ms` (analytical
-/// + the host floor fitted on all of the family's rows), the measured `latency_ms` and
-/// `log_ratio` = log(latency_ms / baseline_ms), the regression target.
+/// + the host floor fitted, as in cross_validate_family, on the family's rows outside the row's
+/// fold), the measured `latency_ms` and `log_ratio` = log(latency_ms / baseline_ms), the
+/// regression target.
 [[nodiscard]] std::string feature_matrix_csv(const TrainingData& data, const FeatureSpec& spec,
                                              CvScheme scheme, int folds, std::uint64_t seed,
                                              bool host_floor = true);

@@ -472,17 +472,27 @@ std::string feature_matrix_csv(const TrainingData& data, const FeatureSpec& spec
   for (const auto family : {OpFamily::kConv, OpFamily::kGemm, OpFamily::kPointwise}) {
     const auto rows = family_rows(data, family);
     if (rows.empty()) continue;
-    const auto fold = family_folds(data, rows, scheme, folds, seed, nullptr);
-    // Floors from all of the family's rows, as the written model fits them (in CV each fold
-    // fits its own from its training rows).
-    FamilyModel floors;
-    if (host_floor) floors.host_floor_ms = fit_host_floors(data, rows);
+    int n_folds = 0;
+    const auto fold = family_folds(data, rows, scheme, folds, seed, &n_folds);
+    // Each row's floor as cross-validation fits it: from the rows outside its fold, so a
+    // held-out GPU gets the other GPUs' typical floor, not its own.
+    std::vector<FamilyModel> floors(static_cast<std::size_t>(n_folds));
+    if (host_floor) {
+      for (int f = 0; f < n_folds; ++f) {
+        std::vector<std::size_t> train;
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+          if (fold[i] != f) train.push_back(rows[i]);
+        }
+        floors[static_cast<std::size_t>(f)].host_floor_ms = fit_host_floors(data, train);
+      }
+    }
     const FeatureMatrix x = matrix_for_rows(data, rows, spec);
     std::vector<std::string> cells;
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const auto r = rows[i];
-      const double baseline = analytical_ms(data.layers[r], data.gpus[r]) +
-                              floors.floor_ms(data.sources[r], data.gpus[r].name);
+      const double baseline =
+          analytical_ms(data.layers[r], data.gpus[r]) +
+          floors[static_cast<std::size_t>(fold[i])].floor_ms(data.sources[r], data.gpus[r].name);
       cells = {to_string(family), data.sources[r], data.gpus[r].name, std::to_string(fold[i])};
       for (std::size_t c = 0; c < x.cols; ++c) cells.push_back(format_number(x(i, c), 10));
       cells.push_back(format_number(baseline, 10));

@@ -76,8 +76,15 @@ TEST(FeatureExport, HoldsTheFeaturesFoldsAndTargetTrainFits) {
   for (const auto family : {OpFamily::kConv, OpFamily::kGemm}) {
     const auto family_ids = family_rows(data, family);
     const auto folds = family_folds(data, family_ids, CvScheme::kGroupShape, 3, 42, nullptr);
-    const FamilyModel fitted = fit_family(data, family_ids, family,
-                                          RegressorKind::kLinear, nlohmann::json::object(), spec);
+    // Each fold's floors come from the family's rows outside it, as in cross-validation.
+    std::map<int, FamilyModel> fitted;
+    for (int f = 0; f < 3; ++f) {
+      std::vector<std::size_t> train;
+      for (std::size_t i = 0; i < family_ids.size(); ++i) {
+        if (folds[i] != f) train.push_back(family_ids[i]);
+      }
+      fitted[f].host_floor_ms = fit_host_floors(data, train);
+    }
     for (std::size_t i = 0; i < family_ids.size(); ++i, ++line) {
       const auto r = family_ids[i];
       const auto& cells = rows[line];
@@ -90,15 +97,37 @@ TEST(FeatureExport, HoldsTheFeaturesFoldsAndTargetTrainFits) {
         EXPECT_NEAR(std::stod(cells[4 + c]), expected[c], 1e-8 * (1 + std::fabs(expected[c])))
             << names[c];
       }
-      // The baseline carries the floor the written model fits on all of the family's rows.
       const double baseline = estimate_layer(data.layers[r], data.gpus[r]).latency_ms +
-                              fitted.floor_ms("neusight", data.gpus[r].name);
+                              fitted[folds[i]].floor_ms("neusight", data.gpus[r].name);
       const double baseline_cell = std::stod(cells[cells.size() - 3]);
       EXPECT_NEAR(baseline_cell, baseline, 1e-8 * baseline);
       EXPECT_GT(baseline_cell, estimate_layer(data.layers[r], data.gpus[r]).latency_ms);
       EXPECT_NEAR(std::stod(cells[cells.size() - 1]),
                   std::log(data.latency_ms[r] / baseline), 1e-8);
     }
+  }
+}
+
+// Held out, a GPU's rows get the other GPUs' floor, as leave-one-GPU-out CV gives them: its
+// own would leak what it measured at the smallest work.
+TEST(FeatureExport, AHeldOutGpuGetsTheOtherGpusFloor) {
+  const TrainingData data = two_gpu_rows();
+  const auto rows = parse_csv(
+      feature_matrix_csv(data, FeatureSpec::parse("default"), CvScheme::kLeaveGpuOut, 5, 42));
+  const std::size_t baseline_col = rows.front().size() - 3;
+  const auto conv = family_rows(data, OpFamily::kConv);  // the file's first rows, in this order
+  const FamilyModel all{.host_floor_ms = fit_host_floors(data, conv)};
+  const std::string v100 = "v100-sxm2-16gb";
+  const std::string p100 = "p100-pcie-16gb";
+  // The synthetic floors differ (0.03 and 0.05 ms), so taking the wrong one shows.
+  ASSERT_GT(std::fabs(all.floor_ms("neusight", v100) - all.floor_ms("neusight", p100)), 0.01);
+  for (std::size_t i = 0; i < conv.size(); ++i) {
+    const auto r = conv[i];
+    const std::string& gpu = data.gpus[r].name;
+    ASSERT_EQ(rows[1 + i][2], gpu);
+    const double other_floor = all.floor_ms("neusight", gpu == v100 ? p100 : v100);
+    const double expected = estimate_layer(data.layers[r], data.gpus[r]).latency_ms + other_floor;
+    EXPECT_NEAR(std::stod(rows[1 + i][baseline_col]), expected, 1e-8 * expected) << gpu;
   }
 }
 
