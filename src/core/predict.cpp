@@ -839,27 +839,32 @@ std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
       roofline_ms += r.predictions[i].roofline_ms;
       in_distribution = in_distribution && r.predictions[i].in_distribution;
     }
-    std::vector<std::string> total(26);
-    total[0] = "total";
-    total[1] = "total";
-    total[2] = std::to_string(r.batch);
-    total[16] = std::to_string(params);
-    total[17] = format_number(flops, 10);
-    total[18] = format_number(bytes, 10);
-    total[19] = format_number(r.latency_ms, 6);
-    total[20] = format_number(r.energy_j * 1e3, 6);
-    total[21] = format_number(r.avg_power_w, 5);
-    total[22] = format_number(roofline_ms, 6);
-    total[24] = in_distribution ? "true" : "false";
-    total[25] = format_number(r.kernel_ms, 6);
+    const std::vector<std::string> header{
+        "name",      "op",          "batch",       "c_in",  "h_in",
+        "w_in",      "c_out",       "h_out",       "w_out", "kernel_h",
+        "kernel_w",  "stride_h",    "stride_w",    "pad_h", "pad_w",
+        "groups",    "params",      "flops",       "bytes", "latency_ms",
+        "energy_mj", "avg_power_w", "roofline_ms", "bound", "in_distribution",
+        "kernel_ms"};
+    std::vector<std::string> total(header.size());
+    auto set = [&](std::string_view column, std::string value) {
+      total[static_cast<std::size_t>(std::find(header.begin(), header.end(), column) -
+                                     header.begin())] = std::move(value);
+    };
+    set("name", "total");
+    set("op", "total");
+    set("batch", std::to_string(r.batch));
+    set("params", std::to_string(params));
+    set("flops", format_number(flops, 10));
+    set("bytes", format_number(bytes, 10));
+    set("latency_ms", format_number(r.latency_ms, 6));
+    set("energy_mj", format_number(r.energy_j * 1e3, 6));
+    set("avg_power_w", format_number(r.avg_power_w, 5));
+    set("roofline_ms", format_number(roofline_ms, 6));
+    set("in_distribution", in_distribution ? "true" : "false");
+    set("kernel_ms", format_number(r.kernel_ms, 6));
     rows.push_back(std::move(total));
-    return csv_with_schema({"name",      "op",          "batch",       "c_in",  "h_in",
-                            "w_in",      "c_out",       "h_out",       "w_out", "kernel_h",
-                            "kernel_w",  "stride_h",    "stride_w",    "pad_h", "pad_w",
-                            "groups",    "params",      "flops",       "bytes", "latency_ms",
-                            "energy_mj", "avg_power_w", "roofline_ms", "bound", "in_distribution",
-                            "kernel_ms"},
-                           rows, kPredictionSchemaVersion);
+    return csv_with_schema(header, rows, kPredictionSchemaVersion);
   }
   std::vector<std::vector<std::string>> rows;
   for (std::size_t i = 0; i < r.layers.size(); ++i) {
