@@ -3,9 +3,9 @@
 // `validate --power`, as a user runs them.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
+#include "cnnperf/io.hpp"
 
 namespace cnnperf {
 namespace {
@@ -319,49 +320,29 @@ TEST(PredictCli, NetworkCsvEndsWithTheTotalsOfTheJson) {
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const auto doc = nlohmann::json::parse(json.out);
   const auto& total = doc.at("total");
-
-  std::istringstream lines(csv.out);
-  std::string line;
-  std::vector<std::vector<std::string>> rows;
-  while (std::getline(lines, line)) {
-    std::vector<std::string> cells;
-    std::istringstream fields(line);
-    std::string cell;
-    while (std::getline(fields, cell, ',')) cells.push_back(cell);
-    if (line.ends_with(",")) cells.emplace_back();
-    rows.push_back(cells);
-  }
-  ASSERT_EQ(rows.size(), doc.at("layers").size() + 2);  // header, layers, total
-  const auto& header = rows.front();
-  auto column = [&](const std::string& name) {
-    for (std::size_t i = 0; i < header.size(); ++i)
-      if (header[i] == name) return i;
-    ADD_FAILURE() << "no column " << name;
-    return header.size();
+  const CsvTable table = parse_csv(csv.out, "predict --net csv");
+  ASSERT_EQ(table.rows.size(), doc.at("layers").size() + 1);  // layers, then the total
+  const std::size_t last = table.rows.size() - 1;
+  auto number = [&](std::size_t row, std::string_view column) {
+    const auto v = table.get_number(row, column);
+    EXPECT_TRUE(v.has_value()) << column << " of row " << row;
+    return v.value_or(0);
   };
-  const std::size_t latency = column("latency_ms");
-  const std::size_t kernel = column("kernel_ms");
-  const std::size_t energy = column("energy_mj");
-  const std::size_t flops = column("flops");
-  ASSERT_LT(std::max({latency, kernel, energy, flops}), header.size());
-  const auto& last = rows.back();
-  ASSERT_EQ(last.size(), header.size());
-  EXPECT_EQ(last[column("name")], "total");
-  EXPECT_EQ(last[column("op")], "total");
-  EXPECT_NEAR(std::stod(last[latency]), total.at("latency_ms").get<double>(),
-              1e-5 * total.at("latency_ms").get<double>());
-  EXPECT_NEAR(std::stod(last[kernel]), total.at("kernel_ms").get<double>(),
-              1e-5 * total.at("kernel_ms").get<double>());
-  EXPECT_NEAR(std::stod(last[energy]), 1e3 * total.at("energy_j").get<double>(),
-              1e-5 * 1e3 * total.at("energy_j").get<double>());
-  EXPECT_NEAR(std::stod(last[flops]), total.at("flops").get<double>(),
-              1e-9 * total.at("flops").get<double>());
+  EXPECT_EQ(table.get(last, "name"), "total");
+  EXPECT_EQ(table.get(last, "op"), "total");
+  for (const auto& [column, expected] :
+       {std::pair{"latency_ms", total.at("latency_ms").get<double>()},
+        std::pair{"kernel_ms", total.at("kernel_ms").get<double>()},
+        std::pair{"energy_mj", 1e3 * total.at("energy_j").get<double>()},
+        std::pair{"flops", total.at("flops").get<double>()}}) {
+    EXPECT_NEAR(number(last, column), expected, 1e-5 * expected) << column;
+  }
   // The eager step holds more than its kernels; each layer's kernel_ms is its latency_ms.
-  EXPECT_GT(std::stod(last[latency]), std::stod(last[kernel]));
+  EXPECT_GT(number(last, "latency_ms"), number(last, "kernel_ms"));
   double layer_kernel_ms = 0;
-  for (std::size_t i = 1; i + 1 < rows.size(); ++i) {
-    EXPECT_EQ(rows[i][kernel], rows[i][latency]) << rows[i][0];
-    layer_kernel_ms += std::stod(rows[i][kernel]);
+  for (std::size_t i = 0; i < last; ++i) {
+    EXPECT_EQ(table.get(i, "kernel_ms"), table.get(i, "latency_ms")) << i;
+    layer_kernel_ms += number(i, "kernel_ms");
   }
   EXPECT_NEAR(layer_kernel_ms, total.at("kernel_ms").get<double>(),
               1e-4 * total.at("kernel_ms").get<double>());
@@ -377,27 +358,25 @@ TEST(TrainCli, ExportFeaturesWritesTheMatrixInsteadOfTraining) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto report = nlohmann::json::parse(r.out);
   EXPECT_EQ(report.at("kind"), "feature_export");
-  std::ifstream in(file);
-  std::string header;
-  ASSERT_TRUE(std::getline(in, header));
-  EXPECT_EQ(header.rfind("family,source,gpu,fold,", 0), 0U) << header;
-  EXPECT_TRUE(header.ends_with(",baseline_ms,latency_ms,log_ratio")) << header;
-  std::size_t lines = 0;
-  std::set<std::string> gpu_folds;
-  for (std::string line; std::getline(in, line); ++lines) {
-    std::istringstream cells(line);
-    std::string family, source, gpu, fold;
-    std::getline(cells, family, ',');
-    std::getline(cells, source, ',');
-    std::getline(cells, gpu, ',');
-    std::getline(cells, fold, ',');
-    gpu_folds.insert(family + " " + gpu + " " + fold);
+  const CsvTable exported = read_csv(file);
+  ASSERT_GE(exported.header.size(), 7U);
+  EXPECT_EQ(std::vector<std::string>(exported.header.begin(), exported.header.begin() + 4),
+            (std::vector<std::string>{"family", "source", "gpu", "fold"}));
+  EXPECT_EQ(std::vector<std::string>(exported.header.end() - 3, exported.header.end()),
+            (std::vector<std::string>{"baseline_ms", "latency_ms", "log_ratio"}));
+  EXPECT_EQ(exported.rows.size(), 600U);
+  // Leave-one-GPU-out: one fold per GPU within each family, a different one for each GPU.
+  std::map<std::string, std::set<std::string>> folds_of;
+  std::map<std::string, std::set<std::string>> gpus_of;
+  for (std::size_t i = 0; i < exported.rows.size(); ++i) {
+    const std::string family = exported.get(i, "family").value_or("");
+    folds_of[family + " " + exported.get(i, "gpu").value_or("")].insert(
+        exported.get(i, "fold").value_or(""));
+    gpus_of[family + " " + exported.get(i, "fold").value_or("")].insert(
+        exported.get(i, "gpu").value_or(""));
   }
-  EXPECT_EQ(lines, 600U);
-  // Leave-one-GPU-out: one fold per GPU within each family.
-  std::set<std::string> family_gpus;
-  for (const auto& g : gpu_folds) family_gpus.insert(g.substr(0, g.rfind(' ')));
-  EXPECT_EQ(family_gpus.size(), gpu_folds.size());
+  for (const auto& [key, folds] : folds_of) EXPECT_EQ(folds.size(), 1U) << key;
+  for (const auto& [key, gpus] : gpus_of) EXPECT_EQ(gpus.size(), 1U) << key;
 
   r = run_cnnperf("train --data " + data + " --max-rows 600 --export-features " + file + " --out " +
                   dir + "/m.json");

@@ -8,13 +8,13 @@
 #include <map>
 #include <random>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "cnnperf/analytical.hpp"
 #include "cnnperf/error.hpp"
 #include "cnnperf/features.hpp"
+#include "cnnperf/io.hpp"
 #include "cnnperf/learned_model.hpp"
 #include "synthetic_data.hpp"
 #include "training_rows.hpp"
@@ -46,25 +46,14 @@ TrainingData two_gpu_rows() {
   return data;
 }
 
-std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
-  std::vector<std::vector<std::string>> rows;
-  std::istringstream lines(text);
-  for (std::string line; std::getline(lines, line);) {
-    std::vector<std::string> cells;
-    std::istringstream fields(line);
-    for (std::string cell; std::getline(fields, cell, ',');) cells.push_back(cell);
-    rows.push_back(cells);
-  }
-  return rows;
-}
-
 TEST(FeatureExport, HoldsTheFeaturesFoldsAndTargetTrainFits) {
   const TrainingData data = two_gpu_rows();
   const FeatureSpec spec = FeatureSpec::parse("default");
-  const auto rows = parse_csv(feature_matrix_csv(data, spec, CvScheme::kGroupShape, 3, 42));
+  const CsvTable table =
+      parse_csv(feature_matrix_csv(data, spec, CvScheme::kGroupShape, 3, 42), "export");
   const auto names = feature_names(spec);
-  ASSERT_EQ(rows.size(), 1 + data.layers.size());
-  const auto& header = rows.front();
+  ASSERT_EQ(table.rows.size(), data.layers.size());
+  const auto& header = table.header;
   ASSERT_EQ(header.size(), 4 + names.size() + 3);
   EXPECT_EQ(header[0], "family");
   EXPECT_EQ(header[3], "fold");
@@ -72,7 +61,7 @@ TEST(FeatureExport, HoldsTheFeaturesFoldsAndTargetTrainFits) {
   EXPECT_EQ(header.back(), "log_ratio");
 
   // Rows come family by family, each family in data order, with train's folds.
-  std::size_t line = 1;
+  std::size_t line = 0;
   for (const auto family : {OpFamily::kConv, OpFamily::kGemm}) {
     const auto family_ids = family_rows(data, family);
     const auto folds = family_folds(data, family_ids, CvScheme::kGroupShape, 3, 42, nullptr);
@@ -87,7 +76,7 @@ TEST(FeatureExport, HoldsTheFeaturesFoldsAndTargetTrainFits) {
     }
     for (std::size_t i = 0; i < family_ids.size(); ++i, ++line) {
       const auto r = family_ids[i];
-      const auto& cells = rows[line];
+      const auto& cells = table.rows[line];
       ASSERT_EQ(cells.size(), header.size());
       EXPECT_EQ(cells[0], to_string(family));
       EXPECT_EQ(cells[2], data.gpus[r].name);
@@ -112,9 +101,9 @@ TEST(FeatureExport, HoldsTheFeaturesFoldsAndTargetTrainFits) {
 // own would leak what it measured at the smallest work.
 TEST(FeatureExport, AHeldOutGpuGetsTheOtherGpusFloor) {
   const TrainingData data = two_gpu_rows();
-  const auto rows = parse_csv(
-      feature_matrix_csv(data, FeatureSpec::parse("default"), CvScheme::kLeaveGpuOut, 5, 42));
-  const std::size_t baseline_col = rows.front().size() - 3;
+  const CsvTable table = parse_csv(
+      feature_matrix_csv(data, FeatureSpec::parse("default"), CvScheme::kLeaveGpuOut, 5, 42),
+      "export");
   const auto conv = family_rows(data, OpFamily::kConv);  // the file's first rows, in this order
   const FamilyModel all{.host_floor_ms = fit_host_floors(data, conv)};
   const std::string v100 = "v100-sxm2-16gb";
@@ -124,10 +113,10 @@ TEST(FeatureExport, AHeldOutGpuGetsTheOtherGpusFloor) {
   for (std::size_t i = 0; i < conv.size(); ++i) {
     const auto r = conv[i];
     const std::string& gpu = data.gpus[r].name;
-    ASSERT_EQ(rows[1 + i][2], gpu);
+    ASSERT_EQ(table.get(i, "gpu"), gpu);
     const double other_floor = all.floor_ms("neusight", gpu == v100 ? p100 : v100);
     const double expected = estimate_layer(data.layers[r], data.gpus[r]).latency_ms + other_floor;
-    EXPECT_NEAR(std::stod(rows[1 + i][baseline_col]), expected, 1e-8 * expected) << gpu;
+    EXPECT_NEAR(table.get_number(i, "baseline_ms").value_or(0), expected, 1e-8 * expected) << gpu;
   }
 }
 
