@@ -737,17 +737,35 @@ std::string shape_text(const Layer& l) {
          std::to_string(l.w_out());
 }
 
+// Sums over a network's layers that the JSON `total` and the CSV's total row report.
+struct LayerSums {
+  std::int64_t params = 0;
+  double flops = 0;
+  double bytes = 0;
+  double roofline_ms = 0;
+  bool in_distribution = true;  ///< every layer is
+};
+
+LayerSums layer_sums(const NetworkPrediction& r) {
+  LayerSums t;
+  for (std::size_t i = 0; i < r.layers.size(); ++i) {
+    t.params += r.layers[i].params();
+    t.flops += r.layers[i].flops();
+    t.bytes += r.layers[i].bytes();
+    t.roofline_ms += r.predictions[i].roofline_ms;
+    t.in_distribution = t.in_distribution && r.predictions[i].in_distribution;
+  }
+  return t;
+}
+
 }  // namespace
 
 nlohmann::json to_json(const NetworkPrediction& r) {
   nlohmann::json layers = nlohmann::json::array();
-  std::int64_t params = 0;
-  double flops = 0;
   for (std::size_t i = 0; i < r.layers.size(); ++i) {
     layers.push_back(layer_json(r.layers[i], r.predictions[i]));
-    params += r.layers[i].params();
-    flops += r.layers[i].flops();
   }
+  const LayerSums sums = layer_sums(r);
   nlohmann::json out = {
       {"schema_version", kPredictionSchemaVersion},
       {"tool_version", CNNPERF_VERSION},
@@ -763,8 +781,8 @@ nlohmann::json to_json(const NetworkPrediction& r) {
       {"tf32_convolutions", r.tf32_convolutions},
       {"layers", layers},
       {"total",
-       {{"params", params},
-        {"flops", flops},
+       {{"params", sums.params},
+        {"flops", sums.flops},
         {"kernel_ms", r.kernel_ms},
         {"latency_ms", r.latency_ms},
         {"energy_j", r.energy_j},
@@ -827,18 +845,7 @@ std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
     }
     // The network's totals close the file as one row named `total`, so a CSV reader gets the
     // end-to-end step (`latency_ms`, launch overhead and input copy included) without the JSON.
-    std::int64_t params = 0;
-    double flops = 0;
-    double bytes = 0;
-    double roofline_ms = 0;
-    bool in_distribution = true;
-    for (std::size_t i = 0; i < r.layers.size(); ++i) {
-      params += r.layers[i].params();
-      flops += r.layers[i].flops();
-      bytes += r.layers[i].bytes();
-      roofline_ms += r.predictions[i].roofline_ms;
-      in_distribution = in_distribution && r.predictions[i].in_distribution;
-    }
+    const LayerSums sums = layer_sums(r);
     const std::vector<std::string> header{
         "name",      "op",          "batch",       "c_in",  "h_in",
         "w_in",      "c_out",       "h_out",       "w_out", "kernel_h",
@@ -854,14 +861,14 @@ std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
     set("name", "total");
     set("op", "total");
     set("batch", std::to_string(r.batch));
-    set("params", std::to_string(params));
-    set("flops", format_number(flops, 10));
-    set("bytes", format_number(bytes, 10));
+    set("params", std::to_string(sums.params));
+    set("flops", format_number(sums.flops, 10));
+    set("bytes", format_number(sums.bytes, 10));
     set("latency_ms", format_number(r.latency_ms, 6));
     set("energy_mj", format_number(r.energy_j * 1e3, 6));
     set("avg_power_w", format_number(r.avg_power_w, 5));
-    set("roofline_ms", format_number(roofline_ms, 6));
-    set("in_distribution", in_distribution ? "true" : "false");
+    set("roofline_ms", format_number(sums.roofline_ms, 6));
+    set("in_distribution", sums.in_distribution ? "true" : "false");
     set("kernel_ms", format_number(r.kernel_ms, 6));
     rows.push_back(std::move(total));
     return csv_with_schema(header, rows, kPredictionSchemaVersion);
