@@ -460,6 +460,15 @@ nlohmann::json train_report(const TrainOptions& options) {
     }
   }
 
+  // Said before minutes of loading: the export replaces training, so these would be ignored.
+  if (!options.export_features.empty() &&
+      (!options.out.empty() || !options.e2e.empty() || !options.algo_study.empty() ||
+       options.unseen_gpu_check)) {
+    throw InputError(
+        "--export-features: expected no --out, --e2e, --algo-study or --unseen-gpu-check (it "
+        "writes the feature matrix instead of training)");
+  }
+
   const auto load_start = std::chrono::steady_clock::now();
   const TrainingData data = load_training_data(options.data, options.max_rows, options.seed);
   spdlog::info("loaded {} rows ({} skipped) in {:.1f} s", data.layers.size(), data.skipped_rows,
@@ -480,11 +489,6 @@ nlohmann::json train_report(const TrainOptions& options) {
   }
 
   if (!options.export_features.empty()) {
-    if (!options.out.empty() || !options.e2e.empty() || !options.algo_study.empty()) {
-      throw InputError(
-          "--export-features: expected no --out, --e2e or --algo-study (it "
-          "writes the feature matrix instead of training)");
-    }
     write_output(options.export_features, feature_matrix_csv(data, spec, scheme, options.folds,
                                                              options.seed, options.host_floor));
     spdlog::info("wrote {}", options.export_features);
