@@ -28,7 +28,8 @@ struct E2eRow {
 };
 
 /// Reads the rows of zoo networks (single- and multi-GPU); rows of networks outside the zoo
-/// are skipped.
+/// are skipped. `path` is found as user_file_or_resource finds it (bundled `datasets/...`
+/// from any directory).
 [[nodiscard]] std::vector<E2eRow> load_e2e_rows(const std::string& path);
 
 /// Throws InputError "<path>: no single-GPU rows of zoo networks" unless `rows` has one: the

@@ -38,7 +38,8 @@ struct TrainingData {
 /// Reads layer CSVs with `latency_ms` and `gpu` columns. Rows whose padding is asymmetric
 /// (`symmetric_pad_exact` == 0) are skipped and counted unless the file has `pad_h_end`
 /// (then the layer is exact). `max_rows` > 0 keeps a seeded
-/// uniform sample. Unknown GPU names are InputError naming file:line.
+/// uniform sample. Unknown GPU names are InputError naming file:line. Each file is found as
+/// user_file_or_resource finds it (bundled `datasets/...` from any directory).
 [[nodiscard]] TrainingData load_training_data(const std::vector<std::string>& files,
                                               std::size_t max_rows = 0, std::uint64_t seed = 42);
 

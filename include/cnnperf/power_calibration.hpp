@@ -44,7 +44,8 @@ struct PowerData {
 /// avg_power_w). Keeps only (dataset, network) pairs whose zoo network is the architecture and
 /// input that was measured (ImageNet ResNet-50: torchvision resnet50 at 224x224); the others
 /// (CIFAR-sized ShuffleNetV2, BERT, DeepSpeech2, NCF) are counted in `skipped`.
-/// Throws InputError naming file:line and field for malformed rows or unknown GPUs.
+/// Throws InputError naming file:line and field for malformed rows or unknown GPUs. `path` is
+/// found as user_file_or_resource finds it (bundled `datasets/...` from any directory).
 [[nodiscard]] PowerData load_power_rows(const std::string& path);
 
 /// The power model's answer for one row, next to the measurement.

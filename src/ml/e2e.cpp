@@ -36,7 +36,8 @@ std::string help_network(const std::string& space, const std::string& arch,
 
 }  // namespace
 
-std::vector<E2eRow> load_e2e_rows(const std::string& path) {
+std::vector<E2eRow> load_e2e_rows(const std::string& named) {
+  const std::string path = user_file_or_resource(named);  // `datasets/...` from any directory
   const CsvTable t = read_csv(path);
   // Two layouts: pytorch-gpu-benchmark's zoo networks (`network`, `dtype`) and HELP's NAS
   // networks (`space`, `arch`; fp32; the GPU's model in `gpu_name`, HELP's key in `gpu`).

@@ -112,7 +112,9 @@ TrainingData load_training_data(const std::vector<std::string>& files, std::size
   std::uint64_t hash = 1469598103934665603ULL;
   std::unordered_map<std::string, GpuSpec> gpu_cache;
   const GpuDatabase& db = GpuDatabase::bundled();
-  for (const auto& file : files) {
+  for (const auto& named : files) {
+    // The examples' `datasets/...` names work from any directory, like `--model models/...`.
+    const std::string file = user_file_or_resource(named);
     const std::string text = read_text_file(file);
     hash = fnv1a(text, hash);
     const LayerTable table = parse_layers_csv(text, file);

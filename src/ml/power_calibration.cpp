@@ -74,7 +74,8 @@ std::vector<std::size_t> all_rows(std::size_t n) {
 
 }  // namespace
 
-PowerData load_power_rows(const std::string& path) {
+PowerData load_power_rows(const std::string& named) {
+  const std::string path = user_file_or_resource(named);  // `datasets/...` from any directory
   const CsvTable t = read_csv(path);
   for (const char* col :
        {"gpu", "dataset", "network", "batch", "power_limit_w", "time_per_epoch_s", "avg_power_w"}) {

@@ -276,6 +276,9 @@ TEST(PredictCli, BadNumbersAndUsageAreOneLineNamingTheFlag) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err.rfind("cnnperf: error: --max-rows: expected a positive integer, got 0", 0), 0U)
       << r.err;
+  r = run_cnnperf("train --e2e " + source_file("datasets/e2e_torchvision.csv") + " --max-rows 100");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("cnnperf: error: --max-rows: samples --data rows", 0), 0U) << r.err;
   r = run_cnnperf("frobnicate");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err.rfind("cnnperf: error: unknown subcommand 'frobnicate'", 0), 0U) << r.err;
@@ -383,6 +386,27 @@ TEST(TrainCli, ExportFeaturesWritesTheMatrixInsteadOfTraining) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--export-features"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir + "/m.json"));
+}
+
+// The examples name the bundled datasets relatively (`--data datasets/...`): like `--model
+// models/...`, they are found from any directory, and a name found nowhere is still an error.
+TEST(TrainCli, BundledDatasetsAreFoundFromAnyDirectory) {
+  const std::filesystem::path before = std::filesystem::current_path();
+  std::filesystem::current_path(temp_dir());
+  ASSERT_FALSE(std::filesystem::exists("datasets"));
+  const RunResult train = run_cnnperf(
+      "train --data datasets/layers_neusight.csv.gz --max-rows 300 --regressor linear --folds 2");
+  const RunResult e2e = run_cnnperf("validate --e2e datasets/e2e_torchvision.csv");
+  const RunResult power = run_cnnperf("validate --power datasets/power_zeus.csv");
+  const RunResult missing = run_cnnperf("train --data datasets/no_such_rows.csv");
+  std::filesystem::current_path(before);
+  EXPECT_EQ(train.exit_code, 0) << train.err;
+  EXPECT_NE(train.out.find("linear"), std::string::npos) << train.out;
+  EXPECT_EQ(e2e.exit_code, 0) << e2e.err;
+  EXPECT_NE(e2e.out.find("end-to-end"), std::string::npos) << e2e.out;
+  EXPECT_EQ(power.exit_code, 0) << power.err;
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("datasets/no_such_rows.csv"), std::string::npos) << missing.err;
 }
 
 }  // namespace
