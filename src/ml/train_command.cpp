@@ -400,6 +400,10 @@ nlohmann::json analytical_overhead_report(const TrainOptions& options) {
 }  // namespace
 
 nlohmann::json train_report(const TrainOptions& options) {
+  if (options.data.empty() && options.max_rows > 0) {
+    // --e2e and --power alone fit every row; a sample there was silently ignored.
+    throw InputError("--max-rows: samples --data rows; --e2e and --power alone use every row");
+  }
   if (!options.power.empty()) {
     if (!options.data.empty()) {
       throw InputError("--power and --data: expected one of them (power rows calibrate the power "
