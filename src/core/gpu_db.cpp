@@ -231,8 +231,14 @@ GpuSpec gpu_spec_from_json(const nlohmann::json& object, const std::string& wher
   std::map<std::string, std::string> defaulted;  // field -> how it was filled in
 
   r.text("name", g.name, true);
-  if (!r.text("display_name", g.display_name, false)) g.display_name = g.name;
-  if (!r.text("family", g.family, false)) g.family = g.name;
+  if (!r.text("display_name", g.display_name, false)) {
+    g.display_name = g.name;
+    defaulted["display_name"] = "not given: the name";
+  }
+  if (!r.text("family", g.family, false)) {
+    g.family = g.name;
+    defaulted["family"] = "not given: the name";
+  }
   r.text("architecture", g.architecture, true);
   g.architecture = to_lower(g.architecture);
   if (kArchitectures.count(g.architecture) == 0) {
@@ -247,6 +253,7 @@ GpuSpec gpu_spec_from_json(const nlohmann::json& object, const std::string& wher
     }
   } else {
     g.segment = "custom";
+    defaulted["segment"] = "not given: custom";
   }
   if (r.text("compute_capability", g.compute_capability, false)) {
     const auto& cc = g.compute_capability;
@@ -261,10 +268,16 @@ GpuSpec gpu_spec_from_json(const nlohmann::json& object, const std::string& wher
       fail(where, "compute_capability", "a string like \"8.0\"", &got);
     }
   }
-  if (!r.positive_int("release_year", g.release_year, false)) g.release_year = 0;
+  if (!r.positive_int("release_year", g.release_year, false)) {
+    g.release_year = 0;
+    defaulted["release_year"] = "not given";
+  }
   r.positive_int("sm_count", g.sm_count, true);
   r.positive_int("fp32_cores_per_sm", g.fp32_cores_per_sm, true);
-  if (!r.number("base_clock_mhz", g.base_clock_mhz, false, true)) g.base_clock_mhz = 0;
+  if (!r.number("base_clock_mhz", g.base_clock_mhz, false, true)) {
+    g.base_clock_mhz = 0;
+    defaulted["base_clock_mhz"] = "not given";
+  }
   r.number("boost_clock_mhz", g.boost_clock_mhz, true, false);
   if (!r.number("fp32_tflops", g.fp32_tflops, false, false)) {
     g.fp32_tflops = 2.0 * g.sm_count * g.fp32_cores_per_sm * g.boost_clock_mhz / 1e6;
@@ -312,7 +325,10 @@ GpuSpec gpu_spec_from_json(const nlohmann::json& object, const std::string& wher
     g.idle_power_w = 0.1 * g.tdp_w;
     defaulted["idle_power_w"] = "not given: estimated as 10% of tdp_w";
   }
-  if (!r.text("clock_assumed", g.clock_assumed, false)) g.clock_assumed = "boost";
+  if (!r.text("clock_assumed", g.clock_assumed, false)) {
+    g.clock_assumed = "boost";
+    defaulted["clock_assumed"] = "not given: boost";
+  }
 
   if (g.base_clock_mhz > g.boost_clock_mhz) {
     const json got = g.base_clock_mhz;
@@ -333,6 +349,8 @@ GpuSpec gpu_spec_from_json(const nlohmann::json& object, const std::string& wher
       }
       g.aliases.push_back(a.get<std::string>());
     }
+  } else {
+    defaulted["aliases"] = "not given";
   }
   if (const json* sources = r.get("sources", false); sources != nullptr) {
     if (!sources->is_object()) fail(where, "sources", "an object of field -> source text", sources);

@@ -493,5 +493,31 @@ TEST(GpuDbLoad, StructuralErrors) {
   EXPECT_THROW((void)GpuDatabase::load("/nonexistent/gpus.json"), InputError);
 }
 
+// A user's spec file says where each number came from: a field it leaves out is "not given"
+// (with the value filled in), never credited to the file.
+TEST(GpuSpecFile, FieldsTheFileLeavesOutAreMarkedNotGiven) {
+  const json doc = {{"name", "my-gpu"},
+                    {"architecture", "ampere"},
+                    {"compute_capability", "8.6"},
+                    {"sm_count", 10},
+                    {"fp32_cores_per_sm", 128},
+                    {"boost_clock_mhz", 1500},
+                    {"memory_bandwidth_gbs", 400},
+                    {"tdp_w", 100}};
+  GpuSpec g = gpu_spec_from_json(doc, "my_gpu.json", false);
+  g.sources.emplace("default", "user spec file my_gpu.json");
+  for (const char* given : {"name", "architecture", "sm_count", "boost_clock_mhz", "tdp_w"}) {
+    EXPECT_EQ(g.source_of(given), "user spec file my_gpu.json") << given;
+  }
+  for (const char* left_out :
+       {"display_name", "family", "segment", "release_year", "base_clock_mhz", "clock_assumed",
+        "aliases", "memory_gb", "idle_power_w"}) {
+    EXPECT_EQ(g.source_of(left_out).rfind("not given", 0), 0U)
+        << left_out << ": " << g.source_of(left_out);
+  }
+  EXPECT_EQ(g.display_name, "my-gpu");
+  EXPECT_EQ(g.clock_assumed, "boost");
+}
+
 }  // namespace
 }  // namespace cnnperf
