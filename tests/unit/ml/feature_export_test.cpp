@@ -105,7 +105,8 @@ TEST(FeatureExport, AHeldOutGpuGetsTheOtherGpusFloor) {
       feature_matrix_csv(data, FeatureSpec::parse("default"), CvScheme::kLeaveGpuOut, 5, 42),
       "export");
   const auto conv = family_rows(data, OpFamily::kConv);  // the file's first rows, in this order
-  const FamilyModel all{.host_floor_ms = fit_host_floors(data, conv)};
+  FamilyModel all;
+  all.host_floor_ms = fit_host_floors(data, conv);
   const std::string v100 = "v100-sxm2-16gb";
   const std::string p100 = "p100-pcie-16gb";
   // The synthetic floors differ (0.03 and 0.05 ms), so taking the wrong one shows.
