@@ -45,6 +45,8 @@ inline constexpr const char* kReferenceSource = "neusight";
 
 /// Model families: one regressor per op family, since their latency surfaces differ.
 enum class OpFamily { kConv, kGemm, kPointwise };
+/// Every family, in the order models, reports and exports list them.
+inline constexpr OpFamily kOpFamilies[] = {OpFamily::kConv, OpFamily::kGemm, OpFamily::kPointwise};
 [[nodiscard]] OpFamily op_family(Op op);
 [[nodiscard]] std::string to_string(OpFamily family);
 [[nodiscard]] OpFamily op_family_from_string(std::string_view text);

@@ -471,7 +471,7 @@ std::string feature_matrix_csv(const TrainingData& data, const FeatureSpec& spec
   for (const auto& name : feature_names(spec)) header.push_back(name);
   for (const char* name : {"baseline_ms", "latency_ms", "log_ratio"}) header.emplace_back(name);
   std::string out = csv_line(header) + "\n";
-  for (const auto family : {OpFamily::kConv, OpFamily::kGemm, OpFamily::kPointwise}) {
+  for (const auto family : kOpFamilies) {
     const auto rows = family_rows(data, family);
     if (rows.empty()) continue;
     int n_folds = 0;

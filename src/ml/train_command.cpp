@@ -24,8 +24,6 @@ namespace cnnperf {
 
 namespace {
 
-constexpr OpFamily kFamilies[] = {OpFamily::kConv, OpFamily::kGemm, OpFamily::kPointwise};
-
 std::vector<RegressorKind> kinds_for(const std::string& text) {
   if (to_lower(text) == "all") return all_regressor_kinds();
   try {
@@ -117,7 +115,7 @@ void check_overrides(const std::vector<RegressorKind>& kinds, const nlohmann::js
     if (!value.is_object()) throw InputError("--params: '" + key + "': expected an object");
   }
   for (const auto kind : kinds) {
-    for (const auto family : kFamilies) {
+    for (const auto family : kOpFamilies) {
       const FamilyParams params = params_for(kind, family, overrides);
       (void)make_regressor(kind, params.base);
       for (const auto& [source, section] : params.by_source) {
@@ -497,7 +495,7 @@ nlohmann::json train_report(const TrainOptions& options) {
                                                              options.seed, options.host_floor));
     spdlog::info("wrote {}", options.export_features);
     nlohmann::json counts = nlohmann::json::object();
-    for (const auto family : kFamilies) {
+    for (const auto family : kOpFamilies) {
       const auto rows = family_rows(data, family);
       if (!rows.empty()) counts[to_string(family)] = rows.size();
     }
@@ -564,7 +562,7 @@ nlohmann::json train_report(const TrainOptions& options) {
   std::map<OpFamily, std::pair<RegressorKind, double>> best;  // family -> (kind, MAPE)
   std::map<OpFamily, CvResult> best_logo;  // the best kind's CV, when it was leave-gpu-out
   nlohmann::json cv_by_family = nlohmann::json::object();
-  for (const auto family : kFamilies) {
+  for (const auto family : kOpFamilies) {
     if (family_rows(data, family).empty()) continue;
     for (const auto kind : kinds) {
       spdlog::info("cross-validating {} on {} ({})", to_string(kind), to_string(family),

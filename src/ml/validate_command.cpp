@@ -131,7 +131,7 @@ nlohmann::json validate_report(const ValidateOptions& options) {
     Pairs overall;
     std::map<std::string, Pairs> per_gpu, per_family;
     std::size_t unmodelled = 0;
-    for (const auto family : {OpFamily::kConv, OpFamily::kGemm, OpFamily::kPointwise}) {
+    for (const auto family : kOpFamilies) {
       const auto rows = family_rows(data, family);
       if (rows.empty()) continue;
       std::vector<const FamilyModel*> fams;
