@@ -397,6 +397,21 @@ nlohmann::json analytical_overhead_report(const TrainOptions& options) {
 
 }  // namespace
 
+namespace {
+
+// What every report on layer rows opens with: versions, the data and its fingerprint, folds
+// and seed.
+nlohmann::json data_report_header(const TrainingData& data, const TrainOptions& options) {
+  return {{"schema_version", kModelSchemaVersion},
+          {"tool_version", CNNPERF_VERSION},
+          {"data", data.files},
+          {"fingerprint", data.fingerprint},
+          {"folds", options.folds},
+          {"seed", options.seed}};
+}
+
+}  // namespace
+
 nlohmann::json train_report(const TrainOptions& options) {
   if (options.data.empty() && options.max_rows > 0) {
     // --e2e and --power alone fit every row; a sample there was silently ignored.
@@ -499,19 +514,15 @@ nlohmann::json train_report(const TrainOptions& options) {
       const auto rows = family_rows(data, family);
       if (!rows.empty()) counts[to_string(family)] = rows.size();
     }
-    return {{"schema_version", kModelSchemaVersion},
-            {"tool_version", CNNPERF_VERSION},
-            {"kind", "feature_export"},
-            {"data", data.files},
-            {"fingerprint", data.fingerprint},
-            {"features", spec.to_string()},
-            {"feature_names", feature_names(spec)},
-            {"host_floor", options.host_floor},
-            {"cv_scheme", to_string(scheme)},
-            {"folds", options.folds},
-            {"seed", options.seed},
-            {"rows_per_family", counts},
-            {"path", options.export_features}};
+    nlohmann::json report = data_report_header(data, options);
+    report.update({{"kind", "feature_export"},
+                   {"features", spec.to_string()},
+                   {"feature_names", feature_names(spec)},
+                   {"host_floor", options.host_floor},
+                   {"cv_scheme", to_string(scheme)},
+                   {"rows_per_family", counts},
+                   {"path", options.export_features}});
+    return report;
   }
 
   if (!options.algo_study.empty()) {
@@ -525,17 +536,12 @@ nlohmann::json train_report(const TrainOptions& options) {
     study.classifier_params = params_for(study.classifier, overrides);
     study.classifier_params["seed"] = options.seed;
     const std::vector<int> labels = load_conv_algo_labels(data);
-    nlohmann::json report = {{"schema_version", kModelSchemaVersion},
-                             {"tool_version", CNNPERF_VERSION},
-                             {"kind", "algo_study"},
-                             {"data", data.files},
-                             {"fingerprint", data.fingerprint},
-                             {"cv_scheme", "group-shape"},
-                             {"folds", options.folds},
-                             {"seed", options.seed},
-                             {"algo_classifier", options.algo_classifier},
-                             {"algo_inner_folds", options.algo_inner_folds},
-                             {"algo_study", nlohmann::json::object()}};
+    nlohmann::json report = data_report_header(data, options);
+    report.update({{"kind", "algo_study"},
+                   {"cv_scheme", "group-shape"},
+                   {"algo_classifier", options.algo_classifier},
+                   {"algo_inner_folds", options.algo_inner_folds},
+                   {"algo_study", nlohmann::json::object()}});
     for (const auto kind : kinds) {
       study.regressor = kind;
       study.params = params_for(kind, overrides);
@@ -545,19 +551,14 @@ nlohmann::json train_report(const TrainOptions& options) {
     return report;
   }
 
-  nlohmann::json report = {{"schema_version", kModelSchemaVersion},
-                           {"tool_version", CNNPERF_VERSION},
-                           {"data", data.files},
-                           {"fingerprint", data.fingerprint},
-                           {"rows", data.layers.size()},
-                           {"skipped_rows", data.skipped_rows},
-                           {"features", spec.to_string()},
-                           {"sources", to_string(split)},
-                           {"host_floor", options.host_floor},
-                           {"cv_scheme", to_string(scheme)},
-                           {"folds", options.folds},
-                           {"seed", options.seed},
-                           {"cv", nlohmann::json::array()}};
+  nlohmann::json report = data_report_header(data, options);
+  report.update({{"rows", data.layers.size()},
+                 {"skipped_rows", data.skipped_rows},
+                 {"features", spec.to_string()},
+                 {"sources", to_string(split)},
+                 {"host_floor", options.host_floor},
+                 {"cv_scheme", to_string(scheme)},
+                 {"cv", nlohmann::json::array()}});
   if (!unused_sections.empty()) report["unused_params_sections"] = unused_sections;
   std::map<OpFamily, std::pair<RegressorKind, double>> best;  // family -> (kind, MAPE)
   std::map<OpFamily, CvResult> best_logo;  // the best kind's CV, when it was leave-gpu-out
