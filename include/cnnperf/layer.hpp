@@ -135,6 +135,12 @@ struct Layer {
   void validate(const std::string& where) const;
 };
 
+/// Layer::validate's limits: a size field (cuDNN's int), a tensor's elements (2^48, beyond any
+/// GPU's memory) and a layer's multiply-adds (2^62, so that the int64 counts cannot overflow).
+inline constexpr std::int64_t kMaxLayerDim = 2147483647;
+inline constexpr double kMaxLayerElements = 281474976710656.0;
+inline constexpr double kMaxLayerMacs = 4611686018427387904.0;
+
 /// Names of the canonical layer CSV columns, in DESIGN order.
 [[nodiscard]] const std::vector<std::string>& layer_csv_columns();
 

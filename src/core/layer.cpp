@@ -2,7 +2,9 @@
 // Layer shapes, counts (params, MACs, FLOPs, compulsory bytes) and enum names.
 #include "cnnperf/layer.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cstdio>
 #include <utility>
 
 #include "cnnperf/error.hpp"
@@ -337,6 +339,29 @@ void Layer::validate(const std::string& where) const {
   require_positive(dilation_h, "dilation_h");
   require_positive(dilation_w, "dilation_w");
   require_positive(groups, "groups");
+  // cuDNN describes tensors and windows with 32-bit ints; larger fields are no layer a GPU runs.
+  for (const auto& [value, field] : {std::pair{batch, "batch"},
+                                     {c_in, "c_in"},
+                                     {h_in, "h_in"},
+                                     {w_in, "w_in"},
+                                     {c_out, "c_out"},
+                                     {kernel_h, "kernel_h"},
+                                     {kernel_w, "kernel_w"},
+                                     {stride_h, "stride_h"},
+                                     {stride_w, "stride_w"},
+                                     {pad_h, "pad_h"},
+                                     {pad_w, "pad_w"},
+                                     {pad_h_end, "pad_h_end"},
+                                     {pad_w_end, "pad_w_end"},
+                                     {dilation_h, "dilation_h"},
+                                     {dilation_w, "dilation_w"},
+                                     {groups, "groups"}}) {
+    if (value > kMaxLayerDim) {
+      throw InputError(where + ": field '" + field + "': expected at most " +
+                       std::to_string(kMaxLayerDim) + " (cuDNN's 32-bit sizes), got " +
+                       std::to_string(value));
+    }
+  }
   if (pad_h < 0 || pad_w < 0) {
     throw InputError(where + ": field '" + (pad_h < 0 ? "pad_h" : "pad_w") +
                      "': expected a non-negative integer");
@@ -360,6 +385,34 @@ void Layer::validate(const std::string& where) const {
                      std::to_string(kernel_w) + ") does not fit the padded input (" +
                      std::to_string(h_in) + "x" + std::to_string(w_in) +
                      "); expected an output of at least 1x1");
+  }
+  // Every field fits in 32 bits, but their products need not fit in 64: count in double first
+  // (all factors are at least 1, so no partial product of the int64 counts exceeds these).
+  const auto d = [](std::int64_t v) { return static_cast<double>(v); };
+  const auto count_text = [](double v) {
+    std::array<char, 32> text{};
+    std::snprintf(text.data(), text.size(), "%.3g", v);
+    return std::string(text.data());
+  };
+  const double inputs = op == Op::kConcat ? d(batch) * d(c_out) * d(h_in) * d(w_in)
+                                          : d(batch) * d(c_in) * d(h_in) * d(w_in) * num_inputs;
+  const double outputs = d(batch) * d(std::max(c_in, c_out)) * d(h_out()) * d(w_out());
+  const double weights = d(c_out) * d(c_in) * d(kernel_h) * d(kernel_w) + d(c_out);
+  // Bounds macs() of a conv (or a pool's window reads) and of a linear layer, whichever this is.
+  const double work = std::max(outputs * d(c_in) * d(kernel_h) * d(kernel_w),
+                               d(batch) * d(h_in) * d(w_in) * d(c_in) * d(c_out));
+  for (const auto& [count, what] :
+       {std::pair{inputs, "input elements"}, {outputs, "output elements"}, {weights, "weights"}}) {
+    if (count > kMaxLayerElements) {
+      throw InputError(where + ": the layer's " + what + " (" + count_text(count) + ") exceed " +
+                       count_text(kMaxLayerElements) +
+                       "; expected a tensor a GPU's memory can hold");
+    }
+  }
+  if (work > kMaxLayerMacs) {
+    throw InputError(where + ": the layer's multiply-adds (up to " + count_text(work) +
+                     ") exceed " + count_text(kMaxLayerMacs) +
+                     "; expected sizes whose counts fit in 64-bit integers");
   }
 }
 

@@ -234,6 +234,7 @@ Network parse_network_json(std::string_view text, const std::string& source,
     Layer layer = read_layer(layers[i], where, file_batch, dtype);
     if (options.batch_given) layer.batch = options.batch;
     if (options.dtype) layer.dtype = *options.dtype;
+    if (options.batch_given) layer.validate(where + " at batch " + std::to_string(options.batch));
     net.layers.push_back(std::move(layer));
   }
   return net;

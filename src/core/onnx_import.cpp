@@ -185,6 +185,7 @@ class Importer {
       if (auto v = tensor_values(init)) values_[init.name()] = std::move(*v);
     }
     resolve_inputs(graph);
+    check_window_attributes(model.graph());
     infer_with_onnx(model);
     count_consumers(model.graph());
 
@@ -333,6 +334,25 @@ class Importer {
       for (const auto& input : node.input()) ++consumers_[input];
     }
     for (const auto& output : graph.output()) ++consumers_[output.name()];
+  }
+
+  // ONNX's shape inference divides by strides and dilations unchecked (a zero stride is a
+  // SIGFPE inside libonnx), so every node's window attributes are checked before it runs.
+  void check_window_attributes(const onnx::GraphProto& graph) const {
+    for (const auto& node : graph.node()) {
+      for (const char* name : {"kernel_shape", "strides", "dilations"}) {
+        for (const std::int64_t v : ints_attribute(node, name)) {
+          if (v <= 0) {
+            fail(node, std::string("attribute '") + name + "': expected positive values, got " +
+                           std::to_string(v));
+          }
+        }
+      }
+      for (const std::int64_t v : ints_attribute(node, "pads")) {
+        if (v < 0)
+          fail(node, "attribute 'pads': expected non-negative values, got " + std::to_string(v));
+      }
+    }
   }
 
   [[noreturn]] void fail(const onnx::NodeProto& node, const std::string& what) const {

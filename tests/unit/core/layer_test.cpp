@@ -86,6 +86,50 @@ TEST(Layer, ValidateNamesTheField) {
   EXPECT_THROW(big.validate("y"), InputError);
 }
 
+// Each field was checked alone; their products overflowed int64 into negative FLOPs.
+TEST(Layer, ValidateRejectsSizesWhoseCountsOverflow) {
+  Layer wide = conv(64, 56, 64, 3, 1, 1);
+  wide.batch = std::int64_t{1} << 31;
+  try {
+    wide.validate("w.csv:2");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "w.csv:2: field 'batch': expected at most 2147483647 (cuDNN's 32-bit sizes), got "
+              "2147483648");
+  }
+  // Every field within 32 bits, the tensor far beyond any memory.
+  Layer relu;
+  relu.op = Op::kRelu;
+  relu.batch = relu.c_in = relu.h_in = relu.w_in = relu.c_out = 1000000;
+  try {
+    relu.validate("r.csv:2");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "r.csv:2: the layer's input elements (1e+24) exceed 2.81e+14; expected a tensor a "
+              "GPU's memory can hold");
+  }
+  // Tensors that fit, multiply-adds that would not fit in int64.
+  Layer fc;
+  fc.op = Op::kLinear;
+  fc.batch = 1 << 17;
+  fc.c_in = fc.c_out = 1 << 23;
+  try {
+    fc.validate("f");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("f: the layer's multiply-adds (up to 9.22e+18) exceed"),
+              std::string::npos)
+        << e.what();
+  }
+  // The largest layers of real networks stay well inside the limits.
+  Layer big = conv(64, 1024, 64, 7, 1, 3);
+  big.batch = 4096;
+  EXPECT_NO_THROW(big.validate("b"));
+  EXPECT_GT(big.flops(), 0.0);
+}
+
 TEST(Layer, OpNamesRoundTripAndAliases) {
   for (const Op op : all_ops()) EXPECT_EQ(op_from_string(to_string(op)), op);
   EXPECT_EQ(op_from_string("Dense"), Op::kLinear);

@@ -251,6 +251,50 @@ TEST(OnnxImport, DepthwiseConvWithStride) {
   EXPECT_EQ(l.macs(), 32 * 14 * 14 * 9);
 }
 
+// ONNX's shape inference divides by strides unchecked: a zero stride was a SIGFPE inside
+// libonnx before the importer's own check could run.
+TEST(OnnxImport, ZeroStrideIsAnInputErrorNotACrash) {
+  for (const std::string op : {"Conv", "MaxPool", "AveragePool"}) {
+    ModelBuilder m;
+    m.input("x", {1, 8, 16, 16});
+    std::vector<std::string> inputs{"x"};
+    if (op == "Conv") {
+      m.weight("w", {8, 8, 3, 3});
+      inputs.push_back("w");
+    }
+    auto& n = m.node(op, inputs, {"y"}, "bad");
+    if (op != "Conv") ModelBuilder::attr(n, "kernel_shape", {3, 3});
+    ModelBuilder::attr(n, "strides", {0, 1});
+    m.output("y");
+    const fs::path path = m.write("synthetic_zero_stride.onnx");
+    try {
+      (void)import_onnx(path);
+      FAIL() << op << ": expected InputError";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                path.string() + ": node 'bad' (op_type " + op +
+                    "): attribute 'strides': expected positive values, got 0");
+    }
+  }
+}
+
+// Every size fits in 32 bits (cuDNN's ints); products beyond int64 were negative FLOPs.
+TEST(OnnxImport, HugeDimensionIsAnInputError) {
+  ModelBuilder m;
+  m.input("x", {1, 8, 4294967296, 16});
+  m.node("Relu", {"x"}, {"y"}, "big");
+  m.output("y");
+  const fs::path path = m.write("synthetic_huge_dim.onnx");
+  try {
+    (void)import_onnx(path);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("field 'h_in': expected at most 2147483647"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(OnnxImport, DynamicBatchTakesOptionBatch) {
   const fs::path path = small_cnn(-1).write("synthetic_dynamic.onnx");
   EXPECT_EQ(import_onnx(path).network.batch, 1);  // default --batch
