@@ -64,6 +64,7 @@ struct PtxAnalyzeOptions {
   std::string block = "1,1,1";
   std::vector<std::string> params;   ///< "INDEX=VALUE" (integer, 0x hex, float with '.' or 'f' suffix)
   bool full = false;
+  std::uint64_t max_warp_insts = ptx::LaunchSpec::kDefaultMaxWarpInsts;  ///< emulation budget
   int samples = 3;                   ///< interior CTAs sampled per grid dimension
   std::string extrapolate;           ///< "INDEX=LO,HI": trip-count extrapolation
   std::string arch;                  ///< ptxas arch; default: the module's .target
@@ -78,6 +79,7 @@ struct PtxLayerOptions {
   std::string arch = "sm_80";        ///< which committed PTX to use: sm_80 or sm_90
   std::string conv_kernel = "auto";  ///< auto|igemm|direct for groups == 1 convolutions
   bool full = false;
+  std::uint64_t max_warp_insts = ptx::LaunchSpec::kDefaultMaxWarpInsts;  ///< per launch
   std::string format = "table";
   std::string output;
 };

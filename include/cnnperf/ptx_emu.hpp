@@ -167,6 +167,10 @@ struct LaunchSpec {
   /// small values to simulate; counts are extrapolated linearly to the real value.
   std::optional<int> extrapolate_param;
   std::uint64_t extrapolate_lo = 0, extrapolate_hi = 0;
+  /// Warp instructions one run may execute before it stops with an InputError: a loop whose
+  /// trip count comes from a parameter can otherwise run for hours (or never end).
+  std::uint64_t max_warp_insts = kDefaultMaxWarpInsts;
+  static constexpr std::uint64_t kDefaultMaxWarpInsts = 10'000'000'000;  // ~3 min at 60 M/s
 };
 
 /// Executed counts of one launch, scaled to the whole grid.

@@ -504,6 +504,7 @@ int run_ptx_analyze(const PtxAnalyzeOptions& o) {
   spec.grid = parse_dim3(o.grid, "--grid");
   spec.block = parse_dim3(o.block, "--block");
   spec.full = o.full;
+  spec.max_warp_insts = o.max_warp_insts;
   spec.samples_per_class = o.samples;
   for (const auto& p : o.params) {
     const auto eq = p.find('=');

@@ -157,6 +157,13 @@ class Executor {
   bool data_branch = false, data_address = false, shared_oob = false;
   std::uint64_t simulated = 0;
 
+  [[noreturn]] void over_budget() const {
+    throw InputError(
+        "kernel '" + p_.kernel + "' executed more than " + std::to_string(spec_.max_warp_insts) +
+        " warp instructions (--max-warp-insts) without finishing; expected a launch "
+        "that ends: check the loop-bound parameters, drop --full, or raise the budget");
+  }
+
   void run_cta(std::int64_t cx, std::int64_t cy, std::int64_t cz, CtaCounts& counts) {
     std::fill(shared_.begin(), shared_.end(), 0);
     std::fill(shared_taint_.begin(), shared_taint_.end(), 0);
@@ -861,6 +868,8 @@ void Executor::run_warp(Warp& W, CtaCounts& counts) {
       case kStGeneric: mem(I, m, W, counts, false, 'x'); break;
       case kBra: {
         ++counts.branches;
+        // Every loop passes a branch, so the budget is checked here, off the hot path.
+        if (simulated + executed > spec_.max_warp_insts) over_budget();
         if (I.guard >= 0 && (PT[I.guard] & active)) data_branch = true;
         if (m == active) {
           pc = I.target;
@@ -990,17 +999,28 @@ void Executor::run_warp(Warp& W, CtaCounts& counts) {
   simulated += executed;
 }
 
+// CTAs simulated along one grid dimension: the listed samples, or (all = n) every index
+// 0..n-1 without listing them (a full 2^31-CTA dimension would take 16 GB as a list).
 struct Stratum {
   std::vector<std::int64_t> samples;
   double weight = 1;  // CTAs represented by each sample
+  std::int64_t all = 0;
+
+  template <typename F>
+  void for_each(F&& f) const {
+    if (all > 0) {
+      for (std::int64_t i = 0; i < all; ++i) f(i);
+    } else {
+      for (const std::int64_t i : samples) f(i);
+    }
+  }
 };
 
 std::vector<Stratum> strata_1d(std::int64_t n, int k, bool full) {
   std::vector<Stratum> out;
   if (full || n <= 2 + k) {
     Stratum s;
-    for (std::int64_t i = 0; i < n; ++i) s.samples.push_back(i);
-    s.weight = 1;
+    s.all = n;
     out.push_back(s);
     return out;
   }
@@ -1069,6 +1089,18 @@ void validate(const Program& p, const LaunchSpec& spec) {
   }
   if (spec.dynamic_shared_bytes < 0 || spec.dynamic_shared_bytes > (1 << 20))
     throw InputError("dynamic shared memory must be in 0..1048576 bytes");
+  if (spec.full) {
+    // Every warp of every CTA executes at least one instruction: refuse what cannot finish.
+    const double least = static_cast<double>(spec.grid.x) * static_cast<double>(spec.grid.y) *
+                         static_cast<double>(spec.grid.z) *
+                         static_cast<double>((spec.block.count() + 31) / 32);
+    if (least > static_cast<double>(spec.max_warp_insts)) {
+      throw InputError("--full: " + std::to_string(spec.grid.count()) +
+                       " CTAs need more than the --max-warp-insts budget of " +
+                       std::to_string(spec.max_warp_insts) +
+                       " warp instructions; expected fewer CTAs, or sampling (without --full)");
+    }
+  }
 }
 
 LaunchCounts run_sampled(const Program& p, const LaunchSpec& spec) {
@@ -1092,9 +1124,9 @@ LaunchCounts run_sampled(const Program& p, const LaunchSpec& spec) {
     for (const auto& b : sy)
       for (const auto& d : sx) {
         const double w = a.weight * b.weight * d.weight;
-        for (std::int64_t z : a.samples)
-          for (std::int64_t y : b.samples)
-            for (std::int64_t x : d.samples) {
+        a.for_each([&](std::int64_t z) {
+          b.for_each([&](std::int64_t y) {
+            d.for_each([&](std::int64_t x) {
               c.reset(n);
               ex.run_cta(x, y, z, c);
               ++out.ctas_simulated;
@@ -1107,7 +1139,9 @@ LaunchCounts run_sampled(const Program& p, const LaunchSpec& spec) {
               out.divergent_branches += w * static_cast<double>(c.divergent);
               for (int s = 0; s < 3; ++s)
                 for (int t = 0; t < 2; ++t) out.generic_bytes[s][t] += w * c.generic_bytes[s][t];
-            }
+            });
+          });
+        });
       }
   out.warp_insts_simulated = ex.simulated;
   out.data_dependent_branch = ex.data_branch;

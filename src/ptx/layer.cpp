@@ -94,6 +94,7 @@ std::vector<Launch> plan(const Layer& l, const PtxLayerOptions& o) {
   const std::int64_t P = l.h_out(), Q = l.w_out();
   Launch L;
   L.spec.full = o.full;
+  L.spec.max_warp_insts = o.max_warp_insts;
   auto elementwise_grid = [&](std::int64_t total) {
     L.spec.block = {256, 1, 1};
     L.spec.grid = {std::max<std::int64_t>(1, std::min<std::int64_t>(ceil_div(total, 256), 65535)), 1, 1};
@@ -197,8 +198,9 @@ std::vector<Launch> plan(const Layer& l, const PtxLayerOptions& o) {
     default:
       break;
   }
-  throw InputError("ptx layer: no reference kernel for op '" + to_string(l.op) +
-                   "' (supported: conv2d, linear, maxpool, avgpool, globalavgpool, batchnorm, relu, add)");
+  throw InputError(
+      "ptx layer: no reference kernel for op '" + to_string(l.op) +
+      "' (supported: conv2d, linear, maxpool, avgpool, global_avgpool, batchnorm, relu, add)");
 }
 
 }  // namespace
@@ -218,7 +220,22 @@ Layer parse_layer_spec(const std::string& spec) {
       const auto eq = kv.find('=');
       if (eq == std::string::npos || eq == 0)
         throw InputError("--spec: expected key=value, got '" + kv + "'");
-      table.header.push_back(kv.substr(0, eq));
+      // A layer CSV passes other columns through; a spec has no use for them, so a typo or a
+      // repeated key is an error rather than a default silently kept.
+      const std::string key = kv.substr(0, eq);
+      static const std::vector<std::string> kExtraKeys{"kernel",   "stride",     "padding",
+                                                       "dilation", "pad_h_end",  "pad_w_end",
+                                                       "name",     "activation", "optimizer"};
+      const auto& columns = layer_csv_columns();
+      if (std::find(columns.begin(), columns.end(), key) == columns.end() &&
+          std::find(kExtraKeys.begin(), kExtraKeys.end(), key) == kExtraKeys.end()) {
+        throw InputError("--spec: unknown field '" + key + "' (expected one of the layer CSV " +
+                         "columns, docs/data-formats.md, or kernel, stride, padding, dilation)");
+      }
+      if (std::find(table.header.begin(), table.header.end(), key) != table.header.end()) {
+        throw InputError("--spec: field '" + key + "' given twice");
+      }
+      table.header.push_back(key);
       table.rows[0].push_back(kv.substr(eq + 1));
     }
   }
@@ -249,15 +266,19 @@ int run_ptx_layer(const PtxLayerOptions& o) {
   (void)output_format_from_string(o.format);
   if (o.spec.empty() == o.layers_csv.empty())
     throw InputError("ptx layer: give exactly one of --spec or --layers");
-  std::vector<Layer> layers;
-  if (!o.spec.empty()) {
-    layers.push_back(parse_layer_spec(o.spec));
-  } else {
-    layers = read_layers_csv(o.layers_csv).layers;
-  }
   std::vector<PtxLaunchResult> results;
-  for (const Layer& l : layers)
-    for (auto& r : analyze_layer(l, o)) results.push_back(std::move(r));
+  if (!o.spec.empty()) {
+    results = analyze_layer(parse_layer_spec(o.spec), o);
+  } else {
+    const LayerTable table = read_layers_csv(o.layers_csv);
+    for (std::size_t row = 0; row < table.layers.size(); ++row) {
+      try {
+        for (auto& r : analyze_layer(table.layers[row], o)) results.push_back(std::move(r));
+      } catch (const InputError& e) {
+        throw InputError(table.table.where(row) + ": " + e.what());  // which row of the file
+      }
+    }
+  }
   write_output(o.output, ptx_render(results, o.format));
   return 0;
 }

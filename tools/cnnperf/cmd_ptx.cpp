@@ -21,6 +21,10 @@ void add_ptx_command(CLI::App& app, Runner& run) {
   an->add_option("--param", a->params,
                  "INDEX=VALUE for parameter INDEX (0-based); pointer params default to distinct fake addresses");
   an->add_flag("--full", a->full, "Simulate every CTA (no sampling, no extrapolation)");
+  an->add_option("--max-warp-insts", a->max_warp_insts,
+                 "Stop (exit 2) after this many emulated warp instructions, a loop that never ends")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   an->add_option("--samples", a->samples, "Interior CTAs sampled per grid dimension")->check(CLI::Range(1, 64));
   an->add_option("--extrapolate", a->extrapolate,
                  "INDEX=LO,HI: parameter INDEX only sets a loop trip count; simulate LO and HI and extrapolate linearly");
@@ -36,15 +40,21 @@ void add_ptx_command(CLI::App& app, Runner& run) {
 
   auto l = std::make_shared<PtxLayerOptions>();
   auto* ly = sub->add_subcommand("layer", "Emulate the bundled reference kernel implementing a layer");
-  ly->add_option("--spec", l->spec, "Layer spec OP:key=value,... (canonical CSV column names)");
+  ly->add_option("spec,--spec", l->spec,
+                 "Layer spec OP:key=value,... (canonical CSV column names), positional or --spec");
   ly->add_option("--layers", l->layers_csv, "Canonical layer CSV, one result per row");
   ly->add_option("--arch", l->arch, "Committed PTX to use: sm_80|sm_90")->capture_default_str();
   ly->add_option("--conv-kernel", l->conv_kernel, "auto|igemm|direct")->capture_default_str();
   ly->add_flag("--full", l->full, "Simulate every CTA (no sampling, no extrapolation)");
+  ly->add_option("--max-warp-insts", l->max_warp_insts,
+                 "Stop (exit 2) after this many emulated warp instructions per launch")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   ly->add_option("--format", l->format, "table|json|csv")->capture_default_str();
   ly->add_option("-o,--output", l->output, "Write to FILE instead of stdout");
   ly->footer(
-      "Example: cnnperf ptx layer --spec conv2d:batch=1,c_in=64,h_in=56,w_in=56,c_out=64,kernel_h=3,kernel_w=3,"
+      "Example: cnnperf ptx layer "
+      "conv2d:batch=1,c_in=64,h_in=56,w_in=56,c_out=64,kernel_h=3,kernel_w=3,"
       "pad_h=1,pad_w=1 --format json");
   ly->callback([l, &run] { run = [l] { return cnnperf::run_ptx_layer(*l); }; });
 }

@@ -90,6 +90,42 @@ TEST(PtxCli, BadInputIsExitTwoWithOneLine) {
   r = cli("ptx layer --spec softmax:c_in=10");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("no reference kernel for op 'softmax'"), std::string::npos) << r.out;
+  // A spec is not a CSV row: a typo or a repeated key no longer falls back to a default.
+  r = cli("ptx layer conv2d:c_in=8,kernal_h=3");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("--spec: unknown field 'kernal_h'"), std::string::npos) << r.out;
+  r = cli("ptx layer conv2d:c_in=8,c_in=16");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("--spec: field 'c_in' given twice"), std::string::npos) << r.out;
+}
+
+TEST(PtxCli, LayerSpecIsPositionalAsInTheDesign) {
+  const CliRun r = cli("ptx layer relu:c_in=8,h_in=4,w_in=4 --format csv");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(parse_csv(r.out, "stdout").rows.size(), 1u);
+}
+
+// A loop whose bound never comes used to run forever; the emulation budget stops it.
+TEST(PtxCli, LaunchThatNeverEndsStopsAtTheBudget) {
+  const std::string spin = ::testing::TempDir() + "/spin.ptx";
+  write_output(spin,
+               ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry spin()\n{\n"
+               "$L:\n  bra.uni $L;\n}\n");
+  CliRun r =
+      cli("ptx analyze " + spin + " --kernel spin --grid 1 --block 32 --max-warp-insts 100000");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_EQ(r.out,
+            "cnnperf: error: kernel 'spin' executed more than 100000 warp instructions "
+            "(--max-warp-insts) without finishing; expected a launch that ends: check the "
+            "loop-bound parameters, drop --full, or raise the budget\n");
+  // --full over more CTAs than the budget could run is refused before it allocates anything.
+  r = cli("ptx analyze " + test::ref_ptx("conv_direct") +
+          " --kernel conv2d_direct_nchw"
+          " --grid 2147483647,65535,65535 --block 128 --full" +
+          std::string(kDirectArgs).substr(std::string(kDirectArgs).find(" --param")));
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("CTAs need more than the --max-warp-insts budget"), std::string::npos)
+      << r.out;
 }
 
 }  // namespace
