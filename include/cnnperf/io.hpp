@@ -16,9 +16,15 @@ namespace cnnperf {
 /// Throws InputError naming the path when it is missing or unreadable.
 [[nodiscard]] std::string read_text_file(const std::filesystem::path& path);
 
+/// Throws InputError when write_output(path) could not create the file (its directory is
+/// missing, or path is a directory), so that a long run fails before its work, not after.
+/// Empty and "-" (stdout) pass.
+void check_output_path(const std::string& path);
+
 /// Writes `content` to `path` through a temporary file in the same directory and a rename,
-/// so a failure never leaves a partial file. Throws InputError when the directory is not
-/// writable. A path of "" or "-" writes to stdout.
+/// so a failure never leaves a partial file (through a symlink, the file it names is
+/// replaced; a device or FIFO is written in place). Throws InputError when the directory is
+/// not writable, Error (exit 1) when the write fails. A path of "" or "-" writes to stdout.
 void write_output(const std::string& path, std::string_view content);
 
 /// A parsed CSV table. Cells are kept as text; `line_of(row)` gives the 1-based source line.
@@ -83,6 +89,13 @@ enum class OutputFormat { kTable, kJson, kCsv };
 /// `--model models/cnnperf_default.json` work from any directory; else `path` unchanged (its
 /// reader then says it is missing).
 [[nodiscard]] std::string user_file_or_resource(const std::string& path);
+/// user_file_or_resource for a name that may hold a wildcard the shell did not expand (it
+/// matched nothing in the current directory): the sorted matches here, else among the
+/// bundled files; a name without a match comes back unchanged (its reader says it is missing).
+[[nodiscard]] std::vector<std::string> user_files_or_resources(const std::string& pattern);
+
+/// The items with `separator` between them.
+[[nodiscard]] std::string join(const std::vector<std::string>& items, const std::string& separator);
 
 /// Lowercases ASCII.
 [[nodiscard]] std::string to_lower(std::string_view text);

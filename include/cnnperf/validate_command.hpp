@@ -3,6 +3,7 @@
 // per layer and end to end.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,7 +17,7 @@ struct ValidateOptions {
   std::string e2e;                    ///< end-to-end CSV (datasets/e2e_torchvision.csv schema)
   std::string power;                  ///< power CSV (datasets/power_zeus.csv schema)
   std::string power_model;            ///< power model file; empty: the bundled one
-  double fail_if_mape_above = 0;      ///< percent; 0: never fail
+  std::optional<double> fail_if_mape_above;  ///< percent; unset: never fail (0 fails any error)
   std::string format = "table";
   std::string output;
 };

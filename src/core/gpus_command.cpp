@@ -23,12 +23,6 @@ constexpr int kOutputSchemaVersion = 1;
 
 std::string number_text(double value) { return value == 0 ? "0" : format_number(value, 6); }
 
-std::string join(const std::vector<std::string>& items, const std::string& separator) {
-  std::string out;
-  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? separator : "") + items[i];
-  return out;
-}
-
 // Value of one field as text (the same text in table and CSV).
 std::string field_text(const GpuSpec& g, const std::string& field) {
   json j = g;
@@ -133,7 +127,7 @@ std::string render_gpus(const GpusOptions& options) {
   if (options.database.empty()) {
     db = &GpuDatabase::bundled();
   } else {
-    loaded = GpuDatabase::load(options.database);
+    loaded = GpuDatabase::load(user_file_or_resource(options.database));
   }
   return options.show.empty() ? render_list(*db, options, format)
                               : render_show(*db, options, format);

@@ -2,6 +2,8 @@
 // File and CSV helpers shared by every command.
 #include "cnnperf/io.hpp"
 
+#include <fcntl.h>
+#include <glob.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -49,9 +51,15 @@ std::string read_gzip(const fs::path& path) {
   }
   int err = 0;
   const char* message = gzerror(file, &err);
-  const std::string error_text = (n < 0 && message != nullptr) ? message : "";
+  // A stream cut short reads as a clean end with Z_BUF_ERROR: without this check a truncated
+  // file was taken as a complete, shorter one.
+  const bool failed = n < 0 || (err != Z_OK && err != Z_STREAM_END);
+  const std::string error_text = failed && message != nullptr ? message : "";
   gzclose(file);
-  if (n < 0) throw InputError(path.string() + ": corrupt gzip data: " + error_text);
+  if (failed) {
+    throw InputError(path.string() + ": corrupt or truncated gzip data (" + error_text +
+                     "); expected a complete .gz file");
+  }
   return content;
 }
 
@@ -72,19 +80,75 @@ std::string read_text_file(const fs::path& path) {
   return out.str();
 }
 
+namespace {
+
+// Writes all of content to an open descriptor; false on any short or failed write.
+bool write_all(int fd, std::string_view content) {
+  std::size_t written = 0;
+  while (written < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
+    if (n <= 0) return false;
+    written += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+namespace {
+
+// The file write_output replaces: through a symlink, the file it names.
+fs::path output_target(const std::string& path) {
+  std::error_code ec;
+  fs::path target(path);
+  // Follow the chain by hand: a dangling link names the file to create.
+  for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(target, ec)); ++hops) {
+    const fs::path next = fs::read_symlink(target, ec);
+    if (ec) break;
+    target = next.is_absolute() ? next : target.parent_path() / next;
+  }
+  return target;
+}
+
+}  // namespace
+
+void check_output_path(const std::string& path) {
+  if (path.empty() || path == "-") return;
+  std::error_code ec;
+  const fs::path target = output_target(path);
+  if (fs::is_directory(target, ec)) throw InputError(path + ": is a directory (expected a file)");
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  if (!fs::is_directory(dir, ec)) {
+    throw InputError(path + ": cannot write (directory '" + dir.string() + "' does not exist)");
+  }
+}
+
 void write_output(const std::string& path, std::string_view content) {
   if (path.empty() || path == "-") {
     std::cout.write(content.data(), static_cast<std::streamsize>(content.size()));
     std::cout.flush();
+    // A full disk or a closed descriptor behind a shell redirect is a failure, not exit 0.
+    if (!std::cout) throw Error("stdout: write failed (disk full or not writable)");
     return;
   }
-  const fs::path target(path);
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::error_code ec;
+  // Through a symlink: replace the file it names, not the link itself.
+  const fs::path target = output_target(path);
+  const fs::file_status existing = fs::status(target, ec);
+  if (fs::is_directory(existing)) throw InputError(path + ": is a directory (expected a file)");
+  if (fs::exists(existing) && !fs::is_regular_file(existing)) {
+    // A device or a pipe (/dev/null, a FIFO): nothing to replace atomically, write to it.
+    const int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) throw InputError(path + ": cannot write (not writable)");
+    bool ok = write_all(fd, content);
+    ok = (::close(fd) == 0) && ok;
+    if (!ok) throw Error(path + ": write failed (disk full or not writable)");
+    return;
+  }
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   if (!fs::is_directory(dir, ec)) {
     throw InputError(path + ": cannot write (directory '" + dir.string() + "' does not exist)");
   }
-  if (fs::is_directory(target, ec)) throw InputError(path + ": is a directory (expected a file)");
   // Temp file in the same directory so the rename is atomic; removed on any failure.
   std::string temp_name = target.filename().string();
   temp_name.insert(0, 1, '.');
@@ -92,16 +156,7 @@ void write_output(const std::string& path, std::string_view content) {
   std::string temp = (dir / temp_name).string();
   const int fd = mkstemp(temp.data());
   if (fd < 0) throw InputError(path + ": cannot write (directory not writable)");
-  bool ok = true;
-  std::size_t written = 0;
-  while (written < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
-    if (n <= 0) {
-      ok = false;
-      break;
-    }
-    written += static_cast<std::size_t>(n);
-  }
+  bool ok = write_all(fd, content);
   ok = (::fsync(fd) == 0) && ok;
   ok = (::close(fd) == 0) && ok;
   if (ok) {
@@ -112,10 +167,12 @@ void write_output(const std::string& path, std::string_view content) {
     fs::remove(temp, ec);
     throw Error(path + ": write failed (disk full or not writable)");
   }
-  // mkstemp creates 0600; give the file ordinary permissions.
+  // mkstemp creates 0600: keep a replaced file's permissions, else give ordinary ones.
   fs::permissions(target,
-                  fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
-                      fs::perms::others_read,
+                  fs::is_regular_file(existing)
+                      ? existing.permissions()
+                      : fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                            fs::perms::others_read,
                   ec);
 }
 
@@ -203,7 +260,8 @@ CsvTable parse_csv(std::string_view text, const std::string& source) {
       record.push_back(std::move(field));
       field.clear();
       field_was_quoted = false;
-    } else if (c == '\n') {
+    } else if (c == '\n' || (c == '\r' && (i + 1 == text.size() || text[i + 1] != '\n'))) {
+      // LF, CRLF (its CR dropped below) and a lone CR (classic Mac OS files) end a line.
       ++line;
       end_record();
     } else if (c != '\r') {
@@ -358,6 +416,12 @@ long parse_positive_int(std::string_view text, const std::string& what) {
   return value;
 }
 
+std::string join(const std::vector<std::string>& items, const std::string& separator) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? separator : "") + items[i];
+  return out;
+}
+
 std::string to_lower(std::string_view text) {
   std::string out(text);
   std::transform(out.begin(), out.end(), out.begin(),
@@ -384,7 +448,10 @@ std::vector<std::string> split(std::string_view text, char sep) {
   return parts;
 }
 
-fs::path find_resource(const std::string& relative) {
+namespace {
+
+// Where bundled files are looked for, in order.
+std::vector<fs::path> resource_roots() {
   std::error_code ec;
   std::vector<fs::path> roots;
   if (const char* env = std::getenv("CNNPERF_DATA_DIR"); env != nullptr && *env != '\0') {
@@ -400,7 +467,25 @@ fs::path find_resource(const std::string& relative) {
     }
   }
   roots.emplace_back(CNNPERF_SOURCE_DIR);
-  for (const auto& root : roots) {
+  return roots;
+}
+
+// Paths matching a glob(3) pattern, sorted; none when nothing matches.
+std::vector<std::string> glob_paths(const std::string& pattern) {
+  std::vector<std::string> out;
+  glob_t matches{};
+  if (::glob(pattern.c_str(), 0, nullptr, &matches) == 0) {
+    for (std::size_t i = 0; i < matches.gl_pathc; ++i) out.emplace_back(matches.gl_pathv[i]);
+  }
+  ::globfree(&matches);
+  return out;
+}
+
+}  // namespace
+
+fs::path find_resource(const std::string& relative) {
+  std::error_code ec;
+  for (const auto& root : resource_roots()) {
     const fs::path candidate = root / relative;
     if (fs::exists(candidate, ec)) return candidate;
   }
@@ -416,6 +501,22 @@ std::string user_file_or_resource(const std::string& path) {
   } catch (const Error&) {
     return path;
   }
+}
+
+std::vector<std::string> user_files_or_resources(const std::string& pattern) {
+  std::error_code ec;
+  if (pattern.find_first_of("*?[") == std::string::npos || fs::exists(pattern, ec)) {
+    return {user_file_or_resource(pattern)};
+  }
+  // The shell left the pattern unexpanded (no match here): expand it here, then among the
+  // bundled files, so `--data datasets/layers_*.csv.gz` works from any directory.
+  if (auto here = glob_paths(pattern); !here.empty()) return here;
+  if (!fs::path(pattern).is_absolute()) {
+    for (const auto& root : resource_roots()) {
+      if (auto there = glob_paths((root / pattern).string()); !there.empty()) return there;
+    }
+  }
+  return {pattern};
 }
 
 }  // namespace cnnperf

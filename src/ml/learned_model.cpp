@@ -105,6 +105,9 @@ FeatureMatrix matrix_for_rows(const TrainingData& data, const std::vector<std::s
 
 }  // namespace
 
+// A measured layer time beyond this (about 11.6 days) is a unit or parsing mistake.
+constexpr double kMaxMeasuredLatencyMs = 1e9;
+
 TrainingData load_training_data(const std::vector<std::string>& files, std::size_t max_rows,
                                 std::uint64_t seed) {
   if (files.empty()) throw InputError("--data: expected at least one dataset file");
@@ -112,9 +115,13 @@ TrainingData load_training_data(const std::vector<std::string>& files, std::size
   std::uint64_t hash = 1469598103934665603ULL;
   std::unordered_map<std::string, GpuSpec> gpu_cache;
   const GpuDatabase& db = GpuDatabase::bundled();
+  // The examples' `datasets/...` names (and their wildcards) work from any directory, like
+  // `--model models/...`.
+  std::vector<std::string> expanded;
   for (const auto& named : files) {
-    // The examples' `datasets/...` names work from any directory, like `--model models/...`.
-    const std::string file = user_file_or_resource(named);
+    for (auto& file : user_files_or_resources(named)) expanded.push_back(std::move(file));
+  }
+  for (const auto& file : expanded) {
     const std::string text = read_text_file(file);
     hash = fnv1a(text, hash);
     const LayerTable table = parse_layers_csv(text, file);
@@ -124,11 +131,24 @@ TrainingData load_training_data(const std::vector<std::string>& files, std::size
     spdlog::info("{}: {} rows", file, table.layers.size());
     // With pad_h_end/pad_w_end the reader models asymmetric (TensorFlow SAME) padding exactly.
     const bool has_pad_end = table.table.column("pad_h_end").has_value();
+    std::size_t skipped = 0;
+    std::string first_skip;
     for (std::size_t row = 0; row < table.layers.size(); ++row) {
       const auto exact = table.table.get(row, "symmetric_pad_exact");
       const auto target = table.table.get_number(row, "latency_ms");
-      if ((exact && *exact == "0" && !has_pad_end) || !target || *target <= 0) {
-        ++data.skipped_rows;
+      if (target && *target > kMaxMeasuredLatencyMs) {
+        throw InputError(table.table.where(row) +
+                         ": field 'latency_ms': expected a measured time " + "of at most " +
+                         format_number(kMaxMeasuredLatencyMs) + " ms, got " +
+                         format_number(*target));
+      }
+      const bool asymmetric = exact && *exact == "0" && !has_pad_end;
+      if (asymmetric || !target || *target <= 0) {
+        if (skipped++ == 0) {
+          first_skip = table.table.where(row) +
+                       (asymmetric ? ": asymmetric padding without pad_h_end/pad_w_end"
+                                   : ": latency_ms empty or not positive");
+        }
         continue;
       }
       const std::string gpu_name = table.table.get(row, "gpu").value_or("");
@@ -147,6 +167,12 @@ TrainingData load_training_data(const std::vector<std::string>& files, std::size
       data.sources.push_back(table.table.get(row, "source").value_or(""));
       data.latency_ms.push_back(*target);
     }
+    if (skipped > 0) {
+      // Said, not silent: a file of bad rows must not look like a smaller good one.
+      spdlog::warn("{}: {} of {} rows left out (first: {})", file, skipped, table.layers.size(),
+                   first_skip);
+    }
+    data.skipped_rows += skipped;
     data.files.push_back(file);
   }
   data.fingerprint = hex(hash);
@@ -449,6 +475,12 @@ std::vector<int> family_folds(const TrainingData& data, const std::vector<std::s
       const auto key = shape_key(data.layers[rows[i]]);
       group[i] = group_of.emplace(key, static_cast<int>(group_of.size())).first->second;
     }
+    if (group_of.size() < static_cast<std::size_t>(n_folds)) {
+      throw InputError(
+          "--folds " + std::to_string(n_folds) + ": an op family has only " +
+          std::to_string(group_of.size()) +
+          " distinct shapes; expected at least one per fold (fewer --folds, or more rows)");
+    }
     std::vector<int> assignment(group_of.size());
     std::iota(assignment.begin(), assignment.end(), 0);
     std::shuffle(assignment.begin(), assignment.end(), rng);
@@ -456,6 +488,12 @@ std::vector<int> family_folds(const TrainingData& data, const std::vector<std::s
       fold[i] = assignment[static_cast<std::size_t>(group[i])] % n_folds;
     }
   } else {
+    // An empty fold scores nothing and one row cannot train: every fold needs a row.
+    if (n < static_cast<std::size_t>(n_folds)) {
+      throw InputError("--folds " + std::to_string(n_folds) + ": an op family has only " +
+                       std::to_string(n) +
+                       " rows; expected at least one per fold (fewer --folds, or more rows)");
+    }
     std::vector<std::size_t> order(n);
     std::iota(order.begin(), order.end(), 0);
     std::shuffle(order.begin(), order.end(), rng);
@@ -856,9 +894,16 @@ std::unique_ptr<LearnedModel> LearnedModel::from_json(const nlohmann::json& doc,
       throw InputError(where + ".gpu_blind_regressor: expected exactly when unseen_gpu is " +
                        "\"gpu-blind\"");
     }
-    if (mode == "gpu-blind") {
-      f.gpu_blind_regressor = Regressor::from_json(fams[i].at("gpu_blind_regressor"));
-    }
+    // The regressors' own errors know no file: say which one and where in it.
+    const auto regressor_at = [&](const char* key) {
+      if (!fams[i].contains(key)) throw InputError(where + "." + key + ": missing");
+      try {
+        return Regressor::from_json(fams[i].at(key));
+      } catch (const InputError& e) {
+        throw InputError(where + "." + key + ": " + e.what());
+      }
+    };
+    if (mode == "gpu-blind") f.gpu_blind_regressor = regressor_at("gpu_blind_regressor");
     if (fams[i].contains("host_floor_ms")) {  // absent before 2026-11-24: no floor
       const auto& floors = fams[i]["host_floor_ms"];
       if (!floors.is_array()) throw InputError(where + ".host_floor_ms: expected an array");
@@ -872,7 +917,7 @@ std::unique_ptr<LearnedModel> LearnedModel::from_json(const nlohmann::json& doc,
                          field<std::string>(floors[k], "gpu", at)}] = floor;
       }
     }
-    f.regressor = Regressor::from_json(fams[i].at("regressor"));
+    f.regressor = regressor_at("regressor");
     families.push_back(std::move(f));
   }
   EagerOverhead o;

@@ -15,6 +15,7 @@
 #include "cnnperf/config.hpp"
 #include "cnnperf/error.hpp"
 #include "cnnperf/gpu_spec.hpp"
+#include "cnnperf/io.hpp"
 #include "cnnperf/layer.hpp"
 #include "cnnperf/power.hpp"
 #include "cnnperf/predict.hpp"
@@ -337,8 +338,9 @@ PlanResult plan_for_options(const PlanOptions& options) {
     throw InputError("--host-ms-per-op: expected a positive number of ms");
   }
 
-  const AccuracyTable table =
-      options.accuracy.empty() ? AccuracyTable::bundled() : AccuracyTable::load(options.accuracy);
+  const AccuracyTable table = options.accuracy.empty()
+                                  ? AccuracyTable::bundled()
+                                  : AccuracyTable::load(user_file_or_resource(options.accuracy));
   // The bundled table is named as shipped, not by this machine's absolute path.
   result.accuracy_source =
       options.accuracy.empty() ? std::string(kBundledAccuracy) : table.source_path();

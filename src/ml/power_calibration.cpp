@@ -553,11 +553,7 @@ std::string format_power_report(const nlohmann::json& report, OutputFormat forma
     section("given model", report["scores"]);
   }
   if (format == OutputFormat::kCsv) {
-    std::string csv = csv_line(header) + "\n";
-    for (const auto& r : rows) {
-      csv += csv_line(r) + "\n";
-    }
-    return csv;
+    return csv_with_schema(header, rows, report.value("schema_version", kPowerModelSchemaVersion));
   }
   out += format_table(header, rows);
   if (report.contains("model")) {

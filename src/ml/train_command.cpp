@@ -413,6 +413,10 @@ nlohmann::json data_report_header(const TrainingData& data, const TrainOptions& 
 }  // namespace
 
 nlohmann::json train_report(const TrainOptions& options) {
+  // A fit takes seconds to minutes: a path it cannot write fails now, not after it.
+  for (const std::string* path : {&options.out, &options.export_features}) {
+    check_output_path(*path);
+  }
   if (options.data.empty() && options.max_rows > 0) {
     // --e2e and --power alone fit every row; a sample there was silently ignored.
     throw InputError("--max-rows: samples --data rows; --e2e and --power alone use every row");
@@ -491,7 +495,11 @@ nlohmann::json train_report(const TrainOptions& options) {
   spdlog::info("loaded {} rows ({} skipped) in {:.1f} s", data.layers.size(), data.skipped_rows,
                std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start)
                    .count());
-  if (data.layers.empty()) throw InputError("--data: no usable measured rows in the given files");
+  if (data.layers.empty()) {
+    throw InputError("--data: no usable measured rows in " + join(data.files, ", ") + " (" +
+                     std::to_string(data.skipped_rows) +
+                     " left out); expected rows with a positive latency_ms");
+  }
   // A source section without rows to tune is most likely a typo: said before minutes of CV.
   nlohmann::json unused_sections = nlohmann::json::array();
   for (const auto& [key, value] : overrides.items()) {
@@ -734,6 +742,7 @@ nlohmann::json train_report(const TrainOptions& options) {
 
 int run_train(const TrainOptions& options) {
   const OutputFormat format = output_format_from_string(options.format);
+  check_output_path(options.output);
   const nlohmann::json report = train_report(options);
   write_output(options.output, render(report, format));
   return 0;

@@ -102,8 +102,9 @@ nlohmann::json validate_report(const ValidateOptions& options) {
   }
   nlohmann::json power_section;
   if (!options.power.empty()) {
-    const PowerModel power = options.power_model.empty() ? PowerModel::bundled()
-                                                         : PowerModel::load(options.power_model);
+    const PowerModel power = options.power_model.empty()
+                                 ? PowerModel::bundled()
+                                 : PowerModel::load(user_file_or_resource(options.power_model));
     power_section = power_validation_report(options.power, power);
     if (options.data.empty() && options.e2e.empty()) {
       return {{"schema_version", kModelSchemaVersion},
@@ -156,7 +157,11 @@ nlohmann::json validate_report(const ValidateOptions& options) {
       spdlog::warn("{} rows belong to op families the model has no regressor for; not scored",
                    unmodelled);
     }
-    if (overall.truth.empty()) throw InputError("--data: no rows the model can score");
+    if (overall.truth.empty()) {
+      throw InputError("--data: no rows the model can score in " + join(data.files, ", ") +
+                       "; expected measured rows of an op family the model has (" +
+                       std::to_string(unmodelled) + " rows of others)");
+    }
     report["layers"] = {{"files", data.files},
                         {"fingerprint", data.fingerprint},
                         {"rows", overall.truth.size()},
@@ -199,24 +204,25 @@ nlohmann::json validate_report(const ValidateOptions& options) {
 
 int run_validate(const ValidateOptions& options) {
   const OutputFormat format = output_format_from_string(options.format);
-  if (options.fail_if_mape_above < 0 || !std::isfinite(options.fail_if_mape_above)) {
+  const std::optional<double> gate = options.fail_if_mape_above;
+  if (gate && (*gate < 0 || !std::isfinite(*gate))) {
     throw InputError("--fail-if-mape-above: expected a non-negative percentage");
   }
+  check_output_path(options.output);
   const nlohmann::json report = validate_report(options);
   write_output(options.output, render(report, format));
-  if (options.fail_if_mape_above > 0) {
+  if (gate) {
     for (const char* scope : {"layers", "e2e", "power"}) {
       if (!report.contains(scope)) continue;
       const bool power = std::string(scope) == "power";
       const auto& mape = power ? report[scope]["scores"]["overall"]["slowdown_mape_pct"]
                                : report[scope]["overall"]["mape_pct"];
-      if (!mape.is_null() && mape.get<double>() > options.fail_if_mape_above) {
+      if (!mape.is_null() && mape.get<double>() > *gate) {
         std::fprintf(stderr, "cnnperf: validate: %s MAPE %s %% exceeds --fail-if-mape-above %s\n",
-                     power ? "power-cap slowdown"
+                     power                            ? "power-cap slowdown"
                      : std::string(scope) == "layers" ? "per-layer"
                                                       : "end-to-end",
-                     format_number(mape.get<double>(), 4).c_str(),
-                     format_number(options.fail_if_mape_above, 4).c_str());
+                     format_number(mape.get<double>(), 4).c_str(), format_number(*gate, 4).c_str());
         return 1;
       }
     }

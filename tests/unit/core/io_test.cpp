@@ -31,6 +31,16 @@ TEST(Csv, ParsesQuotedFieldsAndLines) {
   EXPECT_EQ(t.where(1), "t.csv:4");
 }
 
+// Lone CRs (classic Mac OS) made the whole file one header line, read as zero rows.
+TEST(Csv, LoneCarriageReturnsEndLines) {
+  const CsvTable crlf = parse_csv("a,b\r\n1,2\r\n3,4\r\n", "crlf.csv");
+  const CsvTable cr = parse_csv("a,b\r1,2\r3,4\r", "cr.csv");
+  ASSERT_EQ(cr.rows.size(), 2U);
+  EXPECT_EQ(cr.rows, crlf.rows);
+  EXPECT_EQ(cr.header, crlf.header);
+  EXPECT_EQ(cr.lines, crlf.lines);
+}
+
 TEST(Csv, RaggedRowNamesFileAndLine) {
   try {
     (void)parse_csv("a,b\n1,2\n3\n", "bad.csv");
@@ -98,6 +108,64 @@ TEST(Files, ReadsGzip) {
   fs::remove_all(dir);
 }
 
+// A truncated .gz used to read as a complete, shorter file (zlib ends it cleanly with
+// Z_BUF_ERROR); both a cut in the data and a missing checksum trailer are now errors.
+TEST(Files, TruncatedGzipIsAnInputError) {
+  const fs::path dir = temp_dir();
+  const fs::path gz = dir / "t.csv.gz";
+  gzFile f = gzopen(gz.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  std::string text = "a,b\n";
+  for (int i = 0; i < 5000; ++i) text += std::to_string(i) + "," + std::to_string(i * 7) + "\n";
+  gzwrite(f, text.data(), static_cast<unsigned>(text.size()));
+  gzclose(f);
+  const auto full = fs::file_size(gz);
+  for (const auto cut : {full - 4, full / 2}) {
+    fs::resize_file(gz, cut);
+    try {
+      (void)read_text_file(gz);
+      FAIL() << "a file cut to " << cut << " of " << full << " bytes was read";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("corrupt or truncated gzip data"), std::string::npos)
+          << e.what();
+    }
+  }
+  fs::remove_all(dir);
+}
+
+// -o through a symlink writes the file it names (the link stays); a device is written in
+// place, never replaced by a regular file.
+TEST(Files, WriteThroughSymlinkAndToADevice) {
+  const fs::path dir = temp_dir();
+  const fs::path link = dir / "link.csv";
+  fs::create_symlink("target.csv", link);  // dangling: names the file to create
+  write_output(link.string(), "one");
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
+  EXPECT_EQ(read_text_file(dir / "target.csv"), "one");
+  write_output(link.string(), "two");
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
+  EXPECT_EQ(read_text_file(dir / "target.csv"), "two");
+  write_output("/dev/null", "nothing");
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+  fs::remove_all(dir);
+}
+
+TEST(Files, CheckOutputPathFailsBeforeAnyWork) {
+  const fs::path dir = temp_dir();
+  EXPECT_NO_THROW(check_output_path((dir / "new.json").string()));
+  EXPECT_NO_THROW(check_output_path(""));
+  EXPECT_NO_THROW(check_output_path("-"));
+  try {
+    check_output_path((dir / "missing" / "m.json").string());
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("does not exist"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(check_output_path(dir.string()), InputError);
+  EXPECT_FALSE(fs::exists(dir / "new.json"));
+  fs::remove_all(dir);
+}
+
 TEST(Parse, Numbers) {
   EXPECT_DOUBLE_EQ(parse_number(" 2.5 ", "x"), 2.5);
   EXPECT_THROW((void)parse_number("2.5x", "x"), InputError);
@@ -135,6 +203,30 @@ TEST(UserFile, ARelativeNameMissingHereIsLookedUpAmongTheBundledFiles) {
   EXPECT_EQ(missing, "models/no_such_model.json");
   EXPECT_EQ(local, "models/gpus.json");
   EXPECT_EQ(user_file_or_resource("/abs/none.json"), "/abs/none.json");
+  fs::remove_all(elsewhere);
+}
+
+// A wildcard the shell left unexpanded (nothing matched in the working directory) is
+// expanded here, then among the bundled files, sorted.
+TEST(UserFile, AnUnexpandedWildcardMatchesTheBundledFiles) {
+  const fs::path here = fs::current_path();
+  const fs::path elsewhere = temp_dir() / "cwd_glob";
+  fs::create_directories(elsewhere);
+  fs::current_path(elsewhere);
+  const auto bundled = user_files_or_resources("datasets/layers_*.csv.gz");
+  const auto none = user_files_or_resources("datasets/no_such_*.csv");
+  fs::create_directories(elsewhere / "datasets");
+  std::ofstream(elsewhere / "datasets" / "layers_b.csv") << "op\n";
+  std::ofstream(elsewhere / "datasets" / "layers_a.csv") << "op\n";
+  const auto local = user_files_or_resources("datasets/layers_*.csv");
+  const auto plain = user_files_or_resources("models/gpus.json");
+  fs::current_path(here);
+  ASSERT_EQ(bundled.size(), 2U);
+  EXPECT_EQ(bundled[0], find_resource("datasets/layers_mlpredict.csv.gz").string());
+  EXPECT_EQ(bundled[1], find_resource("datasets/layers_neusight.csv.gz").string());
+  EXPECT_EQ(none, std::vector<std::string>{"datasets/no_such_*.csv"});
+  EXPECT_EQ(local, (std::vector<std::string>{"datasets/layers_a.csv", "datasets/layers_b.csv"}));
+  EXPECT_EQ(plain, std::vector<std::string>{find_resource("models/gpus.json").string()});
   fs::remove_all(elsewhere);
 }
 
