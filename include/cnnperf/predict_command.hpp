@@ -29,7 +29,7 @@ struct PredictOptions {
   bool skip_unsupported = false;
   double max_latency_ms = 0;  ///< CI budget; 0: none (exit 3 when exceeded)
   double max_energy_j = 0;    ///< CI budget; 0: none (exit 3 when exceeded)
-  std::string format = "table";
+  std::string format;         ///< table|json|csv; empty: table for --net, csv for --layers
   std::string output;       ///< file, or empty for stdout
 };
 

@@ -51,6 +51,9 @@ bool reference_rows_only(const LayerTable& table) {
 
 std::unique_ptr<LatencyModel> select_model(const PredictOptions& options, const GpuSpec* net_gpu,
                                            bool reference_rows) {
+  if (options.analytical && !options.model.empty()) {
+    throw InputError("--analytical and --model: expected one of them, not both");
+  }
   if (options.analytical) {
     spdlog::info("model: analytical baseline (--analytical)");
     return bundled_analytical_model();
@@ -160,7 +163,8 @@ std::string predict_layers_csv_text(const LayerTable& table, const GpuSpec* gpu,
   std::vector<std::string> added{"latency_ms", "energy_mj", "avg_power_w", "roofline_ms",
                                  "in_distribution"};
   for (auto& name : added) {
-    if (table.table.column(name)) name = "predicted_" + name;
+    // Until unique: an input holding both latency_ms and predicted_latency_ms keeps both.
+    while (table.table.column(name)) name = "predicted_" + name;
   }
   auto values = [&](std::size_t i) {
     const auto& p = predictions[i];
@@ -236,7 +240,10 @@ std::optional<std::string> check_budget(const PredictOptions& options,
 }
 
 int run_predict(const PredictOptions& options) {
-  const OutputFormat format = output_format_from_string(options.format);
+  const bool layers_mode = !options.layers_csv.empty();
+  // --layers writes rows for other tools (DESIGN: csv|json); a table only when asked for.
+  const OutputFormat format = output_format_from_string(
+      options.format.empty() ? (layers_mode ? "csv" : "table") : options.format);
   // 0 is each option's "not given"; a negative value is a mistake to name.
   for (const auto& [flag, value] : {std::pair{"--max-latency-ms", options.max_latency_ms},
                                     std::pair{"--max-energy-j", options.max_energy_j},
@@ -264,6 +271,19 @@ int run_predict(const PredictOptions& options) {
     if (options.num_gpus != 1) {
       throw InputError("--num-gpus: applies to --net predictions, not to --layers rows");
     }
+    // Each row carries its own sizes and pass; network options would be silently ignored.
+    for (const auto& [flag, given] : {std::pair{"--max-latency-ms", options.max_latency_ms > 0},
+                                      std::pair{"--max-energy-j", options.max_energy_j > 0},
+                                      std::pair{"--batch", options.batch > 0},
+                                      std::pair{"--input-size", !options.input_size.empty()},
+                                      std::pair{"--mode", options.mode != "inference"},
+                                      std::pair{"--host-ms-per-op", options.host_ms_per_op > 0}}) {
+      if (given) {
+        throw InputError(std::string(flag) +
+                         ": applies to --net predictions, not to --layers rows (each row gives "
+                         "its own sizes and pass; a budget applies to a network's step)");
+      }
+    }
     const LayerTable table = read_layers_csv(options.layers_csv);
     const auto model = select_model(options, nullptr, reference_rows_only(table));
     std::optional<GpuSpec> gpu;
@@ -272,10 +292,8 @@ int run_predict(const PredictOptions& options) {
     } else if (!table.table.column("gpu")) {
       throw InputError("--gpu: required unless " + options.layers_csv + " has a 'gpu' column");
     }
-    write_output(options.output, predict_layers_csv_text(table, gpu ? &*gpu : nullptr, *model,
-                                                         format == OutputFormat::kTable
-                                                             ? OutputFormat::kCsv
-                                                             : format));
+    write_output(options.output,
+                 predict_layers_csv_text(table, gpu ? &*gpu : nullptr, *model, format));
     return 0;
   }
   const auto model = select_model(options, net_gpu ? &*net_gpu : nullptr);

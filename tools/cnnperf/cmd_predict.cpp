@@ -45,7 +45,8 @@ void add_predict_command(CLI::App& app, Runner& run) {
                   "Exit 3 when the predicted latency_ms exceeds this budget");
   sub->add_option("--max-energy-j", opts->max_energy_j,
                   "Exit 3 when the predicted energy_j exceeds this budget");
-  sub->add_option("--format", opts->format, "table|json|csv")->capture_default_str();
+  sub->add_option("--format", opts->format,
+                  "table|json|csv (default: table for --net, csv for --layers)");
   sub->add_option("-o,--output", opts->output, "Write to FILE instead of stdout");
   sub->footer(
       "Examples:\n"

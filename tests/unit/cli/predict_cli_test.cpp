@@ -116,6 +116,34 @@ TEST(PredictCli, NumGpusOutsideOneToSixteenOrWithLayersOrACapIsExitTwo) {
   EXPECT_NE(r.err.find("--num-gpus"), std::string::npos) << r.err;
 }
 
+// Network options on --layers rows were silently ignored (a budget never fired).
+TEST(PredictCli, NetworkOptionsOnLayerRowsAreExitTwo) {
+  const auto csv = temp_dir() / "layers_opts.csv";
+  std::ofstream(csv)
+      << "op,batch,c_in,h_in,w_in,c_out,kernel_h,kernel_w\nconv2d,1,64,56,56,64,3,3\n";
+  const std::string base = "predict --layers \"" + csv.string() + "\" --gpu v100 ";
+  for (const std::string flag :
+       {"--max-latency-ms 0.001", "--max-energy-j 1", "--batch 8", "--input-size 32x32",
+        "--mode training", "--host-ms-per-op 0.01"}) {
+    const RunResult r = run_cnnperf(base + flag);
+    EXPECT_EQ(r.exit_code, 2) << flag;
+    EXPECT_NE(r.err.find(flag.substr(0, flag.find(' ')) + ": applies to --net predictions"),
+              std::string::npos)
+        << r.err;
+  }
+  RunResult r = run_cnnperf(base + "--analytical --model models/cnnperf_default.json");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--analytical and --model"), std::string::npos) << r.err;
+  // CSV unless a table is asked for (the default --format is per mode).
+  r = run_cnnperf(base + "--analytical");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("op,batch,c_in,", 0), 0U) << r.out;
+  r = run_cnnperf(base + "--analytical --format table");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find(','), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("in_distribution"), std::string::npos) << r.out;
+}
+
 TEST(PredictCli, LayersWithAGpuColumnRunEachRowOnItsGpu) {
   const auto csv = temp_dir() / "layers_per_gpu.csv";
   std::ofstream(csv) << "op,batch,c_in,h_in,w_in,c_out,kernel_h,kernel_w,pad_h,pad_w,gpu\n"

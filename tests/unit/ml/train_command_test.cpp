@@ -126,6 +126,11 @@ TEST_F(TrainCommand, ValidateScoresEveryRowAndGatesOnMape) {
   EXPECT_NE(read_text_file(opts.output).find("layer,all,"), std::string::npos);
   opts.fail_if_mape_above = 1e-6;
   EXPECT_EQ(run_validate(opts), 1);
+  // 0 is a gate like any other (it used to mean "no gate"); unset is no gate.
+  opts.fail_if_mape_above = 0.0;
+  EXPECT_EQ(run_validate(opts), 1);
+  opts.fail_if_mape_above.reset();
+  EXPECT_EQ(run_validate(opts), 0);
 }
 
 TEST_F(TrainCommand, BadInputIsInputError) {
@@ -251,8 +256,12 @@ TEST_F(TrainCommand, PredictUsesTheGivenModelFile) {
   PredictOptions opts;
   opts.model = model_;
   EXPECT_EQ(select_model(opts)->name(), "model.json");
+  opts.model.clear();
   opts.analytical = true;
   EXPECT_NE(select_model(opts)->name(), "model.json");
+  // Both named: which one the user meant is unknown, so it is an error, not a silent pick.
+  opts.model = model_;
+  EXPECT_THROW((void)select_model(opts), InputError);
 }
 
 TEST_F(TrainCommand, ReportsEachSourceSeparatelyWhenTheDataMixSources) {
