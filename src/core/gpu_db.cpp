@@ -330,6 +330,35 @@ GpuSpec gpu_spec_from_json(const nlohmann::json& object, const std::string& wher
     defaulted["clock_assumed"] = "not given: boost";
   }
 
+  // Ranges no GPU of the last 15 years or the next 15 leaves: a value outside is a typo or a
+  // unit mistake (GB/s given in TB/s, MHz in GHz), which would give absurd predictions.
+  struct Plausible {
+    const char* field;
+    double value, low, high;
+  };
+  for (const Plausible& p : {Plausible{"sm_count", double(g.sm_count), 1, 1024},
+                             {"fp32_cores_per_sm", double(g.fp32_cores_per_sm), 8, 1024},
+                             {"boost_clock_mhz", g.boost_clock_mhz, 100, 5000},
+                             {"fp32_tflops", g.fp32_tflops, 0.01, 5000},
+                             {"fp16_tflops", g.fp16_tflops, 0, 20000},
+                             {"tensor_fp16_tflops", g.tensor_fp16_tflops, 0, 100000},
+                             {"memory_bandwidth_gbs", g.memory_bandwidth_gbs, 1, 100000},
+                             {"memory_gb", g.memory_gb, 0, 10000},
+                             {"l2_cache_mb", g.l2_cache_mb, 0, 4096},
+                             {"shared_mem_per_sm_kb", g.shared_mem_per_sm_kb, 1, 4096},
+                             {"tdp_w", g.tdp_w, 1, 5000}}) {
+    if (!(p.value >= p.low && p.value <= p.high)) {
+      const json got = p.value;
+      fail(where, p.field,
+           "a value in " + format_number(p.low) + ".." + format_number(p.high) +
+               " (a plausible figure for a GPU; check the unit)",
+           &got);
+    }
+  }
+  if (!g.compute_capability.empty() && std::stoi(g.compute_capability) > 20) {
+    const json got = g.compute_capability;
+    fail(where, "compute_capability", "a major version of at most 20", &got);
+  }
   if (g.base_clock_mhz > g.boost_clock_mhz) {
     const json got = g.base_clock_mhz;
     fail(where, "base_clock_mhz", "at most boost_clock_mhz (" +

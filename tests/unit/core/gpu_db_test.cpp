@@ -133,34 +133,34 @@ TEST(GpuDbContents, EveryGpuStringInTheMeasuredDataResolvesToTheChosenVariant) {
   // The strings the public data sets (datasets/, /work/shared/data) name their GPUs by, and
   // the entry each must map to (choices explained in docs/gpus.md).
   const std::vector<std::pair<std::string, std::string>> data_strings = {
-      {"NVIDIA A100 80GB PCIe", "a100-pcie-80gb"},   // NeuSight conv2d
-      {"NVIDIA A100-PCIE-40GB", "a100-pcie-40gb"},   // NeuSight linear/elementwise
-      {"A100-SXM4-40GB", "a100-sxm4-40gb"},          // pytorch-gpu-benchmark (DGX A100)
+      {"NVIDIA A100 80GB PCIe", "a100-pcie-80gb"},  // NeuSight conv2d
+      {"NVIDIA A100-PCIE-40GB", "a100-pcie-40gb"},  // NeuSight linear/elementwise
+      {"A100-SXM4-40GB", "a100-sxm4-40gb"},         // pytorch-gpu-benchmark (DGX A100)
       {"NVIDIA A100-SXM4-40GB", "a100-sxm4-40gb"},
-      {"Tesla P100-PCIE-16GB", "p100-pcie-16gb"},    // NeuSight
+      {"Tesla P100-PCIE-16GB", "p100-pcie-16gb"},  // NeuSight
       {"Tesla P4", "p4"},
       {"Tesla T4", "t4"},
       {"Tesla V100-PCIE-32GB", "v100-pcie-32gb"},
-      {"Tesla K40", "k40"},                          // MLPredict
+      {"Tesla K40", "k40"},  // MLPredict
       {"Tesla K40c", "k40"},
       {"Tesla K40m", "k40"},
       {"Tesla K80", "k80"},
       {"Tesla M60", "m60"},
-      {"Tesla P100", "p100-pcie-16gb"},              // MLPredict: cloud P100 = PCIe 16 GB
-      {"Tesla V100", "v100-sxm2-16gb"},              // MLPredict: AWS p3 = SXM2 16 GB
+      {"Tesla P100", "p100-pcie-16gb"},  // MLPredict: cloud P100 = PCIe 16 GB
+      {"Tesla V100", "v100-sxm2-16gb"},  // MLPredict: AWS p3 = SXM2 16 GB
       {"GeForce GTX 1080 Ti", "gtx-1080-ti"},
-      {"GeForce RTX 2080 Ti", "rtx-2080-ti"},        // pytorch-gpu-benchmark
+      {"GeForce RTX 2080 Ti", "rtx-2080-ti"},  // pytorch-gpu-benchmark
       {"TITAN RTX", "titan-rtx"},
       {"TITAN Xp", "titan-xp"},
       {"TITAN V", "titan-v"},
-      {"NVIDIA A40", "a40"},                         // Zeus
+      {"NVIDIA A40", "a40"},  // Zeus
       {"NVIDIA Quadro RTX 6000", "quadro-rtx-6000"},
-      {"NVIDIA Tesla P100", "p100-pcie-16gb"},       // Zeus: caps 125-250 W = PCIe range
-      {"NVIDIA Tesla V100", "v100-pcie-16gb"},       // Zeus: caps 100-250 W = PCIe range
-      {"1080ti", "gtx-1080-ti"},                     // HELP device keys
+      {"NVIDIA Tesla P100", "p100-pcie-16gb"},  // Zeus: caps 125-250 W = PCIe range
+      {"NVIDIA Tesla V100", "v100-pcie-16gb"},  // Zeus: caps 100-250 W = PCIe range
+      {"1080ti", "gtx-1080-ti"},                // HELP device keys
       {"2080ti", "rtx-2080-ti"},
       {"titan_rtx", "titan-rtx"},
-      {"titanx", "gtx-titan-x"},                     // HELP: Maxwell (see docs/gpus.md)
+      {"titanx", "titan-x-pascal"},  // HELP: Pascal (see docs/gpus.md)
       {"titanxp", "titan-xp"},
       // nvidia-smi / torch.cuda.get_device_name strings
       {"NVIDIA GeForce RTX 3090", "rtx-3090"},
@@ -330,7 +330,10 @@ TEST(GpuDbMatching, SimilarNamesStayDistinct) {
   EXPECT_EQ(resolved_name("RTX 6000"), "quadro-rtx-6000");  // the Turing card's own name
   EXPECT_EQ(resolved_name("RTX 6000 Ada Generation"), "rtx-6000-ada");
   EXPECT_EQ(resolved_name("RTX A6000"), "rtx-a6000");
-  EXPECT_EQ(resolved_name("TITAN X"), "gtx-titan-x");
+  // NVIDIA's name for the 2016 card (and HELP's `titanx`, the same string once spaces are
+  // ignored); the Maxwell card calls itself GeForce GTX TITAN X.
+  EXPECT_EQ(resolved_name("TITAN X"), "titan-x-pascal");
+  EXPECT_EQ(resolved_name("GeForce GTX TITAN X"), "gtx-titan-x");
   EXPECT_EQ(resolved_name("TITAN Xp"), "titan-xp");
   EXPECT_EQ(resolved_name("TITAN X (Pascal)"), "titan-x-pascal");
   EXPECT_EQ(resolved_name("A10"), "a10");
@@ -428,6 +431,24 @@ TEST(GpuSpecFile, RejectsUnknownFieldsBadValuesAndMissingFiles) {
     "boost_clock_mhz": 1500, "memory_bandwidth_gbs": 400, "tdp_w": 100
   })");
   EXPECT_THROW((void)db().resolve(bad_arch), InputError);
+  // Implausible values (a clock in GHz, 1e-300 MHz) used to give absurd latencies, not errors.
+  const std::string ghz = dir.write("synthetic_ghz.json", R"({
+    "name": "g", "architecture": "ampere", "sm_count": 10, "fp32_cores_per_sm": 128,
+    "boost_clock_mhz": 1.5, "memory_bandwidth_gbs": 400, "tdp_w": 100
+  })");
+  try {
+    (void)db().resolve(ghz);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("boost_clock_mhz: expected a value in 100..5000"),
+              std::string::npos)
+        << e.what();
+  }
+  const std::string cc = dir.write("synthetic_cc.json", R"({
+    "name": "g", "architecture": "ampere", "sm_count": 10, "fp32_cores_per_sm": 128,
+    "boost_clock_mhz": 1500, "memory_bandwidth_gbs": 400, "tdp_w": 100, "compute_capability": "99.9"
+  })");
+  EXPECT_THROW((void)db().resolve(cc), InputError);
   EXPECT_THROW((void)db().resolve("/nonexistent/dir/gpu.json"), InputError);
   EXPECT_THROW((void)db().resolve(kDbPath), InputError);  // a whole database is not one spec
 }
