@@ -19,6 +19,9 @@ struct NetsOptions {
   std::int64_t batch = 1;         ///< batch of every layer (show only)
   std::string input_size;         ///< "HxW" or "N" (square); "" = the network's default
   std::string precision = "fp32"; ///< fp32|fp16: element type for the bytes column
+  /// show: write the network as a JSON layer list (network_to_json), which predict --net,
+  /// nets show and profile --net read back, instead of the report
+  bool layer_list = false;
 };
 
 /// Renders the zoo listing, or one network's layers and totals for `show`, in the requested

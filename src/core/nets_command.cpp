@@ -172,6 +172,7 @@ std::string render_show(const NetsOptions& options, OutputFormat format, DType d
   net_options.input_w = input_w;
   net_options.dtype = dtype;
   const Network net = load_network(options.show, net_options);
+  if (options.layer_list) return network_to_json(net);
   const std::string source = net.source == "zoo" ? std::string(kZooSource) : net.source;
 
   double total_bytes = 0;
@@ -315,7 +316,10 @@ std::string render_nets(const NetsOptions& options) {
     throw InputError("--batch: expected a positive integer, got " +
                      std::to_string(options.batch));
   }
-  if (options.show.empty()) return render_list(format, dtype);
+  if (options.show.empty()) {
+    if (options.layer_list) throw InputError("--layer-list: applies to 'nets show NAME'");
+    return render_list(format, dtype);
+  }
   return render_show(options, format, dtype);
 }
 

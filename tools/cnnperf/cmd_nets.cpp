@@ -32,9 +32,14 @@ void add_nets_command(CLI::App& app, Runner& run) {
       ->check(CLI::IsMember({"table", "json", "csv"}));
   show->add_option("-o,--output", opts->output, "Write the result to FILE (default: stdout)");
   show->add_option("--precision", opts->precision, "Element type for bytes: fp32|fp16");
+  show->add_flag("--layer-list", opts->layer_list,
+                 "Write the network as a JSON layer list (docs/model-import.md) that predict "
+                 "--net, nets show and profile --net read back; --format is not used");
   show->footer(
       "Examples:\n"
       "  cnnperf nets show resnet50 --batch 8 --input-size 256x256 --format json\n"
+      "  cnnperf nets show resnet18 --layer-list -o resnet18.json   # edit, then predict --net "
+      "resnet18.json\n"
       "  cnnperf nets show 'fbnet:k3_e1 skip k3_e3 k3_e6 k5_e1 k5_e1_g2 k5_e3 k5_e6 skip skip skip "
       "k3_e1 k3_e1 k3_e1 k3_e1 k3_e1 k3_e1 k3_e1 k3_e1 k3_e1 k3_e1 k3_e1'");
 

@@ -163,6 +163,31 @@ TEST(NetsCli, ShowJsonLayerListFile) {
   EXPECT_EQ(json.at("layers").size(), build_zoo_network("resnet18", {}).layers.size());
 }
 
+// The layer-list format was readable but no command wrote it.
+TEST(NetsCli, LayerListExportReadsBackAsTheSameNetwork) {
+  const fs::path file = temp_dir() / "mobilenet_v2_b4.json";
+  const RunResult w =
+      run_cnnperf("nets show mobilenet_v2 --batch 4 --input-size 160 --layer-list -o \"" +
+                  file.string() + "\"");
+  ASSERT_EQ(w.exit_code, 0) << w.err;
+  NetworkOptions options;
+  options.batch = 4;
+  options.input_h = options.input_w = 160;
+  const Network zoo = build_zoo_network("mobilenet_v2", options);
+  EXPECT_EQ(read_text_file(file), network_to_json(zoo));
+  const RunResult back = run_cnnperf("nets show \"" + file.string() + "\" --format csv");
+  const RunResult direct =
+      run_cnnperf("nets show mobilenet_v2 --batch 4 --input-size 160 --format csv");
+  ASSERT_EQ(back.exit_code, 0) << back.err;
+  // Every column the same but `source` (the file instead of the zoo).
+  std::string back_csv = back.out;
+  for (std::size_t at; (at = back_csv.find(file.string())) != std::string::npos;) {
+    back_csv.replace(at, file.string().size(), "cnnperf zoo");
+  }
+  EXPECT_EQ(back_csv, direct.out);
+  EXPECT_EQ(run_cnnperf("nets --layer-list").exit_code, 2);
+}
+
 TEST(NetsCli, UnknownNetworkExits2WithClosestNames) {
   const RunResult r = run_cnnperf("nets show resnet51");
   EXPECT_EQ(r.exit_code, 2);
