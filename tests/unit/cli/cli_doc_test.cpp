@@ -39,7 +39,7 @@ TEST(CliDoc, EverySubcommandHelpMatchesTheBinary) {
       read_text_file(std::string(CNNPERF_SOURCE_DIR_FOR_TESTS) + "/docs/cli.md");
   const auto sections = sections_of(doc);
   ASSERT_GE(sections.size(), 13u);
-  for (const char* must : {"predict", "profile", "train", "validate", "plan", "report"}) {
+  for (const char* must : {"predict", "profile", "ptx", "train", "validate", "plan", "report"}) {
     bool found = false;
     for (const auto& s : sections) found = found || s.command == must;
     EXPECT_TRUE(found) << must << " missing from docs/cli.md";
