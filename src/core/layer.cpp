@@ -165,6 +165,15 @@ DType dtype_from_string(std::string_view name) {
   throw InputError("unknown dtype '" + std::string(name) + "' (expected fp32 or fp16)");
 }
 
+DType dtype_from_option(std::string_view text, std::string_view option) {
+  try {
+    return dtype_from_string(text);
+  } catch (const InputError&) {
+    throw InputError(std::string(option) + ": expected fp32 or fp16, got '" + std::string(text) +
+                     "'");
+  }
+}
+
 int bytes_per_element(DType dtype) { return dtype == DType::kFp16 ? 2 : 4; }
 
 std::string to_string(Pass pass) {

@@ -311,7 +311,7 @@ std::string render_show(const NetsOptions& options, OutputFormat format, DType d
 
 std::string render_nets(const NetsOptions& options) {
   const OutputFormat format = output_format_from_string(options.format);
-  const DType dtype = dtype_from_string(options.precision);
+  const DType dtype = dtype_from_option(options.precision, "--precision");
   if (options.batch <= 0) {
     throw InputError("--batch: expected a positive integer, got " +
                      std::to_string(options.batch));

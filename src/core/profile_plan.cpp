@@ -100,11 +100,7 @@ struct SourcedLayer {
 
 std::optional<DType> precision_of(const ProfileOptions& options) {
   if (options.precision.empty()) return std::nullopt;
-  try {
-    return dtype_from_string(options.precision);
-  } catch (const InputError&) {
-    throw InputError("--precision: expected fp32 or fp16, got '" + options.precision + "'");
-  }
+  return dtype_from_option(options.precision, "--precision");
 }
 
 std::pair<std::int64_t, std::int64_t> input_size_of(const ProfileOptions& options) {

@@ -59,11 +59,15 @@ double r2_score(std::span<const double> y_true, std::span<const double> y_pred) 
       std::accumulate(y_true.begin(), y_true.end(), 0.0) / static_cast<double>(y_true.size());
   double ss_res = 0.0;
   double ss_tot = 0.0;
+  double ss_raw = 0.0;
   for (std::size_t i = 0; i < y_true.size(); ++i) {
     ss_res += (y_true[i] - y_pred[i]) * (y_true[i] - y_pred[i]);
     ss_tot += (y_true[i] - mean) * (y_true[i] - mean);
+    ss_raw += y_true[i] * y_true[i];
   }
-  if (ss_tot <= 0.0) return kNaN;
+  // Constant targets leave only the mean's rounding error in ss_tot (~1e-32 of ss_raw): R^2 is
+  // undefined then, not the huge number dividing by that rounding would give.
+  if (ss_tot <= 1e-20 * ss_raw) return kNaN;
   return 1.0 - ss_res / ss_tot;
 }
 

@@ -355,11 +355,7 @@ PlanResult plan_for_options(const PlanOptions& options) {
   }
   std::vector<DType> precisions;
   for (const std::string& p : split_list(options.precision, "--precision")) {
-    try {
-      precisions.push_back(dtype_from_string(p));
-    } catch (const InputError& e) {
-      throw InputError(std::string("--precision: ") + e.what());
-    }
+    precisions.push_back(dtype_from_option(p, "--precision"));
   }
   const std::vector<std::optional<double>> limits = power_limits(options.power_limits);
 
@@ -482,7 +478,13 @@ int run_plan(const PlanOptions& options) {
   // fits, so a script can tell "no deployment meets the tolerances" from success.
   const bool any_feasible = std::any_of(result.ranked.begin(), result.ranked.end(),
                                         [](const ScoredCandidate& c) { return c.feasible; });
-  if (!result.ranked.empty() && !any_feasible) {
+  if (result.ranked.empty()) {
+    // Every candidate was skipped (e.g. each power limit under every GPU's idle power).
+    throw BudgetExceeded(
+        "plan: no candidate to rank (every power limit was skipped; see the "
+        "warnings)");
+  }
+  if (!any_feasible) {
     throw BudgetExceeded(
         "plan: no candidate is feasible (first: " + result.ranked.front().candidate.network +
         " on " + result.ranked.front().candidate.gpu + ": " +

@@ -245,6 +245,14 @@ Layer parse_layer_spec(const std::string& spec) {
 std::vector<PtxLaunchResult> analyze_layer(const Layer& layer, const PtxLayerOptions& options) {
   std::vector<PtxLaunchResult> out;
   for (const Launch& L : plan(layer, options)) {
+    const ptx::Dim3& g = L.spec.grid;
+    if (g.x > 2147483647 || g.y > 65535 || g.z > 65535) {
+      // Said for the layer: `ptx layer` has no --grid for the launch's own check to name.
+      throw InputError("the layer needs a grid of " + std::to_string(g.x) + "," +
+                       std::to_string(g.y) + "," + std::to_string(g.z) + " CTAs for " + L.kernel +
+                       ", beyond CUDA's launch limits (2147483647 x 65535 x 65535); expected a "
+                       "smaller layer");
+    }
     PtxLaunchResult r = analyze_ptx_file(L.file, L.kernel, L.spec, options.arch);
     r.layer = describe(layer);
     r.launches = L.launches;

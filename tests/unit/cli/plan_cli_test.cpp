@@ -216,6 +216,11 @@ TEST(PlanCli, PowerCapsOutsideIdleToBoardPowerAreSkippedWithAWarning) {
             std::string::npos)
       << r.err;
   ASSERT_FALSE(doc["warnings"].empty());
+  // Nothing left to rank is "nothing feasible" too: exit 3, as the help says (it was 0).
+  const RunResult none =
+      run_cnnperf("plan --nets resnet50 --gpus t4 --power-limits 5 --analytical --format json");
+  EXPECT_EQ(none.exit_code, 3) << none.err;
+  EXPECT_NE(none.err.find("plan: no candidate to rank"), std::string::npos) << none.err;
 }
 
 TEST(PlanCli, HostTimePerOpReachesEveryCandidate) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Metrics against values computed by hand (the numbers in comments are the hand calculation).
 #include <cmath>
+#include <numeric>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -35,6 +36,12 @@ TEST(Metrics, R2AndAdjustedByHand) {
   EXPECT_NEAR(adjusted_r2(0.9, 5, 2), 0.8, 1e-12);
   EXPECT_TRUE(std::isnan(adjusted_r2(0.9, 3, 2)));
   EXPECT_DOUBLE_EQ(r2_score(t, t), 1.0);
+  // Constant targets whose mean does not round exactly (0.1 x 50) have no R^2; it came out
+  // near -1e28 from dividing by the rounding error.
+  const std::vector<double> same(50, 0.1);
+  const std::vector<double> off(50, 0.11);
+  ASSERT_NE(std::accumulate(same.begin(), same.end(), 0.0) / 50.0, 0.1);
+  EXPECT_TRUE(std::isnan(r2_score(same, off)));
 }
 
 TEST(Metrics, WithinTenPercentIncludesTheBoundary) {

@@ -97,6 +97,12 @@ TEST(PtxCli, BadInputIsExitTwoWithOneLine) {
   r = cli("ptx layer conv2d:c_in=8,c_in=16");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("--spec: field 'c_in' given twice"), std::string::npos) << r.out;
+  // Within the layer limits, beyond a launch's: said for the layer, not for a --grid it lacks.
+  r =
+      cli("ptx layer conv2d:batch=1048576,c_in=1024,c_out=1024,groups=1024,h_in=64,w_in=64,"
+          "kernel_h=3,kernel_w=3,pad_h=1,pad_w=1");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("beyond CUDA's launch limits"), std::string::npos) << r.out;
 }
 
 TEST(PtxCli, LayerSpecIsPositionalAsInTheDesign) {
