@@ -298,7 +298,13 @@ int run_predict(const PredictOptions& options) {
   }
   const auto model = select_model(options, net_gpu ? &*net_gpu : nullptr);
   const NetworkPrediction prediction = predict_for_options(options, *model);
-  for (const auto& warning : prediction.warnings) spdlog::warn("{}", warning);
+  // A table on stdout ends with its warnings; saying them on stderr too printed each twice
+  // on a terminal. JSON and CSV (and a table written to a file) still say them there.
+  const bool table_on_stdout =
+      format == OutputFormat::kTable && (options.output.empty() || options.output == "-");
+  if (!table_on_stdout) {
+    for (const auto& warning : prediction.warnings) spdlog::warn("{}", warning);
+  }
   write_output(options.output, format_prediction(prediction, format));
   if (const auto over = check_budget(options, prediction)) {
     throw BudgetExceeded(*over);

@@ -144,6 +144,24 @@ TEST(PredictCli, NetworkOptionsOnLayerRowsAreExitTwo) {
   EXPECT_NE(r.out.find("in_distribution"), std::string::npos) << r.out;
 }
 
+// A warning is said once: in the footer of a table on stdout, else on stderr.
+TEST(PredictCli, WarningsAreSaidOnce) {
+  const std::string args = "predict --net resnet50 --gpu t4 --power-limit 11";
+  const std::string text = "below what the model draws at the lowest clock";
+  RunResult r = run_cnnperf(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("warning: power cap 11 W is " + text), std::string::npos) << r.out;
+  EXPECT_EQ(r.err.find(text), std::string::npos) << r.err;
+  r = run_cnnperf(args + " --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find(text), std::string::npos) << r.err;
+  const auto table = temp_dir() / "warned.txt";
+  r = run_cnnperf(args + " -o \"" + table.string() + "\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find(text), std::string::npos) << r.err;
+  EXPECT_NE(read_text_file(table).find(text), std::string::npos);
+}
+
 TEST(PredictCli, LayersWithAGpuColumnRunEachRowOnItsGpu) {
   const auto csv = temp_dir() / "layers_per_gpu.csv";
   std::ofstream(csv) << "op,batch,c_in,h_in,w_in,c_out,kernel_h,kernel_w,pad_h,pad_w,gpu\n"
