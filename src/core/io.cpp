@@ -224,6 +224,16 @@ CsvTable parse_csv(std::string_view text, const std::string& source) {
             name.pop_back();
           }
         }
+        // Columns are matched by name: a repeated one would be read from its first copy only.
+        for (std::size_t c = 0; c < table.header.size(); ++c) {
+          const auto& name = table.header[c];
+          if (!name.empty() &&
+              std::find(table.header.begin(), table.header.begin() + static_cast<std::ptrdiff_t>(c),
+                        name) != table.header.begin() + static_cast<std::ptrdiff_t>(c)) {
+            throw InputError(source + ":" + std::to_string(record_line) + ": column '" + name +
+                             "' appears twice in the header (expected unique names)");
+          }
+        }
       } else {
         if (record.size() != table.header.size()) {
           throw InputError(source + ":" + std::to_string(record_line) + ": has " +

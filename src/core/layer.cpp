@@ -384,6 +384,13 @@ void Layer::validate(const std::string& where) const {
                      " pass (an optimizer updates weights in a training step), got " +
                      to_string(optimizer));
   }
+  const OpClass kind = op_class(op);
+  if ((kind == OpClass::kPointwise || kind == OpClass::kNormalization || kind == OpClass::kPool) &&
+      c_out != c_in) {
+    // These ops keep the channel count; a different c_out would be silently ignored.
+    throw InputError(where + ": field 'c_out': expected c_in (" + std::to_string(c_in) + ") for " +
+                     to_string(op) + ", got " + std::to_string(c_out));
+  }
   if (op == Op::kConv2d && (c_in % groups != 0 || c_out % groups != 0)) {
     throw InputError(where + ": field 'groups': expected a divisor of c_in (" +
                      std::to_string(c_in) + ") and c_out (" + std::to_string(c_out) +

@@ -240,6 +240,11 @@ class Importer {
       Shape dims;
       for (int i = 0; i < rank; ++i) {
         auto* dim = shape->mutable_dim(i);
+        if (dim->has_dim_value() && dim->dim_value() < 0) {
+          throw InputError(where + ": dimension " + std::to_string(i) + " is " +
+                           std::to_string(dim->dim_value()) +
+                           "; expected a positive size (or a dim_param for a dynamic one)");
+        }
         const bool fixed = dim->has_dim_value() && dim->dim_value() > 0;
         std::int64_t value = fixed ? dim->dim_value() : 0;
         const std::string label = dim->has_dim_param() ? " ('" + dim->dim_param() + "')" : "";
@@ -626,7 +631,12 @@ class Importer {
                      std::to_string(w[1]) + " x group " + std::to_string(groups));
     }
     Shape kernel = ints_attribute(node, "kernel_shape");
-    if (kernel.empty()) kernel.assign(w.begin() + 2, w.end());
+    const Shape weight_kernel(w.begin() + 2, w.end());
+    if (kernel.empty()) kernel = weight_kernel;
+    if (kernel != weight_kernel) {
+      fail(node, "kernel_shape " + shape_text(kernel) + " does not match the weight's " +
+                     shape_text(weight_kernel));
+    }
     Layer layer = make_layer(node, Op::kConv2d);
     place_spatial(layer, x);
     layer.c_out = w[0];

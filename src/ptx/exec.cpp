@@ -1079,6 +1079,9 @@ void validate(const Program& p, const LaunchSpec& spec) {
   };
   check(spec.grid, "grid", 2147483647);
   check(spec.block, "block", 1024);
+  if (spec.block.z > 64)
+    throw InputError("--block: z must be in 1..64 (CUDA's limit), got " +
+                     std::to_string(spec.block.z));
   if (spec.block.count() > 1024) throw InputError("--block: at most 1024 threads per CTA, got " + std::to_string(spec.block.count()));
   for (int i = 0; i < 3; ++i) {
     const int mx = p.maxntid[static_cast<std::size_t>(i)];

@@ -41,6 +41,16 @@ TEST(Csv, LoneCarriageReturnsEndLines) {
   EXPECT_EQ(cr.lines, crlf.lines);
 }
 
+TEST(Csv, ARepeatedColumnNameIsAnError) {
+  try {
+    (void)parse_csv("op,batch,batch\nrelu,1,2\n", "dup.csv");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "dup.csv:1: column 'batch' appears twice in the header (expected unique names)");
+  }
+}
+
 TEST(Csv, RaggedRowNamesFileAndLine) {
   try {
     (void)parse_csv("a,b\n1,2\n3\n", "bad.csv");

@@ -130,6 +130,20 @@ TEST(Layer, ValidateRejectsSizesWhoseCountsOverflow) {
   EXPECT_GT(big.flops(), 0.0);
 }
 
+// Pointwise, normalization and pool ops keep the channel count: another c_out was ignored.
+TEST(Layer, ChannelKeepingOpsRejectAnotherCOut) {
+  const auto t = parse_layers_csv("op,c_in,c_out\nrelu,64,64\nrelu,64,\n", "ok.csv");
+  EXPECT_EQ(t.layers[1].c_out, 64);
+  try {
+    (void)parse_layers_csv("op,c_in,h_in,w_in,c_out,kernel_h,kernel_w\nmaxpool,64,8,8,32,2,2\n",
+                           "pool.csv");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "pool.csv:2: field 'c_out': expected c_in (64) for maxpool, got 32");
+  }
+}
+
 TEST(Layer, OpNamesRoundTripAndAliases) {
   for (const Op op : all_ops()) EXPECT_EQ(op_from_string(to_string(op)), op);
   EXPECT_EQ(op_from_string("Dense"), Op::kLinear);

@@ -50,6 +50,15 @@ class ModelBuilder {
       if (d < 0) dim->set_dim_param("N");
     }
   }
+  // An invalid file's raw dim_value (negative), which input() turns into a dim_param.
+  void set_input_dim_value(int input, int dim, std::int64_t value) {
+    graph_->mutable_input(input)
+        ->mutable_type()
+        ->mutable_tensor_type()
+        ->mutable_shape()
+        ->mutable_dim(dim)
+        ->set_dim_value(value);
+  }
 
   void output(const std::string& name) {
     auto* out = graph_->add_output();
@@ -275,6 +284,40 @@ TEST(OnnxImport, ZeroStrideIsAnInputErrorNotACrash) {
                 path.string() + ": node 'bad' (op_type " + op +
                     "): attribute 'strides': expected positive values, got 0");
     }
+  }
+}
+
+// A kernel_shape the weight contradicts, and a negative input dimension, were used silently
+// (the attribute won; the batch became 1).
+TEST(OnnxImport, KernelShapeAgainstTheWeightAndNegativeDimensionsAreInputErrors) {
+  ModelBuilder m;
+  m.input("x", {1, 8, 16, 16});
+  m.weight("w", {8, 8, 7, 7});
+  auto& c = m.node("Conv", {"x", "w"}, {"y"}, "k");
+  ModelBuilder::attr(c, "kernel_shape", {3, 3});
+  m.output("y");
+  const fs::path path = m.write("synthetic_kernel_mismatch.onnx");
+  try {
+    (void)import_onnx(path);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("kernel_shape [3,3] does not match the weight's [7,7]"),
+              std::string::npos)
+        << e.what();
+  }
+  ModelBuilder n;
+  n.input("x", {1, 8, 16, 16});
+  n.set_input_dim_value(0, 0, -5);
+  n.node("Relu", {"x"}, {"y"}, "r");
+  n.output("y");
+  const fs::path negative = n.write("synthetic_negative_batch.onnx");
+  try {
+    (void)import_onnx(negative);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("dimension 0 is -5; expected a positive size"),
+              std::string::npos)
+        << e.what();
   }
 }
 

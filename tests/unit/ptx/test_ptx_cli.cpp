@@ -103,6 +103,10 @@ TEST(PtxCli, BadInputIsExitTwoWithOneLine) {
           "kernel_h=3,kernel_w=3,pad_h=1,pad_w=1");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("beyond CUDA's launch limits"), std::string::npos) << r.out;
+  r = cli("ptx analyze " + test::ref_ptx("pool") +
+          " --kernel maxpool2d_nchw --grid 1 --block 1,1,128");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("--block: z must be in 1..64"), std::string::npos) << r.out;
 }
 
 TEST(PtxCli, LayerSpecIsPositionalAsInTheDesign) {
