@@ -52,13 +52,25 @@ std::vector<E2eRow> load_e2e_rows(const std::string& named) {
   std::vector<E2eRow> rows;
   std::map<std::string, GpuSpec> cache;
   const auto& db = GpuDatabase::bundled();
+  // Rows left out are counted and said, so a file of unusable rows does not pass for a
+  // smaller good one.
+  std::size_t outside_zoo = 0, not_positive = 0;
+  std::string first_outside, first_not_positive;
+  const auto required_number = [&](std::size_t r, const char* field) {
+    const auto value = t.get_number(r, field);
+    if (!value) throw InputError(t.where(r) + ": field '" + field + "': expected a number");
+    return *value;
+  };
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
     E2eRow row;
     if (nas) {
       row.network = help_network(*t.get(r, "space"), *t.get(r, "arch"), t.where(r));
     } else {
       const ZooEntry* entry = find_zoo_entry(*t.get(r, "network"));
-      if (entry == nullptr) continue;
+      if (entry == nullptr) {
+        if (outside_zoo++ == 0) first_outside = t.where(r) + ": '" + *t.get(r, "network") + "'";
+        continue;
+      }
       row.network = entry->name;  // the zoo's spelling, as network_step_key takes it
     }
     row.gpu_name = *t.get(r, gpu_column);
@@ -72,7 +84,7 @@ std::vector<E2eRow> load_e2e_rows(const std::string& named) {
       it = cache.emplace(row.gpu_name, *spec).first;
     }
     row.gpu = it->second;
-    row.batch = static_cast<std::int64_t>(*t.get_number(r, "batch"));
+    row.batch = static_cast<std::int64_t>(required_number(r, "batch"));
     if (t.column("num_gpus")) {
       const auto n = t.get_number(r, "num_gpus");
       if (!n || *n < 1 || *n > kMaxDataParallelGpus || *n != std::floor(*n)) {
@@ -87,9 +99,20 @@ std::vector<E2eRow> load_e2e_rows(const std::string& named) {
     } catch (const InputError& e) {
       throw InputError(t.where(r) + ": " + e.what());
     }
-    row.latency_ms = *t.get_number(r, "latency_ms");
-    if (row.latency_ms <= 0) continue;
+    row.latency_ms = required_number(r, "latency_ms");
+    if (row.latency_ms <= 0) {
+      if (not_positive++ == 0) first_not_positive = t.where(r);
+      continue;
+    }
     rows.push_back(std::move(row));
+  }
+  if (outside_zoo > 0) {
+    spdlog::warn("{}: {} rows of networks outside the zoo left out (first: {})", path, outside_zoo,
+                 first_outside);
+  }
+  if (not_positive > 0) {
+    spdlog::warn("{}: {} rows with latency_ms not positive left out (first: {})", path,
+                 not_positive, first_not_positive);
   }
   return rows;
 }
