@@ -61,19 +61,25 @@ std::vector<E2eRow> load_e2e_rows(const std::string& named) {
     if (!value) throw InputError(t.where(r) + ": field '" + field + "': expected a number");
     return *value;
   };
+  const auto required_text = [&](std::size_t r, const char* field) {
+    auto value = t.get(r, field);
+    if (!value) throw InputError(t.where(r) + ": field '" + field + "': expected a value");
+    return std::move(*value);
+  };
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
     E2eRow row;
     if (nas) {
-      row.network = help_network(*t.get(r, "space"), *t.get(r, "arch"), t.where(r));
+      row.network = help_network(required_text(r, "space"), required_text(r, "arch"), t.where(r));
     } else {
-      const ZooEntry* entry = find_zoo_entry(*t.get(r, "network"));
+      const std::string network = required_text(r, "network");
+      const ZooEntry* entry = find_zoo_entry(network);
       if (entry == nullptr) {
-        if (outside_zoo++ == 0) first_outside = t.where(r) + ": '" + *t.get(r, "network") + "'";
+        if (outside_zoo++ == 0) first_outside = t.where(r) + ": '" + network + "'";
         continue;
       }
       row.network = entry->name;  // the zoo's spelling, as network_step_key takes it
     }
-    row.gpu_name = *t.get(r, gpu_column);
+    row.gpu_name = required_text(r, gpu_column);
     auto it = cache.find(row.gpu_name);
     if (it == cache.end()) {
       const auto spec = db.find(row.gpu_name);
@@ -94,8 +100,8 @@ std::vector<E2eRow> load_e2e_rows(const std::string& named) {
       row.num_gpus = static_cast<int>(*n);
     }
     try {
-      if (t.column("dtype")) row.dtype = dtype_from_string(*t.get(r, "dtype"));
-      row.mode = mode_from_string(*t.get(r, "mode"));
+      if (t.column("dtype")) row.dtype = dtype_from_string(required_text(r, "dtype"));
+      row.mode = mode_from_string(required_text(r, "mode"));
     } catch (const InputError& e) {
       throw InputError(t.where(r) + ": " + e.what());
     }
