@@ -85,6 +85,8 @@ struct PlanCandidate {
   double energy_j = 0;                  ///< energy of one batch, J
   double avg_power_w = 0;               ///< W
   std::optional<double> top1_percent;   ///< published top-1; nullopt: unknown
+  double min_memory_gb = 0;             ///< lower bound of device memory needed, GB (1e9 B)
+  double gpu_memory_gb = 0;             ///< the GPU's memory, GB as marketed; 0: unknown
 };
 
 /// Satisfaction of each term in [0, 1]; nullopt where undefined (unknown accuracy).

@@ -579,6 +579,26 @@ NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
   set_power(result, power);
   result.eager.kernel_ms = result.kernel_ms;
   result.eager.op_costs = eager_op_costs(result.layers, result.predictions);
+  // What must be resident at once, whatever the allocator does: every weight (and, in
+  // training, its gradient) and one layer's input and output. Counted in the precision's bytes.
+  double largest_layer_bytes = 0;
+  for (const auto& layer : result.layers) {
+    largest_layer_bytes = std::max(
+        largest_layer_bytes, static_cast<double>(layer.input_elements() + layer.output_elements()) *
+                                 bytes_per_element(result.precision));
+  }
+  const double weight_copies = mode == Mode::kTraining ? 2.0 : 1.0;
+  result.min_memory_gb = (weight_copies * result.eager.weight_bytes + largest_layer_bytes) / 1e9;
+  // memory_gb is the board's marketing figure, read as GiB (the larger reading) so that the
+  // warning only fires when the step surely does not fit.
+  const double capacity_gb = gpu.memory_gb * 1.073741824;
+  if (gpu.memory_gb > 0 && result.min_memory_gb > capacity_gb) {
+    result.warnings.push_back(
+        "out of memory: the step needs at least " + format_number(result.min_memory_gb, 3) +
+        " GB (weights" + (mode == Mode::kTraining ? " and their gradients" : "") +
+        " plus the largest layer's input and output) but " + gpu.name + " has " +
+        format_number(gpu.memory_gb, 3) + " GB; a smaller --batch would fit");
+  }
   // One summary line, not one per layer: the per-layer flag is in every output format.
   std::size_t outside = 0;
   std::string first;
@@ -786,7 +806,8 @@ nlohmann::json to_json(const NetworkPrediction& r) {
         {"kernel_ms", r.kernel_ms},
         {"latency_ms", r.latency_ms},
         {"energy_j", r.energy_j},
-        {"avg_power_w", r.avg_power_w}}},
+        {"avg_power_w", r.avg_power_w},
+        {"min_memory_gb", r.min_memory_gb}}},
       {"eager_overhead", to_json(r.overhead)},
       {"warnings", r.warnings},
   };
@@ -947,6 +968,9 @@ std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
   }
   out += "energy_j    " + format_number(r.energy_j, 4) + "\n";
   out += "avg_power_w " + format_number(r.avg_power_w, 4) + "\n";
+  out += "min_memory_gb " + format_number(r.min_memory_gb, 3) + "  (at least, of " +
+         format_number(r.gpu.memory_gb, 3) + " GB: weights" +
+         (r.mode == Mode::kTraining ? " x2" : "") + " + the largest layer's input and output)\n";
   if (r.power_cap) {
     const auto& c = *r.power_cap;
     out += "power_cap   " + format_number(c.limit_w, 4) + " W: " +

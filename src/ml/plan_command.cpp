@@ -137,6 +137,8 @@ PlanCandidate candidate_from(const NetworkPrediction& p, const std::string& netw
   c.latency_ms = p.latency_ms;
   c.energy_j = p.energy_j;
   c.avg_power_w = p.avg_power_w;
+  c.min_memory_gb = p.min_memory_gb;
+  c.gpu_memory_gb = p.gpu.memory_gb;
   if (accuracy != nullptr) {
     c.top1_percent = accuracy->top1_percent;
   }

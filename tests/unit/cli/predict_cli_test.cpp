@@ -144,6 +144,40 @@ TEST(PredictCli, NetworkOptionsOnLayerRowsAreExitTwo) {
   EXPECT_NE(r.out.find("in_distribution"), std::string::npos) << r.out;
 }
 
+// The memory lower bound: ResNet-50's 25,557,032 fp32 weights (x2 in training) plus its largest
+// layer's tensors, a residual add at 56x56x256 reading two and writing one (3 x 802,816).
+TEST(PredictCli, MinMemoryIsWeightsPlusTheLargestLayerAndWarnsWhenOverTheGpu) {
+  RunResult r = run_cnnperf("predict --net resnet50 --gpu t4 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NEAR(nlohmann::json::parse(r.out)["total"]["min_memory_gb"].get<double>(),
+              (25557032.0 + 3 * 802816.0) * 4 / 1e9, 1e-12);
+  r = run_cnnperf("predict --net resnet50 --gpu t4 --mode training --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NEAR(nlohmann::json::parse(r.out)["total"]["min_memory_gb"].get<double>(),
+              (2 * 25557032.0 + 3 * 802816.0) * 4 / 1e9, 1e-12);
+  // VGG-16 at batch 1024: conv1_2 alone reads and writes 2 x 64 x 224 x 224 x 1024 floats.
+  r = run_cnnperf("predict --net vgg16 --gpu t4 --batch 1024 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_GT(doc["total"]["min_memory_gb"].get<double>(), 2 * 64 * 224 * 224 * 1024.0 * 4 / 1e9);
+  bool warned = false;
+  for (const auto& w : doc["warnings"]) {
+    warned = warned || w.get<std::string>().rfind("out of memory: the step needs at least", 0) == 0;
+  }
+  EXPECT_TRUE(warned) << doc["warnings"];
+  r = run_cnnperf(
+      "plan --nets vgg16 --gpus t4,a100-sxm4-80gb --batch 1024 --analytical --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const auto& c : nlohmann::json::parse(r.out)["candidates"]) {
+    const bool t4 = c["gpu"] == "t4";
+    EXPECT_EQ(c["feasible"].get<bool>(), !t4) << c;
+    if (t4) {
+      EXPECT_NE(c["infeasible_reason"].get<std::string>().find("needs at least"),
+                std::string::npos);
+    }
+  }
+}
+
 // A warning is said once: in the footer of a table on stdout, else on stderr.
 TEST(PredictCli, WarningsAreSaidOnce) {
   const std::string args = "predict --net resnet50 --gpu t4 --power-limit 11";
