@@ -407,10 +407,19 @@ double parse_number(std::string_view text, const std::string& what) {
     ++start;
   }
   trimmed = trimmed.substr(start);
-  char* end = nullptr;
-  const double value = std::strtod(trimmed.c_str(), &end);
-  if (trimmed.empty() || end == nullptr || *end != '\0' || !std::isfinite(value)) {
-    throw InputError(what + ": expected a number, got '" + std::string(text) + "'");
+  // Decimal only, all of it: strtod also took hex ("0x10" as 16) and stopped at a NUL byte.
+  std::string_view digits = trimmed;
+  if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);
+  double value = 0;
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (trimmed.empty() || error != std::errc() || end != digits.data() + digits.size() ||
+      !std::isfinite(value) ||
+      (!digits.empty() && digits.front() == '-' && trimmed.front() == '+')) {
+    std::string shown(text);
+    for (char& c : shown) {
+      if (c == '\0') c = '?';  // a NUL would cut the message short
+    }
+    throw InputError(what + ": expected a number, got '" + shown + "'");
   }
   return value;
 }

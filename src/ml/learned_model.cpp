@@ -870,6 +870,10 @@ std::unique_ptr<LearnedModel> LearnedModel::from_json(const nlohmann::json& doc,
                      spec.to_string() + "' (retrain the model)");
   }
   std::vector<FamilyModel> families;
+  if (!doc.contains("families") || !doc.at("families").is_array() || doc.at("families").empty()) {
+    // A model without a regressor would predict nothing learned, silently.
+    throw InputError(source + ": families: expected a non-empty array of fitted op families");
+  }
   const auto& fams = doc.at("families");
   for (std::size_t i = 0; i < fams.size(); ++i) {
     const std::string where = source + ": families[" + std::to_string(i) + "]";

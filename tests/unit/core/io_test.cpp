@@ -180,6 +180,14 @@ TEST(Parse, Numbers) {
   EXPECT_DOUBLE_EQ(parse_number(" 2.5 ", "x"), 2.5);
   EXPECT_THROW((void)parse_number("2.5x", "x"), InputError);
   EXPECT_THROW((void)parse_number("nan", "x"), InputError);
+  // Decimal, all of it: hex and a NUL-cut "1" were read as numbers before.
+  EXPECT_THROW((void)parse_number("0x10", "x"), InputError);
+  EXPECT_THROW((void)parse_number(std::string_view("1\0 2", 4), "x"), InputError);
+  EXPECT_THROW((void)parse_number("+-5", "x"), InputError);
+  EXPECT_DOUBLE_EQ(parse_number("+4", "x"), 4.0);
+  EXPECT_DOUBLE_EQ(parse_number("1e3", "x"), 1000.0);
+  EXPECT_DOUBLE_EQ(parse_number(".5", "x"), 0.5);
+  EXPECT_DOUBLE_EQ(parse_number("-2.5E-1", "x"), -0.25);
   EXPECT_EQ(parse_positive_int("12", "n"), 12);
   EXPECT_THROW((void)parse_positive_int("0", "n"), InputError);
   EXPECT_THROW((void)parse_positive_int("-3", "n"), InputError);
