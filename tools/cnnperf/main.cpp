@@ -11,6 +11,24 @@
 #include "cnnperf/error.hpp"
 #include "commands.hpp"
 
+namespace {
+
+// The first option or positional of the chosen (sub)commands given an empty string.
+std::string empty_value_option(const CLI::App& app) {
+  for (const CLI::Option* option : app.get_options()) {
+    if (option->count() == 0 || option->get_expected_min() == 0) continue;  // flags take none
+    for (const std::string& value : option->results()) {
+      if (value.empty()) return option->get_name();
+    }
+  }
+  for (const CLI::App* sub : app.get_subcommands()) {
+    if (std::string name = empty_value_option(*sub); !name.empty()) return name;
+  }
+  return {};
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   // Logs and progress go to stderr; results go to stdout or --output.
   spdlog::set_default_logger(spdlog::stderr_color_mt("cnnperf"));
@@ -55,6 +73,13 @@ int main(int argc, char** argv) {
       for (const CLI::App* sub : all) what += " " + sub->get_name();
     }
     std::fprintf(stderr, "cnnperf: error: %s (see --help)\n", what.c_str());
+    return 2;
+  }
+  // An explicitly empty value ("--nets ''", "gpus show ''") read as "not given" before, which
+  // for several options means "everything": name it instead.
+  if (const std::string empty = empty_value_option(app); !empty.empty()) {
+    std::fprintf(stderr, "cnnperf: error: %s: expected a value, got an empty string (see --help)\n",
+                 empty.c_str());
     return 2;
   }
   try {

@@ -223,6 +223,15 @@ TEST(PlanCli, PowerCapsOutsideIdleToBoardPowerAreSkippedWithAWarning) {
   EXPECT_NE(none.err.find("plan: no candidate to rank"), std::string::npos) << none.err;
 }
 
+// An empty value meant "not given", which for --nets and --gpus is "all of them".
+TEST(PlanCli, AnEmptyValueIsExitTwoNotEverything) {
+  for (const std::string args : {"plan --nets '' --gpus t4", "plan --gpus ''", "gpus show ''"}) {
+    const RunResult r = run_cnnperf(args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_NE(r.err.find(": expected a value, got an empty string"), std::string::npos) << r.err;
+  }
+}
+
 TEST(PlanCli, HostTimePerOpReachesEveryCandidate) {
   const char* base = "plan --nets mobilenet_v2 --gpus a100 --batch 1 --analytical --format json";
   const RunResult calibrated = run_cnnperf(base);
