@@ -316,6 +316,13 @@ struct NetworkPrediction {
   std::vector<std::string> warnings;
 };
 
+/// True when `needed_gb` (1e9 bytes) surely exceeds a GPU's `memory_gb`: the board's marketing
+/// figure is read as GiB, the larger reading, so that a step that might fit is never refused.
+/// False when memory_gb is 0 (not given).
+[[nodiscard]] inline bool exceeds_gpu_memory(double needed_gb, double memory_gb) {
+  return memory_gb > 0 && needed_gb > memory_gb * 1.073741824;
+}
+
 /// Predicts every layer and the end-to-end totals, with power from `power`.
 [[nodiscard]] NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
                                                 const LatencyModel& model, Mode mode,

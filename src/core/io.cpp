@@ -93,10 +93,6 @@ bool write_all(int fd, std::string_view content) {
   return true;
 }
 
-}  // namespace
-
-namespace {
-
 // The file write_output replaces: through a symlink, the file it names.
 fs::path output_target(const std::string& path) {
   std::error_code ec;

@@ -10,6 +10,7 @@
 
 #include "cnnperf/error.hpp"
 #include "cnnperf/io.hpp"
+#include "cnnperf/predict.hpp"
 
 namespace cnnperf {
 
@@ -237,8 +238,8 @@ PlanScoring score_candidates(const std::vector<PlanCandidate>& candidates,
       reasons.push_back("energy " + format_number(s.energy_per_image_j, 4) + " J/image > max " +
                         format_number(*tol.max_energy_per_image_j, 4) + " J/image");
     }
-    // Read as GiB, as predict's warning does: only a step that surely cannot fit is dropped.
-    if (c.gpu_memory_gb > 0 && c.min_memory_gb > c.gpu_memory_gb * 1.073741824) {
+    // As predict's warning: only a step that surely cannot fit is dropped.
+    if (exceeds_gpu_memory(c.min_memory_gb, c.gpu_memory_gb)) {
       reasons.push_back("needs at least " + format_number(c.min_memory_gb, 3) +
                         " GB of the GPU's " + format_number(c.gpu_memory_gb, 3) + " GB");
     }

@@ -589,10 +589,7 @@ NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
   }
   const double weight_copies = mode == Mode::kTraining ? 2.0 : 1.0;
   result.min_memory_gb = (weight_copies * result.eager.weight_bytes + largest_layer_bytes) / 1e9;
-  // memory_gb is the board's marketing figure, read as GiB (the larger reading) so that the
-  // warning only fires when the step surely does not fit.
-  const double capacity_gb = gpu.memory_gb * 1.073741824;
-  if (gpu.memory_gb > 0 && result.min_memory_gb > capacity_gb) {
+  if (exceeds_gpu_memory(result.min_memory_gb, gpu.memory_gb)) {
     result.warnings.push_back(
         "out of memory: the step needs at least " + format_number(result.min_memory_gb, 3) +
         " GB (weights" + (mode == Mode::kTraining ? " and their gradients" : "") +
