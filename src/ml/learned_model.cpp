@@ -137,10 +137,9 @@ TrainingData load_training_data(const std::vector<std::string>& files, std::size
       const auto exact = table.table.get(row, "symmetric_pad_exact");
       const auto target = table.table.get_number(row, "latency_ms");
       if (target && *target > kMaxMeasuredLatencyMs) {
-        throw InputError(table.table.where(row) +
-                         ": field 'latency_ms': expected a measured time " + "of at most " +
-                         format_number(kMaxMeasuredLatencyMs) + " ms, got " +
-                         format_number(*target));
+        throw InputError(
+            table.table.where(row) + ": field 'latency_ms': expected a measured time of at most " +
+            format_number(kMaxMeasuredLatencyMs) + " ms, got " + format_number(*target));
       }
       const bool asymmetric = exact && *exact == "0" && !has_pad_end;
       if (asymmetric || !target || *target <= 0) {
