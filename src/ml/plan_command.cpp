@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <set>
 #include <string>
@@ -119,7 +120,7 @@ std::vector<std::optional<double>> power_limits(const std::string& text) {
 }
 
 std::optional<double> positive_or_none(double value, const std::string& flag) {
-  if (value < 0) {
+  if (!(value >= 0) || !std::isfinite(value)) {  // NaN compared false: it meant "none"
     throw InputError(flag + ": got " + format_number(value, 6) + "; expected a positive number");
   }
   return value > 0 ? std::optional<double>(value) : std::nullopt;

@@ -19,9 +19,11 @@ void add_plan_command(CLI::App& app, Runner& run) {
                   "Override the profile's weights, e.g. latency=0.5,energy=0.2,accuracy=0.3 "
                   "(missing terms are 0; normalized to sum 1)");
   sub->add_option("--max-latency-ms", opts->max_latency_ms,
-                  "Hard limit on the latency of one batch, ms (realtime: the deadline)");
+                  "Hard limit on the latency of one batch, ms (realtime: the deadline)")
+      ->check(positive_number());
   sub->add_option("--max-energy-j", opts->max_energy_j,
-                  "Hard limit on energy per image (energy of a batch / batch), J");
+                  "Hard limit on energy per image (energy of a batch / batch), J")
+      ->check(positive_number());
   sub->add_option("--min-top1", opts->min_top1, "Hard floor on published top-1 accuracy, %");
   sub->add_option("--nets", opts->nets,
                   "Comma list of zoo networks (default: every net with a published top-1)");
@@ -39,7 +41,8 @@ void add_plan_command(CLI::App& app, Runner& run) {
                 "Strict fp32 convolutions (by default fp32 convolutions run on TF32 tensor "
                 "cores on Ampere and later, as PyTorch runs them)");
   sub->add_option("--host-ms-per-op", opts->host_ms_per_op,
-                  "Host time to issue one op on your machine, ms (as in predict)");
+                  "Host time to issue one op on your machine, ms (as in predict)")
+      ->check(positive_number());
   sub->add_option("--accuracy", opts->accuracy,
                   "Table of published top-1 figures (default: models/zoo_accuracy.json)");
   sub->add_option("--top", opts->top, "Rows printed (0: all)")->capture_default_str();

@@ -24,10 +24,12 @@ void add_predict_command(CLI::App& app, Runner& run) {
   sub->add_option("--input-size", opts->input_size, "Input HxW, e.g. 320x320");
   sub->add_option("--power-limit", opts->power_limit_w,
                   "GPU board power cap, W: the SM clock drops until the step's predicted "
-                  "average power fits (calibrated power model)");
+                  "average power fits (calibrated power model)")
+      ->check(positive_number());
   sub->add_option("--host-ms-per-op", opts->host_ms_per_op,
                   "Host time to issue one op on your machine, ms (default: the model's "
-                  "calibrated value); sets latency_ms of host-bound networks");
+                  "calibrated value); sets latency_ms of host-bound networks")
+      ->check(positive_number());
   sub->add_option("--num-gpus", opts->num_gpus,
                   "--net: GPUs of one PyTorch nn.DataParallel step, each with --batch "
                   "(calibrated on 2-4 GPU rows; energy of all GPUs)")
@@ -42,9 +44,11 @@ void add_predict_command(CLI::App& app, Runner& run) {
   sub->add_flag("--skip-unsupported", opts->skip_unsupported,
                 "Flag unsupported ONNX nodes instead of failing");
   sub->add_option("--max-latency-ms", opts->max_latency_ms,
-                  "Exit 3 when the predicted latency_ms exceeds this budget");
+                  "Exit 3 when the predicted latency_ms exceeds this budget")
+      ->check(positive_number());
   sub->add_option("--max-energy-j", opts->max_energy_j,
-                  "Exit 3 when the predicted energy_j exceeds this budget");
+                  "Exit 3 when the predicted energy_j exceeds this budget")
+      ->check(positive_number());
   sub->add_option("--format", opts->format,
                   "table|json|csv (default: table for --net, csv for --layers)");
   sub->add_option("-o,--output", opts->output, "Write to FILE instead of stdout");

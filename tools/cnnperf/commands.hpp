@@ -28,6 +28,20 @@ inline CLI::Validator positive_integer() {
       "POSITIVE");
 }
 
+/// For an option whose 0 means "not given": a value typed on the command line must be a
+/// positive finite number (an explicit 0 silently meant "no cap" or "no budget").
+inline CLI::Validator positive_number() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        try {
+          if (parse_number(value, "value") > 0) return {};
+        } catch (const InputError&) {
+        }
+        return "expected a positive number, got " + value;
+      },
+      "POSITIVE");
+}
+
 /// What main() runs after parsing; returns the exit code.
 using Runner = std::function<int()>;
 

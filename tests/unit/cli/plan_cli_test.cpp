@@ -224,11 +224,21 @@ TEST(PlanCli, PowerCapsOutsideIdleToBoardPowerAreSkippedWithAWarning) {
 }
 
 // An empty value meant "not given", which for --nets and --gpus is "all of them".
-TEST(PlanCli, AnEmptyValueIsExitTwoNotEverything) {
+TEST(PlanCli, AnEmptyZeroOrNanValueIsExitTwoNotNothingOrEverything) {
   for (const std::string args : {"plan --nets '' --gpus t4", "plan --gpus ''", "gpus show ''"}) {
     const RunResult r = run_cnnperf(args);
     EXPECT_EQ(r.exit_code, 2) << args;
     EXPECT_NE(r.err.find(": expected a value, got an empty string"), std::string::npos) << r.err;
+  }
+  // 0 is the options' "not given" inside, so typed it was a silent "no cap" or "no limit";
+  // NaN compared false and meant "none" too.
+  for (const std::string args : {"predict --net resnet18 --gpu t4 --power-limit 0",
+                                 "predict --net resnet18 --gpu t4 --max-latency-ms 0",
+                                 "plan --nets resnet18 --gpus t4 --max-energy-j 0",
+                                 "plan --nets resnet18 --gpus t4 --min-top1 nan"}) {
+    const RunResult r = run_cnnperf(args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_NE(r.err.find("expected a positive number"), std::string::npos) << r.err;
   }
 }
 

@@ -343,8 +343,8 @@ TEST(PredictCli, BadNumbersAndUsageAreOneLineNamingTheFlag) {
     const RunResult r =
         run_cnnperf(std::string("predict --net resnet18 --gpu a100 ") + flag + " -1");
     EXPECT_EQ(r.exit_code, 2) << flag;
-    EXPECT_EQ(r.err,
-              std::string("cnnperf: error: ") + flag + ": expected a positive number, got -1\n");
+    EXPECT_EQ(r.err, std::string("cnnperf: error: ") + flag +
+                         ": expected a positive number, got -1 (see --help)\n");
   }
   RunResult r = run_cnnperf("predict --net resnet18 --gpu a100 --bogus");
   EXPECT_EQ(r.exit_code, 2);
