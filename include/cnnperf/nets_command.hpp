@@ -18,7 +18,7 @@ struct NetsOptions {
   std::string show;
   std::int64_t batch = 1;         ///< batch of every layer (show only)
   std::string input_size;         ///< "HxW" or "N" (square); "" = the network's default
-  std::string precision = "fp32"; ///< fp32|fp16: element type for the bytes column
+  std::string precision;          ///< fp32|fp16 for the bytes column; empty: the file's, else fp32
   /// show: write the network as a JSON layer list (network_to_json), which predict --net,
   /// nets show and profile --net read back, instead of the report
   bool layer_list = false;

@@ -91,6 +91,8 @@ inline constexpr int kNetworkJsonSchemaVersion = 1;
 /// With skip_unsupported = false any unsupported ONNX node throws.
 [[nodiscard]] Network load_network(std::string_view spec, const NetworkOptions& options,
                                    bool skip_unsupported = false);
+/// The same for ImportOptions (dtype nullopt: the file's own); warnings go to the log.
+[[nodiscard]] Network load_network(std::string_view spec, const ImportOptions& options);
 /// ImportOptions equivalent of NetworkOptions (batch given iff != 1, dtype always set).
 [[nodiscard]] ImportOptions import_options_from(const NetworkOptions& options,
                                                 bool skip_unsupported = false);

@@ -18,7 +18,7 @@ struct PredictOptions {
   std::string gpu;          ///< database name, alias, or JSON spec file
   std::int64_t batch = 0;   ///< 0: the network's default (1)
   std::string mode = "inference";
-  std::string precision = "fp32";
+  std::string precision;    ///< fp32|fp16; empty: the network file's, else fp32
   std::string input_size;   ///< "HxW" or empty
   double power_limit_w = 0; ///< 0: no cap
   double host_ms_per_op = 0; ///< host time to issue one op on the user's machine, ms; 0: model's

@@ -3,6 +3,7 @@
 #include "cnnperf/nets_command.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -164,14 +165,17 @@ std::string render_list(OutputFormat format, DType dtype) {
 
 // ---- nets show ------------------------------------------------------------------------
 
-std::string render_show(const NetsOptions& options, OutputFormat format, DType dtype) {
+std::string render_show(const NetsOptions& options, OutputFormat format,
+                        std::optional<DType> given) {
   const auto [input_h, input_w] = parse_input_size(options.input_size);
   NetworkOptions net_options;
   net_options.batch = options.batch;
   net_options.input_h = input_h;
   net_options.input_w = input_w;
-  net_options.dtype = dtype;
-  const Network net = load_network(options.show, net_options);
+  ImportOptions import = import_options_from(net_options);
+  import.dtype = given;  // unset: an ONNX or JSON file's own element type (zoo: fp32)
+  const Network net = load_network(options.show, import);
+  const DType dtype = net.layers.empty() ? given.value_or(DType::kFp32) : net.layers.front().dtype;
   if (options.layer_list) return network_to_json(net);
   const std::string source = net.source == "zoo" ? std::string(kZooSource) : net.source;
 
@@ -311,16 +315,17 @@ std::string render_show(const NetsOptions& options, OutputFormat format, DType d
 
 std::string render_nets(const NetsOptions& options) {
   const OutputFormat format = output_format_from_string(options.format);
-  const DType dtype = dtype_from_option(options.precision, "--precision");
+  std::optional<DType> given;
+  if (!options.precision.empty()) given = dtype_from_option(options.precision, "--precision");
   if (options.batch <= 0) {
     throw InputError("--batch: expected a positive integer, got " +
                      std::to_string(options.batch));
   }
   if (options.show.empty()) {
     if (options.layer_list) throw InputError("--layer-list: applies to 'nets show NAME'");
-    return render_list(format, dtype);
+    return render_list(format, given.value_or(DType::kFp32));
   }
-  return render_show(options, format, dtype);
+  return render_show(options, format, given);
 }
 
 int run_nets(const NetsOptions& options) {

@@ -70,7 +70,11 @@ ImportResult import_network(std::string_view spec, const ImportOptions& options)
 
 Network load_network(std::string_view spec, const NetworkOptions& options,
                      bool skip_unsupported) {
-  ImportResult result = import_network(spec, import_options_from(options, skip_unsupported));
+  return load_network(spec, import_options_from(options, skip_unsupported));
+}
+
+Network load_network(std::string_view spec, const ImportOptions& options) {
+  ImportResult result = import_network(spec, options);
   for (const auto& warning : result.warnings) spdlog::warn("{}", warning);
   for (const auto& node : result.skipped) {
     spdlog::warn("{}: node '{}' ({}) skipped: {}", result.network.source, node.name,

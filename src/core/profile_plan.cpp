@@ -145,9 +145,10 @@ std::vector<SourcedLayer> layers_from_options(const ProfileOptions& options) {
   NetworkOptions net_options;
   net_options.batch = options.batch;
   std::tie(net_options.input_h, net_options.input_w) = input_size_of(options);
-  net_options.dtype = dtype.value_or(DType::kFp32);
   // Operators the importer cannot model are not convolutions cuDNN would run here anyway.
-  const Network network = load_network(options.net, net_options, /*skip_unsupported=*/true);
+  ImportOptions import = import_options_from(net_options, /*skip_unsupported=*/true);
+  import.dtype = dtype;  // unset: the file's own element type
+  const Network network = load_network(options.net, import);
   std::size_t skipped = 0;
   for (const Layer& layer : network.layers) {
     if (layer.op != Op::kConv2d) {

@@ -20,7 +20,8 @@ void add_predict_command(CLI::App& app, Runner& run) {
   sub->add_option("--batch", opts->batch, "Batch size (default: 1, or the ONNX model's)")
       ->check(positive_integer());
   sub->add_option("--mode", opts->mode, "inference|training")->capture_default_str();
-  sub->add_option("--precision", opts->precision, "fp32|fp16")->capture_default_str();
+  sub->add_option("--precision", opts->precision,
+                  "fp32|fp16 (default: an ONNX or JSON file's own, else fp32)");
   sub->add_option("--input-size", opts->input_size, "Input HxW, e.g. 320x320");
   sub->add_option("--power-limit", opts->power_limit_w,
                   "GPU board power cap, W: the SM clock drops until the step's predicted "

@@ -188,6 +188,31 @@ TEST(NetsCli, LayerListExportReadsBackAsTheSameNetwork) {
   EXPECT_EQ(run_cnnperf("nets --layer-list").exit_code, 2);
 }
 
+// A file's own element type decides unless --precision is given: an fp16 export was read
+// back as fp32 by predict and nets show (the option's fp32 default overrode it).
+TEST(NetsCli, AFilesOwnPrecisionAppliesUnlessOneIsGiven) {
+  const fs::path file = temp_dir() / "resnet18_fp16.json";
+  ASSERT_EQ(
+      run_cnnperf("nets show resnet18 --precision fp16 --layer-list -o \"" + file.string() + "\"")
+          .exit_code,
+      0);
+  RunResult r = run_cnnperf("predict --net \"" + file.string() + "\" --gpu a100 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["precision"], "fp16");
+  r = run_cnnperf("predict --net \"" + file.string() +
+                  "\" --gpu a100 --precision fp32 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["precision"], "fp32");
+  r = run_cnnperf("nets show \"" + file.string() + "\" --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["dtype"], "fp16");
+  EXPECT_EQ(doc["layers"][0]["dtype"], "fp16");
+  // A zoo network without --precision stays fp32.
+  r = run_cnnperf("predict --net resnet18 --gpu a100 --format json");
+  EXPECT_EQ(nlohmann::json::parse(r.out)["precision"], "fp32");
+}
+
 TEST(NetsCli, UnknownNetworkExits2WithClosestNames) {
   const RunResult r = run_cnnperf("nets show resnet51");
   EXPECT_EQ(r.exit_code, 2);
