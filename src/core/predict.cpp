@@ -590,11 +590,17 @@ NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
   const double weight_copies = mode == Mode::kTraining ? 2.0 : 1.0;
   result.min_memory_gb = (weight_copies * result.eager.weight_bytes + largest_layer_bytes) / 1e9;
   if (exceeds_gpu_memory(result.min_memory_gb, gpu.memory_gb)) {
+    const double weights_gb = weight_copies * result.eager.weight_bytes / 1e9;
+    // The weights do not shrink with the batch: say which part is over.
+    const bool weights_alone = exceeds_gpu_memory(weights_gb, gpu.memory_gb);
     result.warnings.push_back(
         "out of memory: the step needs at least " + format_number(result.min_memory_gb, 3) +
         " GB (weights" + (mode == Mode::kTraining ? " and their gradients" : "") +
         " plus the largest layer's input and output) but " + gpu.name + " has " +
-        format_number(gpu.memory_gb, 3) + " GB; a smaller --batch would fit");
+        format_number(gpu.memory_gb, 3) + " GB (" + format_number(gpu.memory_gb * 1.073741824, 3) +
+        " GB if GiB); " +
+        (weights_alone ? "the weights alone need " + format_number(weights_gb, 3) + " GB"
+                       : std::string("a smaller --batch or --input-size may fit")));
   }
   // One summary line, not one per layer: the per-layer flag is in every output format.
   std::size_t outside = 0;
@@ -965,9 +971,11 @@ std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
   }
   out += "energy_j    " + format_number(r.energy_j, 4) + "\n";
   out += "avg_power_w " + format_number(r.avg_power_w, 4) + "\n";
-  out += "min_memory_gb " + format_number(r.min_memory_gb, 3) + "  (at least, of " +
-         format_number(r.gpu.memory_gb, 3) + " GB: weights" +
-         (r.mode == Mode::kTraining ? " x2" : "") + " + the largest layer's input and output)\n";
+  out += "min_memory_gb " + format_number(r.min_memory_gb, 3) + "  (at least: weights" +
+         (r.mode == Mode::kTraining ? " x2" : "") + " + the largest layer's input and output; " +
+         (r.gpu.memory_gb > 0 ? "the GPU has " + format_number(r.gpu.memory_gb, 3) + " GB"
+                              : std::string("the GPU's memory_gb is not given")) +
+         ")\n";
   if (r.power_cap) {
     const auto& c = *r.power_cap;
     out += "power_cap   " + format_number(c.limit_w, 4) + " W: " +
