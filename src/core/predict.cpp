@@ -718,6 +718,13 @@ void apply_power_limit(NetworkPrediction& prediction, double limit_w,
           " W); predicted at that clock");
     }
   }
+  if (limit_w > gpu.tdp_w) {
+    // NVML refuses a limit above the board's maximum, which no board sets above its TDP by
+    // much: such a cap cannot be set, and predicts the same as none.
+    prediction.warnings.push_back("power cap " + format_number(limit_w) + " W is above " +
+                                  gpu.name + "'s board power (" + format_number(gpu.tdp_w) +
+                                  " W): a board does not accept it; predicted uncapped");
+  }
   prediction.power_cap = outcome;
 }
 

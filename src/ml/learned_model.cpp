@@ -119,7 +119,19 @@ TrainingData load_training_data(const std::vector<std::string>& files, std::size
   // `--model models/...`.
   std::vector<std::string> expanded;
   for (const auto& named : files) {
-    for (auto& file : user_files_or_resources(named)) expanded.push_back(std::move(file));
+    for (auto& file : user_files_or_resources(named)) {
+      // Named twice (a wildcard and the file itself): once, or its rows would sit in both the
+      // training and the test side of a fold.
+      std::error_code ec;
+      const auto same = [&](const std::string& other) {
+        return other == file || std::filesystem::equivalent(other, file, ec);
+      };
+      if (std::find_if(expanded.begin(), expanded.end(), same) != expanded.end()) {
+        spdlog::warn("{}: named more than once in --data; read once", file);
+        continue;
+      }
+      expanded.push_back(std::move(file));
+    }
   }
   for (const auto& file : expanded) {
     const std::string text = read_text_file(file);

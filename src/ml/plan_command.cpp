@@ -103,6 +103,17 @@ std::vector<GpuSpec> resolve_gpus(const PlanOptions& options) {
   return gpus;
 }
 
+// Repeated list entries ("--batch 1,1", "--power-limits 150,150.0") once each, in order, as
+// --gpus lists each GPU once: a duplicate candidate would be ranked twice.
+template <typename T>
+std::vector<T> first_of_each(const std::vector<T>& items) {
+  std::vector<T> out;
+  for (const T& item : items) {
+    if (std::find(out.begin(), out.end(), item) == out.end()) out.push_back(item);
+  }
+  return out;
+}
+
 std::vector<std::optional<double>> power_limits(const std::string& text) {
   std::vector<std::optional<double>> limits;
   for (const std::string& item : split_list(text, "--power-limits")) {
@@ -116,7 +127,7 @@ std::vector<std::optional<double>> power_limits(const std::string& text) {
     }
     limits.emplace_back(w);
   }
-  return limits;
+  return first_of_each(limits);
 }
 
 std::optional<double> positive_or_none(double value, const std::string& flag) {
@@ -356,10 +367,12 @@ PlanResult plan_for_options(const PlanOptions& options) {
   for (const std::string& b : split_list(options.batch, "--batch")) {
     batches.push_back(parse_positive_int(b, "--batch"));
   }
+  batches = first_of_each(batches);
   std::vector<DType> precisions;
   for (const std::string& p : split_list(options.precision, "--precision")) {
     precisions.push_back(dtype_from_option(p, "--precision"));
   }
+  precisions = first_of_each(precisions);
   const std::vector<std::optional<double>> limits = power_limits(options.power_limits);
 
   PredictOptions model_options;

@@ -243,6 +243,13 @@ Layer parse_layer_spec(const std::string& spec) {
 }
 
 std::vector<PtxLaunchResult> analyze_layer(const Layer& layer, const PtxLayerOptions& options) {
+  // The reference kernels are fp32 forward passes; another layer would be counted as one.
+  if (layer.dtype != DType::kFp32 || layer.pass != Pass::kForward) {
+    throw InputError(
+        "ptx layer: the reference kernels are fp32 forward passes; expected dtype "
+        "fp32 and pass forward, got " +
+        to_string(layer.dtype) + " " + to_string(layer.pass));
+  }
   std::vector<PtxLaunchResult> out;
   for (const Launch& L : plan(layer, options)) {
     const ptx::Dim3& g = L.spec.grid;

@@ -242,6 +242,15 @@ TEST(PlanCli, AnEmptyZeroOrNanValueIsExitTwoNotNothingOrEverything) {
   }
 }
 
+// Repeated list entries gave duplicate candidates, ranked twice.
+TEST(PlanCli, RepeatedListEntriesAreOneCandidate) {
+  const RunResult r = run_cnnperf(
+      "plan --nets resnet18 --gpus t4 --batch 1,1 --precision fp32,fp32 --power-limits "
+      "none,none,60,60.0 --analytical --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["candidates"].size(), 2U);  // uncapped and 60 W
+}
+
 TEST(PlanCli, HostTimePerOpReachesEveryCandidate) {
   const char* base = "plan --nets mobilenet_v2 --gpus a100 --batch 1 --analytical --format json";
   const RunResult calibrated = run_cnnperf(base);

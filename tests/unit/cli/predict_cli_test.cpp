@@ -178,6 +178,19 @@ TEST(PredictCli, MinMemoryIsWeightsPlusTheLargestLayerAndWarnsWhenOverTheGpu) {
   }
 }
 
+// A cap above the board power cannot be set: said, and predicted uncapped.
+TEST(PredictCli, APowerCapAboveTheBoardPowerIsSaidAndNotBinding) {
+  const RunResult r =
+      run_cnnperf("predict --net resnet18 --gpu t4 --power-limit 1000 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_FALSE(doc["power_cap"]["binding"].get<bool>());
+  ASSERT_FALSE(doc["warnings"].empty());
+  EXPECT_NE(doc["warnings"][0].get<std::string>().find("above t4's board power (70 W)"),
+            std::string::npos)
+      << doc["warnings"];
+}
+
 // A warning is said once: in the footer of a table on stdout, else on stderr.
 TEST(PredictCli, WarningsAreSaidOnce) {
   const std::string args = "predict --net resnet50 --gpu t4 --power-limit 11";

@@ -133,6 +133,15 @@ TEST_F(TrainCommand, ValidateScoresEveryRowAndGatesOnMape) {
   EXPECT_EQ(run_validate(opts), 0);
 }
 
+// A file named twice (say by a wildcard and by name) is read once: its rows would otherwise
+// sit on both sides of a fold.
+TEST_F(TrainCommand, AFileNamedTwiceIsReadOnce) {
+  const TrainingData once = load_training_data({sample_});
+  const TrainingData twice = load_training_data({sample_, sample_});
+  EXPECT_EQ(twice.layers.size(), once.layers.size());
+  EXPECT_EQ(twice.files.size(), 1U);
+}
+
 TEST_F(TrainCommand, BadInputIsInputError) {
   TrainOptions opts;
   opts.data = {(dir_ / "missing.csv").string()};

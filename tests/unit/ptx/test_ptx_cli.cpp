@@ -94,6 +94,11 @@ TEST(PtxCli, BadInputIsExitTwoWithOneLine) {
   r = cli("ptx layer conv2d:c_in=8,kernal_h=3");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("--spec: unknown field 'kernal_h'"), std::string::npos) << r.out;
+  // The reference kernels are fp32 forward: an fp16 or backward layer was emulated as one.
+  r = cli("ptx layer conv2d:c_in=8,c_out=8,h_in=8,w_in=8,dtype=fp16");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("the reference kernels are fp32 forward passes"), std::string::npos)
+      << r.out;
   r = cli("ptx layer conv2d:c_in=8,c_in=16");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("--spec: field 'c_in' given twice"), std::string::npos) << r.out;
