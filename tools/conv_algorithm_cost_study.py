@@ -8,7 +8,8 @@ of an implicit GEMM), and more so for larger kernels. This script adds, to the f
 FFT (32x32 tiles) and a Winograd F(4x4, k x k) operation count to the direct convolution's
 (stride 1 only; a constant otherwise), then the input, output and weight tensor sizes, and
 fits scikit-learn's histogram gradient boosting on the log ratio, fold by fold. It prints
-the MAPE of the latency over all rows, over stride-1 rows and over the others, per variant.
+the MAPE of the latency over all rows, over stride-1 rows (and those by kernel size) and over the others,
+per variant.
 The op counts are rough (5 N log2 N per complex FFT, 8 flops per complex multiply-add):
 what is asked is whether the ranking they give adds anything the trees cannot find.
 
@@ -83,9 +84,11 @@ def main():
                                                   learning_rate=0.1, random_state=0)
             model.fit(xv[train], y[train])
             err[test] = np.abs(base[test] * np.exp(model.predict(xv[test])) - lat[test]) / lat[test]
+        by_kernel = "  ".join(f"{int(size)}x{int(size)} {100 * err[stride1 & (kh == size)].mean():.1f}"
+                              for size in sorted(set(kh[stride1])))
         print(f"{name:26s} MAPE {100 * err.mean():5.2f} %  stride 1 {100 * err[stride1].mean():5.2f} %"
-              f"  strides 2-4 {100 * err[~stride1].mean():5.2f} %  ({time.time() - start:.0f} s)",
-              flush=True)
+              f"  strides 2-4 {100 * err[~stride1].mean():5.2f} %  ({time.time() - start:.0f} s)\n"
+              f"{'':26s} stride 1 by kernel: {by_kernel}", flush=True)
 
 
 if __name__ == "__main__":
