@@ -319,8 +319,9 @@ struct NetworkPrediction {
 /// True when `needed_gb` (1e9 bytes) surely exceeds a GPU's `memory_gb`: the board's marketing
 /// figure is read as GiB, the larger reading, so that a step that might fit is never refused.
 /// False when memory_gb is 0 (not given).
+inline constexpr double kGbPerGib = 1.073741824;  ///< 2^30 / 1e9
 [[nodiscard]] inline bool exceeds_gpu_memory(double needed_gb, double memory_gb) {
-  return memory_gb > 0 && needed_gb > memory_gb * 1.073741824;
+  return memory_gb > 0 && needed_gb > memory_gb * kGbPerGib;
 }
 
 /// Predicts every layer and the end-to-end totals, with power from `power`.

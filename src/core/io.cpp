@@ -127,11 +127,11 @@ void write_output(const std::string& path, std::string_view content) {
     if (!std::cout) throw Error("stdout: write failed (disk full or not writable)");
     return;
   }
+  check_output_path(path);
   std::error_code ec;
   // Through a symlink: replace the file it names, not the link itself.
   const fs::path target = output_target(path);
   const fs::file_status existing = fs::status(target, ec);
-  if (fs::is_directory(existing)) throw InputError(path + ": is a directory (expected a file)");
   if (fs::exists(existing) && !fs::is_regular_file(existing)) {
     // A device or a pipe (/dev/null, a FIFO): nothing to replace atomically, write to it.
     const int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC);
@@ -142,9 +142,6 @@ void write_output(const std::string& path, std::string_view content) {
     return;
   }
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  if (!fs::is_directory(dir, ec)) {
-    throw InputError(path + ": cannot write (directory '" + dir.string() + "' does not exist)");
-  }
   // Temp file in the same directory so the rename is atomic; removed on any failure.
   std::string temp_name = target.filename().string();
   temp_name.insert(0, 1, '.');

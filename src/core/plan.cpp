@@ -242,7 +242,7 @@ PlanScoring score_candidates(const std::vector<PlanCandidate>& candidates,
     if (exceeds_gpu_memory(c.min_memory_gb, c.gpu_memory_gb)) {
       reasons.push_back("needs at least " + format_number(c.min_memory_gb, 3) +
                         " GB, more than the GPU's " + format_number(c.gpu_memory_gb, 3) + " GB (" +
-                        format_number(c.gpu_memory_gb * 1.073741824, 3) + " GB if GiB)");
+                        format_number(c.gpu_memory_gb * kGbPerGib, 3) + " GB if GiB)");
     }
     s.feasible = reasons.empty();
     for (std::size_t i = 0; i < reasons.size(); ++i) {

@@ -597,7 +597,7 @@ NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
         "out of memory: the step needs at least " + format_number(result.min_memory_gb, 3) +
         " GB (weights" + (mode == Mode::kTraining ? " and their gradients" : "") +
         " plus the largest layer's input and output) but " + gpu.name + " has " +
-        format_number(gpu.memory_gb, 3) + " GB (" + format_number(gpu.memory_gb * 1.073741824, 3) +
+        format_number(gpu.memory_gb, 3) + " GB (" + format_number(gpu.memory_gb * kGbPerGib, 3) +
         " GB if GiB); " +
         (weights_alone ? "the weights alone need " + format_number(weights_gb, 3) + " GB"
                        : std::string("a smaller --batch or --input-size may fit")));
