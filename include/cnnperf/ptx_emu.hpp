@@ -149,6 +149,10 @@ struct Program {
 
 // ---------------------------------------------------------------------------------------------
 // Launch and results
+/// CUDA's launch limits: grid x up to 2^31-1, grid y and z up to 65535.
+inline constexpr std::int64_t kMaxGridX = 2147483647;
+inline constexpr std::int64_t kMaxGridYZ = 65535;
+
 struct Dim3 {
   std::int64_t x = 1, y = 1, z = 1;
   [[nodiscard]] std::int64_t count() const { return x * y * z; }

@@ -1073,11 +1073,11 @@ std::vector<std::uint8_t> build_params(const Program& p, const LaunchSpec& spec)
 
 void validate(const Program& p, const LaunchSpec& spec) {
   auto check = [&](const Dim3& d, const char* what, std::int64_t max_x) {
-    if (d.x < 1 || d.y < 1 || d.z < 1 || d.x > max_x || d.y > 65535 || d.z > 65535)
+    if (d.x < 1 || d.y < 1 || d.z < 1 || d.x > max_x || d.y > kMaxGridYZ || d.z > kMaxGridYZ)
       throw InputError(std::string("--") + what + ": dimensions must be in 1.." + std::to_string(max_x) +
                        " x 1..65535 x 1..65535");
   };
-  check(spec.grid, "grid", 2147483647);
+  check(spec.grid, "grid", kMaxGridX);
   check(spec.block, "block", 1024);
   if (spec.block.z > 64)
     throw InputError("--block: z must be in 1..64 (CUDA's limit), got " +

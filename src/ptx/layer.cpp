@@ -253,7 +253,7 @@ std::vector<PtxLaunchResult> analyze_layer(const Layer& layer, const PtxLayerOpt
   std::vector<PtxLaunchResult> out;
   for (const Launch& L : plan(layer, options)) {
     const ptx::Dim3& g = L.spec.grid;
-    if (g.x > 2147483647 || g.y > 65535 || g.z > 65535) {
+    if (g.x > ptx::kMaxGridX || g.y > ptx::kMaxGridYZ || g.z > ptx::kMaxGridYZ) {
       // Said for the layer: `ptx layer` has no --grid for the launch's own check to name.
       throw InputError("the layer needs a grid of " + std::to_string(g.x) + "," +
                        std::to_string(g.y) + "," + std::to_string(g.z) + " CTAs for " + L.kernel +
