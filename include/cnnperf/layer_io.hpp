@@ -21,6 +21,9 @@ struct LayerTable {
 /// `padding`, `dilation` (square) are accepted when the _h/_w columns are absent.
 /// Throws InputError "file:line: field 'x': expected ..." for bad values.
 [[nodiscard]] Layer layer_from_row(const CsvTable& table, std::size_t row);
+/// Every column layer_from_row reads: the canonical ones, the square shorthands, pad_h_end and
+/// pad_w_end, name, activation and optimizer (any other column passes through unread).
+[[nodiscard]] const std::vector<std::string>& layer_row_fields();
 
 /// Reads a layer CSV (plain or .gz), validating every row. Requires an `op` column.
 [[nodiscard]] LayerTable read_layers_csv(const std::filesystem::path& path);

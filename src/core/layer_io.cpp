@@ -39,6 +39,18 @@ bool bool_field(const CsvTable& table, std::size_t row, const char* name) {
 
 }  // namespace
 
+const std::vector<std::string>& layer_row_fields() {
+  static const std::vector<std::string> fields = [] {
+    std::vector<std::string> all = layer_csv_columns();
+    for (const char* extra : {"kernel", "stride", "padding", "dilation", "pad_h_end", "pad_w_end",
+                              "name", "activation", "optimizer"}) {
+      all.emplace_back(extra);
+    }
+    return all;
+  }();
+  return fields;
+}
+
 Layer layer_from_row(const CsvTable& table, std::size_t row) {
   Layer layer;
   const auto op_text = table.get(row, "op");

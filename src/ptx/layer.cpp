@@ -223,12 +223,8 @@ Layer parse_layer_spec(const std::string& spec) {
       // A layer CSV passes other columns through; a spec has no use for them, so a typo or a
       // repeated key is an error rather than a default silently kept.
       const std::string key = kv.substr(0, eq);
-      static const std::vector<std::string> kExtraKeys{"kernel",   "stride",     "padding",
-                                                       "dilation", "pad_h_end",  "pad_w_end",
-                                                       "name",     "activation", "optimizer"};
-      const auto& columns = layer_csv_columns();
-      if (std::find(columns.begin(), columns.end(), key) == columns.end() &&
-          std::find(kExtraKeys.begin(), kExtraKeys.end(), key) == kExtraKeys.end()) {
+      const auto& fields = layer_row_fields();
+      if (std::find(fields.begin(), fields.end(), key) == fields.end()) {
         throw InputError("--spec: unknown field '" + key + "' (expected one of the layer CSV " +
                          "columns, docs/data-formats.md, or kernel, stride, padding, dilation)");
       }
