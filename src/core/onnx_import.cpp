@@ -184,6 +184,8 @@ class Importer {
       shapes_[init.name()] = Shape(init.dims().begin(), init.dims().end());
       if (auto v = tensor_values(init)) values_[init.name()] = std::move(*v);
     }
+    check_opset(model);
+    check_graph_order(model.graph());
     resolve_inputs(graph);
     check_window_attributes(model.graph());
     infer_with_onnx(model);
@@ -339,6 +341,51 @@ class Importer {
       for (const auto& input : node.input()) ++consumers_[input];
     }
     for (const auto& output : graph.output()) ++consumers_[output.name()];
+  }
+
+  // The default domain's opset picks each operator's semantics; 0 or less names none. A newer
+  // opset than libonnx knows is read with its newest rules (most ops did not change).
+  void check_opset(const onnx::ModelProto& model) {
+    const auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+    const int newest = ranges.at(onnx::ONNX_DOMAIN).second;
+    for (const auto& entry : model.opset_import()) {
+      if (!entry.domain().empty() && entry.domain() != "ai.onnx") continue;
+      if (entry.version() <= 0) {
+        throw InputError(source_ + ": opset_import: default-domain opset " +
+                         std::to_string(entry.version()) + "; expected 1 or more");
+      }
+      if (entry.version() > newest) {
+        warn("opset " + std::to_string(entry.version()) + " is newer than this build's ONNX " +
+             "library knows (" + std::to_string(newest) + "); operators are read with opset " +
+             std::to_string(newest) + "'s rules");
+      }
+    }
+  }
+
+  // ONNX requires nodes in topological order and each tensor assigned once. A model that breaks
+  // either (a typo'd input, two nodes writing one tensor, a cycle) is not what its author ran,
+  // so it is refused rather than timed.
+  void check_graph_order(const onnx::GraphProto& graph) const {
+    std::unordered_map<std::string, std::string> defined;  // tensor -> what defines it
+    for (const auto& input : graph.input()) defined.emplace(input.name(), "a graph input");
+    for (const auto& init : graph.initializer()) defined.emplace(init.name(), "an initializer");
+    for (const auto& node : graph.node()) {
+      for (const auto& input : node.input()) {
+        if (!input.empty() && !defined.count(input)) {
+          fail(node, "input '" + input +
+                         "' is not a graph input, an initializer or the output of an earlier "
+                         "node (ONNX graphs are in topological order)");
+        }
+      }
+      for (const auto& output : node.output()) {
+        if (output.empty()) continue;
+        const auto [it, fresh] = defined.emplace(output, "node '" + node_name(node) + "'");
+        if (!fresh) {
+          fail(node, "output '" + output + "' is already defined by " + it->second +
+                         " (ONNX graphs assign each tensor once)");
+        }
+      }
+    }
   }
 
   // ONNX's shape inference divides by strides and dilations unchecked (a zero stride is a
@@ -504,6 +551,15 @@ class Importer {
 
   void pointwise(const onnx::NodeProto& node, Op op) {
     const Shape in = shape_of(node, 0);
+    if (const auto* a = find_attribute(node, "axis"); a && op == Op::kSoftmax) {
+      const auto rank = static_cast<std::int64_t>(in.size());
+      const std::int64_t axis = a->i();
+      if (axis < -rank || axis >= rank) {
+        fail(node, "attribute 'axis' is " + std::to_string(axis) + "; expected -" +
+                       std::to_string(rank) + " to " + std::to_string(rank - 1) + " for " +
+                       shape_text(in));
+      }
+    }
     Layer layer = make_layer(node, op);
     place(layer, in);
     if (op == Op::kSigmoid) producer_input_[result_.network.layers.size()] = node.input(0);

@@ -338,6 +338,68 @@ TEST(OnnxImport, HugeDimensionIsAnInputError) {
   }
 }
 
+// Graphs ONNX itself calls invalid were timed as if they ran: a node reading a tensor nothing
+// defines, two nodes writing one tensor, opset 0, a softmax axis outside the tensor.
+TEST(OnnxImport, InvalidGraphsAreInputErrorsNamingNodeAndTensor) {
+  auto error_of = [](const ModelBuilder& m, const std::string& file) {
+    try {
+      (void)import_onnx(m.write(file));
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  ModelBuilder undefined;
+  undefined.input("x", {1, 3, 8, 8});
+  undefined.node("Relu", {"x"}, {"a"}, "r");
+  undefined.node("Add", {"a", "nope"}, {"y"}, "add");
+  undefined.output("y");
+  EXPECT_NE(error_of(undefined, "synthetic_undefined_input.onnx")
+                .find("node 'add' (op_type Add): input 'nope' is not a graph input, an "
+                      "initializer or the output of an earlier node"),
+            std::string::npos);
+
+  ModelBuilder twice;
+  twice.input("x", {1, 3, 8, 8});
+  twice.node("Relu", {"x"}, {"y"}, "first");
+  twice.node("Relu", {"x"}, {"y"}, "second");
+  twice.output("y");
+  EXPECT_NE(error_of(twice, "synthetic_dup_output.onnx")
+                .find("node 'second' (op_type Relu): output 'y' is already defined by node "
+                      "'first'"),
+            std::string::npos);
+
+  ModelBuilder opset0(0);
+  opset0.input("x", {1, 3, 8, 8});
+  opset0.node("Relu", {"x"}, {"y"}, "r");
+  opset0.output("y");
+  EXPECT_NE(error_of(opset0, "synthetic_opset0.onnx").find("default-domain opset 0; expected 1"),
+            std::string::npos);
+
+  ModelBuilder softmax;
+  softmax.input("x", {1, 3, 8, 8});
+  ModelBuilder::attr(softmax.node("Softmax", {"x"}, {"y"}, "sm"), "axis", std::int64_t{-99});
+  softmax.output("y");
+  EXPECT_NE(error_of(softmax, "synthetic_softmax_axis.onnx")
+                .find("attribute 'axis' is -99; expected -4 to 3"),
+            std::string::npos);
+}
+
+// A newer opset than libonnx knows still imports (most operators did not change), with a note.
+TEST(OnnxImport, NewerOpsetWarnsAndImports) {
+  ModelBuilder m(999);
+  m.input("x", {1, 3, 8, 8});
+  m.node("Relu", {"x"}, {"y"}, "r");
+  m.output("y");
+  const ImportResult result = import_onnx(m.write("synthetic_opset999.onnx"));
+  ASSERT_EQ(result.network.layers.size(), 1U);
+  ASSERT_FALSE(result.warnings.empty());
+  EXPECT_NE(result.warnings.front().find("opset 999 is newer than this build's ONNX library "
+                                         "knows (17)"),
+            std::string::npos)
+      << result.warnings.front();
+}
+
 TEST(OnnxImport, DynamicBatchTakesOptionBatch) {
   const fs::path path = small_cnn(-1).write("synthetic_dynamic.onnx");
   EXPECT_EQ(import_onnx(path).network.batch, 1);  // default --batch
