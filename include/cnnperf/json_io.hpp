@@ -10,7 +10,8 @@
 namespace cnnperf {
 
 /// Parses JSON text. Throws InputError "NAME: invalid JSON: parse error at line L, column C:
-/// ..." (nlohmann's message without its exception-id prefix).
+/// ..." (nlohmann's message without its exception-id prefix), or "NAME: layers[0].c_in: key
+/// given twice in one object" (JSON would silently keep the last).
 [[nodiscard]] nlohmann::json parse_json_text(std::string_view text, const std::string& name);
 
 /// Reads (plain or .gz) and parses a JSON file; errors name the path as above.

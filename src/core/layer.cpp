@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <tuple>
 #include <utility>
 
 #include "cnnperf/error.hpp"
@@ -385,7 +386,31 @@ void Layer::validate(const std::string& where) const {
                      to_string(optimizer));
   }
   const OpClass kind = op_class(op);
-  if ((kind == OpClass::kPointwise || kind == OpClass::kNormalization || kind == OpClass::kPool) &&
+  if (kind != OpClass::kConv && kind != OpClass::kPool) {
+    // No window: a kernel, stride, padding or dilation given to these ops would be ignored.
+    for (const auto& [value, field, expected] :
+         {std::tuple{kernel_h, "kernel_h", std::int64_t{1}},
+          {kernel_w, "kernel_w", 1},
+          {stride_h, "stride_h", 1},
+          {stride_w, "stride_w", 1},
+          {pad_h, "pad_h", 0},
+          {pad_w, "pad_w", 0},
+          {dilation_h, "dilation_h", 1},
+          {dilation_w, "dilation_w", 1},
+          {groups, "groups", op == Op::kChannelShuffle ? groups : 1}}) {
+      if (value != expected) {
+        throw InputError(where + ": field '" + field + "': expected " + std::to_string(expected) +
+                         " for " + to_string(op) + " (it has no window), got " +
+                         std::to_string(value));
+      }
+    }
+    if (std::max(pad_h_end, pad_w_end) > 0) {
+      throw InputError(where + ": field '" + (pad_h_end > 0 ? "pad_h_end" : "pad_w_end") +
+                       "': expected 0 for " + to_string(op) + " (it has no window)");
+    }
+  }
+  if ((kind == OpClass::kPointwise || kind == OpClass::kNormalization || kind == OpClass::kPool ||
+       kind == OpClass::kNone) &&
       c_out != c_in) {
     // These ops keep the channel count; a different c_out would be silently ignored.
     throw InputError(where + ": field 'c_out': expected c_in (" + std::to_string(c_in) + ") for " +

@@ -12,19 +12,26 @@ namespace {
 
 std::int64_t integer_field(const CsvTable& table, std::size_t row, const char* name,
                            const char* square_alias, std::int64_t fallback) {
-  std::optional<std::string> text = table.get(row, name);
-  std::string field = name;
-  if (!text && square_alias != nullptr) {
-    text = table.get(row, square_alias);
-    field = square_alias;
+  auto read = [&](const char* field) -> std::optional<std::int64_t> {
+    const std::optional<std::string> text = table.get(row, field);
+    if (!text) return std::nullopt;
+    const std::string where = table.where(row) + ": field '" + field + "'";
+    const double value = parse_number(*text, where);
+    if (value != std::floor(value) || std::fabs(value) > 9.0e15) {
+      throw InputError(where + ": expected an integer, got '" + *text + "'");
+    }
+    return static_cast<std::int64_t>(value);
+  };
+  const std::optional<std::int64_t> value = read(name);
+  const std::optional<std::int64_t> square =
+      square_alias != nullptr ? read(square_alias) : std::nullopt;
+  // kernel=3 beside kernel_h=5 is ambiguous (a typo, or a 5x3 meant?): both must agree.
+  if (value && square && *value != *square) {
+    throw InputError(table.where(row) + ": field '" + name + "': " + std::to_string(*value) +
+                     " contradicts " + square_alias + " " + std::to_string(*square) + "; give " +
+                     square_alias + " or the _h/_w pair");
   }
-  if (!text) return fallback;
-  const std::string where = table.where(row) + ": field '" + field + "'";
-  const double value = parse_number(*text, where);
-  if (value != std::floor(value) || std::fabs(value) > 9.0e15) {
-    throw InputError(where + ": expected an integer, got '" + *text + "'");
-  }
-  return static_cast<std::int64_t>(value);
+  return value.value_or(square.value_or(fallback));
 }
 
 bool bool_field(const CsvTable& table, std::size_t row, const char* name) {

@@ -141,7 +141,17 @@ Layer read_layer(const json& object, const std::string& where, std::int64_t defa
   };
   auto get_square = [&](const char* field, const char* square, std::int64_t fallback,
                         bool may_be_zero) {
-    if (object.contains(field)) return integer(object[field], where + "." + field, may_be_zero);
+    if (object.contains(field)) {
+      const std::int64_t value = integer(object[field], where + "." + field, may_be_zero);
+      // "kernel": 3 with "kernel_h": 5 is ambiguous (a typo, or a 5x3 meant?): both must agree.
+      if (object.contains(square) &&
+          integer(object[square], where + "." + square, may_be_zero) != value) {
+        throw InputError(where + "." + field + ": " + std::to_string(value) + " contradicts " +
+                         square + " " + json_text(object[square]) + "; give " + square +
+                         " or the _h/_w pair");
+      }
+      return value;
+    }
     if (object.contains(square)) return integer(object[square], where + "." + square, may_be_zero);
     return fallback;
   };

@@ -23,6 +23,22 @@ TEST(JsonIo, NumberOverflowIsBadInputNotACrash) {
   EXPECT_THROW((void)parse_json_text("[2.37e6405]", "x.json"), InputError);
 }
 
+// nlohmann keeps the last of two equal keys; a repeated key is a typo the reader must name.
+TEST(JsonIo, RepeatedKeyIsBadInputNamingItsPlace) {
+  try {
+    (void)parse_json_text(R"({"a": [1, {"b": 2}, [3, {"x": 1, "y": {"x": 0}, "x": 2}]]})",
+                          "d.json");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "d.json: a[2][1].x: key given twice in one object (JSON readers keep only one of "
+              "them)");
+  }
+  // The same key in sibling or nested objects is fine.
+  const auto ok = parse_json_text(R"([{"x": 1}, {"x": 2, "y": {"x": 3}}])", "ok.json");
+  EXPECT_EQ(ok[1]["y"]["x"], 3);
+}
+
 TEST(JsonIo, MissingFileIsBadInput) {
   EXPECT_THROW((void)read_json_file("/nonexistent/dir/x.json"), InputError);
   EXPECT_EQ(parse_json_text(" {\"k\": 2} ", "ok.json")["k"], 2);

@@ -144,6 +144,31 @@ TEST(Layer, ChannelKeepingOpsRejectAnotherCOut) {
   }
 }
 
+// A square shorthand beside its _h/_w field, and a window on an op without one, were read
+// silently (the _h field won; the window was ignored).
+TEST(Layer, ContradictingOrIgnoredWindowFieldsAreInputErrors) {
+  auto error_of = [](const std::string& csv) {
+    try {
+      (void)parse_layers_csv(csv, "w.csv");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of("op,c_in,h_in,w_in,c_out,kernel,kernel_h\nconv2d,3,8,8,4,3,5\n"),
+            "w.csv:2: field 'kernel_h': 5 contradicts kernel 3; give kernel or the _h/_w pair");
+  EXPECT_EQ(error_of("op,c_in,h_in,w_in,c_out,kernel,kernel_h\nconv2d,3,8,8,4,3,3\n"), "no error");
+  EXPECT_EQ(error_of("op,c_in,c_out,kernel_h\nlinear,3,4,3\n"),
+            "w.csv:2: field 'kernel_h': expected 1 for linear (it has no window), got 3");
+  EXPECT_EQ(error_of("op,c_in,pad_h\nbatchnorm,3,1\n"),
+            "w.csv:2: field 'pad_h': expected 0 for batchnorm (it has no window), got 1");
+  EXPECT_EQ(error_of("op,c_in,c_out,groups\nadd,4,4,2\n"),
+            "w.csv:2: field 'groups': expected 1 for add (it has no window), got 2");
+  EXPECT_EQ(error_of("op,c_in,c_out,groups\nchannel_shuffle,4,4,2\n"), "no error");
+  EXPECT_EQ(error_of("op,c_in,h_in,w_in,c_out\nflatten,3,4,4,5\n"),
+            "w.csv:2: field 'c_out': expected c_in (3) for flatten, got 5");
+}
+
 TEST(Layer, OpNamesRoundTripAndAliases) {
   for (const Op op : all_ops()) EXPECT_EQ(op_from_string(to_string(op)), op);
   EXPECT_EQ(op_from_string("Dense"), Op::kLinear);

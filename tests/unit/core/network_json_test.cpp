@@ -202,6 +202,19 @@ TEST(NetworkJson, ErrorsNameFileAndField) {
   expect_error(with_layer(R"({"op": "conv", "c_in": 6, "c_out": 4, "groups": 4})"),
                "net.json: layers[3]: field 'groups'");
   expect_error(with_layer(R"([1, 2])"), "net.json: layers[3]: expected an object");
+  // Fields that contradict each other, or that an op without a window would ignore.
+  expect_error(with_layer(R"({"op": "conv", "kernel": 3, "kernel_h": 5})"),
+               "net.json: layers[3].kernel_h: 5 contradicts kernel 3; give kernel or the _h/_w "
+               "pair");
+  expect_error(with_layer(R"({"op": "linear", "c_in": 3, "kernel": 3})"),
+               "net.json: layers[3]: field 'kernel_h': expected 1 for linear (it has no window), "
+               "got 3");
+  expect_error(with_layer(R"({"op": "relu", "c_in": 3, "stride": 2})"),
+               "net.json: layers[3]: field 'stride_h': expected 1 for relu (it has no window)");
+  expect_error(with_layer(R"({"op": "flatten", "c_in": 3, "h_in": 4, "w_in": 4, "c_out": 5})"),
+               "net.json: layers[3]: field 'c_out': expected c_in (3) for flatten, got 5");
+  expect_error(with_layer(R"({"op": "conv", "c_in": 3, "c_in": 5})"),
+               "net.json: layers[3].c_in: key given twice in one object");
   expect_error(R"({"schema_version": 2, "layers": [{"op": "relu"}]})",
                "net.json: schema_version: expected 1, got 2");
   expect_error(R"({"layers": [{"op": "relu"}]})", "net.json: schema_version: missing");
