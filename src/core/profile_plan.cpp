@@ -2,6 +2,7 @@
 // What `profile` will run: layers from a network, a layer CSV or a sweep, times layouts and
 // algorithm requests, with duplicates folded and unrunnable layers pre-judged.
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <tuple>
 #include <unordered_map>
@@ -49,6 +50,14 @@ void set_field(Layer& layer, const std::string& field, const std::string& value,
     return;
   }
   const std::int64_t v = parse_sweep_int(value, where);
+  // A value no layer can have is the user's typo, not a problem to report per job.
+  const bool padding = field.rfind("pad", 0) == 0;
+  if (field == "bias" ? (v != 0 && v != 1) : (padding ? v < 0 : v <= 0)) {
+    throw InputError(where + ": " + field + " " + value + ": expected " +
+                     (field == "bias" ? "0 or 1"
+                      : padding       ? "a non-negative integer"
+                                      : "a positive integer"));
+  }
   if (field == "batch") layer.batch = v;
   else if (field == "c_in") layer.c_in = v;
   else if (field == "h_in") layer.h_in = v;
@@ -69,6 +78,16 @@ void set_field(Layer& layer, const std::string& field, const std::string& value,
   else if (field == "pad" || field == "padding") layer.pad_h = layer.pad_w = v;
   else if (field == "dilation") layer.dilation_h = layer.dilation_w = v;
   else if (field == "hw") layer.h_in = layer.w_in = v;
+}
+
+// The Layer fields a sweep field sets (a shortcut sets two), to find two axes that overlap.
+std::vector<std::string> swept_members(const std::string& field) {
+  if (field == "kernel" || field == "stride" || field == "dilation") {
+    return {field + "_h", field + "_w"};
+  }
+  if (field == "pad" || field == "padding") return {"pad_h", "pad_w"};
+  if (field == "hw") return {"h_in", "w_in"};
+  return {field};
 }
 
 // Pre-judges a layer: cuDNN forward convolution only, and a well-formed problem.
@@ -214,8 +233,17 @@ SweepAxis parse_sweep_axis(std::string_view spec) {
 std::vector<Layer> expand_sweep(const std::vector<std::string>& specs, std::int64_t batch) {
   std::vector<SweepAxis> axes;
   std::size_t total = 1;
+  std::map<std::string, std::string> swept;  // Layer field -> the --sweep that sets it
   for (const auto& spec : specs) {
     axes.push_back(parse_sweep_axis(spec));
+    // Two axes on one field would each overwrite the other: the last one alone was swept.
+    for (const auto& member : swept_members(axes.back().field)) {
+      const auto [it, fresh] = swept.emplace(member, spec);
+      if (!fresh) {
+        throw InputError("--sweep '" + spec + "': " + member + " is already swept by --sweep '" +
+                         it->second + "'; give all its values in one --sweep (e.g. kernel=1,3,5)");
+      }
+    }
     total *= axes.back().values.size();
     if (total > kMaxSweepLayers) {
       throw InputError("--sweep: the product of all axes exceeds " +

@@ -42,6 +42,31 @@ TEST(Sweep, BadSpecsNameTheProblem) {
   }
 }
 
+// Both were accepted: a second --sweep of a field silently replaced the first, and values no
+// layer can have became one invalid_problem job each.
+TEST(Sweep, OverlappingAxesAndImpossibleValuesAreInputErrors) {
+  auto error_of = [](const std::vector<std::string>& specs) {
+    try {
+      (void)expand_sweep(specs, 1);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of({"kernel=3", "kernel=5"}),
+            "--sweep 'kernel=5': kernel_h is already swept by --sweep 'kernel=3'; give all its "
+            "values in one --sweep (e.g. kernel=1,3,5)");
+  EXPECT_NE(error_of({"hw=8", "w_in=4"}).find("w_in is already swept by --sweep 'hw=8'"),
+            std::string::npos);
+  EXPECT_NE(error_of({"pad=1", "padding=0"}).find("pad_h is already swept"), std::string::npos);
+  EXPECT_EQ(error_of({"kernel_h=3", "kernel_w=5"}), "no error");
+  EXPECT_EQ(error_of({"c_in=-5:5:1"}),
+            "--sweep 'c_in=-5:5:1': c_in -5: expected a positive integer");
+  EXPECT_EQ(error_of({"pad=-1,0"}), "--sweep 'pad=-1,0': pad -1: expected a non-negative integer");
+  EXPECT_EQ(error_of({"pad=0"}), "no error");
+  EXPECT_EQ(error_of({"bias=0,2"}), "--sweep 'bias=0,2': bias 2: expected 0 or 1");
+}
+
 TEST(Sweep, CartesianProductOverDefaults) {
   const auto layers = expand_sweep({"c_in=16,32", "hw=7:14:7", "kernel=1,3", "pad=1"}, 8);
   ASSERT_EQ(layers.size(), 8U);
