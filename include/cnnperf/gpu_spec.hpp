@@ -86,7 +86,10 @@ class GpuDatabase {
   /// Up to `count` database names closest to `name` (edit distance on normalized names).
   [[nodiscard]] std::vector<std::string> closest(std::string_view name, int count = 3) const;
   /// find(), or a path to a JSON spec file; throws InputError with the closest names.
-  [[nodiscard]] GpuSpec resolve(std::string_view name_or_file) const;
+  /// `option` names where the text came from in the error for blank text ("--gpu",
+  /// "gpus show").
+  [[nodiscard]] GpuSpec resolve(std::string_view name_or_file,
+                                std::string_view option = "--gpu") const;
 
   /// Path the database was loaded from.
   [[nodiscard]] const std::string& source_path() const { return source_path_; }

@@ -593,10 +593,11 @@ std::vector<std::string> GpuDatabase::closest(std::string_view name, int count) 
   return out;
 }
 
-GpuSpec GpuDatabase::resolve(std::string_view name_or_file) const {
+GpuSpec GpuDatabase::resolve(std::string_view name_or_file, std::string_view option) const {
   const std::string text(name_or_file);
   if (exact_gpu_key(text).empty()) {
-    throw InputError("--gpu: expected a GPU name, alias or JSON spec file, got '" + text + "'");
+    throw InputError(std::string(option) + ": expected a GPU name, alias or JSON spec file, got '" +
+                     text + "'");
   }
   if (looks_like_file(text)) {
     std::error_code ec;

@@ -93,7 +93,7 @@ std::string render_list(const GpuDatabase& db, const GpusOptions& o, OutputForma
 }
 
 std::string render_show(const GpuDatabase& db, const GpusOptions& o, OutputFormat format) {
-  const GpuSpec g = db.resolve(o.show);
+  const GpuSpec g = db.resolve(o.show, "gpus show");
   if (format == OutputFormat::kJson) {
     json out = json::object();
     out["schema_version"] = kOutputSchemaVersion;
@@ -122,6 +122,11 @@ std::string render_gpus(const GpusOptions& options) {
   check_choice("--arch", options.arch,
                {"kepler", "maxwell", "pascal", "volta", "turing", "ampere", "ada", "hopper",
                 "blackwell"});
+  if (!options.show.empty() && (!options.segment.empty() || !options.arch.empty())) {
+    // A filter cannot apply to one named GPU; ignoring it would hide the user's intent.
+    throw InputError(std::string(options.segment.empty() ? "--arch" : "--segment") +
+                     ": filters the list; `gpus show` takes one GPU by name (drop the filter)");
+  }
   GpuDatabase loaded;
   const GpuDatabase* db = &loaded;
   if (options.database.empty()) {

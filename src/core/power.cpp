@@ -15,6 +15,7 @@ namespace cnnperf {
 
 namespace {
 
+// `where` is "FILE: object" (the file, then the JSON path of `object`).
 double number_field(const nlohmann::json& object, const char* key, const std::string& where,
                     double low, double high) {
   const std::string field = where + "." + key;
@@ -49,24 +50,24 @@ PowerModel PowerModel::from_json(const nlohmann::json& doc, const std::string& w
     throw InputError(input_message(where, "not a JSON object", "an object"));
   }
   if (doc.value("schema_version", 0) != kPowerModelSchemaVersion) {
-    throw InputError(input_message(where + ".schema_version", "unsupported",
+    throw InputError(input_message(where + ": schema_version", "unsupported",
                                    std::to_string(kPowerModelSchemaVersion)));
   }
   if (doc.value("kind", "") != "power_model") {
-    throw InputError(input_message(where + ".kind", "not a power model", "\"power_model\""));
+    throw InputError(input_message(where + ": kind", "not a power model", "\"power_model\""));
   }
   PowerModel m;
   const auto activity = doc.value("activity", nlohmann::json());
-  m.activity.compute_weight = number_field(activity, "compute_weight", where + ".activity", 0, 2);
-  m.activity.memory_weight = number_field(activity, "memory_weight", where + ".activity", 0, 2);
-  m.activity.floor_activity = number_field(activity, "floor_activity", where + ".activity", 0, 1);
+  m.activity.compute_weight = number_field(activity, "compute_weight", where + ": activity", 0, 2);
+  m.activity.memory_weight = number_field(activity, "memory_weight", where + ": activity", 0, 2);
+  m.activity.floor_activity = number_field(activity, "floor_activity", where + ": activity", 0, 1);
   const auto cap = doc.value("cap", nlohmann::json());
-  m.cap.core_energy_exponent = number_field(cap, "core_energy_exponent", where + ".cap", 0, 4);
+  m.cap.core_energy_exponent = number_field(cap, "core_energy_exponent", where + ": cap", 0, 4);
   m.cap.voltage_floor_clock_ratio =
-      number_field(cap, "voltage_floor_clock_ratio", where + ".cap", 0.05, 1);
-  m.cap.min_clock_ratio = number_field(cap, "min_clock_ratio", where + ".cap", 0.05, 1);
+      number_field(cap, "voltage_floor_clock_ratio", where + ": cap", 0.05, 1);
+  m.cap.min_clock_ratio = number_field(cap, "min_clock_ratio", where + ": cap", 0.05, 1);
   if (!doc.contains("source") || !doc["source"].is_string()) {
-    throw InputError(input_message(where + ".source", "missing", "a string naming the data"));
+    throw InputError(input_message(where + ": source", "missing", "a string naming the data"));
   }
   m.source = doc["source"].get<std::string>();
   m.calibration = doc.value("calibration", nlohmann::json::object());
@@ -75,11 +76,11 @@ PowerModel PowerModel::from_json(const nlohmann::json& doc, const std::string& w
     const auto& scales = doc["activity_scale_by_gpu"];
     if (!scales.is_object()) {
       throw InputError(
-          input_message(where + ".activity_scale_by_gpu", "not an object", "{\"gpu\": scale}"));
+          input_message(where + ": activity_scale_by_gpu", "not an object", "{\"gpu\": scale}"));
     }
     for (const auto& [gpu, v] : scales.items()) {
       m.activity_scale_by_gpu[gpu] =
-          number_field(scales, gpu.c_str(), where + ".activity_scale_by_gpu", 0.1, 10);
+          number_field(scales, gpu.c_str(), where + ": activity_scale_by_gpu", 0.1, 10);
     }
   }
   return m;

@@ -72,6 +72,12 @@ int main(int argc, char** argv) {
       const auto all = app.get_subcommands([](const CLI::App*) { return true; });
       for (const CLI::App* sub : all) what += " " + sub->get_name();
     }
+    // CLI11's words for a single-value option given twice (or positionally and by name).
+    const std::string at_most = "At Most 1 required but received ";
+    if (const auto pos = what.find(at_most); pos != std::string::npos) {
+      what = what.substr(0, pos) + "given " + what.substr(pos + at_most.size()) +
+             " times; expected once";
+    }
     std::fprintf(stderr, "cnnperf: error: %s (see --help)\n", what.c_str());
     return 2;
   }

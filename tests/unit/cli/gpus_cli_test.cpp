@@ -80,6 +80,24 @@ TEST(GpusCli, BadOptionValuesExitTwo) {
   EXPECT_EQ(run_cnnperf("gpus --database /nonexistent/gpus.json").exit_code, 2);
 }
 
+// A filter beside `show` was ignored, and a blank name was blamed on a --gpu option that
+// `gpus show` does not have.
+TEST(GpusCli, ShowRefusesListFiltersAndNamesItselfForABlankName) {
+  RunResult r = run_cnnperf("gpus --arch hopper show t4");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_EQ(r.err,
+            "cnnperf: error: --arch: filters the list; `gpus show` takes one GPU by name "
+            "(drop the filter)\n");
+  r = run_cnnperf("gpus show \" \"");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("cnnperf: error: gpus show: expected a GPU name", 0), 0U) << r.err;
+  // An option given twice is named in plain words, not CLI11's.
+  r = run_cnnperf("gpus --format csv --format json");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "cnnperf: error: --format: given 2 times; expected once (see --help)\n");
+}
+
 TEST(GpusCli, CsvWithFiltersKeepsOnlyMatchingRows) {
   const RunResult r = run_cnnperf("gpus --format csv --segment jetson");
   ASSERT_EQ(r.exit_code, 0);

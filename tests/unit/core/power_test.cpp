@@ -46,7 +46,7 @@ TEST(PowerModel, BadFieldsNameTheFieldAndExitTwo) {
     (void)PowerModel::from_json(doc, "pm.json");
     FAIL() << "expected InputError";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("pm.json.cap.core_energy_exponent"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("pm.json: cap.core_energy_exponent"), std::string::npos)
         << e.what();
     EXPECT_EQ(e.exit_code(), 2);
   }
