@@ -5,6 +5,7 @@
 #include "cnnperf/report.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdlib>
@@ -14,6 +15,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -1107,6 +1109,55 @@ ReportKind kind_of(const Json& doc) {
   return ReportKind::kGeneric;
 }
 
+// A figure's key ends in its unit (latency_ms, energy_j): such a member must hold a number
+// (a numeric string from a passed-through CSV cell, or null for "none").
+bool is_figure_key(const std::string& key) {
+  static const std::array<std::string_view, 8> kUnits{"_ms", "_j", "_mj",  "_w",
+                                                      "_gb", "_s", "_pct", "_mhz"};
+  return std::any_of(kUnits.begin(), kUnits.end(), [&](std::string_view unit) {
+    return key.size() > unit.size() &&
+           key.compare(key.size() - unit.size(), unit.size(), unit) == 0;
+  });
+}
+
+void check_figures(const Json& object, const std::string& path, const std::string& name) {
+  for (const auto& [key, v] : object.items()) {
+    const bool text_ok = v.is_string() && (v.get_ref<const std::string&>().empty() || number_of(v));
+    if (is_figure_key(key) && !v.is_null() && !v.is_number() && !text_ok) {
+      throw InputError(
+          input_message(name + ": " + path + key, "got " + cut(dump_compact(v), 40), "a number"));
+    }
+  }
+}
+
+// The kinds with a renderer of their own are cnnperf's outputs: a member they read that has
+// the wrong shape means a damaged or hand-edited file, which would otherwise render as
+// "no rows" or show a text latency as a feasible candidate.
+void check_known_shape(ReportKind kind, const Json& doc, const std::string& name) {
+  const char* array_key = kind == ReportKind::kNetworkPrediction  ? "layers"
+                          : kind == ReportKind::kLayerPredictions ? "rows"
+                          : kind == ReportKind::kPlan             ? "candidates"
+                                                                  : nullptr;
+  if (array_key == nullptr) return;
+  if (doc.contains(array_key)) {
+    const Json& rows = doc[array_key];
+    if (!rows.is_array() || (!rows.empty() && !is_array_of_objects(rows))) {
+      throw InputError(input_message(name + ": " + array_key, "got " + cut(dump_compact(rows), 40),
+                                     "an array of objects"));
+    }
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      check_figures(rows[i], std::string(array_key) + "[" + std::to_string(i) + "].", name);
+    }
+  }
+  if (doc.contains("total")) {
+    if (!doc["total"].is_object()) {
+      throw InputError(input_message(name + ": total", "got " + cut(dump_compact(doc["total"]), 40),
+                                     "an object"));
+    }
+    check_figures(doc["total"], "total.", name);
+  }
+}
+
 std::string section_body(ReportKind kind, const Json& doc) {
   switch (kind) {
     case ReportKind::kNetworkPrediction: return render_network_prediction(doc);
@@ -1166,6 +1217,7 @@ std::string render_report(const std::vector<ReportInput>& inputs, const std::str
   docs.reserve(inputs.size());
   for (const auto& input : inputs) {
     docs.push_back(parse_input(input));
+    check_known_shape(kind_of(docs.back()), docs.back(), input.name);
   }
 
   const std::string page_title = title.empty() ? "cnnperf report" : title;

@@ -348,6 +348,34 @@ TEST(Report, GenericJsonNeverFails) {
   EXPECT_EQ(count(html, "<g>"), 2U);  // a bar per row of the numeric field
 }
 
+// cnnperf's own result kinds with a damaged member rendered as "no rows", or showed a text
+// latency in a feasible candidate; they are input errors naming the file and the member.
+TEST(Report, DamagedResultKindsAreInputErrorsNamingTheMember) {
+  auto error_of = [](const std::string& json) {
+    try {
+      (void)render_report({{"r.json", json}});
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of(R"({"kind":"network_prediction","layers":"x"})"),
+            "r.json: layers: got \"x\" (expected an array of objects)");
+  EXPECT_EQ(error_of(R"({"kind":"network_prediction","total":[1]})"),
+            "r.json: total: got [1] (expected an object)");
+  EXPECT_EQ(error_of(R"({"kind":"layer_predictions","rows":[1,2]})"),
+            "r.json: rows: got [1,2] (expected an array of objects)");
+  std::string plan = kPlanJson;
+  plan.replace(plan.find("\"latency_ms\": 250"), 17, "\"latency_ms\": \"abc\"");
+  EXPECT_EQ(error_of(plan), "r.json: candidates[1].latency_ms: got \"abc\" (expected a number)");
+  // Numeric text (a passed-through CSV cell), empty text and null stay accepted.
+  EXPECT_EQ(error_of(R"({"kind":"layer_predictions","rows":[{"latency_ms":"0.5"},)"
+                     R"({"latency_ms":""},{"latency_ms":null}]})"),
+            "no error");
+  EXPECT_EQ(error_of(R"({"kind":"plan","candidates":[]})"), "no error");
+  EXPECT_EQ(error_of(kPlanJson), "no error");
+}
+
 TEST(Report, GpuSpecIsAKeyValueTableWithSources) {
   const std::string html = render_report(
       {{"gpu.json", R"({"gpu":{"name":"t4","sm_count":40,"sources":{"sm_count":"datasheet"}},
