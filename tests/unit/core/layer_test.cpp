@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <gtest/gtest.h>
 
+#include "../input_error_of.hpp"
 #include "cnnperf/error.hpp"
 #include "cnnperf/layer.hpp"
 #include "cnnperf/layer_io.hpp"
@@ -148,12 +149,7 @@ TEST(Layer, ChannelKeepingOpsRejectAnotherCOut) {
 // silently (the _h field won; the window was ignored).
 TEST(Layer, ContradictingOrIgnoredWindowFieldsAreInputErrors) {
   auto error_of = [](const std::string& csv) {
-    try {
-      (void)parse_layers_csv(csv, "w.csv");
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
+    return test::input_error_of([&] { (void)parse_layers_csv(csv, "w.csv"); });
   };
   EXPECT_EQ(error_of("op,c_in,h_in,w_in,c_out,kernel,kernel_h\nconv2d,3,8,8,4,3,5\n"),
             "w.csv:2: field 'kernel_h': 5 contradicts kernel 3; give kernel or the _h/_w pair");

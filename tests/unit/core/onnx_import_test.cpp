@@ -15,6 +15,7 @@
 
 #include <unistd.h>
 
+#include "../input_error_of.hpp"
 #include "cnnperf/error.hpp"
 #include "cnnperf/network_io.hpp"
 
@@ -342,12 +343,7 @@ TEST(OnnxImport, HugeDimensionIsAnInputError) {
 // defines, two nodes writing one tensor, opset 0, a softmax axis outside the tensor.
 TEST(OnnxImport, InvalidGraphsAreInputErrorsNamingNodeAndTensor) {
   auto error_of = [](const ModelBuilder& m, const std::string& file) {
-    try {
-      (void)import_onnx(m.write(file));
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
+    return test::input_error_of([&] { (void)import_onnx(m.write(file)); });
   };
   ModelBuilder undefined;
   undefined.input("x", {1, 3, 8, 8});

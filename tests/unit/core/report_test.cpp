@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../input_error_of.hpp"
 #include "cnnperf/error.hpp"
 #include "cnnperf/gpu_spec.hpp"
 #include "cnnperf/io.hpp"
@@ -352,12 +353,7 @@ TEST(Report, GenericJsonNeverFails) {
 // latency in a feasible candidate; they are input errors naming the file and the member.
 TEST(Report, DamagedResultKindsAreInputErrorsNamingTheMember) {
   auto error_of = [](const std::string& json) {
-    try {
-      (void)render_report({{"r.json", json}});
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
+    return test::input_error_of([&] { (void)render_report({{"r.json", json}}); });
   };
   EXPECT_EQ(error_of(R"({"kind":"network_prediction","layers":"x"})"),
             "r.json: layers: got \"x\" (expected an array of objects)");

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "../input_error_of.hpp"
 #include "cnnperf/profile.hpp"
 
 namespace cnnperf {
@@ -46,12 +47,7 @@ TEST(Sweep, BadSpecsNameTheProblem) {
 // layer can have became one invalid_problem job each.
 TEST(Sweep, OverlappingAxesAndImpossibleValuesAreInputErrors) {
   auto error_of = [](const std::vector<std::string>& specs) {
-    try {
-      (void)expand_sweep(specs, 1);
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
+    return test::input_error_of([&] { (void)expand_sweep(specs, 1); });
   };
   EXPECT_EQ(error_of({"kernel=3", "kernel=5"}),
             "--sweep 'kernel=5': kernel_h is already swept by --sweep 'kernel=3'; give all its "
