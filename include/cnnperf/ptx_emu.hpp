@@ -63,6 +63,8 @@ struct AstFunction {
   std::vector<AstVariable> variables;    ///< .shared/.local/.param declared in the body
   std::vector<AstInstruction> instructions;
   std::unordered_map<std::string, std::size_t> labels;  ///< label -> instruction index
+  /// Declared registers: a `.reg` name -> its count for `%r<N>`, or 0 for a single `%x`.
+  std::unordered_map<std::string, std::int64_t> registers;
   std::array<int, 3> maxntid{0, 0, 0};
   std::array<int, 3> reqntid{0, 0, 0};
   bool has_body = false;

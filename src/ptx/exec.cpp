@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <sstream>
 #include <type_traits>
 
 #include "cnnperf/error.hpp"
@@ -1062,6 +1063,21 @@ std::vector<std::uint8_t> build_params(const Program& p, const LaunchSpec& spec)
     } else {
       missing += (missing.empty() ? "" : ", ") + std::to_string(i) + " (" + prm.name + ")";
       continue;
+    }
+    if (prm.size > 0 && prm.size < 8) {
+      // The low bytes alone are copied: a value that needs more (a double for a .f32, a count
+      // past 2^32 for a .u32) would silently run another launch. Sign-extended negatives fit.
+      const int bits = static_cast<int>(prm.size) * 8;
+      const std::uint64_t high = v >> bits;
+      const bool sign_extended = high == (~std::uint64_t{0} >> bits) && ((v >> (bits - 1)) & 1U);
+      if (high != 0 && !sign_extended) {
+        std::ostringstream hex;
+        hex << std::hex << v;
+        throw InputError("--param " + std::to_string(i) + ": 0x" + hex.str() +
+                         " does not fit parameter " + std::to_string(i) + " (" + prm.name + "), " +
+                         std::to_string(prm.size) + " bytes (a float parameter takes 2.5f, not " +
+                         "2.5)");
+      }
     }
     std::memcpy(&buf[static_cast<std::size_t>(prm.offset)], &v, static_cast<std::size_t>(std::min<std::int64_t>(prm.size, 8)));
   }

@@ -561,12 +561,15 @@ class Parser {
         next();
         while (peek().kind == Tok::kWord && peek().text[0] == '.') next();  // type, .v2
         do {
-          word("a register name");
+          const std::string name = word("a register name");
+          std::int64_t count = 0;
           if (accept("<")) {
-            const std::int64_t n = integer("a register count");
-            if (n < 0 || n > (1 << 24)) fail(peek(), "register count out of range");
+            count = integer("a register count");
+            if (count < 0 || count > (1 << 24)) fail(peek(), "register count out of range");
             expect(">");
           }
+          auto& known = fn_->registers[name];
+          known = std::max(known, count);
         } while (accept(","));
         expect(";");
         return;

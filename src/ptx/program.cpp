@@ -2,6 +2,7 @@
 // Decoder: one .entry of a parsed module -> a compact instruction array whose operands are
 // register-file slots, plus the CFG's immediate post-dominators used for reconvergence.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <set>
@@ -223,9 +224,30 @@ class Builder {
     if (preds_.count(o.name) != 0) fail(o.loc, "predicate register '" + o.name + "' used as a value");
     auto it = regs_.find(o.name);
     if (it != regs_.end()) return it->second;
+    require_declared(o);
     const std::uint32_t s = p_.num_slots++;
     regs_.emplace(o.name, s);
     return s;
+  }
+
+  // ptxas refuses a register no `.reg` declares (a typo such as %r9 for %r1); the emulator
+  // would read it as zero and count a different program.
+  void require_declared(const AstOperand& o) const {
+    const auto& known = fn_.registers;
+    if (auto it = known.find(o.name); it != known.end() && it->second == 0) return;
+    std::size_t digits = o.name.size();
+    while (digits > 0 && std::isdigit(static_cast<unsigned char>(o.name[digits - 1])) != 0)
+      --digits;
+    if (digits < o.name.size() && o.name.size() - digits <= 9) {
+      const auto it = known.find(o.name.substr(0, digits));
+      if (it != known.end() && std::stoll(o.name.substr(digits)) < it->second) return;
+    }
+    for (const auto* list : {&fn_.params, &fn_.return_params}) {
+      for (const auto& v : *list) {
+        if (v.name == o.name) return;
+      }
+    }
+    fail(o.loc, "register '" + o.name + "' is not declared (no .reg names it)");
   }
 
   std::uint32_t pred(const AstOperand& o) {
@@ -233,6 +255,7 @@ class Builder {
     if (regs_.count(o.name) != 0) fail(o.loc, "register '" + o.name + "' used as a predicate");
     auto it = preds_.find(o.name);
     if (it != preds_.end()) return it->second;
+    require_declared(o);
     const std::uint32_t s = p_.num_preds++;
     preds_.emplace(o.name, s);
     return s;

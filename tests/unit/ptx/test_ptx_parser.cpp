@@ -90,7 +90,19 @@ TEST(PtxParser, UnsupportedAndUnknownInstructions) {
   EXPECT_EQ(error_of(pre + "  ret;\n  frobnicate.u32 %r1, %r2;\n}\n"), "t.ptx:7:3: unknown instruction 'frobnicate.u32'");
   EXPECT_EQ(error_of(pre + "  bra $NOWHERE;\n}\n"), "t.ptx:6:7: unknown label '$NOWHERE'");
   EXPECT_EQ(error_of(pre + "  add.s32 %r1, %r2;\n}\n"), "t.ptx:6:3: 'add.s32' expects 3 operands, got 2");
-  EXPECT_EQ(error_of(pre + "  mov.u32 %r1, %tid.w;\n}\n"), "t.ptx:6:16: unknown special register '%tid.w'");
+  EXPECT_EQ(error_of(pre + "  .reg .b32 %r<2>;\n  mov.u32 %r1, %tid.w;\n}\n"),
+            "t.ptx:7:16: unknown special register '%tid.w'");
+  // A register no .reg declares (ptxas refuses it) was read as zero.
+  const std::string regs = pre + "  .reg .b32 %r<2>;\n  .reg .pred %p;\n";
+  EXPECT_EQ(error_of(regs + "  add.s32 %r1, %r9, %r0;\n  ret;\n}\n"),
+            "t.ptx:8:16: register '%r9' is not declared (no .reg names it)");
+  EXPECT_EQ(error_of(regs + "  add.s32 %r2, %r1, %r0;\n  ret;\n}\n"),
+            "t.ptx:8:11: register '%r2' is not declared (no .reg names it)");
+  EXPECT_EQ(error_of(regs + "  setp.eq.s32 %q, %r1, %r0;\n  ret;\n}\n"),
+            "t.ptx:8:15: register '%q' is not declared (no .reg names it)");
+  EXPECT_EQ(
+      error_of(regs + "  setp.eq.s32 %p, %r1, %r0;\n  @%p add.s32 %r1, %r1, %r0;\n  ret;\n}\n"),
+      "");
 }
 
 TEST(PtxParser, UnknownKernelListsEntries) {
@@ -118,6 +130,23 @@ TEST(PtxParser, WrongParametersSayWhich) {
     const std::string m = e.what();
     EXPECT_NE(m.find("missing values (--param INDEX=VALUE) for: 3 (maxpool2d_nchw_param_3), 4 (maxpool2d_nchw_param_4)"), std::string::npos) << m;
   }
+  // A value wider than its parameter was truncated to the low bytes silently.
+  s.params.clear();
+  for (int i = 2; i <= 13; ++i) s.params[i] = 1;
+  s.params[5] = 99999999999999ULL;
+  try {
+    (void)analyze_ptx_file(test::ref_ptx("pool"), "maxpool2d_nchw", s);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(),
+                 "--param 5: 0x5af3107a3fff does not fit parameter 5 "
+                 "(maxpool2d_nchw_param_5), 4 bytes (a float parameter takes 2.5f, not 2.5)");
+  }
+  // pad_h -1 sign-extended and pad_w given as its 32-bit pattern both fit an int parameter.
+  s.params[5] = 1;
+  s.params[12] = ~std::uint64_t{0};
+  s.params[13] = 0xffffffffULL;
+  EXPECT_NO_THROW((void)analyze_ptx_file(test::ref_ptx("pool"), "maxpool2d_nchw", s));
   s.params.clear();
   s.block = {2048, 1, 1};
   EXPECT_THROW((void)analyze_ptx_file(test::ref_ptx("pool"), "maxpool2d_nchw", s), InputError);
