@@ -243,6 +243,15 @@ TEST(NetworkSpec, JsonFileRoundTripThroughImportNetwork) {
   expect_same_layers(net, r.network);
   EXPECT_EQ(r.network.source, path.string());
   EXPECT_TRUE(r.skipped.empty());
+  EXPECT_TRUE(r.warnings.empty());
+  // --input-size cannot rescale a list of sized layers: said, not silently dropped.
+  options.input_h = options.input_w = 112;
+  const ImportResult sized = import_network(path.string(), options);
+  expect_same_layers(net, sized.network);
+  ASSERT_EQ(sized.warnings.size(), 1U);
+  EXPECT_EQ(sized.warnings[0], path.string() +
+                                   ": --input-size does not apply to a layer list (its layers "
+                                   "carry their own sizes); ignored");
 }
 
 TEST(NetworkSpec, ZooNamesGoToTheZoo) {
