@@ -24,7 +24,8 @@ void add_validate_command(CLI::App& app, Runner& run) {
   sub->add_option("--power-model", opts->power_model,
                   "Power model file for --power (default: the bundled models/power_model.json)");
   sub->add_option("--fail-if-mape-above", opts->fail_if_mape_above,
-                  "Exit 1 when the overall per-layer or end-to-end MAPE (%) exceeds X");
+                  "Exit 1 when an overall MAPE (%) the report prints (per layer, end to end on 1 "
+                  "or 2+ GPUs, power-cap slowdown) exceeds X");
   sub->add_option("--format", opts->format, "table|json|csv")->capture_default_str();
   sub->add_option("-o,--output", opts->output, "Write to FILE instead of stdout");
   sub->footer(

@@ -3,6 +3,7 @@
 // `validate --power`, as a user runs them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -322,6 +323,27 @@ TEST(ValidatePowerCli, FailsTheGateWhenTheSlowdownErrorIsAboveTheBar) {
                                   " --fail-if-mape-above 0.001");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("power-cap slowdown MAPE"), std::string::npos) << r.err;
+}
+
+// Only the single-GPU end-to-end MAPE was gated; the 2+ GPU rows' could be anything.
+TEST(ValidateE2eCli, TheGateCoversTheDataParallelRowsToo) {
+  const std::string e2e = source_file("datasets/e2e_torchvision.csv");
+  const RunResult json = run_cnnperf("validate --e2e " + e2e + " --format json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto doc = nlohmann::json::parse(json.out)["e2e"];
+  const double single = doc["overall"]["mape_pct"].get<double>();
+  const double multi = doc["data_parallel"]["overall"]["mape_pct"].get<double>();
+  ASSERT_NE(single, multi);
+  // A bar between the two fails on the higher one, whichever it is.
+  const std::string bar = format_number((single + multi) / 2, 6);
+  const RunResult gated = run_cnnperf("validate --e2e " + e2e + " --fail-if-mape-above " + bar);
+  EXPECT_EQ(gated.exit_code, 1);
+  EXPECT_NE(gated.err.find(multi > single ? "validate: end-to-end 2+ GPUs MAPE"
+                                          : "validate: end-to-end MAPE"),
+            std::string::npos)
+      << gated.err;
+  const std::string above = format_number(std::max(single, multi) + 1, 6);
+  EXPECT_EQ(run_cnnperf("validate --e2e " + e2e + " --fail-if-mape-above " + above).exit_code, 0);
 }
 
 TEST(TrainE2eCli, WithoutLayerDataCalibratesTheAnalyticalOverhead) {
