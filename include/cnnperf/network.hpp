@@ -13,6 +13,9 @@ namespace cnnperf {
 struct Network {
   std::string name;            ///< zoo name, file stem, or user-given name
   std::string source;          ///< "zoo", an ONNX path or a JSON path
+  /// The zoo network a JSON layer list holds exactly (a re-read `nets show --layer-list`
+  /// export), so it keeps that network's end-to-end calibration; empty otherwise.
+  std::string zoo_network;
   std::int64_t batch = 1;
   std::int64_t input_c = 3;
   std::int64_t input_h = 224;

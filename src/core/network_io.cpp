@@ -18,6 +18,39 @@ bool ends_with(const std::string& text, std::string_view suffix) {
          text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+bool same_shape(const Layer& a, const Layer& b) {
+  return a.op == b.op && a.batch == b.batch && a.c_in == b.c_in && a.h_in == b.h_in &&
+         a.w_in == b.w_in && a.c_out == b.c_out && a.kernel_h == b.kernel_h &&
+         a.kernel_w == b.kernel_w && a.stride_h == b.stride_h && a.stride_w == b.stride_w &&
+         a.pad_h == b.pad_h && a.pad_w == b.pad_w && a.pad_bottom() == b.pad_bottom() &&
+         a.pad_right() == b.pad_right() && a.dilation_h == b.dilation_h &&
+         a.dilation_w == b.dilation_w && a.groups == b.groups && a.bias == b.bias &&
+         a.ceil_mode == b.ceil_mode && a.dtype == b.dtype && a.num_inputs == b.num_inputs;
+}
+
+// A layer list named after a zoo network is that network only when every layer matches the
+// zoo's build at the list's batch, input size and dtype; an edited list keeps no calibration.
+std::string zoo_equivalent(const Network& net) {
+  const ZooEntry* entry = find_zoo_entry(net.name);
+  if (entry == nullptr || net.layers.empty()) return {};
+  NetworkOptions options;
+  options.batch = net.batch;
+  options.input_h = net.input_h;
+  options.input_w = net.input_w;
+  options.dtype = net.layers.front().dtype;
+  Network zoo;
+  try {
+    zoo = build_zoo_network(entry->name, options);
+  } catch (const InputError&) {
+    return {};
+  }
+  if (zoo.layers.size() != net.layers.size() || zoo.input_c != net.input_c) return {};
+  for (std::size_t i = 0; i < zoo.layers.size(); ++i) {
+    if (!same_shape(zoo.layers[i], net.layers[i])) return {};
+  }
+  return zoo.name;
+}
+
 }  // namespace
 
 ImportOptions import_options_from(const NetworkOptions& options, bool skip_unsupported) {
@@ -57,6 +90,7 @@ ImportResult import_network(std::string_view spec, const ImportOptions& options)
   if (json) {
     ImportResult result;
     result.network = read_network_json(path, options);
+    result.network.zoo_network = zoo_equivalent(result.network);
     if (options.input_h > 0 || options.input_w > 0) {
       // Each layer of a list carries its own sizes; rescaling them is not defined.
       result.warnings.push_back(text +

@@ -537,6 +537,7 @@ std::vector<EagerOpCost> eager_op_costs(const std::vector<Layer>& layers,
 
 std::string step_scale_network(const Network& network) {
   if (network.source == "zoo") return network.name;
+  if (!network.zoo_network.empty()) return network.zoo_network;
   if (is_nas_source(network.source)) return network.source;
   return {};
 }

@@ -244,6 +244,15 @@ TEST(NetworkSpec, JsonFileRoundTripThroughImportNetwork) {
   EXPECT_EQ(r.network.source, path.string());
   EXPECT_TRUE(r.skipped.empty());
   EXPECT_TRUE(r.warnings.empty());
+  // The export holds exactly the zoo's layers, so it is that network (for its calibration);
+  // one changed layer makes it a network of its own.
+  EXPECT_EQ(r.network.zoo_network, "resnet18");
+  Network edited = net;
+  ASSERT_EQ(edited.layers[0].op, Op::kConv2d);
+  edited.layers[0].stride_h = edited.layers[0].stride_w = 1;
+  const fs::path edited_path = temp_dir() / "resnet18_edited.json";
+  write_output(edited_path.string(), network_to_json(edited));
+  EXPECT_EQ(import_network(edited_path.string(), options).network.zoo_network, "");
   // --input-size cannot rescale a list of sized layers: said, not silently dropped.
   options.input_h = options.input_w = 112;
   const ImportResult sized = import_network(path.string(), options);
