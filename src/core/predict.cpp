@@ -955,8 +955,8 @@ std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
     // A NAS network's scale is its search space's (step_scale_network).
     const std::string whose = !r.overhead.step_scale_family.empty()
                                   ? "its family's (" + r.overhead.step_scale_family + " networks')"
-                              : r.network_source == "zoo" ? r.network + "'s"
-                                                          : r.network_source + " networks'";
+                              : is_nas_source(r.network_source) ? r.network_source + " networks'"
+                                                                : r.network + "'s";
     out += "            step x" + format_number(r.overhead.step_scale, 3) + ": " + whose +
            " measured " + to_string(r.precision) + " " + to_string(r.mode) +
            " steps against this formula (eager_overhead.source)\n";
