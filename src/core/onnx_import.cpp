@@ -145,20 +145,76 @@ std::string string_attribute(const onnx::NodeProto& node, std::string_view name,
 // The operator types, by what they become.
 const std::unordered_map<std::string, Op>& pointwise_ops() {
   static const std::unordered_map<std::string, Op> ops{
-      {"Relu", Op::kRelu},           {"Sigmoid", Op::kSigmoid},
-      {"HardSigmoid", Op::kHardSigmoid}, {"HardSwish", Op::kHardSwish},
-      {"Tanh", Op::kTanh},           {"Softmax", Op::kSoftmax},
-      {"LogSoftmax", Op::kSoftmax},  {"Gelu", Op::kGelu},
-      {"Dropout", Op::kDropout},     {"Identity", Op::kDropout},
+      {"Relu", Op::kRelu},
+      {"Sigmoid", Op::kSigmoid},
+      {"HardSigmoid", Op::kHardSigmoid},
+      {"HardSwish", Op::kHardSwish},
+      {"Tanh", Op::kTanh},
+      {"Softmax", Op::kSoftmax},
+      {"LogSoftmax", Op::kSoftmax},
+      {"Gelu", Op::kGelu},
+      {"Dropout", Op::kDropout},
+      {"Identity", Op::kDropout},
+      // Elementwise ops cnnperf has no row type of their own for, by what they cost: a read,
+      // a few cheap instructions and a write (as relu), or a transcendental (as tanh). All
+      // are memory-bound on a GPU.
+      {"LeakyRelu", Op::kRelu},
+      {"ThresholdedRelu", Op::kRelu},
+      {"Neg", Op::kRelu},
+      {"Abs", Op::kRelu},
+      {"Sign", Op::kRelu},
+      {"Floor", Op::kRelu},
+      {"Ceil", Op::kRelu},
+      {"Round", Op::kRelu},
+      {"Cast", Op::kRelu},
+      {"Not", Op::kRelu},
+      {"Sqrt", Op::kRelu},
+      {"Reciprocal", Op::kRelu},
+      {"Elu", Op::kTanh},
+      {"Selu", Op::kTanh},
+      {"Celu", Op::kTanh},
+      {"Softplus", Op::kTanh},
+      {"Softsign", Op::kTanh},
+      {"Exp", Op::kTanh},
+      {"Log", Op::kTanh},
+      {"Erf", Op::kTanh},
+      {"Sin", Op::kTanh},
+      {"Cos", Op::kTanh},
   };
   return ops;
 }
 
-const std::vector<std::string> kOtherOps{
-    "Conv", "Gemm", "MatMul", "BatchNormalization", "LayerNormalization", "Clip", "Add", "Sub",
-    "Mul", "Div", "Sum", "Concat", "MaxPool", "AveragePool", "GlobalAveragePool",
-    "GlobalMaxPool", "ReduceMean", "Flatten", "Reshape", "Squeeze", "Unsqueeze", "Transpose",
-    "Constant", "Shape", "Size"};
+const std::vector<std::string> kOtherOps{"Conv",
+                                         "Gemm",
+                                         "MatMul",
+                                         "BatchNormalization",
+                                         "LayerNormalization",
+                                         "Clip",
+                                         "Add",
+                                         "Sub",
+                                         "Mul",
+                                         "Div",
+                                         "Sum",
+                                         "Concat",
+                                         "MaxPool",
+                                         "AveragePool",
+                                         "GlobalAveragePool",
+                                         "GlobalMaxPool",
+                                         "ReduceMean",
+                                         "Flatten",
+                                         "Reshape",
+                                         "Squeeze",
+                                         "Unsqueeze",
+                                         "Transpose",
+                                         "Constant",
+                                         "Shape",
+                                         "Size",
+                                         "PRelu",
+                                         "Pow",
+                                         "Max",
+                                         "Min",
+                                         "Split",
+                                         "Slice"};
 
 std::string supported_list() {
   std::string out;
@@ -536,7 +592,15 @@ class Importer {
     if (type == "BatchNormalization") return batchnorm(node);
     if (type == "LayerNormalization") return layernorm(node);
     if (type == "Clip") return clip(node);
-    if (type == "Add" || type == "Sub" || type == "Mul" || type == "Div") return binary(node);
+    if (type == "Add" || type == "Sub" || type == "Mul" || type == "Div" || type == "PRelu" ||
+        type == "Pow") {
+      return binary(node);
+    }
+    if (type == "Max" || type == "Min") {
+      if (node.input_size() != 2) throw Unsupported{type + " of other than 2 inputs"};
+      return binary(node);
+    }
+    if (type == "Split" || type == "Slice") return slice_view(node);
     if (type == "Sum") return sum(node);
     if (type == "Concat") return concat(node);
     if (type == "Flatten" || type == "Reshape" || type == "Squeeze" || type == "Unsqueeze") {
@@ -979,6 +1043,24 @@ class Importer {
   }
 
   // Flatten/Reshape/Squeeze/Unsqueeze: views with no kernel, emitted as "flatten" rows.
+  // Split and Slice are views in an eager framework (torch.chunk, narrow, x[:, 0]): no kernel,
+  // so no row. Their output shapes come from ONNX's shape inference, which resolves the
+  // constant starts, ends and split sizes.
+  void slice_view(const onnx::NodeProto& node) {
+    (void)shape_of(node, 0);
+    for (int i = 0; i < node.output_size(); ++i) {
+      if (node.output(i).empty()) continue;
+      const auto inf = inferred_.find(node.output(i));
+      if (inf == inferred_.end()) {
+        throw Unsupported{"the shape of output '" + node.output(i) +
+                          "' is not known (ONNX shape inference could not resolve it)"};
+      }
+    }
+    for (int i = 0; i < node.output_size(); ++i) {
+      if (!node.output(i).empty()) set_output(node, i, inferred_.at(node.output(i)));
+    }
+  }
+
   void view(const onnx::NodeProto& node) {
     const Shape x = shape_of(node, 0);
     const std::string& type = node.op_type();

@@ -396,6 +396,45 @@ TEST(OnnxImport, NewerOpsetWarnsAndImports) {
       << result.warnings.front();
 }
 
+// Common elementwise ops without a row type of their own were unsupported (an error without
+// --skip-unsupported): they become the row type of their cost; Split and Slice are views.
+TEST(OnnxImport, OtherElementwiseOpsAndSplitSliceViews) {
+  ModelBuilder m;
+  m.input("x", {2, 8, 16, 16});
+  m.node("LeakyRelu", {"x"}, {"lr"}, "leaky");
+  m.ints("sp", {4, 4});
+  ModelBuilder::attr(m.node("Split", {"lr", "sp"}, {"a", "b"}, "chunk"), "axis", std::int64_t{1});
+  m.weight("slope", {4, 1, 1});
+  m.node("PRelu", {"a", "slope"}, {"pa"}, "prelu");
+  m.node("Erf", {"b"}, {"eb"}, "erf");
+  m.ints("starts", {0});
+  m.ints("ends", {8});
+  m.ints("axes", {2});
+  m.node("Slice", {"eb", "starts", "ends", "axes"}, {"half"}, "narrow");
+  m.node("Relu", {"half"}, {"rh"}, "after_slice");
+  m.node("Cast", {"pa"}, {"pc"}, "cast");
+  m.output("rh");
+  m.output("pc");
+  const ImportResult r = import_onnx(m.write("synthetic_elementwise_views.onnx"));
+  ASSERT_TRUE(r.skipped.empty());
+  const auto& layers = r.network.layers;
+  ASSERT_EQ(layers.size(), 5U);  // no row for Split or Slice
+  EXPECT_EQ(layers[0].name, "leaky");
+  EXPECT_EQ(layers[0].op, Op::kRelu);
+  EXPECT_EQ(layers[0].c_in, 8);
+  EXPECT_EQ(layers[1].name, "prelu");
+  EXPECT_EQ(layers[1].op, Op::kMul);
+  EXPECT_EQ(layers[1].c_in, 4);  // half the channels, from the split
+  EXPECT_EQ(layers[1].num_inputs, 2);
+  EXPECT_EQ(layers[2].name, "erf");
+  EXPECT_EQ(layers[2].op, Op::kTanh);
+  EXPECT_EQ(layers[2].c_in * layers[2].h_in * layers[2].w_in, 4 * 16 * 16);
+  EXPECT_EQ(layers[3].name, "after_slice");  // rows 0-7 of the 16: the slice's shape
+  EXPECT_EQ(layers[3].batch * layers[3].c_in * layers[3].h_in * layers[3].w_in, 2 * 4 * 8 * 16);
+  EXPECT_EQ(layers[4].name, "cast");
+  EXPECT_EQ(layers[4].c_in * layers[4].h_in * layers[4].w_in, 4 * 16 * 16);
+}
+
 TEST(OnnxImport, DynamicBatchTakesOptionBatch) {
   const fs::path path = small_cnn(-1).write("synthetic_dynamic.onnx");
   EXPECT_EQ(import_onnx(path).network.batch, 1);  // default --batch
@@ -610,13 +649,13 @@ ModelBuilder with_unsupported(const std::string& op) {
 }
 
 TEST(OnnxImport, UnsupportedOperatorIsInputErrorNamingNode) {
-  const fs::path path = with_unsupported("Elu").write("synthetic_elu.onnx");
+  const fs::path path = with_unsupported("Hardmax").write("synthetic_unsupported.onnx");
   try {
     (void)import_onnx(path);
     FAIL() << "expected InputError";
   } catch (const InputError& e) {
     const std::string what = e.what();
-    EXPECT_EQ(what.rfind(path.string() + ": node 'weird' (op_type Elu): unsupported operator "
+    EXPECT_EQ(what.rfind(path.string() + ": node 'weird' (op_type Hardmax): unsupported operator "
                                          "(expected one of: ",
                          0),
               0u)
@@ -629,10 +668,11 @@ TEST(OnnxImport, UnsupportedOperatorIsInputErrorNamingNode) {
 TEST(OnnxImport, SkipUnsupportedKeepsGoingWithInferredShapes) {
   ImportOptions options;
   options.skip_unsupported = true;
-  const ImportResult r = import_onnx(with_unsupported("Elu").write("synthetic_elu.onnx"), options);
+  const ImportResult r =
+      import_onnx(with_unsupported("Hardmax").write("synthetic_unsupported.onnx"), options);
   ASSERT_EQ(r.skipped.size(), 1u);
   EXPECT_EQ(r.skipped[0].name, "weird");
-  EXPECT_EQ(r.skipped[0].op_type, "Elu");
+  EXPECT_EQ(r.skipped[0].op_type, "Hardmax");
   EXPECT_EQ(r.skipped[0].position, 0u);
   EXPECT_NE(r.skipped[0].reason.find("unsupported operator"), std::string::npos);
   ASSERT_EQ(r.network.layers.size(), 1u);
