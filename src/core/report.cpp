@@ -1112,9 +1112,9 @@ ReportKind kind_of(const Json& doc) {
 // A figure's key ends in its unit (latency_ms, energy_j): such a member must hold a number
 // (a numeric string from a passed-through CSV cell, or null for "none").
 bool is_figure_key(const std::string& key) {
-  static const std::array<std::string_view, 8> kUnits{"_ms", "_j", "_mj",  "_w",
-                                                      "_gb", "_s", "_pct", "_mhz"};
-  return std::any_of(kUnits.begin(), kUnits.end(), [&](std::string_view unit) {
+  static const std::array<std::string_view, 8> units{"_ms", "_j", "_mj",  "_w",
+                                                     "_gb", "_s", "_pct", "_mhz"};
+  return std::any_of(units.begin(), units.end(), [&](std::string_view unit) {
     return key.size() > unit.size() &&
            key.compare(key.size() - unit.size(), unit.size(), unit) == 0;
   });
