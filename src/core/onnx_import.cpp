@@ -144,77 +144,34 @@ std::string string_attribute(const onnx::NodeProto& node, std::string_view name,
 
 // The operator types, by what they become.
 const std::unordered_map<std::string, Op>& pointwise_ops() {
+  // clang-format off
   static const std::unordered_map<std::string, Op> ops{
-      {"Relu", Op::kRelu},
-      {"Sigmoid", Op::kSigmoid},
-      {"HardSigmoid", Op::kHardSigmoid},
-      {"HardSwish", Op::kHardSwish},
-      {"Tanh", Op::kTanh},
-      {"Softmax", Op::kSoftmax},
-      {"LogSoftmax", Op::kSoftmax},
-      {"Gelu", Op::kGelu},
-      {"Dropout", Op::kDropout},
+      {"Relu", Op::kRelu}, {"Sigmoid", Op::kSigmoid}, {"HardSigmoid", Op::kHardSigmoid},
+      {"HardSwish", Op::kHardSwish}, {"Tanh", Op::kTanh}, {"Softmax", Op::kSoftmax},
+      {"LogSoftmax", Op::kSoftmax}, {"Gelu", Op::kGelu}, {"Dropout", Op::kDropout},
       {"Identity", Op::kDropout},
       // Elementwise ops cnnperf has no row type of their own for, by what they cost: a read,
       // a few cheap instructions and a write (as relu), or a transcendental (as tanh). All
       // are memory-bound on a GPU.
-      {"LeakyRelu", Op::kRelu},
-      {"ThresholdedRelu", Op::kRelu},
-      {"Neg", Op::kRelu},
-      {"Abs", Op::kRelu},
-      {"Sign", Op::kRelu},
-      {"Floor", Op::kRelu},
-      {"Ceil", Op::kRelu},
-      {"Round", Op::kRelu},
-      {"Cast", Op::kRelu},
-      {"Not", Op::kRelu},
-      {"Sqrt", Op::kRelu},
+      {"LeakyRelu", Op::kRelu}, {"ThresholdedRelu", Op::kRelu}, {"Neg", Op::kRelu},
+      {"Abs", Op::kRelu}, {"Sign", Op::kRelu}, {"Floor", Op::kRelu}, {"Ceil", Op::kRelu},
+      {"Round", Op::kRelu}, {"Cast", Op::kRelu}, {"Not", Op::kRelu}, {"Sqrt", Op::kRelu},
       {"Reciprocal", Op::kRelu},
-      {"Elu", Op::kTanh},
-      {"Selu", Op::kTanh},
-      {"Celu", Op::kTanh},
-      {"Softplus", Op::kTanh},
-      {"Softsign", Op::kTanh},
-      {"Exp", Op::kTanh},
-      {"Log", Op::kTanh},
-      {"Erf", Op::kTanh},
-      {"Sin", Op::kTanh},
-      {"Cos", Op::kTanh},
+      {"Elu", Op::kTanh}, {"Selu", Op::kTanh}, {"Celu", Op::kTanh}, {"Softplus", Op::kTanh},
+      {"Softsign", Op::kTanh}, {"Exp", Op::kTanh}, {"Log", Op::kTanh}, {"Erf", Op::kTanh},
+      {"Sin", Op::kTanh}, {"Cos", Op::kTanh},
   };
+  // clang-format on
   return ops;
 }
 
-const std::vector<std::string> kOtherOps{"Conv",
-                                         "Gemm",
-                                         "MatMul",
-                                         "BatchNormalization",
-                                         "LayerNormalization",
-                                         "Clip",
-                                         "Add",
-                                         "Sub",
-                                         "Mul",
-                                         "Div",
-                                         "Sum",
-                                         "Concat",
-                                         "MaxPool",
-                                         "AveragePool",
-                                         "GlobalAveragePool",
-                                         "GlobalMaxPool",
-                                         "ReduceMean",
-                                         "Flatten",
-                                         "Reshape",
-                                         "Squeeze",
-                                         "Unsqueeze",
-                                         "Transpose",
-                                         "Constant",
-                                         "Shape",
-                                         "Size",
-                                         "PRelu",
-                                         "Pow",
-                                         "Max",
-                                         "Min",
-                                         "Split",
-                                         "Slice"};
+// clang-format off
+const std::vector<std::string> kOtherOps{
+    "Conv", "Gemm", "MatMul", "BatchNormalization", "LayerNormalization", "Clip", "Add", "Sub",
+    "Mul", "Div", "Sum", "Concat", "MaxPool", "AveragePool", "GlobalAveragePool",
+    "GlobalMaxPool", "ReduceMean", "Flatten", "Reshape", "Squeeze", "Unsqueeze", "Transpose",
+    "Constant", "Shape", "Size", "PRelu", "Pow", "Max", "Min", "Split", "Slice", "Pad"};
+// clang-format on
 
 std::string supported_list() {
   std::string out;
@@ -264,6 +221,9 @@ class Importer {
   std::unordered_map<std::string, std::vector<double>> values_;  // small constants
   std::unordered_set<std::string> activations_;      // tensors derived from graph inputs
   std::unordered_map<std::string, int> consumers_;
+  std::unordered_map<std::string, std::string> sole_consumer_;  // tensor -> its one reader's op
+  // A folded zero Pad's output -> (the Pad's input shape, the pads to add to the window).
+  std::unordered_map<std::string, std::pair<Shape, Shape>> folded_pads_;
   std::unordered_map<std::string, std::size_t> producer_;  // tensor -> layer index
   std::unordered_map<std::string, std::string> unknown_from_;  // tensor -> skipped node
   std::unordered_map<std::size_t, std::string> producer_input_;  // sigmoid layer -> its input
@@ -394,9 +354,13 @@ class Importer {
 
   void count_consumers(const onnx::GraphProto& graph) {
     for (const auto& node : graph.node()) {
-      for (const auto& input : node.input()) ++consumers_[input];
+      for (const auto& input : node.input()) {
+        ++consumers_[input];
+        sole_consumer_[input] = node.op_type();
+      }
     }
     for (const auto& output : graph.output()) ++consumers_[output.name()];
+    std::erase_if(sole_consumer_, [&](const auto& entry) { return consumers_[entry.first] != 1; });
   }
 
   // The default domain's opset picks each operator's semantics; 0 or less names none. A newer
@@ -601,6 +565,7 @@ class Importer {
       return binary(node);
     }
     if (type == "Split" || type == "Slice") return slice_view(node);
+    if (type == "Pad") return pad(node);
     if (type == "Sum") return sum(node);
     if (type == "Concat") return concat(node);
     if (type == "Flatten" || type == "Reshape" || type == "Squeeze" || type == "Unsqueeze") {
@@ -636,8 +601,9 @@ class Importer {
     std::int64_t in, kernel, stride, dilation, pad_begin, pad_end, out;
   };
 
-  std::vector<Axis> window_axes(const onnx::NodeProto& node, const Shape& x,
-                                const Shape& kernel, bool ceil_mode) {
+  // `folded`: a zero Pad folded into this window (pad()), begins then ends of each axis.
+  std::vector<Axis> window_axes(const onnx::NodeProto& node, const Shape& x, const Shape& kernel,
+                                bool ceil_mode, const Shape& folded = {}) {
     const std::size_t spatial = x.size() - 2;
     auto strides = ints_attribute(node, "strides");
     auto dilations = ints_attribute(node, "dilations");
@@ -646,6 +612,13 @@ class Importer {
     if (dilations.empty()) dilations.assign(spatial, 1);
     const std::string auto_pad = string_attribute(node, "auto_pad", "NOTSET");
     if (pads.empty()) pads.assign(2 * spatial, 0);
+    if (!folded.empty()) {
+      if (auto_pad != "NOTSET" && !auto_pad.empty()) {
+        fail(node, "auto_pad " + auto_pad + " after a folded Pad node");
+      }
+      if (folded.size() != pads.size()) fail(node, "a folded Pad of another rank");
+      for (std::size_t i = 0; i < pads.size(); ++i) pads[i] += folded[i];
+    }
     if (kernel.size() != spatial || strides.size() != spatial || dilations.size() != spatial ||
         pads.size() != 2 * spatial) {
       fail(node, "kernel_shape/strides/dilations/pads do not match the input rank " +
@@ -738,8 +711,16 @@ class Importer {
     layer.w_in = x.back();
   }
 
-  void conv(const onnx::NodeProto& node) {
+  // The input of a window op and the zero Pad folded into it (none: empty).
+  std::pair<Shape, Shape> window_input(const onnx::NodeProto& node) {
     const Shape x = shape_of(node, 0);
+    const auto folded = folded_pads_.find(node.input(0));
+    if (folded == folded_pads_.end()) return {x, {}};
+    return folded->second;
+  }
+
+  void conv(const onnx::NodeProto& node) {
+    const auto [x, folded] = window_input(node);
     require_spatial(x);
     const Shape w = shape_of(node, 1);
     if (w.size() != x.size()) {
@@ -762,14 +743,14 @@ class Importer {
     layer.c_out = w[0];
     layer.groups = groups;
     layer.bias = has_input(node, 2);
-    const auto axes = window_axes(node, x, kernel, false);
+    const auto axes = window_axes(node, x, kernel, false, folded);
     apply_axes(layer, axes);
     emit(node, layer);
     set_output(node, 0, window_output(x, w[0], axes));
   }
 
   void pool(const onnx::NodeProto& node) {
-    const Shape x = shape_of(node, 0);
+    const auto [x, folded] = window_input(node);
     require_spatial(x);
     const Shape kernel = ints_attribute(node, "kernel_shape");
     if (kernel.empty()) fail(node, "expected a kernel_shape attribute");
@@ -778,10 +759,47 @@ class Importer {
     place_spatial(layer, x);
     layer.c_out = x[1];
     layer.ceil_mode = ceil_mode;
-    const auto axes = window_axes(node, x, kernel, ceil_mode);
+    const auto axes = window_axes(node, x, kernel, ceil_mode, folded);
     apply_axes(layer, axes);
     emit(node, layer);
     for (int i = 0; i < node.output_size(); ++i) set_output(node, i, window_output(x, x[1], axes));
+  }
+
+  // A zero Pad of the spatial dimensions whose only consumer is a Conv or pool (TensorFlow
+  // exports' explicit SAME padding, ZeroPad2d) is folded into that window's padding, where
+  // cuDNN applies it: no row of its own. Other Pads are copies cnnperf has no row type for.
+  void pad(const onnx::NodeProto& node) {
+    const Shape x = shape_of(node, 0);
+    Shape pads = ints_attribute(node, "pads");  // opset < 11
+    if (const auto* v = values_of(node, 1)) pads.assign(v->begin(), v->end());
+    double value = float_attribute(node, "value").value_or(0.0);
+    if (const auto* c = values_of(node, 2); c != nullptr && !c->empty()) value = c->front();
+    const std::size_t rank = x.size();
+    if (pads.size() != 2 * rank) {
+      throw Unsupported{"pads not constant, or not twice the input rank"};
+    }
+    for (const std::int64_t p : pads) {
+      if (p < 0) throw Unsupported{"a negative pad (a crop)"};
+    }
+    const auto consumer = sole_consumer_.find(node.output(0));
+    const bool into_window = consumer != sole_consumer_.end() &&
+                             (consumer->second == "Conv" || consumer->second == "MaxPool" ||
+                              consumer->second == "AveragePool");
+    const bool spatial_only =
+        rank >= 3 && pads[0] == 0 && pads[1] == 0 && pads[rank] == 0 && pads[rank + 1] == 0;
+    if (string_attribute(node, "mode", "constant") != "constant" || value != 0.0 ||
+        has_input(node, 3) || !spatial_only || !into_window) {
+      throw Unsupported{
+          "only a zero Pad of the spatial dimensions feeding one Conv or pool is "
+          "modelled (folded into its padding)"};
+    }
+    Shape padded = x;
+    Shape folded;  // the window's pads layout: spatial begins, then spatial ends
+    for (std::size_t i = 2; i < rank; ++i) folded.push_back(pads[i]);
+    for (std::size_t i = 2; i < rank; ++i) folded.push_back(pads[rank + i]);
+    for (std::size_t i = 2; i < rank; ++i) padded[i] += pads[i] + pads[rank + i];
+    folded_pads_[node.output(0)] = {x, folded};
+    set_output(node, 0, padded);
   }
 
   void global_pool(const onnx::NodeProto& node) {

@@ -435,6 +435,43 @@ TEST(OnnxImport, OtherElementwiseOpsAndSplitSliceViews) {
   EXPECT_EQ(layers[4].c_in * layers[4].h_in * layers[4].w_in, 4 * 16 * 16);
 }
 
+// TensorFlow exports pad explicitly before a SAME convolution: the zero Pad folds into the
+// convolution's padding (cuDNN pads there) instead of failing the import.
+TEST(OnnxImport, ZeroPadFoldsIntoTheConvItFeeds) {
+  auto model = [](float value, const std::string& consumer) {
+    ModelBuilder m;
+    m.input("x", {1, 8, 16, 16});
+    m.ints("pads", {0, 0, 0, 0, 0, 0, 1, 1});  // TF SAME, stride 2: one extra row and column
+    m.floats("value", {value});
+    m.node("Pad", {"x", "pads", "value"}, {"xp"}, "pad");
+    if (consumer == "Conv") {
+      m.weight("w", {4, 8, 3, 3});
+      ModelBuilder::attr(m.node("Conv", {"xp", "w"}, {"y"}, "conv"), "strides", {2, 2});
+    } else {
+      m.node(consumer, {"xp"}, {"y"}, "after");
+    }
+    m.output("y");
+    return m;
+  };
+  const ImportResult r = import_onnx(model(0.0F, "Conv").write("synthetic_pad_conv.onnx"));
+  ASSERT_EQ(r.network.layers.size(), 1U);  // no row for the Pad
+  const Layer& conv = r.network.layers[0];
+  EXPECT_EQ(conv.h_in, 16);
+  EXPECT_EQ(conv.w_in, 16);
+  EXPECT_EQ(conv.h_out(), 8);  // (16 + 0 + 1 - 3) / 2 + 1, as over the padded 17x17
+  EXPECT_EQ(conv.w_out(), 8);
+  // A non-zero pad, or one that feeds no window, is a copy cnnperf does not model.
+  for (const auto& [value, consumer] : {std::pair{1.0F, std::string("Conv")}, {0.0F, "Relu"}}) {
+    EXPECT_NE(test::input_error_of([&] {
+                (void)import_onnx(model(value, consumer).write("synthetic_pad_other.onnx"));
+              })
+                  .find("node 'pad' (op_type Pad): only a zero Pad of the spatial dimensions "
+                        "feeding one Conv or pool"),
+              std::string::npos)
+        << consumer;
+  }
+}
+
 TEST(OnnxImport, DynamicBatchTakesOptionBatch) {
   const fs::path path = small_cnn(-1).write("synthetic_dynamic.onnx");
   EXPECT_EQ(import_onnx(path).network.batch, 1);  // default --batch
