@@ -170,7 +170,8 @@ const std::vector<std::string> kOtherOps{
     "Conv", "Gemm", "MatMul", "BatchNormalization", "LayerNormalization", "Clip", "Add", "Sub",
     "Mul", "Div", "Sum", "Concat", "MaxPool", "AveragePool", "GlobalAveragePool",
     "GlobalMaxPool", "ReduceMean", "Flatten", "Reshape", "Squeeze", "Unsqueeze", "Transpose",
-    "Constant", "Shape", "Size", "PRelu", "Pow", "Max", "Min", "Split", "Slice", "Pad"};
+    "Constant", "Shape", "Size", "PRelu", "Pow", "Max", "Min", "Split", "Slice", "Pad",
+    "Gather"};
 // clang-format on
 
 std::string supported_list() {
@@ -565,6 +566,14 @@ class Importer {
       return binary(node);
     }
     if (type == "Split" || type == "Slice") return slice_view(node);
+    if (type == "Gather") {
+      // x[:, 0] (a ViT's class token): constant indices select a view. Indices computed at
+      // run time (an embedding lookup) are a gather kernel cnnperf does not model.
+      if (values_of(node, 1) == nullptr || activations_.count(node.input(1)) != 0) {
+        throw Unsupported{"Gather with indices computed at run time"};
+      }
+      return slice_view(node);
+    }
     if (type == "Pad") return pad(node);
     if (type == "Sum") return sum(node);
     if (type == "Concat") return concat(node);
@@ -1061,9 +1070,9 @@ class Importer {
   }
 
   // Flatten/Reshape/Squeeze/Unsqueeze: views with no kernel, emitted as "flatten" rows.
-  // Split and Slice are views in an eager framework (torch.chunk, narrow, x[:, 0]): no kernel,
-  // so no row. Their output shapes come from ONNX's shape inference, which resolves the
-  // constant starts, ends and split sizes.
+  // Split, Slice and a constant Gather are views in an eager framework (torch.chunk, narrow,
+  // x[:, 0]): no kernel, so no row. Their output shapes come from ONNX's shape inference,
+  // which resolves the constant starts, ends, split sizes and indices.
   void slice_view(const onnx::NodeProto& node) {
     (void)shape_of(node, 0);
     for (int i = 0; i < node.output_size(); ++i) {

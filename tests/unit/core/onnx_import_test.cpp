@@ -412,13 +412,18 @@ TEST(OnnxImport, OtherElementwiseOpsAndSplitSliceViews) {
   m.ints("axes", {2});
   m.node("Slice", {"eb", "starts", "ends", "axes"}, {"half"}, "narrow");
   m.node("Relu", {"half"}, {"rh"}, "after_slice");
-  m.node("Cast", {"pa"}, {"pc"}, "cast");
+  // x[:, 0] of the Cast below: a constant Gather on the channel axis is a view too.
+  m.ints("first", {0});
+  ModelBuilder::attr(m.node("Cast", {"pa"}, {"pc"}, "cast"), "to",
+                     std::int64_t{onnx::TensorProto::FLOAT});
+  ModelBuilder::attr(m.node("Gather", {"pc", "first"}, {"g"}, "select"), "axis", std::int64_t{1});
+  m.node("Sigmoid", {"g"}, {"sg"}, "after_gather");
   m.output("rh");
-  m.output("pc");
+  m.output("sg");
   const ImportResult r = import_onnx(m.write("synthetic_elementwise_views.onnx"));
   ASSERT_TRUE(r.skipped.empty());
   const auto& layers = r.network.layers;
-  ASSERT_EQ(layers.size(), 5U);  // no row for Split or Slice
+  ASSERT_EQ(layers.size(), 6U);  // no row for Split, Slice or Gather
   EXPECT_EQ(layers[0].name, "leaky");
   EXPECT_EQ(layers[0].op, Op::kRelu);
   EXPECT_EQ(layers[0].c_in, 8);
@@ -433,6 +438,8 @@ TEST(OnnxImport, OtherElementwiseOpsAndSplitSliceViews) {
   EXPECT_EQ(layers[3].batch * layers[3].c_in * layers[3].h_in * layers[3].w_in, 2 * 4 * 8 * 16);
   EXPECT_EQ(layers[4].name, "cast");
   EXPECT_EQ(layers[4].c_in * layers[4].h_in * layers[4].w_in, 4 * 16 * 16);
+  EXPECT_EQ(layers[5].name, "after_gather");  // one channel of the four, [2, 1, 16, 16]
+  EXPECT_EQ(layers[5].batch * layers[5].c_in * layers[5].h_in * layers[5].w_in, 2 * 16 * 16);
 }
 
 // TensorFlow exports pad explicitly before a SAME convolution: the zero Pad folds into the
