@@ -1069,7 +1069,6 @@ class Importer {
     return axis < 0 ? axis + static_cast<std::int64_t>(rank) : axis;
   }
 
-  // Flatten/Reshape/Squeeze/Unsqueeze: views with no kernel, emitted as "flatten" rows.
   // Split, Slice and a constant Gather are views in an eager framework (torch.chunk, narrow,
   // x[:, 0]): no kernel, so no row. Their output shapes come from ONNX's shape inference,
   // which resolves the constant starts, ends, split sizes and indices.
@@ -1088,6 +1087,7 @@ class Importer {
     }
   }
 
+  // Flatten/Reshape/Squeeze/Unsqueeze: views with no kernel, emitted as "flatten" rows.
   void view(const onnx::NodeProto& node) {
     const Shape x = shape_of(node, 0);
     const std::string& type = node.op_type();
