@@ -241,7 +241,8 @@ std::vector<Layer> expand_sweep(const std::vector<std::string>& specs, std::int6
       const auto [it, fresh] = swept.emplace(member, spec);
       if (!fresh) {
         throw InputError("--sweep '" + spec + "': " + member + " is already swept by --sweep '" +
-                         it->second + "'; give all its values in one --sweep (e.g. kernel=1,3,5)");
+                         it->second + "'; give all its values in one --sweep (" +
+                         axes.back().field + "=A,B,...)");
       }
     }
     total *= axes.back().values.size();

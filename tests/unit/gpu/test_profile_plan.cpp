@@ -51,7 +51,7 @@ TEST(Sweep, OverlappingAxesAndImpossibleValuesAreInputErrors) {
   };
   EXPECT_EQ(error_of({"kernel=3", "kernel=5"}),
             "--sweep 'kernel=5': kernel_h is already swept by --sweep 'kernel=3'; give all its "
-            "values in one --sweep (e.g. kernel=1,3,5)");
+            "values in one --sweep (kernel=A,B,...)");
   EXPECT_NE(error_of({"hw=8", "w_in=4"}).find("w_in is already swept by --sweep 'hw=8'"),
             std::string::npos);
   EXPECT_NE(error_of({"pad=1", "padding=0"}).find("pad_h is already swept"), std::string::npos);
