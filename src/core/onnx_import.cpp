@@ -171,7 +171,7 @@ const std::vector<std::string> kOtherOps{
     "Mul", "Div", "Sum", "Concat", "MaxPool", "AveragePool", "GlobalAveragePool",
     "GlobalMaxPool", "ReduceMean", "Flatten", "Reshape", "Squeeze", "Unsqueeze", "Transpose",
     "Constant", "Shape", "Size", "PRelu", "Pow", "Max", "Min", "Split", "Slice", "Pad",
-    "Gather"};
+    "Gather", "Resize", "Upsample"};
 // clang-format on
 
 std::string supported_list() {
@@ -575,6 +575,7 @@ class Importer {
       return slice_view(node);
     }
     if (type == "Pad") return pad(node);
+    if (type == "Resize" || type == "Upsample") return resize(node);
     if (type == "Sum") return sum(node);
     if (type == "Concat") return concat(node);
     if (type == "Flatten" || type == "Reshape" || type == "Squeeze" || type == "Unsqueeze") {
@@ -1159,6 +1160,23 @@ class Importer {
   }
 
   // A transpose moves every element once: a copy, like ShuffleNet's channel shuffle.
+  // Resize/Upsample (a UNet's or an FPN's upsampling): one kernel that writes the resized
+  // tensor, modelled as a copy (channel_shuffle) at the output size, whose writes dominate.
+  // The size comes from ONNX shape inference (constant scales or sizes).
+  void resize(const onnx::NodeProto& node) {
+    (void)shape_of(node, 0);
+    const auto out = inferred_.find(node.output(0));
+    if (out == inferred_.end()) {
+      throw Unsupported{
+          "the output size is not known (ONNX shape inference could not resolve "
+          "the scales or sizes)"};
+    }
+    Layer layer = make_layer(node, Op::kChannelShuffle);
+    place(layer, out->second);
+    emit(node, layer);
+    set_output(node, 0, out->second);
+  }
+
   void transpose(const onnx::NodeProto& node) {
     const Shape x = shape_of(node, 0);
     Shape perm = ints_attribute(node, "perm");

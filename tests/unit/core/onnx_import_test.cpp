@@ -479,6 +479,23 @@ TEST(OnnxImport, ZeroPadFoldsIntoTheConvItFeeds) {
   }
 }
 
+// A UNet's or an FPN's upsampling was unsupported: it is a copy row at the output size.
+TEST(OnnxImport, ResizeIsACopyAtTheOutputSize) {
+  ModelBuilder m;
+  m.input("x", {1, 4, 8, 8});
+  m.floats("scales", {1, 1, 2, 2}, false);
+  m.node("Resize", {"x", "", "scales"}, {"up"}, "upsample");
+  m.node("Relu", {"up"}, {"y"}, "after");
+  m.output("y");
+  const ImportResult r = import_onnx(m.write("synthetic_resize.onnx"));
+  ASSERT_EQ(r.network.layers.size(), 2U);
+  const Layer& up = r.network.layers[0];
+  EXPECT_EQ(up.op, Op::kChannelShuffle);
+  EXPECT_EQ(up.output_elements(), 4 * 16 * 16);
+  EXPECT_EQ(r.network.layers[1].h_in, 16);
+  EXPECT_EQ(r.network.layers[1].w_in, 16);
+}
+
 TEST(OnnxImport, DynamicBatchTakesOptionBatch) {
   const fs::path path = small_cnn(-1).write("synthetic_dynamic.onnx");
   EXPECT_EQ(import_onnx(path).network.batch, 1);  // default --batch
