@@ -777,7 +777,7 @@ class Importer {
 
   // A zero Pad of the spatial dimensions whose only consumer is a Conv or pool (TensorFlow
   // exports' explicit SAME padding, ZeroPad2d) is folded into that window's padding, where
-  // cuDNN applies it: no row of its own. Other Pads are copies cnnperf has no row type for.
+  // cuDNN applies it: no row of its own. Any other Pad is a copy row at the padded size.
   void pad(const onnx::NodeProto& node) {
     const Shape x = shape_of(node, 0);
     Shape pads = ints_attribute(node, "pads");  // opset < 11
@@ -797,17 +797,22 @@ class Importer {
                               consumer->second == "AveragePool");
     const bool spatial_only =
         rank >= 3 && pads[0] == 0 && pads[1] == 0 && pads[rank] == 0 && pads[rank + 1] == 0;
-    if (string_attribute(node, "mode", "constant") != "constant" || value != 0.0 ||
-        has_input(node, 3) || !spatial_only || !into_window) {
-      throw Unsupported{
-          "only a zero Pad of the spatial dimensions feeding one Conv or pool is "
-          "modelled (folded into its padding)"};
-    }
+    if (has_input(node, 3)) throw Unsupported{"a Pad of selected axes (opset 18's axes input)"};
     Shape padded = x;
+    for (std::size_t i = 0; i < rank; ++i) padded[i] += pads[i] + pads[rank + i];
+    if (string_attribute(node, "mode", "constant") != "constant" || value != 0.0 || !spatial_only ||
+        !into_window) {
+      // Reflect, edge or non-zero padding, or a pad no window takes: its own kernel, a copy
+      // that writes the padded tensor (as Resize).
+      Layer layer = make_layer(node, Op::kChannelShuffle);
+      place(layer, padded);
+      emit(node, layer);
+      set_output(node, 0, padded);
+      return;
+    }
     Shape folded;  // the window's pads layout: spatial begins, then spatial ends
     for (std::size_t i = 2; i < rank; ++i) folded.push_back(pads[i]);
     for (std::size_t i = 2; i < rank; ++i) folded.push_back(pads[rank + i]);
-    for (std::size_t i = 2; i < rank; ++i) padded[i] += pads[i] + pads[rank + i];
     folded_pads_[node.output(0)] = {x, folded};
     set_output(node, 0, padded);
   }
