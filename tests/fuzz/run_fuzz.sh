@@ -21,6 +21,7 @@ sed -e 's/@PROJECT_VERSION@/0/' -e 's/#cmakedefine01 CNNPERF_HAVE_CUDA/#define C
 clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -I"$root/include" -I"$out/generated" \
   "$here/ptx_parser_fuzz.cpp" "$root/src/ptx/parser.cpp" "$root/src/ptx/program.cpp" \
+  "$root/src/ptx/exec.cpp" \
   -o "$out/ptx_parser_fuzz"
 cd "$out"
 "$out/ptx_parser_fuzz" "$here/corpus" -max_total_time="$secs" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
