@@ -309,8 +309,10 @@ struct NetworkPrediction {
   double avg_power_w = 0;   ///< energy_j / latency
   /// A lower bound of the device memory one GPU needs for the step, GB (1e9 bytes): the
   /// weights (twice in training: their gradients) plus the largest layer's input and output
-  /// tensors. The real peak is higher (activations kept for backward, workspaces, the CUDA
-  /// context); above the GPU's memory_gb the step cannot run, and a warning says so.
+  /// tensors; in training at least the weights plus every batchnorm or layernorm input,
+  /// which the layer keeps for its gradients. The real peak is higher (other activations,
+  /// workspaces, the CUDA context); above the GPU's memory_gb the step cannot run, and a
+  /// warning says so.
   double min_memory_gb = 0;
   std::optional<PowerCapOutcome> power_cap;  ///< set when a cap was applied
   std::vector<std::string> warnings;

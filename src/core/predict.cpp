@@ -581,25 +581,40 @@ NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
   result.eager.kernel_ms = result.kernel_ms;
   result.eager.op_costs = eager_op_costs(result.layers, result.predictions);
   // What must be resident at once, whatever the allocator does: every weight (and, in
-  // training, its gradient) and one layer's input and output. Counted in the precision's bytes.
+  // training, its gradient) and one layer's input and output. In training also, when the
+  // backward pass starts: every weight and every normalization layer's input, which it keeps
+  // for its gradients. (Each is a tensor of its own, a convolution's fresh output; the inputs
+  // of convolutions are not summed, since branches share them.) In the precision's bytes.
   double largest_layer_bytes = 0;
+  double saved_input_bytes = 0;
   for (const auto& layer : result.layers) {
-    largest_layer_bytes = std::max(
-        largest_layer_bytes, static_cast<double>(layer.input_elements() + layer.output_elements()) *
-                                 bytes_per_element(result.precision));
+    const double bytes = static_cast<double>(bytes_per_element(result.precision));
+    largest_layer_bytes =
+        std::max(largest_layer_bytes,
+                 static_cast<double>(layer.input_elements() + layer.output_elements()) * bytes);
+    if (layer.op == Op::kBatchNorm || layer.op == Op::kLayerNorm) {
+      saved_input_bytes += static_cast<double>(layer.input_elements()) * bytes;
+    }
   }
+  const double weights = result.eager.weight_bytes;
+  result.min_memory_gb = (mode == Mode::kTraining ? std::max(2 * weights + largest_layer_bytes,
+                                                             weights + saved_input_bytes)
+                                                  : weights + largest_layer_bytes) /
+                         1e9;
   const double weight_copies = mode == Mode::kTraining ? 2.0 : 1.0;
-  result.min_memory_gb = (weight_copies * result.eager.weight_bytes + largest_layer_bytes) / 1e9;
   if (exceeds_gpu_memory(result.min_memory_gb, gpu.memory_gb)) {
     const double weights_gb = weight_copies * result.eager.weight_bytes / 1e9;
     // The weights do not shrink with the batch: say which part is over.
     const bool weights_alone = exceeds_gpu_memory(weights_gb, gpu.memory_gb);
     result.warnings.push_back(
         "out of memory: the step needs at least " + format_number(result.min_memory_gb, 3) +
-        " GB (weights" + (mode == Mode::kTraining ? " and their gradients" : "") +
-        " plus the largest layer's input and output) but " + gpu.name + " has " +
-        format_number(gpu.memory_gb, 3) + " GB (" + format_number(gpu.memory_gb * kGbPerGib, 3) +
-        " GB if GiB); " +
+        " GB (" +
+        (mode == Mode::kTraining
+             ? "weights and their gradients plus the largest layer's input and output, or "
+               "weights plus the normalization inputs kept for the backward pass"
+             : "weights plus the largest layer's input and output") +
+        ") but " + gpu.name + " has " + format_number(gpu.memory_gb, 3) + " GB (" +
+        format_number(gpu.memory_gb * kGbPerGib, 3) + " GB if GiB); " +
         (weights_alone ? "the weights alone need " + format_number(weights_gb, 3) + " GB"
                        : std::string("a smaller --batch or --input-size may fit")));
   }
@@ -979,8 +994,11 @@ std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
   }
   out += "energy_j    " + format_number(r.energy_j, 4) + "\n";
   out += "avg_power_w " + format_number(r.avg_power_w, 4) + "\n";
-  out += "min_memory_gb " + format_number(r.min_memory_gb, 3) + "  (at least: weights" +
-         (r.mode == Mode::kTraining ? " x2" : "") + " + the largest layer's input and output; " +
+  out += "min_memory_gb " + format_number(r.min_memory_gb, 3) + "  (at least: " +
+         (r.mode == Mode::kTraining
+              ? "weights x2 + the largest layer's input and output, or weights + the "
+                "normalization inputs kept for the backward pass; "
+              : "weights + the largest layer's input and output; ") +
          (r.gpu.memory_gb > 0 ? "the GPU has " + format_number(r.gpu.memory_gb, 3) + " GB"
                               : std::string("the GPU's memory_gb is not given")) +
          ")\n";

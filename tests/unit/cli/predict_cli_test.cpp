@@ -16,6 +16,9 @@
 
 #include "cli_runner.hpp"
 #include "cnnperf/io.hpp"
+#include "cnnperf/layer.hpp"
+#include "cnnperf/network.hpp"
+#include "cnnperf/zoo.hpp"
 
 namespace cnnperf {
 namespace {
@@ -156,6 +159,19 @@ TEST(PredictCli, MinMemoryIsWeightsPlusTheLargestLayerAndWarnsWhenOverTheGpu) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NEAR(nlohmann::json::parse(r.out)["total"]["min_memory_gb"].get<double>(),
               (2 * 25557032.0 + 3 * 802816.0) * 4 / 1e9, 1e-12);
+  // At batch 256 a training step keeps more: every batchnorm input (a convolution's output,
+  // kept for the gradients) with the weights, 11.5 GB; the bound was 2.7 GB before.
+  NetworkOptions big;
+  big.batch = 256;
+  double bn_inputs = 0;
+  for (const Layer& layer : build_zoo_network("resnet50", big).layers) {
+    if (layer.op == Op::kBatchNorm) bn_inputs += static_cast<double>(layer.input_elements());
+  }
+  EXPECT_GT(bn_inputs, 256 * 3 * 802816.0);  // more than a few layers' worth
+  r = run_cnnperf("predict --net resnet50 --gpu v100 --mode training --batch 256 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NEAR(nlohmann::json::parse(r.out)["total"]["min_memory_gb"].get<double>(),
+              (25557032.0 + bn_inputs) * 4 / 1e9, 1e-9);
   // VGG-16 at batch 1024: conv1_2 alone reads and writes 2 x 64 x 224 x 224 x 1024 floats.
   r = run_cnnperf("predict --net vgg16 --gpu t4 --batch 1024 --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
