@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,6 +55,10 @@ enum class DType { kFp32, kFp16 };
 [[nodiscard]] DType dtype_from_string(std::string_view name);
 /// dtype_from_string for a command-line option: the error names `option` (e.g. "--precision").
 [[nodiscard]] DType dtype_from_option(std::string_view text, std::string_view option);
+/// The same for an optional one: empty text (not given) is nullopt, which lets a file's own
+/// element type decide.
+[[nodiscard]] std::optional<DType> optional_dtype_from_option(std::string_view text,
+                                                              std::string_view option);
 [[nodiscard]] int bytes_per_element(DType dtype);
 
 /// Which pass a row measures: the forward pass, a whole training step (forward + backward

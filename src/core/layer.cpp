@@ -166,6 +166,11 @@ DType dtype_from_string(std::string_view name) {
   throw InputError("unknown dtype '" + std::string(name) + "' (expected fp32 or fp16)");
 }
 
+std::optional<DType> optional_dtype_from_option(std::string_view text, std::string_view option) {
+  if (text.empty()) return std::nullopt;
+  return dtype_from_option(text, option);
+}
+
 DType dtype_from_option(std::string_view text, std::string_view option) {
   try {
     return dtype_from_string(text);

@@ -175,9 +175,7 @@ const std::vector<std::string> kOtherOps{
 // clang-format on
 
 std::string supported_list() {
-  std::string out;
-  for (const auto& op : supported_onnx_ops()) out += (out.empty() ? "" : ", ") + op;
-  return out;
+  return join(supported_onnx_ops(), ", ");
 }
 
 class Importer {

@@ -9,6 +9,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "cnnperf/io.hpp"
 #include "cnnperf/layer_io.hpp"
 #include "cnnperf/profile.hpp"
 
@@ -117,11 +118,6 @@ struct SourcedLayer {
   std::string source;
 };
 
-std::optional<DType> precision_of(const ProfileOptions& options) {
-  if (options.precision.empty()) return std::nullopt;
-  return dtype_from_option(options.precision, "--precision");
-}
-
 std::pair<std::int64_t, std::int64_t> input_size_of(const ProfileOptions& options) {
   if (options.input_size.empty()) return {0, 0};
   const std::string s = to_lower(options.input_size);
@@ -135,7 +131,7 @@ std::pair<std::int64_t, std::int64_t> input_size_of(const ProfileOptions& option
 }
 
 std::vector<SourcedLayer> layers_from_options(const ProfileOptions& options) {
-  const std::optional<DType> dtype = precision_of(options);
+  const std::optional<DType> dtype = optional_dtype_from_option(options.precision, "--precision");
   const int sources = static_cast<int>(!options.net.empty()) +
                       static_cast<int>(!options.layers_csv.empty()) +
                       static_cast<int>(!options.sweep.empty());
@@ -197,10 +193,8 @@ SweepAxis parse_sweep_axis(std::string_view spec) {
   axis.field = to_lower(trim(spec.substr(0, eq)));
   const auto& fields = sweep_fields();
   if (std::find(fields.begin(), fields.end(), axis.field) == fields.end()) {
-    std::string expected;
-    for (const auto& f : fields) expected += (expected.empty() ? "" : ", ") + f;
-    throw InputError(where + ": unknown field '" + axis.field + "' (expected one of: " +
-                     expected + ")");
+    throw InputError(where + ": unknown field '" + axis.field +
+                     "' (expected one of: " + join(fields, ", ") + ")");
   }
   for (const std::string& item : split(spec.substr(eq + 1), ',')) {
     if (item.empty()) throw InputError(where + ": empty value in the list");

@@ -234,11 +234,8 @@ std::vector<std::string> closest_zoo_names(std::string_view name, std::size_t co
 Network build_zoo_network(std::string_view name, const NetworkOptions& options) {
   const ZooDef* def = find_def(name);
   if (def == nullptr) {
-    std::string closest;
-    for (const auto& candidate : closest_zoo_names(name)) {
-      closest += (closest.empty() ? "" : ", ") + candidate;
-    }
-    throw InputError("unknown network '" + std::string(name) + "'; closest: " + closest);
+    throw InputError("unknown network '" + std::string(name) +
+                     "'; closest: " + join(closest_zoo_names(name), ", "));
   }
   if (options.batch <= 0) {
     throw InputError("--batch: expected a positive integer, got " +

@@ -75,11 +75,8 @@ std::vector<std::string> network_names(const PlanOptions& options, const Accurac
   for (const std::string& name : split_list(options.nets, "--nets")) {
     const ZooEntry* entry = find_zoo_entry(name);
     if (entry == nullptr) {
-      std::string closest;
-      for (const auto& c : closest_zoo_names(name)) {
-        closest += (closest.empty() ? "" : ", ") + c;
-      }
-      throw InputError("--nets: unknown network '" + name + "'; closest: " + closest);
+      throw InputError("--nets: unknown network '" + name +
+                       "'; closest: " + join(closest_zoo_names(name), ", "));
     }
     if (std::find(names.begin(), names.end(), entry->name) == names.end()) {
       names.push_back(entry->name);

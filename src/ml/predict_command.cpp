@@ -84,8 +84,7 @@ NetworkPrediction predict_for_options(const PredictOptions& options, const Laten
   import.batch = options.batch > 0 ? options.batch : 1;
   import.batch_given = options.batch > 0;
   // Unset: an ONNX model's input type or a layer list's dtype decides (zoo networks: fp32).
-  if (!options.precision.empty())
-    import.dtype = dtype_from_option(options.precision, "--precision");
+  import.dtype = optional_dtype_from_option(options.precision, "--precision");
   const auto [h, w] = parse_input_size(options.input_size);
   import.input_h = h;
   import.input_w = w;
