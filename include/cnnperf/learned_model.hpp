@@ -61,11 +61,13 @@ struct FamilyModel {
   std::vector<double> feature_max;
   std::vector<std::string> gpus;    ///< GPUs seen in training
   std::size_t rows = 0;
-  /// Rows of the reference source on a GPU outside `gpus` get the analytical estimate: set by
+  /// Rows of the reference source on a GPU outside `gpus` (and without a seen_sibling in
+  /// them) get the analytical estimate: set by
   /// `train --unseen-gpu-check` when, leave-one-GPU-out, the analytical model was the more
   /// accurate of the two on this family's reference-source rows.
   bool analytical_for_unseen_gpus = false;
-  /// Rows of the reference source on a GPU outside `gpus` get this regressor instead of
+  /// Rows of the reference source on a GPU outside `gpus` (and without a seen_sibling in
+  /// them) get this regressor instead of
   /// `regressor` when non-null: fitted on the same rows and target with the gpu feature group
   /// held at 0 (FeatureSpec::gpu_held_constant), set by `train --unseen-gpu-check` when,
   /// leave-one-GPU-out, it was the most accurate of the three. Exclusive with
@@ -94,8 +96,9 @@ class LearnedModel final : public LatencyModel {
   /// (predict_layers, e.g. `predict --net`) is kept and parsed: those predictions are the
   /// same, and a file with a model per source loads in about half the time.
   /// With `reference_source_only` and `only_gpu`, also of each family only the regressor
-  /// rows on that GPU use (the gpu-blind one for a GPU the family was not trained on, the
-  /// other for one it was): such a model predicts for that GPU only (another throws Error).
+  /// rows on that GPU use (the gpu-blind one for a GPU the family was not trained on and has
+  /// no seen_sibling of, the other otherwise): such a model predicts for that GPU only
+  /// (another throws Error).
   [[nodiscard]] static std::unique_ptr<LearnedModel> load(const std::string& path,
                                                           bool reference_source_only = false,
                                                           const GpuSpec* only_gpu = nullptr);
@@ -194,13 +197,23 @@ inline constexpr std::size_t kMinRowsPerSourceModel = 1000;
 [[nodiscard]] const FamilyModel* model_for_source(const std::vector<const FamilyModel*>& models,
                                                   const std::string& source);
 
+/// The GPU `model` was trained on that stands in for `gpu` when `gpu` itself was not: a
+/// bundled-database entry of the same non-empty `family`, architecture and SM count (another
+/// board of the same chip, e.g. an A100-SXM4 for a model that saw an A100-PCIe), the closest
+/// in boost clock, memory bandwidth and TDP. Same chip and SM count means the same cuDNN
+/// kernel choices and the same wave and tile steps per shape, which the regressor learned on
+/// the sibling; the analytical baseline still takes `gpu`'s own clocks and bandwidth. Null
+/// when `gpu` was trained on or has no such sibling. Points into GpuDatabase::bundled().
+[[nodiscard]] const GpuSpec* seen_sibling(const FamilyModel& model, const GpuSpec& gpu);
+
 /// Whether `model` gives a row of `source` on `gpu` the analytical estimate instead of its
-/// own (FamilyModel::analytical_for_unseen_gpus, a reference-source row, `gpu` not trained on).
+/// own (FamilyModel::analytical_for_unseen_gpus, a reference-source row, `gpu` not trained on
+/// and without a seen_sibling).
 [[nodiscard]] bool analytical_for(const FamilyModel& model, const GpuSpec& gpu,
                                   const std::string& source);
 
 /// Whether `model` gives a row of `source` on `gpu` its gpu_blind_regressor (set, a
-/// reference-source row, `gpu` not trained on).
+/// reference-source row, `gpu` not trained on and without a seen_sibling).
 [[nodiscard]] bool gpu_blind_for(const FamilyModel& model, const GpuSpec& gpu,
                                  const std::string& source);
 

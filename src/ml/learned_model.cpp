@@ -87,8 +87,10 @@ TrainingData subset(const TrainingData& data, const std::vector<std::size_t>& ke
   return out;
 }
 
+// `feature_gpus` (one per row), when given, replace the rows' own GPUs in the features.
 FeatureMatrix matrix_for_rows(const TrainingData& data, const std::vector<std::size_t>& rows,
-                              const FeatureSpec& spec) {
+                              const FeatureSpec& spec,
+                              const std::vector<const GpuSpec*>* feature_gpus = nullptr) {
   std::vector<const Layer*> layers;
   std::vector<const GpuSpec*> gpus;
   std::vector<std::string> sources;
@@ -100,6 +102,7 @@ FeatureMatrix matrix_for_rows(const TrainingData& data, const std::vector<std::s
     gpus.push_back(&data.gpus[r]);
     sources.push_back(data.sources[r]);
   }
+  if (feature_gpus != nullptr) gpus = *feature_gpus;
   return build_feature_matrix(layers, gpus, sources, spec);
 }
 
@@ -410,14 +413,50 @@ std::vector<double> predict_rows(const std::vector<const FamilyModel*>& models,
   return out;
 }
 
+const GpuSpec* seen_sibling(const FamilyModel& model, const GpuSpec& gpu) {
+  if (gpu.family.empty() ||
+      std::find(model.gpus.begin(), model.gpus.end(), gpu.name) != model.gpus.end()) {
+    return nullptr;
+  }
+  const auto log_gap = [](double a, double b) {
+    return a > 0 && b > 0 ? std::abs(std::log(a / b)) : 0.0;
+  };
+  const GpuSpec* best = nullptr;
+  double best_gap = std::numeric_limits<double>::infinity();
+  for (const auto& entry : GpuDatabase::bundled().all()) {
+    if (entry.family != gpu.family || entry.architecture != gpu.architecture ||
+        entry.sm_count != gpu.sm_count ||
+        std::find(model.gpus.begin(), model.gpus.end(), entry.name) == model.gpus.end()) {
+      continue;
+    }
+    const double gap = log_gap(entry.boost_clock_mhz, gpu.boost_clock_mhz) +
+                       log_gap(entry.memory_bandwidth_gbs, gpu.memory_bandwidth_gbs) +
+                       log_gap(entry.tdp_w, gpu.tdp_w);
+    if (gap < best_gap) {  // a tie keeps the earlier entry of the database
+      best = &entry;
+      best_gap = gap;
+    }
+  }
+  return best;
+}
+
+namespace {
+
+bool unseen_without_sibling(const FamilyModel& model, const GpuSpec& gpu) {
+  return std::find(model.gpus.begin(), model.gpus.end(), gpu.name) == model.gpus.end() &&
+         seen_sibling(model, gpu) == nullptr;
+}
+
+}  // namespace
+
 bool analytical_for(const FamilyModel& model, const GpuSpec& gpu, const std::string& source) {
   return model.analytical_for_unseen_gpus && source == kReferenceSource &&
-         std::find(model.gpus.begin(), model.gpus.end(), gpu.name) == model.gpus.end();
+         unseen_without_sibling(model, gpu);
 }
 
 bool gpu_blind_for(const FamilyModel& model, const GpuSpec& gpu, const std::string& source) {
   return model.gpu_blind_regressor != nullptr && source == kReferenceSource &&
-         std::find(model.gpus.begin(), model.gpus.end(), gpu.name) == model.gpus.end();
+         unseen_without_sibling(model, gpu);
 }
 
 FeatureSpec gpu_blind_spec(FeatureSpec spec) {
@@ -436,20 +475,29 @@ TrainingData rows_of_source(const TrainingData& data, const std::string& source)
 std::vector<double> predict_rows(const FamilyModel& model, const TrainingData& data,
                                  const std::vector<std::size_t>& rows, const FeatureSpec& spec) {
   // Rows on GPUs the model has not seen may take its gpu-blind regressor, on its features;
-  // each row is predicted by one of the two.
+  // each row is predicted by one of the two. A row on a seen GPU's sibling takes the
+  // regressor with the sibling's GPU features.
   std::array<std::vector<std::size_t>, 2> pos;  // [0]: the regressor, [1]: the gpu-blind one
   std::array<std::vector<std::size_t>, 2> part;
+  std::vector<const GpuSpec*> feature_gpus;        // of part[0]: its own GPU or the sibling
+  std::map<std::string, const GpuSpec*> siblings;  // GPU name -> seen_sibling, once per GPU
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    const bool blind = gpu_blind_for(model, data.gpus[rows[i]], data.sources[rows[i]]);
+    const GpuSpec& gpu = data.gpus[rows[i]];
+    const bool blind = gpu_blind_for(model, gpu, data.sources[rows[i]]);
     pos[blind ? 1 : 0].push_back(i);
     part[blind ? 1 : 0].push_back(rows[i]);
+    if (blind) continue;
+    const auto [it, added] = siblings.try_emplace(gpu.name, nullptr);
+    if (added) it->second = seen_sibling(model, gpu);
+    feature_gpus.push_back(it->second != nullptr ? it->second : &gpu);
   }
   std::vector<double> ratio(rows.size());
   for (const int k : {0, 1}) {
     if (part[k].empty()) continue;
     const auto& regressor = k == 1 ? model.gpu_blind_regressor : model.regressor;
     const std::vector<double> r =
-        regressor->predict(matrix_for_rows(data, part[k], k == 1 ? gpu_blind_spec(spec) : spec));
+        k == 1 ? regressor->predict(matrix_for_rows(data, part[k], gpu_blind_spec(spec)))
+               : regressor->predict(matrix_for_rows(data, part[k], spec, &feature_gpus));
     for (std::size_t j = 0; j < pos[k].size(); ++j) ratio[pos[k][j]] = r[j];
   }
   std::vector<double> out(rows.size());
@@ -767,7 +815,10 @@ std::vector<LayerPrediction> LearnedModel::predict(const std::vector<Layer>& lay
       std::vector<const Layer*> ls;
       ls.reserve(idx.size());
       for (const auto i : idx) ls.push_back(&layers[i]);
-      const std::vector<const GpuSpec*> gpus(ls.size(), &gpu);
+      // A GPU the family did not see but a sibling of which it did is given that sibling's
+      // GPU features (seen_sibling); the baseline stays this GPU's.
+      const GpuSpec* sibling = blind ? nullptr : seen_sibling(*fam, gpu);
+      const std::vector<const GpuSpec*> gpus(ls.size(), sibling != nullptr ? sibling : &gpu);
       const FeatureMatrix x =
           build_feature_matrix(ls, gpus, row_sources, blind ? gpu_blind_spec(spec_) : spec_);
       const auto& regressor = blind ? fam->gpu_blind_regressor : fam->regressor;
@@ -785,7 +836,8 @@ std::vector<LayerPrediction> LearnedModel::predict(const std::vector<Layer>& lay
           const double slack = 0.02 * span + 1e-9;
           inside = x(j, c) >= fam->feature_min[c] - slack && x(j, c) <= fam->feature_max[c] + slack;
         }
-        p.in_distribution = inside && !blind;  // blind: a GPU outside the training data
+        // blind or sibling: a GPU outside the training data
+        p.in_distribution = inside && !blind && sibling == nullptr;
       }
     }
   }
@@ -1216,9 +1268,8 @@ std::unique_ptr<LearnedModel> LearnedModel::load(const std::string& named_path,
       // other's booster is not read (predict --net: 5 boosters would be read, 3 are used).
       for (auto& f : model->families_) {
         if (f.gpu_blind_regressor == nullptr) continue;
-        const bool trained =
-            std::find(f.gpus.begin(), f.gpus.end(), only_gpu->name) != f.gpus.end();
-        (trained ? f.gpu_blind_regressor : f.regressor).reset();
+        const bool blind = gpu_blind_for(f, *only_gpu, kReferenceSource);
+        (blind ? f.regressor : f.gpu_blind_regressor).reset();
       }
       std::erase_if(spans, [&](const BoosterSpan& s) {
         const FamilyModel& f = model->families_.at(s.family);

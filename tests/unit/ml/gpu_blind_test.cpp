@@ -129,6 +129,43 @@ TEST(GpuBlind, PredictsOnlyRowsOfGpusOutsideTheTrainingData) {
   EXPECT_NEAR(p.back(), 3 * estimate_layer(layers[0], gpu("rtx-2080-ti")).latency_ms, 1e-9);
 }
 
+TEST(GpuBlind, AnotherBoardOfASeenChipTakesTheSeenOnesFeaturesNotTheBlindRegressor) {
+  const auto model = two_ratio_model(RegressorKind::kDecisionTree, kTree);
+  const FamilyModel& fam = model->families()[0];
+  // The V100-PCIe is the trained V100-SXM2's chip with its SM count, so is the P100-SXM2 the
+  // trained P100-PCIe's. The H100s differ in SM count, the RTX 2080 Ti in family; a trained
+  // GPU needs none.
+  const GpuSpec* sibling = seen_sibling(fam, gpu("v100-pcie-16gb"));
+  ASSERT_NE(sibling, nullptr);
+  EXPECT_EQ(sibling->name, "v100-sxm2-16gb");
+  EXPECT_EQ(seen_sibling(fam, gpu("rtx-2080-ti")), nullptr);
+  EXPECT_EQ(seen_sibling(fam, gpu("v100-sxm2-16gb")), nullptr);
+  EXPECT_NE(seen_sibling(fam, gpu("p100-sxm2-16gb")), nullptr);
+  FamilyModel h100;
+  h100.gpus = {"h100-pcie-80gb"};
+  EXPECT_EQ(seen_sibling(h100, gpu("h100-sxm5-80gb")), nullptr) << "132 SMs, not 114";
+  GpuSpec custom = gpu("v100-pcie-16gb");
+  custom.family.clear();  // a spec file without a family
+  EXPECT_EQ(seen_sibling(fam, custom), nullptr);
+  EXPECT_FALSE(gpu_blind_for(fam, gpu("v100-pcie-16gb"), kReferenceSource));
+  EXPECT_TRUE(gpu_blind_for(fam, gpu("rtx-2080-ti"), kReferenceSource));
+
+  // Its ratio is the seen board's (2, not the blind 3), over its own analytical estimate.
+  const auto layers = some_convs();
+  const auto on_sibling = model->predict_layers(layers, gpu("v100-pcie-16gb"));
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const double analytical = estimate_layer(layers[i], gpu("v100-pcie-16gb")).latency_ms;
+    EXPECT_NE(analytical, estimate_layer(layers[i], gpu("v100-sxm2-16gb")).latency_ms);
+    EXPECT_NEAR(on_sibling[i].latency_ms, 2 * analytical, 1e-9);
+    EXPECT_FALSE(on_sibling[i].in_distribution) << "still a GPU outside the training data";
+  }
+  // validate's and cross-validation's path gives the same.
+  TrainingData rows = scaled_rows(1.0, 2);
+  testing::add_row(rows, layers[0], gpu("v100-pcie-16gb"), kReferenceSource, 1.0);
+  const auto p = predict_rows(fam, rows, testing::all_rows(rows), model->feature_spec());
+  EXPECT_NEAR(p.back(), on_sibling[0].latency_ms, 1e-9);
+}
+
 TEST(GpuBlind, TheModelFileKeepsItOnBothLoadPaths) {
   // XGBoost, so that LearnedModel::load takes its fast path for both boosters.
   const nlohmann::json params = {{"log_target", true}, {"n_estimators", 20}, {"max_depth", 3}};
@@ -152,11 +189,18 @@ TEST(GpuBlind, TheModelFileKeepsItOnBothLoadPaths) {
   }
   // Loaded for one GPU, only the booster it uses is read; the predictions are the same, and
   // the other GPU's rows are an Error, not a crash.
-  for (const char* name : {"rtx-2080-ti", "v100-sxm2-16gb"}) {
+  for (const char* name : {"rtx-2080-ti", "v100-sxm2-16gb", "v100-pcie-32gb"}) {
     const GpuSpec only = gpu(name);
     const auto one = LearnedModel::load(path.string(), true, &only);
     const auto& f = one->families()[0];
-    const bool seen = std::string(name) == "v100-sxm2-16gb";
+    const bool seen = std::string(name) != "rtx-2080-ti";  // or a sibling of a seen one
+    if (std::string(name) == "v100-pcie-32gb") {
+      ASSERT_NE(f.regressor, nullptr);
+      EXPECT_EQ(f.gpu_blind_regressor, nullptr);
+      EXPECT_DOUBLE_EQ(one->predict_layers(layers, only)[0].latency_ms,
+                       model->predict_layers(layers, only)[0].latency_ms);
+      continue;
+    }
     EXPECT_EQ(f.regressor != nullptr, seen) << name;
     EXPECT_EQ(f.gpu_blind_regressor != nullptr, !seen) << name;
     const auto got = one->predict_layers(layers, only);
