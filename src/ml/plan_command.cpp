@@ -371,6 +371,8 @@ PlanResult plan_for_options(const PlanOptions& options) {
   }
   precisions = first_of_each(precisions);
   const std::vector<std::optional<double>> limits = power_limits(options.power_limits);
+  const bool uncapped_listed =
+      std::any_of(limits.begin(), limits.end(), [](const auto& l) { return !l.has_value(); });
 
   PredictOptions model_options;
   model_options.model = options.model;
@@ -419,6 +421,9 @@ PlanResult plan_for_options(const PlanOptions& options) {
               ++extra_prediction_warnings;
             }
           }
+          // A limit at or above the board power does not bind: the first such one stands
+          // for the uncapped candidate when `none` is not listed.
+          std::optional<double> not_binding;
           for (const auto& limit : limits) {
             if (!limit) {
               candidates.push_back(candidate_from(base, net, limit, accuracy));
@@ -433,12 +438,16 @@ PlanResult plan_for_options(const PlanOptions& options) {
             }
             // A cap at or above the board power is the uncapped candidate again (GPUs ship
             // with their limit at tdp_w); listing it twice would only tie with itself.
-            if (*limit >= gpu.tdp_w) {
+            if (*limit >= gpu.tdp_w && (uncapped_listed || not_binding)) {
               warn_once("power limit " + format_number(*limit, 4) + " W skipped on " + gpu.name +
                         ": not below its board power " + format_number(gpu.tdp_w, 4) +
-                        " W (same as uncapped)");
+                        " W (same as " +
+                        (uncapped_listed ? std::string("uncapped")
+                                         : format_number(*not_binding, 4) + " W") +
+                        ")");
               continue;
             }
+            if (*limit >= gpu.tdp_w) not_binding = limit;
             NetworkPrediction capped = base;
             apply_power_limit(capped, *limit, power);
             candidates.push_back(candidate_from(capped, net, limit, accuracy));
@@ -465,7 +474,15 @@ PlanResult plan_for_options(const PlanOptions& options) {
               " more prediction warnings not shown (see `cnnperf predict` for one candidate)");
   }
   if (candidates.empty()) {
-    warn_once("no candidate to rank: every power limit was skipped");
+    // Every limit is at or below every GPU's idle power: nothing could run at all.
+    std::vector<std::string> idle;
+    for (const GpuSpec& gpu : gpus) {
+      idle.push_back(gpu.name + " " + format_number(gpu.idle_power_w, 4) + " W");
+    }
+    throw InputError(input_message(
+        "--power-limits",
+        "every limit is at or below the idle power of every GPU (" + join(idle, ", ") + ")",
+        "a limit above a GPU's idle power, or none"));
   }
   result.warnings = std::move(warnings);
   return result;
@@ -491,13 +508,7 @@ int run_plan(const PlanOptions& options) {
   // fits, so a script can tell "no deployment meets the tolerances" from success.
   const bool any_feasible = std::any_of(result.ranked.begin(), result.ranked.end(),
                                         [](const ScoredCandidate& c) { return c.feasible; });
-  if (result.ranked.empty()) {
-    // Every candidate was skipped (e.g. each power limit under every GPU's idle power).
-    throw BudgetExceeded(
-        "plan: no candidate to rank (every power limit was skipped; see the "
-        "warnings)");
-  }
-  if (!any_feasible) {
+  if (!any_feasible && !result.ranked.empty()) {
     throw BudgetExceeded(
         "plan: no candidate is feasible (first: " + result.ranked.front().candidate.network +
         " on " + result.ranked.front().candidate.gpu + ": " +

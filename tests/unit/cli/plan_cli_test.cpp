@@ -216,11 +216,41 @@ TEST(PlanCli, PowerCapsOutsideIdleToBoardPowerAreSkippedWithAWarning) {
             std::string::npos)
       << r.err;
   ASSERT_FALSE(doc["warnings"].empty());
-  // Nothing left to rank is "nothing feasible" too: exit 3, as the help says (it was 0).
-  const RunResult none =
-      run_cnnperf("plan --nets resnet50 --gpus t4 --power-limits 5 --analytical --format json");
-  EXPECT_EQ(none.exit_code, 3) << none.err;
-  EXPECT_NE(none.err.find("plan: no candidate to rank"), std::string::npos) << none.err;
+  // Limits under every GPU's idle power leave nothing that could run: bad input, exit 2, and
+  // no file (it was exit 3 after writing an empty plan).
+  const auto out = temp_dir() / "plan_no_candidate.json";
+  const RunResult none = run_cnnperf("plan --nets resnet50 --gpus t4 --power-limits 5,8 " +
+                                     std::string("--analytical --format json -o ") + out.string());
+  EXPECT_EQ(none.exit_code, 2) << none.err;
+  EXPECT_NE(none.err.find("--power-limits: every limit is at or below the idle power of every "
+                          "GPU (t4 10 W) (expected a limit above a GPU's idle power, or none)"),
+            std::string::npos)
+      << none.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+// Without `none` in the list, a limit at or above the board power is the uncapped candidate,
+// once: the GPU was dropped from the ranking before.
+TEST(PlanCli, ALimitAtTheBoardPowerStandsForUncappedWhenNoneIsNotListed) {
+  const RunResult r = run_cnnperf(
+      "plan --nets resnet50 --gpus t4,a100 --power-limits 70,80 --analytical --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc["candidates"].size(), 3u) << "t4 at 70 W; a100 at 70 and 80 W";
+  std::vector<double> t4_limits;
+  for (const auto& c : doc["candidates"]) {
+    if (c["gpu"] == "t4") t4_limits.push_back(c["power_limit_w"].get<double>());
+  }
+  EXPECT_EQ(t4_limits, std::vector<double>{70.0});
+  EXPECT_NE(r.err.find("power limit 80 W skipped on t4: not below its board power 70 W (same as "
+                       "70 W)"),
+            std::string::npos)
+      << r.err;
+  const RunResult uncapped = run_cnnperf(
+      "plan --nets resnet50 --gpus t4 --power-limits none,70 --analytical --format json");
+  ASSERT_EQ(uncapped.exit_code, 0) << uncapped.err;
+  EXPECT_EQ(nlohmann::json::parse(uncapped.out)["candidates"].size(), 1u);
+  EXPECT_NE(uncapped.err.find("(same as uncapped)"), std::string::npos) << uncapped.err;
 }
 
 // An empty value meant "not given", which for --nets and --gpus is "all of them".
