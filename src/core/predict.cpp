@@ -888,7 +888,9 @@ std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
                       format_number(p.roofline_ms, 6),
                       p.bound,
                       p.in_distribution ? "true" : "false",
-                      format_number(p.latency_ms, 6)});
+                      format_number(p.latency_ms, 6),
+                      r.gpu.name,
+                      r.model});
     }
     // The network's totals close the file as one row named `total`, so a CSV reader gets the
     // end-to-end step (`latency_ms`, launch overhead and input copy included) without the JSON.
@@ -899,7 +901,7 @@ std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
         "kernel_w",  "stride_h",    "stride_w",    "pad_h", "pad_w",
         "groups",    "params",      "flops",       "bytes", "latency_ms",
         "energy_mj", "avg_power_w", "roofline_ms", "bound", "in_distribution",
-        "kernel_ms"};
+        "kernel_ms", "gpu",         "model"};
     std::vector<std::string> total(header.size());
     auto set = [&](std::string_view column, std::string value) {
       total[static_cast<std::size_t>(std::find(header.begin(), header.end(), column) -
@@ -917,6 +919,8 @@ std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
     set("roofline_ms", format_number(sums.roofline_ms, 6));
     set("in_distribution", sums.in_distribution ? "true" : "false");
     set("kernel_ms", format_number(r.kernel_ms, 6));
+    set("gpu", r.gpu.name);
+    set("model", r.model);
     rows.push_back(std::move(total));
     return csv_with_schema(header, rows, kPredictionSchemaVersion);
   }

@@ -211,12 +211,21 @@ std::string predict_layers_csv_text(const LayerTable& table, const GpuSpec* gpu,
     }
     return format_table(header, rows);
   }
+  // Where the numbers came from, and the version of the JSON form, end each CSV row; the
+  // table, read by a person, has the model in the command line.
+  for (std::string name : {"model", "schema_version"}) {
+    while (std::find(header.begin(), header.end(), name) != header.end()) {
+      name = "predicted_" + name;
+    }
+    header.push_back(name);
+  }
   std::string out = csv_line(header) + "\n";
+  const std::string provenance = csv_line({model.name(), std::to_string(kPredictionSchemaVersion)});
   for (std::size_t i = 0; i < table.layers.size(); ++i) {
     auto row = table.table.rows[i];
     const auto extra = values(i);
     row.insert(row.end(), extra.begin(), extra.end());
-    out += csv_line(row) + "\n";
+    out += csv_line(row) + "," + provenance + "\n";
   }
   return out;
 }

@@ -424,11 +424,17 @@ TEST(PredictCli, VerboseWorksAfterTheSubcommandToo) {
 }
 
 // These CSVs end each row with the schema version of what they hold (the layer CSV
-// `predict --layers` extends keeps DESIGN's columns instead).
+// `predict --layers` extends keeps DESIGN's columns first, then these).
 TEST(PredictCli, CsvOutputsCarryTheirSchemaVersion) {
   const std::string layers = source_file("datasets/layers_neusight.csv.gz");
+  const auto layer_csv = temp_dir() / "layers_versioned.csv";
+  std::ofstream(layer_csv) << "op,batch,c_in,h_in,w_in,c_out,kernel_h,kernel_w,model\n"
+                              "conv2d,1,64,56,56,64,3,3,mine\n";
   const std::vector<std::string> commands{
-      "predict --net resnet18 --gpu a100", "gpus", "gpus show t4",
+      "predict --net resnet18 --gpu a100",
+      "gpus",
+      "gpus show t4",
+      "predict --gpu t4 --layers \"" + layer_csv.string() + "\"",
       "validate --e2e " + source_file("datasets/e2e_torchvision.csv"),
       "train --data " + layers + " --max-rows 400 --regressor linear --folds 2"};
   for (const std::string& args : commands) {
@@ -442,6 +448,18 @@ TEST(PredictCli, CsvOutputsCarryTheirSchemaVersion) {
     EXPECT_TRUE(header.ends_with(",schema_version")) << args << ": " << header;
     EXPECT_TRUE(first.ends_with(",1")) << args << ": " << first;
   }
+  // And what the numbers came from: the GPU and the model of a network, the model of layer
+  // rows (an input column of that name is kept, the added one prefixed).
+  const RunResult net = run_cnnperf("predict --net resnet18 --gpu a100 --format csv");
+  EXPECT_NE(net.out.find(",kernel_ms,gpu,model,schema_version\n"), std::string::npos) << net.out;
+  EXPECT_NE(net.out.find(",a100-sxm4-40gb,analytical,1\n"), std::string::npos) << net.out;
+  const RunResult rows =
+      run_cnnperf("predict --gpu t4 --layers \"" + layer_csv.string() + "\" --format csv");
+  EXPECT_NE(rows.out.find(",model,latency_ms,"), std::string::npos) << rows.out;
+  EXPECT_NE(rows.out.find(",in_distribution,predicted_model,schema_version\n"), std::string::npos)
+      << rows.out;
+  EXPECT_NE(rows.out.find(",mine,"), std::string::npos) << rows.out;
+  EXPECT_NE(rows.out.find(",cnnperf_default.json,1\n"), std::string::npos) << rows.out;
 }
 
 // A CSV reader must get the network's end-to-end step, not only its layers: the file ends with
