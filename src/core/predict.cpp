@@ -980,6 +980,14 @@ std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
            " measured " + to_string(r.precision) + " " + to_string(r.mode) +
            " steps against this formula (eager_overhead.source)\n";
   }
+  if (r.latency_ms < r.kernel_ms) {
+    // Two calibrations meet here: kernel_ms is the per-layer model's, the step is fitted to
+    // measured steps of whole networks; say which terms put the step under the sum.
+    out += "            below kernel_ms: the end-to-end calibration (kernel-time scale x" +
+           format_number(r.overhead.kernel_time_scale, 3) + ", step x" +
+           format_number(r.overhead.step_scale, 3) +
+           ") finds measured steps faster than the per-layer kernel sum\n";
+  }
   // Same terms as eager_latency_ms: say when the host, not the GPU, sets the step time.
   const double host_ms = host_issue_ms(r.eager, r.overhead);
   const double host_op_ms = host_ms / std::max(r.eager.ops, 1);
