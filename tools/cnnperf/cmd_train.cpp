@@ -35,7 +35,8 @@ void add_train_command(CLI::App& app, Runner& run) {
   sub->add_flag("--unseen-gpu-check", opts->unseen_gpu_check,
                 "Also cross-validate leave-one-GPU-out on the reference source's rows; GPUs "
                 "outside the training data get, per family, the best there of the learned model, "
-                "the same without GPU features (gpu-blind) and the analytical one");
+                "the same without GPU features (gpu-blind) and the analytical one (another board "
+                "of a trained chip takes that board's GPU features instead)");
   sub->add_option("--folds", opts->folds, "Folds for kfold and group-shape")
       ->capture_default_str();
   sub->add_option("--out", opts->out,
