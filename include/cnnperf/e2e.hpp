@@ -31,6 +31,12 @@ struct E2eRow {
 /// are skipped. `path` is found as user_file_or_resource finds it (bundled `datasets/...`
 /// from any directory).
 [[nodiscard]] std::vector<E2eRow> load_e2e_rows(const std::string& path);
+/// The rows of several files of one layout, in order: each name may be a wildcard
+/// (user_files_or_resources); a file named twice is read once; torchvision and NAS files
+/// together are an InputError (their overheads are calibrated apart).
+[[nodiscard]] std::vector<E2eRow> load_e2e_rows(const std::vector<std::string>& files);
+/// The files as one label for reports and errors ("a.csv" or "a.csv b.csv").
+[[nodiscard]] std::string e2e_files_label(const std::vector<std::string>& files);
 
 /// Throws InputError "<path>: no single-GPU rows of zoo networks" unless `rows` has one: the
 /// single-GPU rows calibrate and are scored first; multi-GPU rows only add to them.
@@ -101,6 +107,8 @@ struct E2eCalibration {
   /// "leave-gpu-out" (the kept policy's), "leave-network-out", "config-folds", "in-sample"}
   nlohmann::json report;
 };
+[[nodiscard]] E2eCalibration calibrate_e2e(const std::vector<std::string>& files,
+                                           const LatencyModel& model);
 [[nodiscard]] E2eCalibration calibrate_e2e(const std::string& path, const LatencyModel& model);
 
 /// The analytical baseline's calibrated overhead, models/eager_overhead.json (loaded once;

@@ -93,6 +93,10 @@ enum class OutputFormat { kTable, kJson, kCsv };
 /// matched nothing in the current directory): the sorted matches here, else among the
 /// bundled files; a name without a match comes back unchanged (its reader says it is missing).
 [[nodiscard]] std::vector<std::string> user_files_or_resources(const std::string& pattern);
+/// user_files_or_resources of each name, in order, each file once (a file named twice, say by
+/// a wildcard and by itself, is warned about, naming `option`, and read once).
+[[nodiscard]] std::vector<std::string> user_file_list(const std::vector<std::string>& names,
+                                                      std::string_view option);
 
 /// The items with `separator` between them.
 [[nodiscard]] std::string join(const std::vector<std::string>& items, const std::string& separator);

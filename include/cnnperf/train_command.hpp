@@ -25,7 +25,7 @@ struct TrainOptions {
   bool unseen_gpu_check = false;
   int folds = 5;
   std::string out;                     ///< model file to write; empty: metrics only
-  std::string e2e;                     ///< end-to-end CSV: calibrates the eager overhead
+  std::vector<std::string> e2e;        ///< end-to-end CSVs: calibrate the eager overhead
   std::string power;                   ///< power CSV: calibrates the power model (not with data)
   std::size_t max_rows = 0;            ///< 0: all rows; else a seeded uniform sample
   std::uint64_t seed = 42;

@@ -7,6 +7,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -529,6 +531,27 @@ std::vector<std::string> user_files_or_resources(const std::string& pattern) {
     }
   }
   return {pattern};
+}
+
+std::vector<std::string> user_file_list(const std::vector<std::string>& names,
+                                        std::string_view option) {
+  std::vector<std::string> expanded;
+  for (const auto& named : names) {
+    for (auto& file : user_files_or_resources(named)) {
+      // Named twice (a wildcard and the file itself): once, or its rows would count twice
+      // (and sit in both the training and the test side of a fold).
+      std::error_code ec;
+      const auto same = [&](const std::string& other) {
+        return other == file || fs::equivalent(other, file, ec);
+      };
+      if (std::find_if(expanded.begin(), expanded.end(), same) != expanded.end()) {
+        spdlog::warn("{}: named more than once in {}; read once", file, option);
+        continue;
+      }
+      expanded.push_back(std::move(file));
+    }
+  }
+  return expanded;
 }
 
 }  // namespace cnnperf

@@ -123,6 +123,35 @@ std::vector<E2eRow> load_e2e_rows(const std::string& named) {
   return rows;
 }
 
+std::vector<E2eRow> load_e2e_rows(const std::vector<std::string>& files) {
+  if (files.empty()) throw InputError("--e2e: expected at least one end-to-end CSV");
+  const std::vector<std::string> expanded = user_file_list(files, "--e2e");
+  std::vector<E2eRow> rows;
+  std::string first_layout_file;
+  std::string first_layout;
+  for (const auto& file : expanded) {
+    std::vector<E2eRow> part = load_e2e_rows(file);
+    if (part.empty()) continue;
+    // Each file is one layout; zoo and NAS rows have overheads of their own.
+    const std::string layout = e2e_network_source(part) == "zoo" ? "torchvision" : "NAS";
+    if (first_layout.empty()) {
+      first_layout = layout;
+      first_layout_file = file;
+    } else if (layout != first_layout) {
+      throw InputError(file + ": " + layout + " networks after " + first_layout + " networks in " +
+                       first_layout_file +
+                       "; expected files of one kind (calibrate and validate them apart)");
+    }
+    rows.insert(rows.end(), std::make_move_iterator(part.begin()),
+                std::make_move_iterator(part.end()));
+  }
+  return rows;
+}
+
+std::string e2e_files_label(const std::vector<std::string>& files) {
+  return join(files, " ");
+}
+
 void require_single_gpu_rows(const std::vector<E2eRow>& rows, const std::string& path) {
   if (std::none_of(rows.begin(), rows.end(), [](const E2eRow& r) { return r.num_gpus == 1; })) {
     throw InputError(path + ": no single-GPU rows of zoo networks");
@@ -682,7 +711,12 @@ E2eEvaluation evaluate_e2e_config_folds(const std::vector<E2eRow>& rows,
 }
 
 E2eCalibration calibrate_e2e(const std::string& path, const LatencyModel& model) {
-  const auto rows = load_e2e_rows(path);
+  return calibrate_e2e(std::vector<std::string>{path}, model);
+}
+
+E2eCalibration calibrate_e2e(const std::vector<std::string>& files, const LatencyModel& model) {
+  const auto rows = load_e2e_rows(files);
+  const std::string path = e2e_files_label(files);
   require_single_gpu_rows(rows, path);
   spdlog::info("{}: {} end-to-end rows; computing model terms", path, rows.size());
   const auto terms = e2e_terms(rows, model);

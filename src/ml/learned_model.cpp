@@ -120,22 +120,7 @@ TrainingData load_training_data(const std::vector<std::string>& files, std::size
   const GpuDatabase& db = GpuDatabase::bundled();
   // The examples' `datasets/...` names (and their wildcards) work from any directory, like
   // `--model models/...`.
-  std::vector<std::string> expanded;
-  for (const auto& named : files) {
-    for (auto& file : user_files_or_resources(named)) {
-      // Named twice (a wildcard and the file itself): once, or its rows would sit in both the
-      // training and the test side of a fold.
-      std::error_code ec;
-      const auto same = [&](const std::string& other) {
-        return other == file || std::filesystem::equivalent(other, file, ec);
-      };
-      if (std::find_if(expanded.begin(), expanded.end(), same) != expanded.end()) {
-        spdlog::warn("{}: named more than once in --data; read once", file);
-        continue;
-      }
-      expanded.push_back(std::move(file));
-    }
-  }
+  const std::vector<std::string> expanded = user_file_list(files, "--data");
   for (const auto& file : expanded) {
     const std::string text = read_text_file(file);
     hash = fnv1a(text, hash);

@@ -176,6 +176,7 @@ nlohmann::json validate_report(const ValidateOptions& options) {
   }
   if (!options.e2e.empty()) {
     auto rows = load_e2e_rows(options.e2e);
+    const std::string files = e2e_files_label(options.e2e);
     std::unique_ptr<LatencyModel> baseline;
     if (options.model.empty()) baseline = bundled_analytical_model();
     const LatencyModel* model = options.model.empty() ? baseline.get() : learned.get();
@@ -186,11 +187,11 @@ nlohmann::json validate_report(const ValidateOptions& options) {
     if (!data_parallel) {
       std::erase_if(rows, [](const E2eRow& r) { return r.num_gpus > 1; });
     }
-    require_single_gpu_rows(rows, options.e2e);
+    require_single_gpu_rows(rows, files);
     const auto terms = e2e_terms(rows, *model);
     const EagerOverhead overhead = model->eager_overhead_for(e2e_network_source(rows));
     const E2eEvaluation eval = evaluate_e2e(rows, terms, overhead);
-    report["e2e"] = {{"file", options.e2e},
+    report["e2e"] = {{"file", files},
                      {"latency_model", options.model.empty() ? "analytical" : report["model"]},
                      {"rows", rows.size()},
                      {"eager_overhead_source", overhead.source}};

@@ -42,8 +42,10 @@ void add_train_command(CLI::App& app, Runner& run) {
   sub->add_option("--out", opts->out,
                   "Write the model (all rows, the best regressor per op family) to FILE");
   sub->add_option("--e2e", opts->e2e,
-                  "End-to-end CSV: calibrates the model's eager-framework overhead (with --out); "
-                  "without --data, the analytical baseline's");
+                  "End-to-end CSVs, one or more of one kind (torchvision or NAS): calibrate the "
+                  "model's eager-framework overhead (with --out); without --data, the analytical "
+                  "baseline's")
+      ->expected(1, -1);
   sub->add_option("--max-rows", opts->max_rows, "Use a seeded uniform sample of N rows")
       ->check(positive_integer());
   sub->add_option("--seed", opts->seed, "Seed for sampling and folds")->capture_default_str();

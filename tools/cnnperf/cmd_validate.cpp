@@ -17,7 +17,9 @@ void add_validate_command(CLI::App& app, Runner& run) {
   sub->add_option("--data", opts->data, "Measured layer CSVs (plain or .gz), one or more")
       ->expected(1, -1);
   sub->add_option("--e2e", opts->e2e,
-                  "Measured end-to-end CSV (e2e_torchvision.csv or e2e_help_nas.csv.gz schema)");
+                  "Measured end-to-end CSVs, one or more of one kind (e2e_torchvision.csv or "
+                  "e2e_help_nas.csv.gz schema)")
+      ->expected(1, -1);
   sub->add_option("--power", opts->power,
                   "Measured power CSV (power_zeus.csv schema): power, power-cap slowdown and "
                   "energy errors of the power model");

@@ -359,6 +359,22 @@ TEST(ValidatePowerCli, FailsTheGateWhenTheSlowdownErrorIsAboveTheBar) {
   EXPECT_NE(r.err.find("power-cap slowdown MAPE"), std::string::npos) << r.err;
 }
 
+// --e2e takes several files, like --data: the same rows named twice are read once, and the
+// report names the files it read.
+TEST(ValidateE2eCli, SeveralFilesAreReadAsOne) {
+  const std::string e2e = source_file("datasets/e2e_torchvision.csv");
+  const RunResult once = run_cnnperf("validate --e2e " + e2e + " --format json");
+  const RunResult twice = run_cnnperf("validate --e2e " + e2e + " " + e2e + " --format json");
+  ASSERT_EQ(once.exit_code, 0) << once.err;
+  ASSERT_EQ(twice.exit_code, 0) << twice.err;
+  EXPECT_NE(twice.err.find("named more than once in --e2e; read once"), std::string::npos)
+      << twice.err;
+  const auto a = nlohmann::json::parse(once.out)["e2e"];
+  const auto b = nlohmann::json::parse(twice.out)["e2e"];
+  EXPECT_EQ(a["rows"], b["rows"]);
+  EXPECT_EQ(a["overall"], b["overall"]);
+}
+
 // Only the single-GPU end-to-end MAPE was gated; the 2+ GPU rows' could be anything.
 TEST(ValidateE2eCli, TheGateCoversTheDataParallelRowsToo) {
   const std::string e2e = source_file("datasets/e2e_torchvision.csv");

@@ -6,8 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "cnnperf/e2e.hpp"
 #include "cnnperf/error.hpp"
@@ -205,6 +208,51 @@ TEST(E2eNasRows, BundledNasOverheadPredictsHelpsRowsBetterThanTheZooOne) {
   EXPECT_LT(own.overall.mape_pct, 10.0);  // 7.0 % on all rows
   EXPECT_LT(own.overall.mape_pct, zoo.overall.mape_pct);
   EXPECT_EQ(own.per_slice.size(), 24U);  // 2 spaces x 3 batches x 4 GPUs
+}
+
+// Several --e2e files are read as one: the bundled torchvision rows split in two give the
+// same rows in the same order; a file named twice counts once; NAS and torchvision rows do not
+// mix (their overheads are fitted apart).
+TEST(E2eRowsOfSeveralFiles, ReadAsOneFileOfOneKind) {
+  const std::string whole =
+      std::string(CNNPERF_SOURCE_DIR_FOR_TESTS) + "/datasets/e2e_torchvision.csv";
+  std::ifstream in(whole);
+  std::string header;
+  std::getline(in, header);
+  std::string first = header + "\n";
+  std::string second = header + "\n";
+  std::string line;
+  for (int n = 0; std::getline(in, line); ++n) (n < 1000 ? first : second) += line + "\n";
+  const auto a = write_temp("cnnperf_e2e_part_a.csv", first);
+  const auto b = write_temp("cnnperf_e2e_part_b.csv", second);
+  const auto one = load_e2e_rows(whole);
+  const auto two = load_e2e_rows(std::vector<std::string>{a.string(), b.string()});
+  ASSERT_EQ(two.size(), one.size());
+  for (std::size_t i = 0; i < one.size(); ++i) {
+    EXPECT_EQ(two[i].network, one[i].network) << i;
+    EXPECT_EQ(two[i].gpu.name, one[i].gpu.name) << i;
+    EXPECT_EQ(two[i].latency_ms, one[i].latency_ms) << i;
+  }
+  EXPECT_EQ(load_e2e_rows(std::vector<std::string>{a.string(), a.string()}).size(),
+            load_e2e_rows(a.string()).size());
+  EXPECT_EQ(e2e_files_label({a.string(), b.string()}), a.string() + " " + b.string());
+
+  // SYNTHETIC latency in HELP's layout.
+  const auto nas = write_temp("cnnperf_e2e_nas_one.csv",
+                              "space,arch_index,arch,gpu,gpu_name,batch,mode,latency_ms\n"
+                              "nasbench201,0," +
+                                  kCell + ",titanx,TITAN X (Pascal),32,inference,5.5\n");
+  try {
+    (void)load_e2e_rows(std::vector<std::string>{a.string(), nas.string()});
+    ADD_FAILURE() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              nas.string() + ": NAS networks after torchvision networks in " + a.string() +
+                  "; expected files of one kind (calibrate and validate "
+                  "them apart)");
+  }
+  EXPECT_THROW((void)load_e2e_rows(std::vector<std::string>{}), InputError);
+  for (const auto& p : {a, b, nas}) std::filesystem::remove(p);
 }
 
 }  // namespace

@@ -317,7 +317,8 @@ TEST_F(TrainCommand, ReportsEachSourceSeparatelyWhenTheDataMixSources) {
 
 TEST_F(TrainCommand, ValidateWithoutAModelScoresWhatPredictWouldUse) {
   ValidateOptions opts;
-  opts.e2e = (fs::path(CNNPERF_SOURCE_DIR_FOR_TESTS) / "datasets" / "e2e_torchvision.csv").string();
+  opts.e2e = {
+      (fs::path(CNNPERF_SOURCE_DIR_FOR_TESTS) / "datasets" / "e2e_torchvision.csv").string()};
   const auto report = validate_report(opts);
   EXPECT_EQ(report["e2e"]["latency_model"], "analytical");
   EXPECT_FALSE(report.contains("model"));
@@ -341,7 +342,8 @@ TEST_F(TrainCommand, ValidateWithoutAModelScoresWhatPredictWouldUse) {
 TEST_F(TrainCommand, ValidateLeavesOutMultiGpuRowsAModelWithoutDataParallelTermsCannotPredict) {
   ValidateOptions opts;
   opts.model = model_;  // trained without --e2e: no data-parallel calibration
-  opts.e2e = (fs::path(CNNPERF_SOURCE_DIR_FOR_TESTS) / "datasets" / "e2e_torchvision.csv").string();
+  opts.e2e = {
+      (fs::path(CNNPERF_SOURCE_DIR_FOR_TESTS) / "datasets" / "e2e_torchvision.csv").string()};
   const auto report = validate_report(opts);
   EXPECT_FALSE(report["e2e"].contains("data_parallel"));
   EXPECT_EQ(report["e2e"]["unmodelled_multi_gpu_rows"].get<std::size_t>(), 1296U);
