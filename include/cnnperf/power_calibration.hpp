@@ -47,6 +47,9 @@ struct PowerData {
 /// Throws InputError naming file:line and field for malformed rows or unknown GPUs. `path` is
 /// found as user_file_or_resource finds it (bundled `datasets/...` from any directory).
 [[nodiscard]] PowerData load_power_rows(const std::string& path);
+/// The rows of several power CSVs as one set, in order (names may be wildcards; a file named
+/// twice is read once); `path` is the files' names, space-separated.
+[[nodiscard]] PowerData load_power_rows(const std::vector<std::string>& files);
 
 /// The power model's answer for one row, next to the measurement.
 struct PowerRowResult {
@@ -98,11 +101,11 @@ struct PowerScores {
 
 /// Leave-one-GPU-out evaluation, the in-sample fit on every GPU, and the fitted model (whose
 /// `calibration` field carries these figures). JSON: {"kind": "power_calibration", ...}.
-[[nodiscard]] nlohmann::json power_calibration_report(const std::string& path,
+[[nodiscard]] nlohmann::json power_calibration_report(const std::vector<std::string>& files,
                                                       const std::string& command_line);
 
 /// The scores of one given power model on a power CSV, per GPU and overall (validate --power).
-[[nodiscard]] nlohmann::json power_validation_report(const std::string& path,
+[[nodiscard]] nlohmann::json power_validation_report(const std::vector<std::string>& files,
                                                      const PowerModel& power);
 
 /// Either report as a table (with the fitted parameters and skipped rows), CSV or JSON.

@@ -26,7 +26,7 @@ struct TrainOptions {
   int folds = 5;
   std::string out;                     ///< model file to write; empty: metrics only
   std::vector<std::string> e2e;        ///< end-to-end CSVs: calibrate the eager overhead
-  std::string power;                   ///< power CSV: calibrates the power model (not with data)
+  std::vector<std::string> power;      ///< power CSVs: calibrate the power model (not with data)
   std::size_t max_rows = 0;            ///< 0: all rows; else a seeded uniform sample
   std::uint64_t seed = 42;
   std::string format = "table";

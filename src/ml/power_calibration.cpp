@@ -74,6 +74,21 @@ std::vector<std::size_t> all_rows(std::size_t n) {
 
 }  // namespace
 
+PowerData load_power_rows(const std::vector<std::string>& files) {
+  if (files.empty()) throw InputError("--power: expected at least one power CSV");
+  PowerData all;
+  std::vector<std::string> paths;
+  for (const auto& file : user_file_list(files, "--power")) {
+    PowerData part = load_power_rows(file);
+    paths.push_back(part.path);
+    all.rows.insert(all.rows.end(), std::make_move_iterator(part.rows.begin()),
+                    std::make_move_iterator(part.rows.end()));
+    for (const auto& [reason, n] : part.skipped) all.skipped[reason] += n;
+  }
+  all.path = join(paths, " ");
+  return all;
+}
+
 PowerData load_power_rows(const std::string& named) {
   const std::string path = user_file_or_resource(named);  // `datasets/...` from any directory
   const CsvTable t = read_csv(path);
@@ -408,8 +423,10 @@ nlohmann::json report_header(const PowerData& data, const std::string& kind) {
 
 }  // namespace
 
-nlohmann::json power_calibration_report(const std::string& path, const std::string& command_line) {
-  const PowerData data = load_power_rows(path);
+nlohmann::json power_calibration_report(const std::vector<std::string>& files,
+                                        const std::string& command_line) {
+  const PowerData data = load_power_rows(files);
+  const std::string path = join(files, " ");  // as named, not as resolved
   const AnalyticalModel latency(AnalyticalParams{}, bundled_analytical_overhead());
   const PowerCalibrationSet set(data, latency);
   const auto by_gpu = rows_by_gpu(data);
@@ -491,8 +508,9 @@ nlohmann::json power_calibration_report(const std::string& path, const std::stri
   return report;
 }
 
-nlohmann::json power_validation_report(const std::string& path, const PowerModel& power) {
-  const PowerData data = load_power_rows(path);
+nlohmann::json power_validation_report(const std::vector<std::string>& files,
+                                       const PowerModel& power) {
+  const PowerData data = load_power_rows(files);
   const AnalyticalModel latency(AnalyticalParams{}, bundled_analytical_overhead());
   const PowerCalibrationSet set(data, latency);
   nlohmann::json report = report_header(data, "power_validation");

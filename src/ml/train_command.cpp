@@ -427,7 +427,7 @@ nlohmann::json train_report(const TrainOptions& options) {
       throw InputError("--power and --data: expected one of them (power rows calibrate the power "
                        "model, layer rows the latency model)");
     }
-    std::string command = "cnnperf train --power " + options.power;
+    std::string command = "cnnperf train --power " + join(options.power, " ");
     if (!options.out.empty()) command += " --out " + options.out;
     nlohmann::json report = power_calibration_report(options.power, command);
     if (!options.out.empty()) {

@@ -14,8 +14,9 @@ void add_train_command(CLI::App& app, Runner& run) {
   sub->add_option("--data", opts->data, "Measured layer CSVs (plain or .gz), one or more")
       ->expected(1, -1);
   sub->add_option("--power", opts->power,
-                  "Measured power CSV (datasets/power_zeus.csv): calibrate the power model "
-                  "instead, leave-one-GPU-out; --out writes it");
+                  "Measured power CSVs, one or more (datasets/power_zeus.csv): calibrate the "
+                  "power model instead, leave-one-GPU-out; --out writes it")
+      ->expected(1, -1);
   sub->add_option("--regressor", opts->regressor, "linear|knn|dtree|rf|xgboost|all")
       ->capture_default_str();
   sub->add_option("--features", opts->features,

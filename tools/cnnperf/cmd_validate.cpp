@@ -21,8 +21,9 @@ void add_validate_command(CLI::App& app, Runner& run) {
                   "e2e_help_nas.csv.gz schema)")
       ->expected(1, -1);
   sub->add_option("--power", opts->power,
-                  "Measured power CSV (power_zeus.csv schema): power, power-cap slowdown and "
-                  "energy errors of the power model");
+                  "Measured power CSVs, one or more (power_zeus.csv schema): power, power-cap "
+                  "slowdown and energy errors of the power model")
+      ->expected(1, -1);
   sub->add_option("--power-model", opts->power_model,
                   "Power model file for --power (default: the bundled models/power_model.json)");
   sub->add_option("--fail-if-mape-above", opts->fail_if_mape_above,

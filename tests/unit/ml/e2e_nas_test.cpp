@@ -7,7 +7,6 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -216,15 +215,7 @@ TEST(E2eNasRows, BundledNasOverheadPredictsHelpsRowsBetterThanTheZooOne) {
 TEST(E2eRowsOfSeveralFiles, ReadAsOneFileOfOneKind) {
   const std::string whole =
       std::string(CNNPERF_SOURCE_DIR_FOR_TESTS) + "/datasets/e2e_torchvision.csv";
-  std::ifstream in(whole);
-  std::string header;
-  std::getline(in, header);
-  std::string first = header + "\n";
-  std::string second = header + "\n";
-  std::string line;
-  for (int n = 0; std::getline(in, line); ++n) (n < 1000 ? first : second) += line + "\n";
-  const auto a = write_temp("cnnperf_e2e_part_a.csv", first);
-  const auto b = write_temp("cnnperf_e2e_part_b.csv", second);
+  const auto [a, b] = testing::split_csv(whole, 1000, "cnnperf_e2e_part");
   const auto one = load_e2e_rows(whole);
   const auto two = load_e2e_rows(std::vector<std::string>{a.string(), b.string()});
   ASSERT_EQ(two.size(), one.size());

@@ -46,6 +46,26 @@ TEST(PowerRows, KeepsOnlyWorkloadsCnnperfBuildsAndCountsTheRest) {
   }
 }
 
+// Several --power files are one set of rows: the Zeus file split in two reads back the same
+// rows and skipped counts, and a file named twice is read once.
+TEST(PowerRows, SeveralFilesReadAsOne) {
+  const auto [a, b] = testing::split_csv(zeus_csv(), 500, "cnnperf_power_part");
+  const PowerData one = load_power_rows(zeus_csv());
+  const PowerData two = load_power_rows(std::vector<std::string>{a.string(), b.string()});
+  ASSERT_EQ(two.rows.size(), one.rows.size());
+  for (std::size_t i = 0; i < one.rows.size(); ++i) {
+    EXPECT_EQ(two.rows[i].gpu_name, one.rows[i].gpu_name) << i;
+    EXPECT_EQ(two.rows[i].avg_power_w, one.rows[i].avg_power_w) << i;
+  }
+  EXPECT_EQ(two.skipped, one.skipped);
+  EXPECT_EQ(two.path, a.string() + " " + b.string());
+  EXPECT_EQ(load_power_rows(std::vector<std::string>{a.string(), a.string()}).rows.size(),
+            load_power_rows(a.string()).rows.size());
+  EXPECT_THROW((void)load_power_rows(std::vector<std::string>{}), InputError);
+  std::filesystem::remove(a);
+  std::filesystem::remove(b);
+}
+
 TEST(PowerRows, ScoredOnlyRowsDoNotMoveTheFit) {
   const PowerData all = load_power_rows(zeus_csv());
   PowerData fitted_only = all;
@@ -86,7 +106,7 @@ TEST(PowerRows, MalformedRowsNameFileLineAndField) {
 class PowerCalibration : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    report_ = new nlohmann::json(power_calibration_report(zeus_csv(), "test"));
+    report_ = new nlohmann::json(power_calibration_report({zeus_csv()}, "test"));
   }
   static void TearDownTestSuite() {
     delete report_;
