@@ -83,6 +83,13 @@ class GpuDatabase {
   /// Resolves a name or alias (case-insensitive, vendor words and punctuation ignored) or a
   /// family name (to its default variant). nullopt when nothing matches.
   [[nodiscard]] std::optional<GpuSpec> find(std::string_view name) const;
+  /// Of the entries named in `among` (database names), another board of `gpu`'s chip: the
+  /// same non-empty `family`, architecture and SM count (an A100-SXM4 for an A100-PCIe), the
+  /// closest in boost clock, memory bandwidth and TDP (ties: the earlier entry). Such boards
+  /// run a shape with the same kernels and the same wave steps. Null when none, or when `gpu`
+  /// itself is named in `among`. Points into this database.
+  [[nodiscard]] const GpuSpec* board_of_same_chip(const GpuSpec& gpu,
+                                                  const std::vector<std::string>& among) const;
   /// Up to `count` database names closest to `name` (edit distance on normalized names).
   [[nodiscard]] std::vector<std::string> closest(std::string_view name, int count = 3) const;
   /// find(), or a path to a JSON spec file; throws InputError with the closest names.

@@ -197,13 +197,11 @@ inline constexpr std::size_t kMinRowsPerSourceModel = 1000;
 [[nodiscard]] const FamilyModel* model_for_source(const std::vector<const FamilyModel*>& models,
                                                   const std::string& source);
 
-/// The GPU `model` was trained on that stands in for `gpu` when `gpu` itself was not: a
-/// bundled-database entry of the same non-empty `family`, architecture and SM count (another
-/// board of the same chip, e.g. an A100-SXM4 for a model that saw an A100-PCIe), the closest
-/// in boost clock, memory bandwidth and TDP. Same chip and SM count means the same cuDNN
-/// kernel choices and the same wave and tile steps per shape, which the regressor learned on
-/// the sibling; the analytical baseline still takes `gpu`'s own clocks and bandwidth. Null
-/// when `gpu` was trained on or has no such sibling. Points into GpuDatabase::bundled().
+/// The GPU `model` was trained on that stands in for `gpu` when `gpu` itself was not: another
+/// board of its chip among the model's GPUs (GpuDatabase::board_of_same_chip of the bundled
+/// database, e.g. an A100-PCIe for an A100-SXM4). It runs a shape with the same cuDNN kernels
+/// and wave and tile steps, which the regressor learned on it; the analytical baseline still
+/// takes `gpu`'s own clocks and bandwidth. Null when `gpu` was trained on or has no sibling.
 [[nodiscard]] const GpuSpec* seen_sibling(const FamilyModel& model, const GpuSpec& gpu);
 
 /// Whether `model` gives a row of `source` on `gpu` the analytical estimate instead of its

@@ -122,6 +122,9 @@ struct EagerOverhead {
   /// Set to the GPU's architecture when its host terms and kernel-time scale are its
   /// architecture's GPUs' (overhead_for_gpu under UnseenGpuTerms::kArchitecture).
   std::string terms_architecture;
+  /// Set to the GPU whose kernel-time scale a GPU without terms took as another board of its
+  /// chip (overhead_for_gpu; GpuDatabase::board_of_same_chip); the host terms stay the others.
+  std::string kernel_time_scale_board;
   /// nn.DataParallel terms for GPUs without multi-GPU rows of their own, and by GPU database
   /// name those fitted on a GPU's own rows; overhead_for_gpu applies them.
   DataParallelTerms data_parallel;

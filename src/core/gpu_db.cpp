@@ -6,6 +6,7 @@
 #include <cmath>
 #include <exception>
 #include <filesystem>
+#include <limits>
 #include <numeric>
 #include <set>
 #include <string>
@@ -555,6 +556,33 @@ GpuDatabase GpuDatabase::load(const std::string& path) {
 const GpuDatabase& GpuDatabase::bundled() {
   static const GpuDatabase db = load(find_resource("models/gpus.json").string());
   return db;
+}
+
+const GpuSpec* GpuDatabase::board_of_same_chip(const GpuSpec& gpu,
+                                               const std::vector<std::string>& among) const {
+  const auto named = [&](const std::string& name) {
+    return std::find(among.begin(), among.end(), name) != among.end();
+  };
+  if (gpu.family.empty() || named(gpu.name)) return nullptr;
+  const auto log_gap = [](double a, double b) {
+    return a > 0 && b > 0 ? std::abs(std::log(a / b)) : 0.0;
+  };
+  const GpuSpec* best = nullptr;
+  double best_gap = std::numeric_limits<double>::infinity();
+  for (const auto& entry : gpus_) {
+    if (entry.family != gpu.family || entry.architecture != gpu.architecture ||
+        entry.sm_count != gpu.sm_count || !named(entry.name)) {
+      continue;
+    }
+    const double gap = log_gap(entry.boost_clock_mhz, gpu.boost_clock_mhz) +
+                       log_gap(entry.memory_bandwidth_gbs, gpu.memory_bandwidth_gbs) +
+                       log_gap(entry.tdp_w, gpu.tdp_w);
+    if (gap < best_gap) {
+      best = &entry;
+      best_gap = gap;
+    }
+  }
+  return best;
 }
 
 std::optional<GpuSpec> GpuDatabase::find(std::string_view name) const {

@@ -39,6 +39,9 @@ nlohmann::json to_json(const EagerOverhead& o) {
                         {"source", o.source}};
   if (!o.step_scale_family.empty()) out["step_scale_family"] = o.step_scale_family;
   if (!o.terms_architecture.empty()) out["terms_architecture"] = o.terms_architecture;
+  if (!o.kernel_time_scale_board.empty()) {
+    out["kernel_time_scale_board"] = o.kernel_time_scale_board;
+  }
   if (!o.per_gpu.empty()) {
     nlohmann::json per_gpu = nlohmann::json::object();
     for (const auto& [gpu, c] : o.per_gpu) {
@@ -159,11 +162,12 @@ EagerOverhead eager_overhead_from_json(const nlohmann::json& j, const std::strin
     }
     o.step_scale_family = j["step_scale_family"].get<std::string>();
   }
-  if (j.contains("terms_architecture")) {
-    if (!j["terms_architecture"].is_string()) {
-      throw InputError(where + ".terms_architecture: expected a string");
-    }
-    o.terms_architecture = j["terms_architecture"].get<std::string>();
+  for (const auto& [key, field] :
+       {std::pair{"terms_architecture", &o.terms_architecture},
+        std::pair{"kernel_time_scale_board", &o.kernel_time_scale_board}}) {
+    if (!j.contains(key)) continue;
+    if (!j[key].is_string()) throw InputError(where + "." + key + ": expected a string");
+    *field = j[key].get<std::string>();
   }
   // per_gpu_network since 2026-11-24 (HELP's rows); optional like per_network.
   for (const auto& [name, map] : {std::pair{"per_network", &o.per_network},
@@ -308,6 +312,18 @@ EagerOverhead overhead_for_gpu(const EagerOverhead& overhead, const GpuSpec& gpu
   if (it == overhead.per_gpu.end()) {
     if (overhead.unseen_gpu_terms == UnseenGpuTerms::kArchitecture && !gpu.architecture.empty()) {
       apply_architecture_terms(overhead, gpu, out);
+    }
+    // Another board of a chip with terms of its own runs the same kernels: its kernel-time
+    // scale applies; the host terms stay the machine-independent ones.
+    std::vector<std::string> calibrated;
+    for (const auto& [name, c] : overhead.per_gpu) calibrated.push_back(name);
+    if (const GpuSpec* board = GpuDatabase::bundled().board_of_same_chip(gpu, calibrated)) {
+      const auto& c = overhead.per_gpu.at(board->name);
+      out.kernel_time_scale = c.kernel_time_scale;
+      out.kernel_time_scale_board = board->name;
+      out.source += "; kernel_time_scale of " + gpu.name + ": that of " + board->name +
+                    ", another board of its chip, fitted on its " + std::to_string(c.rows) +
+                    " end-to-end rows";
     }
     return out;
   }
@@ -952,7 +968,11 @@ std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
     // The host terms may come from --host-ms-per-op; the scale always comes from the fit.
     out += "            kernel time x" + format_number(r.overhead.kernel_time_scale, 3) + " = " +
            format_number(r.kernel_ms * r.overhead.kernel_time_scale, 4) +
-           (r.overhead.terms_architecture.empty()
+           (!r.overhead.kernel_time_scale_board.empty()
+                ? " ms: that of " + r.overhead.kernel_time_scale_board +
+                      ", another board of this GPU's chip, fitted on its end-to-end rows; host "
+                      "terms of a GPU without rows (eager_overhead.source)\n"
+            : r.overhead.terms_architecture.empty()
                 ? " ms: this GPU's measuring machine, fitted on its end-to-end rows with its host "
                   "terms (eager_overhead.source)\n"
                 : " ms: the mean of its architecture's (" + r.overhead.terms_architecture +

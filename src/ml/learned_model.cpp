@@ -399,30 +399,7 @@ std::vector<double> predict_rows(const std::vector<const FamilyModel*>& models,
 }
 
 const GpuSpec* seen_sibling(const FamilyModel& model, const GpuSpec& gpu) {
-  if (gpu.family.empty() ||
-      std::find(model.gpus.begin(), model.gpus.end(), gpu.name) != model.gpus.end()) {
-    return nullptr;
-  }
-  const auto log_gap = [](double a, double b) {
-    return a > 0 && b > 0 ? std::abs(std::log(a / b)) : 0.0;
-  };
-  const GpuSpec* best = nullptr;
-  double best_gap = std::numeric_limits<double>::infinity();
-  for (const auto& entry : GpuDatabase::bundled().all()) {
-    if (entry.family != gpu.family || entry.architecture != gpu.architecture ||
-        entry.sm_count != gpu.sm_count ||
-        std::find(model.gpus.begin(), model.gpus.end(), entry.name) == model.gpus.end()) {
-      continue;
-    }
-    const double gap = log_gap(entry.boost_clock_mhz, gpu.boost_clock_mhz) +
-                       log_gap(entry.memory_bandwidth_gbs, gpu.memory_bandwidth_gbs) +
-                       log_gap(entry.tdp_w, gpu.tdp_w);
-    if (gap < best_gap) {  // a tie keeps the earlier entry of the database
-      best = &entry;
-      best_gap = gap;
-    }
-  }
-  return best;
+  return GpuDatabase::bundled().board_of_same_chip(gpu, model.gpus);
 }
 
 namespace {

@@ -8,6 +8,7 @@
 
 #include "cnnperf/e2e.hpp"
 #include "cnnperf/error.hpp"
+#include "cnnperf/gpu_spec.hpp"
 #include "synthetic_e2e.hpp"
 
 namespace cnnperf {
@@ -232,6 +233,41 @@ TEST(EagerOverheadUnseenGpu, PolicyAndArchitecturesRoundTripThroughJson) {
   bad["per_gpu"]["gpu-a"]["architecture"] = 3;
   testing::expect_overhead_error_naming(bad, "per_gpu.gpu-a.architecture");
   EXPECT_THROW((void)unseen_gpu_terms_from_string("Shared"), InputError);
+}
+
+// Another board of a chip with terms of its own (an A100-PCIe beside the DGX's A100-SXM4) runs
+// the same kernels: it takes that board's kernel-time scale, and the host terms of a GPU
+// without rows, since those are the machine's.
+TEST(EagerOverheadUnseenGpu, AnotherBoardOfACalibratedChipTakesItsKernelTimeScale) {
+  EagerOverhead o;  // SYNTHETIC terms
+  o.host_ms_per_op = 0.03;
+  o.fixed_ms = 1.0;
+  GpuEagerCalibration sxm4;
+  sxm4.host_ms_per_op = 0.05;
+  sxm4.fixed_ms = 0.5;
+  sxm4.kernel_time_scale = 1.3;
+  sxm4.rows = 108;
+  sxm4.architecture = "ampere";
+  o.per_gpu["a100-sxm4-40gb"] = sxm4;
+  const GpuSpec pcie = *GpuDatabase::bundled().find("a100-pcie-40gb");
+  const EagerOverhead board = overhead_for_gpu(o, pcie);
+  EXPECT_DOUBLE_EQ(board.kernel_time_scale, 1.3);
+  EXPECT_DOUBLE_EQ(board.host_ms_per_op, 0.03);
+  EXPECT_DOUBLE_EQ(board.fixed_ms, 1.0);
+  EXPECT_EQ(board.kernel_time_scale_board, "a100-sxm4-40gb");
+  EXPECT_NE(board.source.find("that of a100-sxm4-40gb, another board of its chip, fitted on its "
+                              "108 end-to-end rows"),
+            std::string::npos)
+      << board.source;
+  EXPECT_EQ(eager_overhead_from_json(to_json(board), "x").kernel_time_scale_board,
+            "a100-sxm4-40gb");
+  // Another chip of its architecture (an A10) does not; the calibrated board keeps its own.
+  const EagerOverhead other = overhead_for_gpu(o, *GpuDatabase::bundled().find("a10"));
+  EXPECT_DOUBLE_EQ(other.kernel_time_scale, 1.0);
+  EXPECT_TRUE(other.kernel_time_scale_board.empty());
+  const EagerOverhead own = overhead_for_gpu(o, *GpuDatabase::bundled().find("a100-sxm4-40gb"));
+  EXPECT_DOUBLE_EQ(own.host_ms_per_op, 0.05);
+  EXPECT_TRUE(own.kernel_time_scale_board.empty());
 }
 
 TEST(EagerOverheadUnseenGpu, LeaveGpuOutScoresEachPolicyOnTheSameFits) {
