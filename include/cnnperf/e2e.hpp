@@ -35,8 +35,6 @@ struct E2eRow {
 /// (user_files_or_resources); a file named twice is read once; torchvision and NAS files
 /// together are an InputError (their overheads are calibrated apart).
 [[nodiscard]] std::vector<E2eRow> load_e2e_rows(const std::vector<std::string>& files);
-/// The files as one label for reports and errors ("a.csv" or "a.csv b.csv").
-[[nodiscard]] std::string e2e_files_label(const std::vector<std::string>& files);
 
 /// Throws InputError "<path>: no single-GPU rows of zoo networks" unless `rows` has one: the
 /// single-GPU rows calibrate and are scored first; multi-GPU rows only add to them.

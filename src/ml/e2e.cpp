@@ -148,10 +148,6 @@ std::vector<E2eRow> load_e2e_rows(const std::vector<std::string>& files) {
   return rows;
 }
 
-std::string e2e_files_label(const std::vector<std::string>& files) {
-  return join(files, " ");
-}
-
 void require_single_gpu_rows(const std::vector<E2eRow>& rows, const std::string& path) {
   if (std::none_of(rows.begin(), rows.end(), [](const E2eRow& r) { return r.num_gpus == 1; })) {
     throw InputError(path + ": no single-GPU rows of zoo networks");
@@ -716,7 +712,7 @@ E2eCalibration calibrate_e2e(const std::string& path, const LatencyModel& model)
 
 E2eCalibration calibrate_e2e(const std::vector<std::string>& files, const LatencyModel& model) {
   const auto rows = load_e2e_rows(files);
-  const std::string path = e2e_files_label(files);
+  const std::string path = join(files, " ");
   require_single_gpu_rows(rows, path);
   spdlog::info("{}: {} end-to-end rows; computing model terms", path, rows.size());
   const auto terms = e2e_terms(rows, model);

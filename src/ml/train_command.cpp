@@ -356,7 +356,7 @@ std::string command_line_of(const TrainOptions& o) {
   if (!o.params.empty()) line += " --params '" + o.params + "'";
   if (!o.host_floor) line += " --no-host-floor";
   if (o.unseen_gpu_check) line += " --unseen-gpu-check";
-  if (!o.e2e.empty()) line += " --e2e " + e2e_files_label(o.e2e);
+  if (!o.e2e.empty()) line += " --e2e " + join(o.e2e, " ");
   if (!o.out.empty()) line += " --out " + o.out;
   return line;
 }
@@ -380,8 +380,7 @@ nlohmann::json analytical_overhead_report(const TrainOptions& options) {
         {"kind", "eager_overhead"},
         {"tool_version", CNNPERF_VERSION},
         {"latency_model", "analytical"},
-        {"command_line",
-         "cnnperf train --e2e " + e2e_files_label(options.e2e) + " --out " + options.out},
+        {"command_line", "cnnperf train --e2e " + join(options.e2e, " ") + " --out " + options.out},
         {"eager_overhead", to_json(e2e.overhead)},
         {"calibration",
          {{"unseen_gpu_terms", e2e.report["unseen_gpu_terms"]},

@@ -176,7 +176,7 @@ nlohmann::json validate_report(const ValidateOptions& options) {
   }
   if (!options.e2e.empty()) {
     auto rows = load_e2e_rows(options.e2e);
-    const std::string files = e2e_files_label(options.e2e);
+    const std::string files = join(options.e2e, " ");
     std::unique_ptr<LatencyModel> baseline;
     if (options.model.empty()) baseline = bundled_analytical_model();
     const LatencyModel* model = options.model.empty() ? baseline.get() : learned.get();

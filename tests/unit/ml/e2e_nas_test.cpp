@@ -226,7 +226,6 @@ TEST(E2eRowsOfSeveralFiles, ReadAsOneFileOfOneKind) {
   }
   EXPECT_EQ(load_e2e_rows(std::vector<std::string>{a.string(), a.string()}).size(),
             load_e2e_rows(a.string()).size());
-  EXPECT_EQ(e2e_files_label({a.string(), b.string()}), a.string() + " " + b.string());
 
   // SYNTHETIC latency in HELP's layout.
   const auto nas = write_temp("cnnperf_e2e_nas_one.csv",
