@@ -508,6 +508,7 @@ int run_plan(const PlanOptions& options) {
   // fits, so a script can tell "no deployment meets the tolerances" from success.
   const bool any_feasible = std::any_of(result.ranked.begin(), result.ranked.end(),
                                         [](const ScoredCandidate& c) { return c.feasible; });
+  // plan_for_options throws when nothing is ranked; front() below needs a candidate.
   if (!any_feasible && !result.ranked.empty()) {
     throw BudgetExceeded(
         "plan: no candidate is feasible (first: " + result.ranked.front().candidate.network +

@@ -211,8 +211,8 @@ std::string predict_layers_csv_text(const LayerTable& table, const GpuSpec* gpu,
     }
     return format_table(header, rows);
   }
-  // Where the numbers came from, and the version of the JSON form, end each CSV row; the
-  // table, read by a person, has the model in the command line.
+  // Where the numbers came from, and the version of the JSON form, end each CSV row (the
+  // table, for a person, leaves them out).
   for (std::string name : {"model", "schema_version"}) {
     while (std::find(header.begin(), header.end(), name) != header.end()) {
       name = "predicted_" + name;
