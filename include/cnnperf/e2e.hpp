@@ -107,7 +107,6 @@ struct E2eCalibration {
 };
 [[nodiscard]] E2eCalibration calibrate_e2e(const std::vector<std::string>& files,
                                            const LatencyModel& model);
-[[nodiscard]] E2eCalibration calibrate_e2e(const std::string& path, const LatencyModel& model);
 
 /// The analytical baseline's calibrated overhead, models/eager_overhead.json (loaded once;
 /// written by `cnnperf train --e2e datasets/e2e_torchvision.csv --out ...`).

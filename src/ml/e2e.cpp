@@ -706,10 +706,6 @@ E2eEvaluation evaluate_e2e_config_folds(const std::vector<E2eRow>& rows,
   return evaluate_leave_group_out(rows, terms, group, policy);
 }
 
-E2eCalibration calibrate_e2e(const std::string& path, const LatencyModel& model) {
-  return calibrate_e2e(std::vector<std::string>{path}, model);
-}
-
 E2eCalibration calibrate_e2e(const std::vector<std::string>& files, const LatencyModel& model) {
   const auto rows = load_e2e_rows(files);
   const std::string path = join(files, " ");

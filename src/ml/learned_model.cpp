@@ -97,12 +97,12 @@ FeatureMatrix matrix_for_rows(const TrainingData& data, const std::vector<std::s
   layers.reserve(rows.size());
   gpus.reserve(rows.size());
   sources.reserve(rows.size());
-  for (const auto r : rows) {
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto r = rows[i];
     layers.push_back(&data.layers[r]);
-    gpus.push_back(&data.gpus[r]);
+    gpus.push_back(feature_gpus != nullptr ? (*feature_gpus)[i] : &data.gpus[r]);
     sources.push_back(data.sources[r]);
   }
-  if (feature_gpus != nullptr) gpus = *feature_gpus;
   return build_feature_matrix(layers, gpus, sources, spec);
 }
 

@@ -41,7 +41,7 @@ TEST(EagerOverheadCalibration, BundledFileIsTheFitOnAllRowsAndBeatsTheDefaults) 
   const std::string path = std::string(CNNPERF_SOURCE_DIR_FOR_TESTS) +
                            "/datasets/e2e_torchvision.csv";
   const AnalyticalModel analytical;  // kernel times only; the overhead is what is fitted
-  const E2eCalibration cal = calibrate_e2e(path, analytical);
+  const E2eCalibration cal = calibrate_e2e({path}, analytical);
   const EagerOverhead& bundled = bundled_analytical_overhead();
   EXPECT_NEAR(bundled.host_ms_per_op, cal.overhead.host_ms_per_op, 1e-9);
   EXPECT_NEAR(bundled.gpu_gap_ms_per_kernel, cal.overhead.gpu_gap_ms_per_kernel, 1e-9);
