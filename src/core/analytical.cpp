@@ -166,9 +166,11 @@ void estimate_gemm_like(LayerEstimate& e, const Layer& layer, const GpuSpec& gpu
     e.algorithm = "gemm";
   } else {
     const double g = static_cast<double>(layer.groups);
-    shape = {static_cast<double>(layer.batch * layer.h_out() * layer.w_out()),
-             static_cast<double>(layer.c_out) / g,
-             static_cast<double>(layer.c_in / layer.groups * layer.kernel_h * layer.kernel_w), g};
+    shape = {
+        static_cast<double>(layer.batch * layer.h_out() * layer.w_out()),
+        static_cast<double>(layer.c_out) / g,
+        static_cast<double>(layer.c_in) / g * static_cast<double>(layer.kernel_h * layer.kernel_w),
+        g};
     e.algorithm = "implicit_gemm";
   }
   e.gemm_m = shape.m;

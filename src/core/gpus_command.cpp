@@ -80,6 +80,7 @@ std::string render_list(const GpuDatabase& db, const GpusOptions& o, OutputForma
                                            "bandwidth GB/s", "memory GB",         "TDP W",
                                            "year"};
   std::vector<std::vector<std::string>> cells;
+  cells.reserve(rows.size());
   for (const auto* g : rows) {
     cells.push_back({g->name, g->architecture, std::to_string(g->sm_count),
                      number_text(g->boost_clock_mhz), number_text(g->fp32_tflops),

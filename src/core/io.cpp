@@ -367,6 +367,7 @@ std::string format_table(const std::vector<std::string>& header,
   };
   emit(header, true);
   std::vector<std::string> rule;
+  rule.reserve(width.size());
   for (const auto w : width) rule.emplace_back(w, '-');
   emit(rule, true);
   for (const auto& row : rows) emit(row, false);
@@ -500,7 +501,7 @@ std::vector<std::string> glob_paths(const std::string& pattern) {
 fs::path find_resource(const std::string& relative) {
   std::error_code ec;
   for (const auto& root : resource_roots()) {
-    const fs::path candidate = root / relative;
+    fs::path candidate = root / relative;
     if (fs::exists(candidate, ec)) return candidate;
   }
   throw Error("cannot find bundled resource '" + relative +

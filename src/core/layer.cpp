@@ -116,6 +116,7 @@ Op op_from_string(std::string_view name) {
 const std::vector<Op>& all_ops() {
   static const std::vector<Op> ops = [] {
     std::vector<Op> out;
+    out.reserve(kOpNames.size());
     for (const auto& entry : kOpNames) out.push_back(entry.op);
     return out;
   }();
@@ -324,15 +325,9 @@ double Layer::flops() const {
 
 double Layer::bytes() const {
   const double bpe = bytes_per_element(dtype);
-  switch (op_class(op)) {
-    case OpClass::kNone: return 0;
-    case OpClass::kConv:
-    case OpClass::kGemm:
-      return bpe * static_cast<double>(input_elements() + params() + output_elements());
-    default:
-      // Normalization reads its per-channel parameters too; negligible but counted.
-      return bpe * static_cast<double>(input_elements() + params() + output_elements());
-  }
+  if (op_class(op) == OpClass::kNone) return 0;
+  // Weights count for conv and GEMM; normalization's per-channel parameters too (negligible).
+  return bpe * static_cast<double>(input_elements() + params() + output_elements());
 }
 
 void Layer::validate(const std::string& where) const {

@@ -420,8 +420,9 @@ class Importer {
         }
       }
       for (const std::int64_t v : ints_attribute(node, "pads")) {
-        if (v < 0)
+        if (v < 0) {
           fail(node, "attribute 'pads': expected non-negative values, got " + std::to_string(v));
+        }
       }
     }
   }
@@ -646,8 +647,11 @@ class Importer {
         a.pad_begin = auto_pad == "SAME_UPPER" ? small : total - small;
         a.pad_end = total - a.pad_begin;
       } else {
-        if (auto_pad == "VALID") a.pad_begin = a.pad_end = 0;
-        else if (auto_pad != "NOTSET" && !auto_pad.empty()) fail(node, "unknown auto_pad '" + auto_pad + "'");
+        if (auto_pad == "VALID") {
+          a.pad_begin = a.pad_end = 0;
+        } else if (auto_pad != "NOTSET" && !auto_pad.empty()) {
+          fail(node, "unknown auto_pad '" + auto_pad + "'");
+        }
         a.out = onnx_window_out(a.in, a.kernel, a.stride, a.dilation, a.pad_begin, a.pad_end,
                                 ceil_mode);
       }

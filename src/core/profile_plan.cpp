@@ -44,6 +44,34 @@ long parse_sweep_int(const std::string& text, const std::string& where) {
   throw InputError(where + ": expected an integer, got '" + text + "'");
 }
 
+// The Layer fields a sweep field sets (a shortcut sets two), to find two axes that overlap.
+std::vector<std::string> swept_members(const std::string& field) {
+  if (field == "kernel" || field == "stride" || field == "dilation") {
+    return {field + "_h", field + "_w"};
+  }
+  if (field == "pad" || field == "padding") return {"pad_h", "pad_w"};
+  if (field == "hw") return {"h_in", "w_in"};
+  return {field};
+}
+
+// The integer Layer members a sweep field can name, so set_field is one lookup per member.
+const std::map<std::string, std::int64_t Layer::*, std::less<>> kIntMembers = {
+    {"batch", &Layer::batch},
+    {"c_in", &Layer::c_in},
+    {"h_in", &Layer::h_in},
+    {"w_in", &Layer::w_in},
+    {"c_out", &Layer::c_out},
+    {"kernel_h", &Layer::kernel_h},
+    {"kernel_w", &Layer::kernel_w},
+    {"stride_h", &Layer::stride_h},
+    {"stride_w", &Layer::stride_w},
+    {"pad_h", &Layer::pad_h},
+    {"pad_w", &Layer::pad_w},
+    {"dilation_h", &Layer::dilation_h},
+    {"dilation_w", &Layer::dilation_w},
+    {"groups", &Layer::groups},
+};
+
 void set_field(Layer& layer, const std::string& field, const std::string& value,
                const std::string& where) {
   if (field == "dtype") {
@@ -59,36 +87,14 @@ void set_field(Layer& layer, const std::string& field, const std::string& value,
                       : padding       ? "a non-negative integer"
                                       : "a positive integer"));
   }
-  if (field == "batch") layer.batch = v;
-  else if (field == "c_in") layer.c_in = v;
-  else if (field == "h_in") layer.h_in = v;
-  else if (field == "w_in") layer.w_in = v;
-  else if (field == "c_out") layer.c_out = v;
-  else if (field == "kernel_h") layer.kernel_h = v;
-  else if (field == "kernel_w") layer.kernel_w = v;
-  else if (field == "stride_h") layer.stride_h = v;
-  else if (field == "stride_w") layer.stride_w = v;
-  else if (field == "pad_h") layer.pad_h = v;
-  else if (field == "pad_w") layer.pad_w = v;
-  else if (field == "dilation_h") layer.dilation_h = v;
-  else if (field == "dilation_w") layer.dilation_w = v;
-  else if (field == "groups") layer.groups = v;
-  else if (field == "bias") layer.bias = v != 0;
-  else if (field == "kernel") layer.kernel_h = layer.kernel_w = v;
-  else if (field == "stride") layer.stride_h = layer.stride_w = v;
-  else if (field == "pad" || field == "padding") layer.pad_h = layer.pad_w = v;
-  else if (field == "dilation") layer.dilation_h = layer.dilation_w = v;
-  else if (field == "hw") layer.h_in = layer.w_in = v;
-}
-
-// The Layer fields a sweep field sets (a shortcut sets two), to find two axes that overlap.
-std::vector<std::string> swept_members(const std::string& field) {
-  if (field == "kernel" || field == "stride" || field == "dilation") {
-    return {field + "_h", field + "_w"};
+  if (field == "bias") {
+    layer.bias = v != 0;
+    return;
   }
-  if (field == "pad" || field == "padding") return {"pad_h", "pad_w"};
-  if (field == "hw") return {"h_in", "w_in"};
-  return {field};
+  for (const std::string& member : swept_members(field)) {
+    const auto it = kIntMembers.find(member);
+    if (it != kIntMembers.end()) layer.*(it->second) = v;
+  }
 }
 
 // Pre-judges a layer: cuDNN forward convolution only, and a well-formed problem.

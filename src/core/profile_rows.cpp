@@ -161,6 +161,7 @@ std::string render_profile_rows(const std::vector<std::vector<std::string>>& row
                                            "algo", "algo_status", "latency_ms", "energy_mj",
                                            "noise_pct", "samples", "main_kernel"};
       std::vector<std::size_t> idx;
+      idx.reserve(shown.size());
       for (const auto& name : shown) {
         idx.push_back(static_cast<std::size_t>(
             std::find(header.begin(), header.end(), name) - header.begin()));
@@ -168,6 +169,7 @@ std::string render_profile_rows(const std::vector<std::vector<std::string>>& row
       std::vector<std::vector<std::string>> cells;
       for (const auto& row : rows) {
         std::vector<std::string> c;
+        c.reserve(idx.size());
         for (std::size_t i : idx) c.push_back(i < row.size() ? row[i] : "");
         cells.push_back(std::move(c));
       }

@@ -104,7 +104,8 @@ void build_mobilenet_v3(NetBuilder& b, std::string_view name) {
     if (c.exp != c.in) b.conv_bn_act(idx(p, j++), c.exp, 1, 1, 1, act);
     b.conv_bn_act(idx(p, j++), c.exp, c.k, c.stride, c.exp, act);
     if (c.se) {
-      squeeze_excite(b, idx(p, j++), make_divisible(static_cast<double>(c.exp / 4), 8), Op::kRelu,
+      const std::int64_t squeeze = c.exp / 4;  // torchvision's input_channels // 4, floored
+      squeeze_excite(b, idx(p, j++), make_divisible(static_cast<double>(squeeze), 8), Op::kRelu,
                      Op::kHardSigmoid);
     }
     b.conv_bn_act(idx(p, j++), c.out, 1, 1, 1, std::nullopt);
@@ -133,9 +134,13 @@ std::int64_t round_to_multiple_of(double value, std::int64_t divisor) {
 
 void build_mnasnet(NetBuilder& b, std::string_view name) {
   double alpha = 1.0;
-  if (name == "mnasnet0_5") alpha = 0.5;
-  else if (name == "mnasnet0_75") alpha = 0.75;
-  else if (name == "mnasnet1_3") alpha = 1.3;
+  if (name == "mnasnet0_5") {
+    alpha = 0.5;
+  } else if (name == "mnasnet0_75") {
+    alpha = 0.75;
+  } else if (name == "mnasnet1_3") {
+    alpha = 1.3;
+  }
   std::vector<std::int64_t> depths;
   for (const int d : {32, 16, 24, 40, 80, 96, 192, 320}) {
     depths.push_back(round_to_multiple_of(d * alpha, 8));
@@ -235,10 +240,15 @@ void build_shufflenet_v2_cifar(NetBuilder& b, std::string_view /*name*/) {
 
 void build_shufflenet_v2(NetBuilder& b, std::string_view name) {
   std::vector<std::int64_t> out;
-  if (name == "shufflenet_v2_x0_5") out = {24, 48, 96, 192, 1024};
-  else if (name == "shufflenet_v2_x1_0") out = {24, 116, 232, 464, 1024};
-  else if (name == "shufflenet_v2_x1_5") out = {24, 176, 352, 704, 1024};
-  else out = {24, 244, 488, 976, 2048};
+  if (name == "shufflenet_v2_x0_5") {
+    out = {24, 48, 96, 192, 1024};
+  } else if (name == "shufflenet_v2_x1_0") {
+    out = {24, 116, 232, 464, 1024};
+  } else if (name == "shufflenet_v2_x1_5") {
+    out = {24, 176, 352, 704, 1024};
+  } else {
+    out = {24, 244, 488, 976, 2048};
+  }
   b.conv("conv1.0", out[0], 3, 2, 1);
   b.batchnorm("conv1.1");
   b.activation("conv1.2", Op::kRelu);

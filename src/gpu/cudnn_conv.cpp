@@ -171,14 +171,16 @@ CudnnConvRunner::CudnnConvRunner(cudnnHandle_t handle, cudaStream_t stream,
                                                 layer.kernel_h * layer.kernel_w);
   const auto& y = d_.y_dims;
   const std::size_t y_elems = static_cast<std::size_t>(y[0]) * y[1] * y[2] * y[3];
-  for (Status st : {x_.allocate(x_elems * elem, "x"), w_.allocate(w_elems * elem, "w"),
-                    y_.allocate(y_elems * elem, "y"), workspace_.allocate(ws, "workspace")}) {
+  for (const Status& st :
+       {x_.allocate(x_elems * elem, "x"), w_.allocate(w_elems * elem, "w"),
+        y_.allocate(y_elems * elem, "y"), workspace_.allocate(ws, "workspace")}) {
     if (!st.ok()) {
       status = st;
       return;
     }
   }
-  for (Status st : {fill_random(x_, x_elems, layer.dtype, 1), fill_random(w_, w_elems, layer.dtype, 2)}) {
+  for (const Status& st :
+       {fill_random(x_, x_elems, layer.dtype, 1), fill_random(w_, w_elems, layer.dtype, 2)}) {
     if (!st.ok()) {
       status = st;
       return;

@@ -153,6 +153,7 @@ AlgoFoldProbabilities algo_fold_probabilities(
       throw InputError("algorithm probabilities: an inner fold holds every training shape");
     }
     std::vector<int> fit_labels;
+    fit_labels.reserve(fit_rows.size());
     for (const auto i : fit_rows) fit_labels.push_back(train_labels[i]);
     AlgoClassifier inner_model(classifier, classifier_params, k);
     inner_model.fit(x_train.select_rows(fit_rows), fit_labels);
@@ -249,6 +250,7 @@ AlgoStudyResult run_algo_study(const TrainingData& data, const std::vector<int>&
     spdlog::info("algo study fold {}/{}: train {} test {}", f + 1, options.folds, train.size(),
                  test.size());
     std::vector<double> ratio_train;
+    ratio_train.reserve(train.size());
     for (const auto i : train) ratio_train.push_back(ratio[i]);
     const FeatureMatrix xb_train = x_base.select_rows(train);
     const FeatureMatrix xb_test = x_base.select_rows(test);
@@ -302,6 +304,7 @@ AlgoStudyResult run_algo_study(const TrainingData& data, const std::vector<int>&
           }
           if (tr.size() < kMinRowsPerMode || te_pos.empty()) continue;
           std::vector<double> rt;
+          rt.reserve(tr.size());
           for (const auto t : tr) rt.push_back(ratio_train[t]);
           const auto pm =
               fit_predict(options.regressor, params, xb_train.select_rows(tr), rt,

@@ -42,6 +42,7 @@ void seeded_shuffle(std::vector<T>& items, std::uint64_t seed) {
 
 std::vector<std::string> numbered_labels(int k) {
   std::vector<std::string> labels;
+  labels.reserve(static_cast<std::size_t>(std::max(k, 0)));
   for (int f = 0; f < k; ++f) labels.push_back("fold " + std::to_string(f + 1));
   return labels;
 }
@@ -175,6 +176,7 @@ CvResult cross_validate(RegressorKind kind, const nlohmann::json& params, const 
     std::vector<double> y_train;
     std::vector<double> w_train;
     std::vector<double> y_test;
+    y_test.reserve(test.size());
     for (std::size_t r : train) {
       y_train.push_back(y[r]);
       if (!options.weights.empty()) w_train.push_back(options.weights[r]);

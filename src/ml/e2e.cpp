@@ -528,6 +528,7 @@ E2eEvaluation evaluate_leave_group_out(const std::vector<E2eRow>& rows,
 
 std::vector<std::string> gpu_groups(const std::vector<E2eRow>& rows) {
   std::vector<std::string> group;
+  group.reserve(rows.size());
   for (const auto& row : rows) group.push_back(row.gpu.name);
   return group;
 }
@@ -673,6 +674,7 @@ E2eEvaluation evaluate_e2e_leave_network_out(const std::vector<E2eRow>& rows,
                                              const std::vector<E2eTerms>& terms,
                                              UnseenGpuTerms policy) {
   std::vector<std::string> group;
+  group.reserve(rows.size());
   for (const auto& row : rows) group.push_back(step_network(row));
   return evaluate_leave_group_out(rows, terms, group, policy);
 }
@@ -685,6 +687,7 @@ E2eEvaluation evaluate_e2e_config_folds(const std::vector<E2eRow>& rows,
   }
   // A configuration's repeated runs (the RTX 2080 Ti's machines) go to one fold together.
   std::vector<std::string> config;
+  config.reserve(rows.size());
   for (const auto& row : rows) {
     config.push_back(network_step_key(row.network, row.dtype, row.mode) + " on " +
                      std::to_string(row.num_gpus) + "x " + row.gpu.name + " batch " +
@@ -702,6 +705,7 @@ E2eEvaluation evaluate_e2e_config_folds(const std::vector<E2eRow>& rows,
     fold_of[distinct[order[k]]] = std::to_string(k % static_cast<std::size_t>(folds));
   }
   std::vector<std::string> group;
+  group.reserve(config.size());
   for (const auto& c : config) group.push_back(fold_of[c]);
   return evaluate_leave_group_out(rows, terms, group, policy);
 }

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <iterator>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 #include "cnnperf/analytical.hpp"
 #include "cnnperf/error.hpp"
@@ -118,6 +120,14 @@ const std::vector<std::string>& ptx_names() {
 }
 #endif
 
+// The feature groups in the order --features and to_string name them.
+constexpr std::pair<std::string_view, bool FeatureSpec::*> kGroups[] = {
+    {"layer", &FeatureSpec::layer}, {"analytical", &FeatureSpec::analytical},
+    {"gpu", &FeatureSpec::gpu},     {"source", &FeatureSpec::source},
+    {"ptx", &FeatureSpec::ptx},     {"quant", &FeatureSpec::quant},
+    {"setup", &FeatureSpec::setup},
+};
+
 }  // namespace
 
 const std::vector<std::string>& known_sources() {
@@ -136,8 +146,7 @@ FeatureSpec FeatureSpec::parse(std::string_view text) {
   }
   const bool edits = all.front() == '+' || all.front() == '-';
   if (!edits) {
-    spec.layer = spec.analytical = spec.gpu = spec.source = spec.setup = false;
-    spec.ptx = spec.quant = false;
+    for (const auto& group : kGroups) spec.*(group.second) = false;
   }
   std::size_t start = 0;
   while (start <= all.size()) {
@@ -150,20 +159,17 @@ FeatureSpec FeatureSpec::parse(std::string_view text) {
       on = item.front() == '+';
       item = item.substr(1);
     }
-    if (item == "layer") spec.layer = on;
-    else if (item == "analytical") spec.analytical = on;
-    else if (item == "gpu") spec.gpu = on;
-    else if (item == "source") spec.source = on;
-    else if (item == "ptx") spec.ptx = on;
-    else if (item == "quant") spec.quant = on;
-    else if (item == "setup") spec.setup = on;
-    else
+    const auto* group = std::find_if(std::begin(kGroups), std::end(kGroups),
+                                     [&](const auto& g) { return g.first == item; });
+    if (group == std::end(kGroups)) {
       throw InputError(
           "--features: unknown group '" + item +
           "' (expected layer, analytical, gpu, source, setup, ptx, quant, default or all)");
+    }
+    spec.*(group->second) = on;
   }
-  if (!spec.layer && !spec.analytical && !spec.gpu && !spec.source && !spec.ptx && !spec.quant &&
-      !spec.setup) {
+  if (std::none_of(std::begin(kGroups), std::end(kGroups),
+                   [&](const auto& g) { return spec.*(g.second); })) {
     throw InputError("--features: expected at least one feature group");
   }
 #ifndef CNNPERF_HAVE_PTX_FEATURES
@@ -174,16 +180,11 @@ FeatureSpec FeatureSpec::parse(std::string_view text) {
 
 std::string FeatureSpec::to_string() const {
   std::string out;
-  auto add = [&](bool on, const char* name) {
-    if (on) out += (out.empty() ? "" : ",") + std::string(name);
-  };
-  add(layer, "layer");
-  add(analytical, "analytical");
-  add(gpu, "gpu");
-  add(source, "source");
-  add(ptx, "ptx");
-  add(quant, "quant");
-  add(setup, "setup");
+  for (const auto& [name, member] : kGroups) {
+    if (!(this->*member)) continue;
+    if (!out.empty()) out += ',';
+    out += name;
+  }
   return out;
 }
 

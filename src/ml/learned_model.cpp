@@ -594,6 +594,7 @@ CvResult cross_validate_family(const TrainingData& data, OpFamily family, Regres
     const std::vector<FamilyModel> models =
         fit_family_models(data, train, family, kind, params, spec, split, host_floor);
     std::vector<const FamilyModel*> views;
+    views.reserve(models.size());
     for (const auto& m : models) views.push_back(&m);
     const auto pred = predict_rows(views, data, test, spec);
     for (std::size_t i = 0; i < test.size(); ++i) result.predicted_ms[test_pos[i]] = pred[i];
@@ -644,11 +645,12 @@ UnseenGpuCheck unseen_gpu_check(const TrainingData& data, const CvResult& logo, 
   std::map<std::string, FamilyModel> without;
   if (host_floor) {
     const auto floors = fit_host_floors(data, logo.rows);
-    for (const auto& [held_out, unused] : floors) {
-      auto& fold = without[held_out.second].host_floor_ms;
+    for (const auto& entry : floors) {
+      const std::string& held_gpu = entry.first.second;
+      auto& fold = without[held_gpu].host_floor_ms;
       if (!fold.empty()) continue;
       fold = floors;
-      std::erase_if(fold, [&](const auto& f) { return f.first.second == held_out.second; });
+      std::erase_if(fold, [&](const auto& f) { return f.first.second == held_gpu; });
     }
   }
   std::vector<double> truth, learned, analytical;

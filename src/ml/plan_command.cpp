@@ -476,6 +476,7 @@ PlanResult plan_for_options(const PlanOptions& options) {
   if (candidates.empty()) {
     // Every limit is at or below every GPU's idle power: nothing could run at all.
     std::vector<std::string> idle;
+    idle.reserve(gpus.size());
     for (const GpuSpec& gpu : gpus) {
       idle.push_back(gpu.name + " " + format_number(gpu.idle_power_w, 4) + " W");
     }

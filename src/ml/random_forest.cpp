@@ -4,6 +4,7 @@
 // and averaged in index order, so the model is bit-identical for any thread count.
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <exception>
 #include <mutex>
 #include <random>
@@ -37,7 +38,7 @@ class RandomForestRegressor final : public Regressor {
     const SortedColumns sorted(x);  // shared by all trees: sorting once, not per tree
     const std::size_t n = x.rows;
     const auto draws = std::max<std::size_t>(
-        1, static_cast<std::size_t>(max_samples * static_cast<double>(n) + 0.5));
+        1, static_cast<std::size_t>(std::llround(max_samples * static_cast<double>(n))));
     std::vector<Tree> trees(n_trees);
     std::vector<std::vector<double>> importances(n_trees, std::vector<double>(x.cols, 0.0));
     parallel_for(n_trees, threads, [&](std::size_t t) {

@@ -448,8 +448,9 @@ nlohmann::json train_report(const TrainOptions& options) {
   const FeatureSpec spec = FeatureSpec::parse(options.features);
   const CvScheme scheme = cv_scheme_from_string(options.cv);
   const SourceSplit split = source_split_from_string(options.sources);
-  if (options.folds < 2) throw InputError("--folds: expected at least 2, got " +
-                                          std::to_string(options.folds));
+  if (options.folds < 2) {
+    throw InputError("--folds: expected at least 2, got " + std::to_string(options.folds));
+  }
   const nlohmann::json overrides = parse_overrides(options.params);
   // Validate every kind's parameters before spending minutes on loading and CV.
   check_overrides(kinds, overrides);
@@ -504,7 +505,9 @@ nlohmann::json train_report(const TrainOptions& options) {
   nlohmann::json unused_sections = nlohmann::json::array();
   for (const auto& [key, value] : overrides.items()) {
     if (!is_source_section(key)) continue;
-    const auto [family, source] = section_parts(key);
+    // Named, not a structured binding: clang-tidy 14 (clang 14) rejects capturing those.
+    const auto [family, source_name] = section_parts(key);
+    const std::string& source = source_name;
     const auto rows = family_rows(data, op_family_from_string(family));
     if (std::none_of(rows.begin(), rows.end(),
                      [&](std::size_t r) { return data.sources[r] == source; })) {
@@ -686,6 +689,7 @@ nlohmann::json train_report(const TrainOptions& options) {
     if (const auto it = unseen.find(family);
         it != unseen.end() && it->second.choice() != "learned") {
       std::vector<const FamilyModel*> views;
+      views.reserve(fitted.size());
       for (const auto& m : fitted) views.push_back(&m);
       const FamilyModel* target = model_for_source(views, kReferenceSource);
       for (auto& m : fitted) {

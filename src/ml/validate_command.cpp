@@ -54,7 +54,7 @@ void add_rows(std::vector<std::vector<std::string>>& rows, const std::string& sc
 std::string render(const nlohmann::json& report, OutputFormat format) {
   if (format == OutputFormat::kJson) return report.dump(2) + "\n";
   // The power section has its own columns (power, slowdown and energy errors).
-  const std::string power =
+  std::string power =
       report.contains("power") ? format_power_report(report["power"], format) : std::string();
   if (!report.contains("layers") && !report.contains("e2e")) return power;
   const std::vector<std::string> header = {"scope", "group", "n", "mape_pct", "r2",

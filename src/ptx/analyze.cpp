@@ -68,8 +68,9 @@ std::string find_ptxas() {
     std::string dir;
     while (std::getline(ss, dir, ':')) {
       std::error_code ec;
-      if (!dir.empty() && std::filesystem::exists(std::filesystem::path(dir) / "ptxas", ec))
+      if (!dir.empty() && std::filesystem::exists(std::filesystem::path(dir) / "ptxas", ec)) {
         return (std::filesystem::path(dir) / "ptxas").string();
+      }
     }
   }
   std::error_code ec;
@@ -148,8 +149,9 @@ std::optional<PtxResources> ptxas_resources(const std::string& file, const std::
     const std::string prefix = fp.filename().string() + ": ";
     std::stringstream ss(all);
     std::string line;
-    while (std::getline(ss, line))
+    while (std::getline(ss, line)) {
       if (line.rfind(prefix, 0) == 0) mine += line.substr(prefix.size()) + "\n";
+    }
     if (!mine.empty()) table = parse_ptxas_output(mine, "models/ptx/resources.txt");
   }
   if (!table) {
@@ -164,8 +166,12 @@ std::optional<PtxResources> ptxas_resources(const std::string& file, const std::
         std::size_t n;
         while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) text.append(buf, n);
         const int rc = pclose(pipe);
-        if (rc == 0) table = parse_ptxas_output(text, "ptxas -v -arch=" + arch);
-        else warnings.push_back("ptxas failed (" + text.substr(0, text.find('\n')) + "): resources not reported");
+        if (rc == 0) {
+          table = parse_ptxas_output(text, "ptxas -v -arch=" + arch);
+        } else {
+          warnings.push_back("ptxas failed (" + text.substr(0, text.find('\n')) +
+                             "): resources not reported");
+        }
       }
     }
   }
@@ -223,8 +229,9 @@ std::uint64_t parse_param_value(const std::string& text, const std::string& what
   if (end == text.c_str() || *end != '\0' || errno == ERANGE) {
     errno = 0;
     const unsigned long long u = std::strtoull(text.c_str(), &end, 0);
-    if (end == text.c_str() || *end != '\0' || errno == ERANGE)
+    if (end == text.c_str() || *end != '\0' || errno == ERANGE) {
       throw InputError(what + ": expected an integer, got '" + text + "'");
+    }
     return u;
   }
   return static_cast<std::uint64_t>(v);
@@ -313,10 +320,12 @@ PtxLaunchResult analyze_ptx_file(const std::string& file, const std::string& ker
   r.divergent_branches = c.divergent_branches;
   r.branch_efficiency = c.branches > 0 ? 1.0 - c.divergent_branches / c.branches : 1.0;
   r.active_lane_efficiency = r.warp_insts > 0 ? r.thread_insts / (32.0 * r.warp_insts) : 1.0;
-  if (c.data_dependent_branch)
+  if (c.data_dependent_branch) {
     r.warnings.push_back("data_dependent_branch: a branch depends on global-memory data (zero-filled here)");
-  if (c.data_dependent_address)
+  }
+  if (c.data_dependent_address) {
     r.warnings.push_back("data_dependent_address: an address depends on global-memory data (zero-filled here)");
+  }
   if (c.shared_out_of_bounds) r.warnings.push_back("shared_out_of_bounds: a shared access fell outside the CTA's shared memory");
   r.resources = ptxas_resources(file, kernel, arch, r.warnings);
   std::lock_guard<std::mutex> lock(g_mutex);
@@ -384,8 +393,9 @@ std::string ptx_results_json(const std::vector<PtxLaunchResult>& results) {
 
 std::string ptx_results_csv(const std::vector<PtxLaunchResult>& results) {
   std::set<std::string> ops;
-  for (const auto& r : results)
+  for (const auto& r : results) {
     for (const auto& [k, v] : r.opcodes_warp) ops.insert(k);
+  }
   std::vector<std::string> header = {"schema_version", "file", "kernel", "layer", "grid_x", "grid_y", "grid_z",
                                      "block_x", "block_y", "block_z", "launches", "sampled", "extrapolated",
                                      "ctas_total", "ctas_simulated", "warp_insts", "thread_insts",
@@ -396,8 +406,10 @@ std::string ptx_results_csv(const std::vector<PtxLaunchResult>& results) {
                                      "spill_loads_bytes", "stack_frame_bytes", "ptxas_shared_bytes",
                                      "barriers", "warnings"};
   std::vector<std::string> class_names;
-  for (int k = 0; k < static_cast<int>(InstClass::kCount); ++k)
+  class_names.reserve(static_cast<std::size_t>(InstClass::kCount));
+  for (int k = 0; k < static_cast<int>(InstClass::kCount); ++k) {
     class_names.emplace_back(ptx::to_string(static_cast<InstClass>(k)));
+  }
   for (const auto& c : class_names) {
     header.push_back("class_" + c + "_warp");
     header.push_back("class_" + c + "_thread");
@@ -422,9 +434,11 @@ std::string ptx_results_csv(const std::vector<PtxLaunchResult>& results) {
                                     num(r.branches), num(r.divergent_branches), num(r.branch_efficiency),
                                     num(r.active_lane_efficiency)};
     if (r.resources) {
-      for (int v : {r.resources->registers, r.resources->spill_stores_bytes, r.resources->spill_loads_bytes,
-                    r.resources->stack_frame_bytes, r.resources->shared_bytes, r.resources->barriers})
+      for (int v :
+           {r.resources->registers, r.resources->spill_stores_bytes, r.resources->spill_loads_bytes,
+            r.resources->stack_frame_bytes, r.resources->shared_bytes, r.resources->barriers}) {
         row.push_back(std::to_string(v));
+      }
     } else {
       for (int i = 0; i < 6; ++i) row.emplace_back();
     }
@@ -462,21 +476,26 @@ std::string ptx_results_table(const std::vector<PtxLaunchResult>& results) {
     out += "  bytes: global ld " + format_number(r.global_ld_bytes, 6) + " st " + format_number(r.global_st_bytes, 6) +
            "  shared ld " + format_number(r.shared_ld_bytes, 6) + " st " + format_number(r.shared_st_bytes, 6) +
            "  local ld " + format_number(r.local_ld_bytes, 6) + " st " + format_number(r.local_st_bytes, 6) + "\n";
-    if (r.resources)
+    if (r.resources) {
       out += "  ptxas " + r.resources->arch + ": " + std::to_string(r.resources->registers) + " registers, " +
              std::to_string(r.resources->shared_bytes) + " B smem, spills " +
              std::to_string(r.resources->spill_stores_bytes) + "/" + std::to_string(r.resources->spill_loads_bytes) + " B\n";
+    }
     std::vector<std::vector<std::string>> rows;
-    for (const auto& [k, v] : r.classes_warp)
-      if (v > 0) rows.push_back({k, format_number(v, 6), format_number(r.classes_thread.at(k), 6),
-                                 format_number(100.0 * v / std::max(1.0, r.warp_insts), 3)});
+    for (const auto& [k, v] : r.classes_warp) {
+      if (v > 0) {
+        rows.push_back({k, format_number(v, 6), format_number(r.classes_thread.at(k), 6),
+                        format_number(100.0 * v / std::max(1.0, r.warp_insts), 3)});
+      }
+    }
     out += format_table({"class", "warp", "thread", "warp_%"}, rows);
     std::vector<std::pair<double, std::string>> top;
     for (const auto& [k, v] : r.opcodes_warp) top.emplace_back(v, k);
     std::sort(top.rbegin(), top.rend());
     rows.clear();
-    for (std::size_t i = 0; i < top.size() && i < 12; ++i)
+    for (std::size_t i = 0; i < top.size() && i < 12; ++i) {
       rows.push_back({top[i].second, format_number(top[i].first, 6), format_number(r.opcodes_thread.at(top[i].second), 6)});
+    }
     out += format_table({"opcode (top 12)", "warp", "thread"}, rows);
     for (const auto& w : r.warnings) out += "  warning: " + w + "\n";
     out += "\n";
@@ -508,18 +527,22 @@ int run_ptx_analyze(const PtxAnalyzeOptions& o) {
   spec.samples_per_class = o.samples;
   for (const auto& p : o.params) {
     const auto eq = p.find('=');
-    if (eq == std::string::npos || eq == 0)
+    if (eq == std::string::npos || eq == 0) {
       throw InputError("--param: expected INDEX=VALUE, got '" + p + "'");
+    }
     const long idx = std::strtol(p.substr(0, eq).c_str(), nullptr, 10);
-    if (p.substr(0, eq).find_first_not_of("0123456789") != std::string::npos || idx < 0 || idx > 4096)
+    if (p.substr(0, eq).find_first_not_of("0123456789") != std::string::npos || idx < 0 ||
+        idx > 4096) {
       throw InputError("--param: expected a parameter index (0-based) before '=', got '" + p + "'");
+    }
     spec.params[static_cast<int>(idx)] = parse_param_value(p.substr(eq + 1), "--param " + p.substr(0, eq));
   }
   if (!o.extrapolate.empty()) {
     const auto eq = o.extrapolate.find('=');
     const auto comma = o.extrapolate.find(',', eq == std::string::npos ? 0 : eq);
-    if (eq == std::string::npos || comma == std::string::npos)
+    if (eq == std::string::npos || comma == std::string::npos) {
       throw InputError("--extrapolate: expected INDEX=LO,HI, got '" + o.extrapolate + "'");
+    }
     spec.extrapolate_param = static_cast<int>(parse_positive_int(o.extrapolate.substr(0, eq) == "0" ? "1" : o.extrapolate.substr(0, eq), "--extrapolate index"));
     if (o.extrapolate.substr(0, eq) == "0") spec.extrapolate_param = 0;
     spec.extrapolate_lo = static_cast<std::uint64_t>(parse_positive_int(o.extrapolate.substr(eq + 1, comma - eq - 1), "--extrapolate LO"));

@@ -150,8 +150,9 @@ class Executor {
       W.T.assign(p.num_slots, 0);
       W.P.assign(p.num_preds + 1, 0);
       W.PT.assign(p.num_preds + 1, 0);
-      for (const auto& [slot, value] : p.constants)
+      for (const auto& [slot, value] : p.constants) {
         std::fill_n(W.R.begin() + static_cast<std::ptrdiff_t>(slot) * 32, 32, value);
+      }
     }
   }
 
@@ -175,8 +176,9 @@ class Executor {
       std::fill(W.P.begin(), W.P.end(), 0);
       std::fill(W.PT.begin(), W.PT.end(), 0);
       std::uint32_t valid = 0;
-      for (int l = 0; l < 32; ++l)
+      for (int l = 0; l < 32; ++l) {
         if (w * 32 + l < threads_) valid |= 1u << l;
+      }
       for (const auto& [slot, sp] : p_.specials) {
         std::uint64_t* r = &W.R[static_cast<std::size_t>(slot) * 32];
         for (int l = 0; l < 32; ++l) {
@@ -429,19 +431,30 @@ class Executor {
       const std::uint64_t x = ra[l];
       double f = 0;
       bool src_float = type_float(st);
-      if (st == kF32 || st == kTF32) f = std::bit_cast<float>(static_cast<std::uint32_t>(x));
-      else if (st == kF64) f = std::bit_cast<double>(x);
-      else if (st == kF16) f = half_to_float(static_cast<std::uint16_t>(x));
-      else if (st == kBF16) f = std::bit_cast<float>(static_cast<std::uint32_t>(x & 0xffffu) << 16);
+      if (st == kF32 || st == kTF32) {
+        f = std::bit_cast<float>(static_cast<std::uint32_t>(x));
+      } else if (st == kF64) {
+        f = std::bit_cast<double>(x);
+      } else if (st == kF16) {
+        f = half_to_float(static_cast<std::uint16_t>(x));
+      } else if (st == kBF16) {
+        f = std::bit_cast<float>(static_cast<std::uint32_t>(x & 0xffffu) << 16);
+      }
       if (type_float(dt)) {
         if (!src_float) f = type_signed(st) ? static_cast<double>(sext_bits(x, sbits)) : static_cast<double>(zext_bits(x, sbits));
         if (int_round) f = rnd == 1 ? std::trunc(f) : rnd == 2 ? std::floor(f) : rnd == 3 ? std::ceil(f) : std::nearbyint(f);
         if (sat) f = std::isnan(f) ? 0.0 : std::clamp(f, 0.0, 1.0);
-        if (dt == kF32) put<float>(rd, l, static_cast<float>(f));
-        else if (dt == kF64) put<double>(rd, l, f);
-        else if (dt == kF16) rd[l] = detail::float_to_half(static_cast<float>(f));
-        else if (dt == kBF16) rd[l] = (std::bit_cast<std::uint32_t>(static_cast<float>(f)) + 0x8000u) >> 16;
-        else rd[l] = 0;
+        if (dt == kF32) {
+          put<float>(rd, l, static_cast<float>(f));
+        } else if (dt == kF64) {
+          put<double>(rd, l, f);
+        } else if (dt == kF16) {
+          rd[l] = detail::float_to_half(static_cast<float>(f));
+        } else if (dt == kBF16) {
+          rd[l] = (std::bit_cast<std::uint32_t>(static_cast<float>(f)) + 0x8000u) >> 16;
+        } else {
+          rd[l] = 0;
+        }
         return;
       }
       if (src_float) {
@@ -769,8 +782,9 @@ void Executor::run_warp(Warp& W, CtaCounts& counts) {
         for (int e = 0; e < n; ++e) t |= Tn[p_.vec_slots[I.d2 + static_cast<std::uint32_t>(e)]];
         LANES({
           std::uint64_t v = 0;
-          for (int e = 0; e < n; ++e)
+          for (int e = 0; e < n; ++e) {
             v |= zext_bits(R[static_cast<std::size_t>(p_.vec_slots[I.d2 + static_cast<std::uint32_t>(e)]) * 32 + static_cast<std::size_t>(l)], bits) << (e * bits);
+          }
           rd[l] = v;
         })
         Tn[I.d] = (Tn[I.d] & ~m) | (t & m);
@@ -1046,10 +1060,11 @@ std::vector<std::uint8_t> build_params(const Program& p, const LaunchSpec& spec)
   std::vector<std::uint8_t> buf(static_cast<std::size_t>(std::max<std::int64_t>(p.param_bytes, 8)), 0);
   const int n = static_cast<int>(p.params.size());
   for (const auto& [index, value] : spec.params) {
-    if (index < 0 || index >= n)
+    if (index < 0 || index >= n) {
       throw InputError("kernel '" + p.kernel + "' takes " + std::to_string(n) +
                        " parameters (indices 0.." + std::to_string(n - 1) + "); parameter index " +
                        std::to_string(index) + " does not exist");
+    }
   }
   std::string missing;
   for (int i = 0; i < n; ++i) {
@@ -1081,38 +1096,43 @@ std::vector<std::uint8_t> build_params(const Program& p, const LaunchSpec& spec)
     }
     std::memcpy(&buf[static_cast<std::size_t>(prm.offset)], &v, static_cast<std::size_t>(std::min<std::int64_t>(prm.size, 8)));
   }
-  if (!missing.empty())
+  if (!missing.empty()) {
     throw InputError("kernel '" + p.kernel + "' takes " + std::to_string(n) +
                      " parameters; missing values (--param INDEX=VALUE) for: " + missing);
+  }
   return buf;
 }
 
 void validate(const Program& p, const LaunchSpec& spec) {
   auto check = [&](const Dim3& d, const char* what, std::int64_t max_x) {
-    if (d.x < 1 || d.y < 1 || d.z < 1 || d.x > max_x || d.y > kMaxGridYZ || d.z > kMaxGridYZ)
+    if (d.x < 1 || d.y < 1 || d.z < 1 || d.x > max_x || d.y > kMaxGridYZ || d.z > kMaxGridYZ) {
       throw InputError(std::string("--") + what + ": dimensions must be in 1.." + std::to_string(max_x) +
                        " x 1..65535 x 1..65535");
+    }
   };
   check(spec.grid, "grid", kMaxGridX);
   check(spec.block, "block", 1024);
-  if (spec.block.z > 64)
+  if (spec.block.z > 64) {
     throw InputError("--block: z must be in 1..64 (CUDA's limit), got " +
                      std::to_string(spec.block.z));
-  if (spec.block.count() > 1024) throw InputError("--block: at most 1024 threads per CTA, got " + std::to_string(spec.block.count()));
-  for (int i = 0; i < 3; ++i) {
-    const int mx = p.maxntid[static_cast<std::size_t>(i)];
-    if (mx > 0 && p.maxntid[0] * std::max(1, p.maxntid[1]) * std::max(1, p.maxntid[2]) < spec.block.count())
-      throw InputError("--block: kernel '" + p.kernel + "' allows at most " +
-                       std::to_string(p.maxntid[0] * std::max(1, p.maxntid[1]) * std::max(1, p.maxntid[2])) +
-                       " threads per CTA (.maxntid), got " + std::to_string(spec.block.count()));
   }
-  if (spec.dynamic_shared_bytes < 0 || spec.dynamic_shared_bytes > (1 << 20))
+  if (spec.block.count() > 1024) throw InputError("--block: at most 1024 threads per CTA, got " + std::to_string(spec.block.count()));
+  // .maxntid x[, y[, z]]: x is set whenever the directive is.
+  const std::int64_t max_threads =
+      std::int64_t{p.maxntid[0]} * std::max(1, p.maxntid[1]) * std::max(1, p.maxntid[2]);
+  if (p.maxntid[0] > 0 && max_threads < spec.block.count()) {
+    throw InputError("--block: kernel '" + p.kernel + "' allows at most " +
+                     std::to_string(max_threads) + " threads per CTA (.maxntid), got " +
+                     std::to_string(spec.block.count()));
+  }
+  if (spec.dynamic_shared_bytes < 0 || spec.dynamic_shared_bytes > (1 << 20)) {
     throw InputError("dynamic shared memory must be in 0..1048576 bytes");
+  }
   if (spec.full) {
     // Every warp of every CTA executes at least one instruction: refuse what cannot finish.
+    const std::int64_t warps_per_cta = (spec.block.count() + 31) / 32;
     const double least = static_cast<double>(spec.grid.x) * static_cast<double>(spec.grid.y) *
-                         static_cast<double>(spec.grid.z) *
-                         static_cast<double>((spec.block.count() + 31) / 32);
+                         static_cast<double>(spec.grid.z) * static_cast<double>(warps_per_cta);
     if (least > static_cast<double>(spec.max_warp_insts)) {
       throw InputError("--full: " + std::to_string(spec.grid.count()) +
                        " CTAs need more than the --max-warp-insts budget of " +
@@ -1133,14 +1153,14 @@ LaunchCounts run_sampled(const Program& p, const LaunchSpec& spec) {
   // A 1-D grid has one interior stratum only; sample it more densely (its CTAs cover
   // different image rows, so boundary effects vary more than across a 2-D tile grid).
   const bool one_d = spec.grid.y == 1 && spec.grid.z == 1;
-  const int k1 = static_cast<int>(std::max<std::int64_t>(6 * k, spec.grid.x / 6));
+  const int k1 = static_cast<int>(std::max<std::int64_t>(std::int64_t{6} * k, spec.grid.x / 6));
   const auto sx = strata_1d(spec.grid.x, one_d ? k1 : k, spec.full);
   const auto sy = strata_1d(spec.grid.y, k, spec.full);
   const auto sz = strata_1d(spec.grid.z, k, spec.full);
   CtaCounts c;
   c.reset(n);
-  for (const auto& a : sz)
-    for (const auto& b : sy)
+  for (const auto& a : sz) {
+    for (const auto& b : sy) {
       for (const auto& d : sx) {
         const double w = a.weight * b.weight * d.weight;
         a.for_each([&](std::int64_t z) {
@@ -1156,12 +1176,15 @@ LaunchCounts run_sampled(const Program& p, const LaunchSpec& spec) {
               }
               out.branches += w * static_cast<double>(c.branches);
               out.divergent_branches += w * static_cast<double>(c.divergent);
-              for (int s = 0; s < 3; ++s)
+              for (int s = 0; s < 3; ++s) {
                 for (int t = 0; t < 2; ++t) out.generic_bytes[s][t] += w * c.generic_bytes[s][t];
+              }
             });
           });
         });
       }
+    }
+  }
   out.warp_insts_simulated = ex.simulated;
   out.data_dependent_branch = ex.data_branch;
   out.data_dependent_address = ex.data_address;
@@ -1175,8 +1198,9 @@ LaunchCounts run_launch(const Program& program, const LaunchSpec& spec) {
   if (spec.full || !spec.extrapolate_param) return run_sampled(program, spec);
   const int idx = *spec.extrapolate_param;
   auto it = spec.params.find(idx);
-  if (it == spec.params.end())
+  if (it == spec.params.end()) {
     throw InputError("--extrapolate: parameter " + std::to_string(idx) + " has no value");
+  }
   const auto real = static_cast<double>(static_cast<std::int64_t>(it->second));
   const auto lo = static_cast<double>(spec.extrapolate_lo), hi = static_cast<double>(spec.extrapolate_hi);
   if (!(lo < hi) || real <= hi) return run_sampled(program, spec);
@@ -1194,8 +1218,9 @@ LaunchCounts run_launch(const Program& program, const LaunchSpec& spec) {
   }
   out.branches = lerp(ca.branches, cb.branches);
   out.divergent_branches = lerp(ca.divergent_branches, cb.divergent_branches);
-  for (int s = 0; s < 3; ++s)
+  for (int s = 0; s < 3; ++s) {
     for (int u = 0; u < 2; ++u) out.generic_bytes[s][u] = lerp(ca.generic_bytes[s][u], cb.generic_bytes[s][u]);
+  }
   out.ctas_simulated = ca.ctas_simulated + cb.ctas_simulated;
   out.warp_insts_simulated = ca.warp_insts_simulated + cb.warp_insts_simulated;
   out.data_dependent_branch = ca.data_dependent_branch || cb.data_dependent_branch;

@@ -49,9 +49,10 @@ std::string describe(const Layer& l) {
   std::ostringstream s;
   s << to_string(l.op) << ":batch=" << l.batch << ",c_in=" << l.c_in << ",h_in=" << l.h_in << ",w_in=" << l.w_in
     << ",c_out=" << l.c_out;
-  if (l.op == Op::kConv2d || l.op == Op::kMaxPool || l.op == Op::kAvgPool)
+  if (l.op == Op::kConv2d || l.op == Op::kMaxPool || l.op == Op::kAvgPool) {
     s << ",kernel=" << l.kernel_h << "x" << l.kernel_w << ",stride=" << l.stride_h << "x" << l.stride_w
       << ",pad=" << l.pad_h << "x" << l.pad_w;
+  }
   if (l.groups != 1) s << ",groups=" << l.groups;
   return s.str();
 }
@@ -69,8 +70,9 @@ std::string ptx_path(const std::string& stem, const std::string& arch) {
 }
 
 void set_params(ptx::LaunchSpec& s, int first, const std::vector<std::int64_t>& values) {
-  for (std::size_t i = 0; i < values.size(); ++i)
+  for (std::size_t i = 0; i < values.size(); ++i) {
     s.params[first + static_cast<int>(i)] = static_cast<std::uint64_t>(values[i]);
+  }
 }
 
 /// Extrapolation points for a loop over `extent` in steps of `bk`: keep extent % bk so
@@ -117,8 +119,9 @@ std::vector<Launch> plan(const Layer& l, const PtxLayerOptions& o) {
       const std::int64_t c = l.c_in / l.groups, k = l.c_out / l.groups;
       L.launches = static_cast<int>(l.groups);
       const bool direct = o.conv_kernel == "direct";
-      if (!direct && o.conv_kernel != "auto" && o.conv_kernel != "igemm")
+      if (!direct && o.conv_kernel != "auto" && o.conv_kernel != "igemm") {
         throw InputError("--conv-kernel: expected auto, igemm or direct, got '" + o.conv_kernel + "'");
+      }
       L.spec.params[2] = l.bias ? ptx::fake_pointer(2) : 0;
       const std::vector<std::int64_t> shape = {l.batch, c, l.h_in, l.w_in, k, l.kernel_h, l.kernel_w, P, Q,
                                                l.stride_h, l.stride_w, l.pad_h, l.pad_w, l.dilation_h,
@@ -218,8 +221,9 @@ Layer parse_layer_spec(const std::string& spec) {
     std::string kv;
     while (std::getline(ss, kv, ',')) {
       const auto eq = kv.find('=');
-      if (eq == std::string::npos || eq == 0)
+      if (eq == std::string::npos || eq == 0) {
         throw InputError("--spec: expected key=value, got '" + kv + "'");
+      }
       // A layer CSV passes other columns through; a spec has no use for them, so a typo or a
       // repeated key is an error rather than a default silently kept.
       const std::string key = kv.substr(0, eq);
@@ -262,11 +266,14 @@ std::vector<PtxLaunchResult> analyze_layer(const Layer& layer, const PtxLayerOpt
     if (L.launches > 1) {
       // Scale every count to all launches of the layer.
       const double k = L.launches;
-      for (auto* m : {&r.opcodes_thread, &r.opcodes_warp, &r.classes_thread, &r.classes_warp})
+      for (auto* m : {&r.opcodes_thread, &r.opcodes_warp, &r.classes_thread, &r.classes_warp}) {
         for (auto& [name, v] : *m) v *= k;
-      for (double* v : {&r.warp_insts, &r.thread_insts, &r.branches, &r.divergent_branches, &r.global_ld_bytes,
-                        &r.global_st_bytes, &r.shared_ld_bytes, &r.shared_st_bytes, &r.local_ld_bytes, &r.local_st_bytes})
+      }
+      for (double* v : {&r.warp_insts, &r.thread_insts, &r.branches, &r.divergent_branches,
+                        &r.global_ld_bytes, &r.global_st_bytes, &r.shared_ld_bytes,
+                        &r.shared_st_bytes, &r.local_ld_bytes, &r.local_st_bytes}) {
         *v *= k;
+      }
     }
     out.push_back(std::move(r));
   }
@@ -275,8 +282,9 @@ std::vector<PtxLaunchResult> analyze_layer(const Layer& layer, const PtxLayerOpt
 
 int run_ptx_layer(const PtxLayerOptions& o) {
   (void)output_format_from_string(o.format);
-  if (o.spec.empty() == o.layers_csv.empty())
+  if (o.spec.empty() == o.layers_csv.empty()) {
     throw InputError("ptx layer: give exactly one of --spec or --layers");
+  }
   std::vector<PtxLaunchResult> results;
   if (!o.spec.empty()) {
     results = analyze_layer(parse_layer_spec(o.spec), o);
@@ -335,16 +343,18 @@ std::map<std::string, double> ptx_layer_features(const Layer& layer) {
       branches += r.branches;
       divergent += r.divergent_branches;
       for (const auto& [k, v] : r.classes_warp) cls[k] += v;
-      for (const auto& [k, v] : r.opcodes_thread)
+      for (const auto& [k, v] : r.opcodes_thread) {
         if (k.rfind("fma.", 0) == 0 && k.find("f32") != std::string::npos) fma += v;
+      }
     }
     const double outs = static_cast<double>(std::max<std::int64_t>(1, layer.output_elements()));
     f["ptx_available"] = 1;
     f["ptx_warp_insts_per_out"] = warp / outs;
     f["ptx_thread_insts_per_out"] = thread / outs;
-    for (const char* c : {"fp32", "int", "ld_global", "st_global", "ld_shared", "st_shared", "control", "sync",
-                          "conversion", "move", "predicate"})
+    for (const char* c : {"fp32", "int", "ld_global", "st_global", "ld_shared", "st_shared",
+                          "control", "sync", "conversion", "move", "predicate"}) {
       f[std::string("ptx_share_") + c] = warp > 0 ? cls[c] / warp : 0;
+    }
     const double macs = static_cast<double>(layer.macs());
     f["ptx_fma_per_mac"] = macs > 0 ? fma / macs : 0;
     f["ptx_global_bytes_per_out"] = gbytes / outs;

@@ -186,8 +186,9 @@ class Lexer {
     t.kind = Tok::kInt;
     t.ival = static_cast<std::int64_t>(v);
     if (pos_ < text_.size() && (text_[pos_] == 'U' || text_[pos_] == 'u')) ++pos_;
-    if (pos_ < text_.size() && word_char(text_[pos_]) && text_[pos_] != '.')
+    if (pos_ < text_.size() && word_char(text_[pos_]) && text_[pos_] != '.') {
       fail({t.loc.line, t.loc.column}, "malformed number '" + digits + text_[pos_] + "'");
+    }
   }
 
   std::string_view text_;
@@ -201,8 +202,9 @@ int type_size(std::string_view t) {
   if (t == ".b8" || t == ".u8" || t == ".s8") return 1;
   if (t == ".b16" || t == ".u16" || t == ".s16" || t == ".f16" || t == ".bf16") return 2;
   if (t == ".b32" || t == ".u32" || t == ".s32" || t == ".f32" || t == ".f16x2" || t == ".bf16x2" ||
-      t == ".tf32")
+      t == ".tf32") {
     return 4;
+  }
   if (t == ".b64" || t == ".u64" || t == ".s64" || t == ".f64") return 8;
   if (t == ".b128") return 16;
   if (t == ".pred") return 1;
@@ -351,8 +353,11 @@ class Parser {
       if (accept(".ptr")) {
         while (peek().kind == Tok::kWord && peek().text.size() > 1 && peek().text[0] == '.' &&
                (is(".global") || is(".shared") || is(".const") || is(".local") || is(".align"))) {
-          if (accept(".align")) integer("an alignment");
-          else next();
+          if (accept(".align")) {
+            integer("an alignment");
+          } else {
+            next();
+          }
         }
         continue;
       }
@@ -391,8 +396,9 @@ class Parser {
       v.init.assign(static_cast<std::size_t>(std::max<std::int64_t>(v.size_bytes, 0)), 0);
       std::size_t off = 0;
       for (std::int64_t x : values) {
-        for (int b = 0; b < elem && off < v.init.size(); ++b, ++off)
+        for (int b = 0; b < elem && off < v.init.size(); ++b, ++off) {
           v.init[off] = static_cast<std::uint8_t>(static_cast<std::uint64_t>(x) >> (8 * b));
+        }
       }
       if (unsized) {
         v.size_bytes = static_cast<std::int64_t>(values.size()) * elem;
@@ -406,8 +412,9 @@ class Parser {
   void initializer(std::vector<std::int64_t>& out) {
     if (accept("{")) {
       if (!is("}")) {
-        do initializer(out);
-        while (accept(","));
+        do {
+          initializer(out);
+        } while (accept(","));
       }
       expect("}");
       return;
@@ -446,8 +453,11 @@ class Parser {
       }
       if (accept(".ptr")) {
         while (is(".global") || is(".shared") || is(".const") || is(".local") || is(".align")) {
-          if (accept(".align")) integer("an alignment");
-          else next();
+          if (accept(".align")) {
+            integer("an alignment");
+          } else {
+            next();
+          }
         }
         continue;
       }
@@ -475,8 +485,9 @@ class Parser {
   void param_list(std::vector<AstVariable>& out) {
     expect("(");
     if (!is(")")) {
-      do out.push_back(param());
-      while (accept(","));
+      do {
+        out.push_back(param());
+      } while (accept(","));
     }
     expect(")");
   }
@@ -508,8 +519,9 @@ class Parser {
       }
       if (accept(".reqnctapercluster") || accept(".explicitcluster")) {
         if (peek().kind == Tok::kInt) {
-          do integer("a number");
-          while (accept(","));
+          do {
+            integer("a number");
+          } while (accept(","));
         }
         continue;
       }
@@ -532,8 +544,9 @@ class Parser {
     fn_ = &f;
     block();
     fn_ = nullptr;
-    for (const auto& g : mod_.functions)
+    for (const auto& g : mod_.functions) {
       if (g.name == f.name && g.has_body) lex_.fail(f.loc, "duplicate function '" + f.name + "'");
+    }
     mod_.functions.push_back(std::move(f));
   }
 
@@ -613,8 +626,9 @@ class Parser {
     if (t.kind == Tok::kWord && is(":", 1)) {
       const std::string name(next().text);
       next();
-      if (!fn_->labels.emplace(name, fn_->instructions.size()).second)
+      if (!fn_->labels.emplace(name, fn_->instructions.size()).second) {
         lex_.fail(t.loc, "duplicate label '" + name + "'");
+      }
       return;
     }
     instruction();
@@ -627,12 +641,14 @@ class Parser {
       in.guard_negated = accept("!");
       in.guard = word("a predicate register");
     }
-    if (peek().kind != Tok::kWord || peek().text[0] == '.' || peek().text[0] == '%')
+    if (peek().kind != Tok::kWord || peek().text[0] == '.' || peek().text[0] == '%') {
       fail(peek(), "expected an instruction");
+    }
     in.opcode = std::string(next().text);
     if (!is(";")) {
-      do in.operands.push_back(operand());
-      while (accept(","));
+      do {
+        in.operands.push_back(operand());
+      } while (accept(","));
     }
     if (!accept(";")) fail(peek(), "expected ',' or ';' after an operand");
     fn_->instructions.push_back(std::move(in));
@@ -658,16 +674,18 @@ class Parser {
     }
     if (accept("{")) {
       o.kind = AstOperand::Kind::kVector;
-      do o.elements.push_back(operand());
-      while (accept(","));
+      do {
+        o.elements.push_back(operand());
+      } while (accept(","));
       expect("}");
       return o;
     }
     if (accept("(")) {
       o.kind = AstOperand::Kind::kVector;
       if (!is(")")) {
-        do o.elements.push_back(operand());
-        while (accept(","));
+        do {
+          o.elements.push_back(operand());
+        } while (accept(","));
       }
       expect(")");
       return o;
@@ -738,15 +756,17 @@ class Parser {
 }  // namespace
 
 const AstFunction* AstModule::find(const std::string& name) const {
-  for (const auto& f : functions)
+  for (const auto& f : functions) {
     if (f.name == name && (f.has_body || f.is_entry)) return &f;
+  }
   return nullptr;
 }
 
 std::vector<std::string> AstModule::entries() const {
   std::vector<std::string> out;
-  for (const auto& f : functions)
+  for (const auto& f : functions) {
     if (f.is_entry) out.push_back(f.name);
+  }
   return out;
 }
 

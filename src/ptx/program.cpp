@@ -50,39 +50,61 @@ std::uint64_t fake_pointer(int index) {
 namespace {
 
 int parse_type(std::string_view t) {
-  static const std::pair<std::string_view, int> kTypes[] = {
-      {"s8", kS8}, {"s16", kS16}, {"s32", kS32}, {"s64", kS64}, {"u8", kU8}, {"u16", kU16},
-      {"u32", kU32}, {"u64", kU64}, {"b8", kB8}, {"b16", kB16}, {"b32", kB32}, {"b64", kB64},
-      {"b128", kB128}, {"f16", kF16}, {"f16x2", kF16x2}, {"bf16", kBF16}, {"bf16x2", kBF16x2},
-      {"f32", kF32}, {"f64", kF64}, {"pred", kPred}, {"tf32", kTF32}};
-  for (const auto& [n, v] : kTypes)
+  static constexpr std::pair<std::string_view, int> kTypes[] = {
+      {"s8", kS8},     {"s16", kS16},       {"s32", kS32},   {"s64", kS64}, {"u8", kU8},
+      {"u16", kU16},   {"u32", kU32},       {"u64", kU64},   {"b8", kB8},   {"b16", kB16},
+      {"b32", kB32},   {"b64", kB64},       {"b128", kB128}, {"f16", kF16}, {"f16x2", kF16x2},
+      {"bf16", kBF16}, {"bf16x2", kBF16x2}, {"f32", kF32},   {"f64", kF64}, {"pred", kPred},
+      {"tf32", kTF32}};
+  for (const auto& [n, v] : kTypes) {
     if (n == t) return v;
+  }
   return kTNone;
 }
 
 int parse_cmp(std::string_view c) {
-  static const std::pair<std::string_view, int> kCmps[] = {
-      {"eq", kEq}, {"ne", kNe}, {"lt", kLt}, {"le", kLe}, {"gt", kGt}, {"ge", kGe}, {"lo", kLt},
-      {"ls", kLe}, {"hi", kGt}, {"hs", kGe}, {"equ", kEqu}, {"neu", kNeu}, {"ltu", kLtu},
-      {"leu", kLeu}, {"gtu", kGtu}, {"geu", kGeu}, {"num", kNum}, {"nan", kNan}};
-  for (const auto& [n, v] : kCmps)
+  static constexpr std::pair<std::string_view, int> kCmps[] = {
+      {"eq", kEq},   {"ne", kNe},   {"lt", kLt},   {"le", kLe},   {"gt", kGt},   {"ge", kGe},
+      {"lo", kLt},   {"ls", kLe},   {"hi", kGt},   {"hs", kGe},   {"equ", kEqu}, {"neu", kNeu},
+      {"ltu", kLtu}, {"leu", kLeu}, {"gtu", kGtu}, {"geu", kGeu}, {"num", kNum}, {"nan", kNan}};
+  for (const auto& [n, v] : kCmps) {
     if (n == c) return v;
+  }
   return -1;
 }
 
 int special_of(std::string_view n) {
-  static const std::pair<std::string_view, int> kSp[] = {
-      {"%tid.x", kTidX}, {"%tid.y", kTidY}, {"%tid.z", kTidZ}, {"%ntid.x", kNtidX},
-      {"%ntid.y", kNtidY}, {"%ntid.z", kNtidZ}, {"%ctaid.x", kCtaidX}, {"%ctaid.y", kCtaidY},
-      {"%ctaid.z", kCtaidZ}, {"%nctaid.x", kNctaidX}, {"%nctaid.y", kNctaidY},
-      {"%nctaid.z", kNctaidZ}, {"%laneid", kLaneid}, {"%warpid", kWarpid}, {"%nwarpid", kNwarpid},
-      {"%smid", kSmid}, {"%nsmid", kNsmid}, {"%gridid", kGridid}, {"%clock", kClock},
-      {"%clock64", kClock64}, {"%lanemask_eq", kLanemaskEq}, {"%lanemask_lt", kLanemaskLt},
-      {"%lanemask_le", kLanemaskLe}, {"%lanemask_gt", kLanemaskGt},
-      {"%lanemask_ge", kLanemaskGe}, {"%dynamic_smem_size", kDynSmem},
-      {"%total_smem_size", kTotalSmem}, {"%globaltimer", kGlobaltimer}};
-  for (const auto& [s, v] : kSp)
+  static constexpr std::pair<std::string_view, int> kSp[] = {{"%tid.x", kTidX},
+                                                             {"%tid.y", kTidY},
+                                                             {"%tid.z", kTidZ},
+                                                             {"%ntid.x", kNtidX},
+                                                             {"%ntid.y", kNtidY},
+                                                             {"%ntid.z", kNtidZ},
+                                                             {"%ctaid.x", kCtaidX},
+                                                             {"%ctaid.y", kCtaidY},
+                                                             {"%ctaid.z", kCtaidZ},
+                                                             {"%nctaid.x", kNctaidX},
+                                                             {"%nctaid.y", kNctaidY},
+                                                             {"%nctaid.z", kNctaidZ},
+                                                             {"%laneid", kLaneid},
+                                                             {"%warpid", kWarpid},
+                                                             {"%nwarpid", kNwarpid},
+                                                             {"%smid", kSmid},
+                                                             {"%nsmid", kNsmid},
+                                                             {"%gridid", kGridid},
+                                                             {"%clock", kClock},
+                                                             {"%clock64", kClock64},
+                                                             {"%lanemask_eq", kLanemaskEq},
+                                                             {"%lanemask_lt", kLanemaskLt},
+                                                             {"%lanemask_le", kLanemaskLe},
+                                                             {"%lanemask_gt", kLanemaskGt},
+                                                             {"%lanemask_ge", kLanemaskGe},
+                                                             {"%dynamic_smem_size", kDynSmem},
+                                                             {"%total_smem_size", kTotalSmem},
+                                                             {"%globaltimer", kGlobaltimer}};
+  for (const auto& [s, v] : kSp) {
     if (s == n) return v;
+  }
   return -1;
 }
 
@@ -135,8 +157,9 @@ class Builder {
       if (g.space != "global" && g.space != "const") continue;
       moff = align_up(moff, std::max(1, g.align));
       symbols_[g.name] = {'m', kModuleWindow + static_cast<std::uint64_t>(moff)};
-      if (static_cast<std::int64_t>(p_.module_data.size()) < moff + g.size_bytes)
+      if (static_cast<std::int64_t>(p_.module_data.size()) < moff + g.size_bytes) {
         p_.module_data.resize(static_cast<std::size_t>(moff + g.size_bytes), 0);
+      }
       std::copy(g.init.begin(), g.init.end(), p_.module_data.begin() + moff);
       moff += g.size_bytes;
     }
@@ -168,12 +191,13 @@ class Builder {
       symbols_[v.name] = {'l', static_cast<std::uint64_t>(loff)};
       loff += v.size_bytes;
     }
-    for (const auto& g : mod_.globals)
+    for (const auto& g : mod_.globals) {
       if (g.space == "local") {
         loff = align_up(loff, std::max(1, g.align));
         symbols_[g.name] = {'l', static_cast<std::uint64_t>(loff)};
         loff += g.size_bytes;
       }
+    }
     if (loff > (std::int64_t{1} << 20)) fail(fn_.loc, "local memory larger than 1 MiB per thread");
     p_.local_bytes = loff;
     std::int64_t poff = 0;
@@ -219,8 +243,9 @@ class Builder {
       p_.specials.emplace_back(s, sp);
       return s;
     }
-    if (o.name.size() > 1 && o.name[0] == '%' && o.name.find('.') != std::string::npos)
+    if (o.name.size() > 1 && o.name[0] == '%' && o.name.find('.') != std::string::npos) {
       fail(o.loc, "unknown special register '" + o.name + "'");
+    }
     if (preds_.count(o.name) != 0) fail(o.loc, "predicate register '" + o.name + "' used as a value");
     auto it = regs_.find(o.name);
     if (it != regs_.end()) return it->second;
@@ -236,8 +261,9 @@ class Builder {
     const auto& known = fn_.registers;
     if (auto it = known.find(o.name); it != known.end() && it->second == 0) return;
     std::size_t digits = o.name.size();
-    while (digits > 0 && std::isdigit(static_cast<unsigned char>(o.name[digits - 1])) != 0)
+    while (digits > 0 && std::isdigit(static_cast<unsigned char>(o.name[digits - 1])) != 0) {
       --digits;
+    }
     if (digits < o.name.size() && o.name.size() - digits <= 9) {
       const auto it = known.find(o.name.substr(0, digits));
       if (it != known.end() && std::stoll(o.name.substr(digits)) < it->second) return;
@@ -272,8 +298,9 @@ class Builder {
   std::uint64_t symbol_address(const AstOperand& o, bool generic) {
     auto it = symbols_.find(o.name);
     if (it == symbols_.end()) {
-      for (const auto& f : mod_.functions)
+      for (const auto& f : mod_.functions) {
         if (f.name == o.name) return 0x100;  // function address (indirect calls): opaque
+      }
       fail(o.loc, "unknown symbol '" + o.name + "'");
     }
     std::uint64_t a = it->second.address + static_cast<std::uint64_t>(o.value);
@@ -397,14 +424,16 @@ class Builder {
   }
 
   void need(const AstInstruction& in, std::size_t n) {
-    if (in.operands.size() != n)
+    if (in.operands.size() != n) {
       fail(in.loc, "'" + in.opcode + "' expects " + std::to_string(n) + " operands, got " +
                        std::to_string(in.operands.size()));
+    }
   }
   void need_min(const AstInstruction& in, std::size_t n) {
-    if (in.operands.size() < n)
+    if (in.operands.size() < n) {
       fail(in.loc, "'" + in.opcode + "' expects at least " + std::to_string(n) + " operands, got " +
                        std::to_string(in.operands.size()));
+    }
   }
 
   void decode(const AstInstruction& in) {
@@ -419,11 +448,12 @@ class Builder {
     {
       std::string_view s = in.opcode;
       std::size_t start = 0;
-      for (std::size_t i = 0; i <= s.size(); ++i)
+      for (std::size_t i = 0; i <= s.size(); ++i) {
         if (i == s.size() || s[i] == '.') {
           mods.push_back(s.substr(start, i - start));
           start = i + 1;
         }
+      }
     }
     const std::string_view base = mods[0];
     std::vector<int> types;
@@ -462,16 +492,18 @@ class Builder {
 
     // ---- integer / float families
     struct Fam { std::string_view name; int ikind; int fkind; int nsrc; };
-    static const Fam kFams[] = {
+    static constexpr Fam kFams[] = {
         {"add", kIAdd, kFAdd, 2}, {"sub", kISub, kFSub, 2}, {"min", kIMin, kFMin, 2},
-        {"max", kIMax, kFMax, 2}, {"and", kIAnd, 0, 2}, {"or", kIOr, 0, 2}, {"xor", kIXor, 0, 2},
-        {"shl", kIShl, 0, 2}, {"shr", kIShr, 0, 2}, {"not", kINot, 0, 1}, {"neg", kINeg, kFNeg, 1},
-        {"abs", kIAbs, kFAbs, 1}, {"cnot", kICnot, 0, 1}, {"popc", kIPopc, 0, 1},
-        {"clz", kIClz, 0, 1}, {"brev", kIBrev, 0, 1}, {"bfe", kIBfe, 0, 3}, {"bfi", kIBfi, 0, 4},
-        {"div", kIDiv, kFDiv, 2}, {"rem", kIRem, 0, 2}, {"fma", 0, kFFma, 3},
-        {"rcp", 0, kFRcp, 1}, {"sqrt", 0, kFSqrt, 1}, {"rsqrt", 0, kFRsqrt, 1},
-        {"ex2", 0, kFEx2, 1}, {"lg2", 0, kFLg2, 1}, {"sin", 0, kFSin, 1}, {"cos", 0, kFCos, 1},
-        {"tanh", 0, kFTanh, 1}, {"copysign", 0, kFCopysign, 2}, {"sad", kISad, 0, 3}};
+        {"max", kIMax, kFMax, 2}, {"and", kIAnd, 0, 2},     {"or", kIOr, 0, 2},
+        {"xor", kIXor, 0, 2},     {"shl", kIShl, 0, 2},     {"shr", kIShr, 0, 2},
+        {"not", kINot, 0, 1},     {"neg", kINeg, kFNeg, 1}, {"abs", kIAbs, kFAbs, 1},
+        {"cnot", kICnot, 0, 1},   {"popc", kIPopc, 0, 1},   {"clz", kIClz, 0, 1},
+        {"brev", kIBrev, 0, 1},   {"bfe", kIBfe, 0, 3},     {"bfi", kIBfi, 0, 4},
+        {"div", kIDiv, kFDiv, 2}, {"rem", kIRem, 0, 2},     {"fma", 0, kFFma, 3},
+        {"rcp", 0, kFRcp, 1},     {"sqrt", 0, kFSqrt, 1},   {"rsqrt", 0, kFRsqrt, 1},
+        {"ex2", 0, kFEx2, 1},     {"lg2", 0, kFLg2, 1},     {"sin", 0, kFSin, 1},
+        {"cos", 0, kFCos, 1},     {"tanh", 0, kFTanh, 1},   {"copysign", 0, kFCopysign, 2},
+        {"sad", kISad, 0, 3}};
     if (base == "mul" || base == "mad" || base == "mul24" || base == "mad24") {
       const bool madf = base[1] == 'a';
       const std::size_t n = madf ? 4 : 3;
@@ -482,25 +514,32 @@ class Builder {
         I.kind = static_cast<std::uint16_t>((madf ? kFFma : kFMul) * 8 + (type == kF64 ? 1 : 0));
       } else {
         int k;
-        if (base == "mul24") k = mod("hi") ? kIMul24Hi : kIMul24Lo;
-        else if (base == "mad24") {
+        if (base == "mul24") {
+          k = mod("hi") ? kIMul24Hi : kIMul24Lo;
+        } else if (base == "mad24") {
           if (mod("hi")) unsupported("");
           k = kIMad24Lo;
-        } else if (mod("wide")) k = madf ? kIMadWide : kIMulWide;
-        else if (mod("hi")) k = madf ? kIMadHi : kIMulHi;
-        else k = madf ? kIMadLo : kIMulLo;
+        } else if (mod("wide")) {
+          k = madf ? kIMadWide : kIMulWide;
+        } else if (mod("hi")) {
+          k = madf ? kIMadHi : kIMulHi;
+        } else {
+          k = madf ? kIMadLo : kIMulLo;
+        }
         const int ti = ity();
         if ((k == kIMulWide || k == kIMadWide) && ti >= 4) unsupported("no .wide for 64-bit");
         I.kind = static_cast<std::uint16_t>(k * 8 + ti);
       }
       I.d = dst(ops[0]);
-      const int stype = (mod("wide") && (base == "mad")) ? type : type;
-      I.a = src(ops[1], stype);
-      I.b = src(ops[2], stype);
+      // Sources a and b have the instruction's type, .wide or not; only d and mad's c widen.
+      I.a = src(ops[1], type);
+      I.b = src(ops[2], type);
       if (madf) {
         int ctype = type;
-        if (mod("wide")) ctype = type_signed(type) ? (type_bits(type) == 16 ? kS32 : kS64)
-                                                   : (type_bits(type) == 16 ? kU32 : kU64);
+        if (mod("wide")) {
+          ctype = type_signed(type) ? (type_bits(type) == 16 ? kS32 : kS64)
+                                    : (type_bits(type) == 16 ? kU32 : kU64);
+        }
         I.c = src(ops[3], ctype);
       }
       I.flags |= kFlagTaint;
@@ -533,8 +572,9 @@ class Builder {
         if (f.fkind == 0) unsupported("not defined on floating-point types");
         I.kind = static_cast<std::uint16_t>(f.fkind * 8 + (type == kF64 ? 1 : 0));
         if (base == "div" && mod("approx") == false && mod("full") == false && !mod("rn") &&
-            !mod("rz") && !mod("rm") && !mod("rp") && type == kF32)
+            !mod("rz") && !mod("rm") && !mod("rp") && type == kF32) {
           unsupported("div.f32 needs .approx, .full or a rounding modifier");
+        }
       } else {
         if (f.ikind == 0) unsupported("not defined on integer types");
         int ti;
@@ -580,8 +620,11 @@ class Builder {
       } else {
         int ti;
         const int bits = type_bits(type);
-        if (type == kB16 || type == kB32 || type == kB64) ti = bits == 16 ? 1 : bits == 32 ? 3 : 5;
-        else ti = ity();
+        if (type == kB16 || type == kB32 || type == kB64) {
+          ti = bits == 16 ? 1 : bits == 32 ? 3 : 5;
+        } else {
+          ti = ity();
+        }
         if ((type == kB16 || type == kB32 || type == kB64) && cmp != kEq && cmp != kNe) unsupported("");
         I.kind = static_cast<std::uint16_t>(kISetp * 8 + ti);
       }
@@ -676,8 +719,10 @@ class Builder {
       set_cls(InstClass::kConversion);
       if (types.size() != 2) unsupported("expected destination and source types");
       const int dt = types[0], st = types[1];
-      if (dt == kF16x2 || dt == kBF16x2 || st == kF16x2 || st == kBF16x2 || dt == kTF32 || dt == kPred || st == kPred)
+      if (dt == kF16x2 || dt == kBF16x2 || st == kF16x2 || st == kBF16x2 || dt == kTF32 ||
+          dt == kPred || st == kPred) {
         return count_only(in, I, false);
+      }
       I.type = static_cast<std::uint8_t>(dt);
       I.type2 = static_cast<std::uint8_t>(st);
       I.d = dst(ops[0]);
@@ -691,8 +736,10 @@ class Builder {
         // rounding in `size`: 0 rn/rni/default, 1 rz/rzi, 2 rm/rmi, 3 rp/rpi
         I.size = mod("rz") || mod("rzi") ? 1 : mod("rm") || mod("rmi") ? 2 : mod("rp") || mod("rpi") ? 3 : 0;
         if (type_float(dt) && type_float(st) && (mod("rni") || mod("rzi") || mod("rmi") || mod("rpi"))) I.size |= 4;
-        if (!type_float(dt) && type_float(st) && !(mod("rni") || mod("rzi") || mod("rmi") || mod("rpi")))
+        if (!type_float(dt) && type_float(st) &&
+            !(mod("rni") || mod("rzi") || mod("rmi") || mod("rpi"))) {
           I.size = 1;  // float->int defaults to truncation when written without a rounding (ptx requires one; be lenient)
+        }
       }
       return push(I);
     }
@@ -739,8 +786,10 @@ class Builder {
       space_generic_ = false;
       if (addr.name.empty() || addr.name[0] != '%') I.type2 = 1;  // uniform address
       if (nvec > 1) {
-        if (val.kind != AstOperand::Kind::kVector || val.elements.size() != static_cast<std::size_t>(nvec))
+        if (val.kind != AstOperand::Kind::kVector ||
+            val.elements.size() != static_cast<std::size_t>(nvec)) {
           fail(val.loc, "expected a vector of " + std::to_string(nvec) + " registers");
+        }
         I.d2 = static_cast<std::uint32_t>(p_.vec_slots.size());
         for (const auto& e : val.elements) p_.vec_slots.push_back(load ? dst(e) : src(e, type));
       } else if (load) {
@@ -806,8 +855,11 @@ class Builder {
       need_min(in, 2);
       const bool ballot = mod("ballot");
       I.kind = ballot ? kVoteBallot : mod("all") ? kVoteAll : mod("any") ? kVoteAny : kVoteUni;
-      if (ballot) I.d = dst(ops[0]);
-      else I.d = pred(ops[0]);
+      if (ballot) {
+        I.d = dst(ops[0]);
+      } else {
+        I.d = pred(ops[0]);
+      }
       I.a = pred(ops[1]);
       if (ops[1].negated) I.flags |= kFlagNegC;
       return push(I);
@@ -832,31 +884,44 @@ class Builder {
       return push(I);
     }
     // ---- tier 2: counted, destinations written as tainted zeros
-    static const std::string_view kTier2[] = {
-        "atom", "red", "cp", "ldmatrix", "stmatrix", "mma", "wmma", "tex", "tld4", "suld", "sust",
-        "sured", "suq", "txq", "prefetch", "prefetchu", "match", "redux", "isspacep", "applypriority",
-        "discard", "createpolicy", "dp4a", "dp2a", "lop3", "shf", "fns", "bmsk", "szext", "movmatrix",
-        "cvt.pack", "ldu", "istypep", "alloca", "stacksave", "stackrestore", "getctarank"};
+    static constexpr std::string_view kTier2[] = {
+        "atom",      "red",           "cp",       "ldmatrix",     "stmatrix",  "mma",
+        "wmma",      "tex",           "tld4",     "suld",         "sust",      "sured",
+        "suq",       "txq",           "prefetch", "prefetchu",    "match",     "redux",
+        "isspacep",  "applypriority", "discard",  "createpolicy", "dp4a",      "dp2a",
+        "lop3",      "shf",           "fns",      "bmsk",         "szext",     "movmatrix",
+        "cvt.pack",  "ldu",           "istypep",  "alloca",       "stacksave", "stackrestore",
+        "getctarank"};
     for (std::string_view t : kTier2) {
       if (base != t) continue;
       if (base == "cp" && (mod("bulk") || mod("reduce"))) unsupported("tier 3 (Hopper bulk copies)");
-      if (base == "atom" || base == "red") set_cls(InstClass::kAtomic);
-      else if (base == "cp" || base == "ldmatrix" || base == "stmatrix" || base == "prefetch" || base == "prefetchu")
+      if (base == "atom" || base == "red") {
+        set_cls(InstClass::kAtomic);
+      } else if (base == "cp" || base == "ldmatrix" || base == "stmatrix" || base == "prefetch" ||
+                 base == "prefetchu") {
         set_cls(InstClass::kMemOther);
-      else if (base == "mma" || base == "wmma") set_cls(InstClass::kFp16);
-      else if (base == "lop3" || base == "shf" || base == "dp4a" || base == "dp2a" || base == "bmsk" || base == "szext" || base == "fns")
+      } else if (base == "mma" || base == "wmma") {
+        set_cls(InstClass::kFp16);
+      } else if (base == "lop3" || base == "shf" || base == "dp4a" || base == "dp2a" ||
+                 base == "bmsk" || base == "szext" || base == "fns") {
         set_cls(InstClass::kInt);
-      else set_cls(InstClass::kOther);
-      if (base == "cp" && mod("async") && (mod("commit_group") || mod("wait_group") || mod("wait_all")))
+      } else {
+        set_cls(InstClass::kOther);
+      }
+      if (base == "cp" && mod("async") &&
+          (mod("commit_group") || mod("wait_group") || mod("wait_all"))) {
         set_cls(InstClass::kSync);
+      }
       return count_only(in, I, base != "red" && base != "cp" && base != "prefetch" &&
                                    base != "prefetchu" && base != "sust" && base != "sured" &&
                                    base != "stmatrix" && !(base == "wmma" && mod("store")));
     }
-    static const std::string_view kTier3[] = {"wgmma", "mbarrier", "tcgen05", "setmaxnreg",
-                                              "elect", "clusterlaunchcontrol", "tensormap", "multimem"};
-    for (std::string_view t : kTier3)
+    static constexpr std::string_view kTier3[] = {"wgmma",      "mbarrier", "tcgen05",
+                                                  "setmaxnreg", "elect",    "clusterlaunchcontrol",
+                                                  "tensormap",  "multimem"};
+    for (std::string_view t : kTier3) {
       if (base == t) unsupported("tier 3 (Hopper/Blackwell asynchronous feature), not emulated");
+    }
     fail(in.loc, "unknown instruction '" + in.opcode + "'");
   }
 
@@ -904,8 +969,9 @@ class Builder {
         leader[pc + 1] = 1;
       }
     }
-    for (const auto& [name, idx] : fn_.labels)
+    for (const auto& [name, idx] : fn_.labels) {
       if (idx < n) leader[idx] = 1;
+    }
     std::vector<std::uint32_t> block_of(n);
     std::vector<std::uint32_t> start;
     for (std::size_t pc = 0; pc < n; ++pc) {
@@ -926,8 +992,11 @@ class Builder {
         add(block_of[I.target]);
         if (I.guard >= 0) add(last + 1 < n ? block_of[last + 1] : exit_node);
       } else if (I.kind == kRet) {
-        if (I.guard >= 0) add(last + 1 < n ? block_of[last + 1] : exit_node);
-        else add(exit_node);
+        if (I.guard >= 0) {
+          add(last + 1 < n ? block_of[last + 1] : exit_node);
+        } else {
+          add(exit_node);
+        }
       } else {
         add(last + 1 < n ? block_of[last + 1] : exit_node);
       }
@@ -1004,8 +1073,9 @@ class Builder {
 
 std::shared_ptr<const Program> Program::build(const AstModule& module, const std::string& kernel) {
   const AstFunction* fn = nullptr;
-  for (const auto& f : module.functions)
+  for (const auto& f : module.functions) {
     if (f.name == kernel && f.is_entry && f.has_body) fn = &f;
+  }
   if (fn == nullptr) {
     std::string list;
     for (const auto& e : module.entries()) list += (list.empty() ? "" : ", ") + e;

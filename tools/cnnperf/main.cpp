@@ -27,9 +27,7 @@ std::string empty_value_option(const CLI::App& app) {
   return {};
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run_cli(int argc, char** argv) {
   // Logs and progress go to stderr; results go to stdout or --output.
   spdlog::set_default_logger(spdlog::stderr_color_mt("cnnperf"));
   spdlog::set_pattern("cnnperf: %^%l%$: %v");
@@ -93,6 +91,19 @@ int main(int argc, char** argv) {
   } catch (const cnnperf::Error& e) {
     std::fprintf(stderr, "cnnperf: error: %s\n", e.what());
     return e.exit_code();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cnnperf: error: %s\n", e.what());
+    return 1;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Setting up the logger and the command line can throw too (allocation, a logger name
+  // registered twice): a message and exit 1 rather than std::terminate.
+  try {
+    return run_cli(argc, argv);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cnnperf: error: %s\n", e.what());
     return 1;
