@@ -12,9 +12,10 @@ CMAKE_FLAGS += -DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE)
 endif
 DEB_PACKAGES := cmake g++ make pkg-config libgtest-dev libgmock-dev libbenchmark-dev \
   libxgboost-dev libcli11-dev nlohmann-json3-dev libspdlog-dev libeigen3-dev libnanoflann-dev \
-  libonnx-dev libprotobuf-dev protobuf-compiler zlib1g-dev libonnx-testdata python3 hyperfine
+  libonnx-dev libprotobuf-dev protobuf-compiler zlib1g-dev libonnx-testdata python3 hyperfine \
+  clang-format
 
-.PHONY: all deps configure build demo test bench clean format tidy
+.PHONY: all deps configure build demo test bench clean format format-check tidy
 
 all: build
 
@@ -32,14 +33,21 @@ build: configure
 demo: build
 	$(BUILD_DIR)/cnnperf predict --net resnet50 --gpu a100
 
-test: build
+test: build format-check
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
 bench: build
 	./bench/run_benchmarks.sh $(BUILD_DIR)
 
+CXX_FILES = $(shell git ls-files '*.cpp' '*.hpp' 2>/dev/null)
+
 format:
-	clang-format -i $$(git ls-files '*.cpp' '*.hpp')
+	clang-format -i $(CXX_FILES)
+
+# Fails when a C++ file is not laid out as .clang-format says (`make format` fixes it).
+format-check: deps
+	@if [ -z "$(CXX_FILES)" ]; then echo "format-check: not a git checkout, skipped"; \
+	else clang-format --dry-run --Werror $(CXX_FILES) && echo "format-check: clean"; fi
 
 # Every library and CLI source in the compile database (src/gpu/ when CUDA was found), in
 # parallel; clean means no output but the file list. Tests are not checked (gtest's macros).

@@ -63,11 +63,21 @@ void fit_kind(benchmark::State& state, cnnperf::RegressorKind kind) {
   state.counters["features"] = static_cast<double>(kCols);
 }
 
-void BM_FitLinear(benchmark::State& s) { fit_kind(s, cnnperf::RegressorKind::kLinear); }
-void BM_FitKnn(benchmark::State& s) { fit_kind(s, cnnperf::RegressorKind::kKnn); }
-void BM_FitDecisionTree(benchmark::State& s) { fit_kind(s, cnnperf::RegressorKind::kDecisionTree); }
-void BM_FitRandomForest(benchmark::State& s) { fit_kind(s, cnnperf::RegressorKind::kRandomForest); }
-void BM_FitXgboost(benchmark::State& s) { fit_kind(s, cnnperf::RegressorKind::kXgboost); }
+void BM_FitLinear(benchmark::State& s) {
+  fit_kind(s, cnnperf::RegressorKind::kLinear);
+}
+void BM_FitKnn(benchmark::State& s) {
+  fit_kind(s, cnnperf::RegressorKind::kKnn);
+}
+void BM_FitDecisionTree(benchmark::State& s) {
+  fit_kind(s, cnnperf::RegressorKind::kDecisionTree);
+}
+void BM_FitRandomForest(benchmark::State& s) {
+  fit_kind(s, cnnperf::RegressorKind::kRandomForest);
+}
+void BM_FitXgboost(benchmark::State& s) {
+  fit_kind(s, cnnperf::RegressorKind::kXgboost);
+}
 
 void BM_FitAllFive(benchmark::State& state) {
   const Synthetic& d = synthetic();
@@ -81,12 +91,15 @@ void BM_FitAllFive(benchmark::State& state) {
 }
 
 // One iteration each: a fit takes seconds, and the point is the wall time of one training.
-BENCHMARK(BM_FitLinear)->Unit(benchmark::kMillisecond)->Iterations(1)->MeasureProcessCPUTime()->UseRealTime();
-BENCHMARK(BM_FitKnn)->Unit(benchmark::kMillisecond)->Iterations(1)->MeasureProcessCPUTime()->UseRealTime();
-BENCHMARK(BM_FitDecisionTree)->Unit(benchmark::kMillisecond)->Iterations(1)->MeasureProcessCPUTime()->UseRealTime();
-BENCHMARK(BM_FitRandomForest)->Unit(benchmark::kMillisecond)->Iterations(1)->MeasureProcessCPUTime()->UseRealTime();
-BENCHMARK(BM_FitXgboost)->Unit(benchmark::kMillisecond)->Iterations(1)->MeasureProcessCPUTime()->UseRealTime();
-BENCHMARK(BM_FitAllFive)->Unit(benchmark::kMillisecond)->Iterations(1)->MeasureProcessCPUTime()->UseRealTime();
+void one_fit(benchmark::internal::Benchmark* b) {
+  b->Unit(benchmark::kMillisecond)->Iterations(1)->MeasureProcessCPUTime()->UseRealTime();
+}
+BENCHMARK(BM_FitLinear)->Apply(one_fit);
+BENCHMARK(BM_FitKnn)->Apply(one_fit);
+BENCHMARK(BM_FitDecisionTree)->Apply(one_fit);
+BENCHMARK(BM_FitRandomForest)->Apply(one_fit);
+BENCHMARK(BM_FitXgboost)->Apply(one_fit);
+BENCHMARK(BM_FitAllFive)->Apply(one_fit);
 
 }  // namespace
 

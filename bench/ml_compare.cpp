@@ -49,7 +49,8 @@ Options parse(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw cnnperf::InputError("ml_compare: option " + arg + ": expected a value");
+      if (i + 1 >= argc)
+        throw cnnperf::InputError("ml_compare: option " + arg + ": expected a value");
       return argv[++i];
     };
     if (arg == "--data") {
@@ -69,7 +70,8 @@ Options parse(int argc, char** argv) {
       try {
         o.params = nlohmann::json::parse(text);
       } catch (const nlohmann::json::exception&) {
-        throw cnnperf::InputError("ml_compare: --params: expected a JSON object, got '" + text + "'");
+        throw cnnperf::InputError("ml_compare: --params: expected a JSON object, got '" + text +
+                                  "'");
       }
     } else {
       throw cnnperf::InputError("ml_compare: unknown option '" + arg +
@@ -92,8 +94,10 @@ struct Split {
 
 Split load(const Options& o) {
   const cnnperf::CsvTable table = cnnperf::read_csv(o.data);
-  if (!table.column(o.target)) throw cnnperf::InputError(o.data + ": no target column '" + o.target + "'");
-  if (!table.column(o.split)) throw cnnperf::InputError(o.data + ": no split column '" + o.split + "'");
+  if (!table.column(o.target))
+    throw cnnperf::InputError(o.data + ": no target column '" + o.target + "'");
+  if (!table.column(o.split))
+    throw cnnperf::InputError(o.data + ": no split column '" + o.split + "'");
   std::vector<std::string> features;
   for (const auto& name : table.header) {
     if (name != o.target && name != o.split) features.push_back(name);
@@ -114,11 +118,14 @@ Split load(const Options& o) {
       values.push_back(*v);
     }
     const auto y = table.get_number(r, o.target);
-    if (!y) throw cnnperf::InputError(table.where(r) + ": field '" + o.target + "': expected a number");
+    if (!y)
+      throw cnnperf::InputError(table.where(r) + ": field '" + o.target + "': expected a number");
     (split == "train" ? s.y_train : s.y_test).push_back(*y);
   }
-  s.train = cnnperf::FeatureMatrix(s.y_train.size(), features.size(), std::move(train_values), features);
-  s.test = cnnperf::FeatureMatrix(s.y_test.size(), features.size(), std::move(test_values), features);
+  s.train =
+      cnnperf::FeatureMatrix(s.y_train.size(), features.size(), std::move(train_values), features);
+  s.test =
+      cnnperf::FeatureMatrix(s.y_test.size(), features.size(), std::move(test_values), features);
   return s;
 }
 
@@ -132,17 +139,19 @@ int main(int argc, char** argv) {
                  "mape_pct,r2,within_10pct,spearman\n";
     for (const auto& name : o.regressors) {
       const auto kind = cnnperf::regressor_kind_from_string(name);
-      nlohmann::json params = o.params.contains(name) ? o.params.at(name) : nlohmann::json::object();
+      nlohmann::json params =
+          o.params.contains(name) ? o.params.at(name) : nlohmann::json::object();
       params["log_target"] = o.log_target;
-      if (kind != cnnperf::RegressorKind::kLinear && kind != cnnperf::RegressorKind::kDecisionTree &&
-          !params.contains("n_threads")) {
+      if (kind != cnnperf::RegressorKind::kLinear &&
+          kind != cnnperf::RegressorKind::kDecisionTree && !params.contains("n_threads")) {
         params["n_threads"] = o.n_threads;
       }
       auto model = cnnperf::make_regressor(kind, params);
       const std::clock_t cpu0 = std::clock();  // process CPU time, all threads
       const auto wall0 = std::chrono::steady_clock::now();
       model->fit(s.train, s.y_train);
-      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+      const double wall =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
       const double cpu = static_cast<double>(std::clock() - cpu0) / CLOCKS_PER_SEC;
       const auto pred = model->predict(s.test);
       const auto m = cnnperf::compute_metrics(s.y_test, pred, s.train.cols);

@@ -47,7 +47,8 @@ void BM_PredictNetworkResNet50(benchmark::State& state) {
   const Network net = build_zoo_network("resnet50");
   const AnalyticalModel model;
   for (auto _ : state) {
-    const NetworkPrediction p = predict_network(net, gpu, model, Mode::kInference, PowerModel::bundled());
+    const NetworkPrediction p =
+        predict_network(net, gpu, model, Mode::kInference, PowerModel::bundled());
     benchmark::DoNotOptimize(p.latency_ms);
   }
   state.counters["layers"] = static_cast<double>(net.layers.size());

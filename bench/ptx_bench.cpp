@@ -18,7 +18,8 @@ std::string ref(const std::string& stem) {
 }
 
 void report(benchmark::State& state, std::uint64_t warp_insts) {
-  state.counters["warp_insts_per_s"] = benchmark::Counter(static_cast<double>(warp_insts), benchmark::Counter::kIsRate);
+  state.counters["warp_insts_per_s"] =
+      benchmark::Counter(static_cast<double>(warp_insts), benchmark::Counter::kIsRate);
 }
 
 void BM_EmulateDirectConvFull(benchmark::State& state) {
@@ -52,8 +53,9 @@ void BM_EmulateIgemmFull(benchmark::State& state) {
   std::uint64_t total = 0;
   for (auto _ : state) {
     ptx_clear_caches();
-    const auto r = analyze_ptx_file(ref("conv_implicit_gemm"),
-                                    "_Z12conv2d_igemmILi64ELi64ELi8ELi4ELi4EEvPKfS1_S1_Pfiiiiiiiiiiiiiiii", s);
+    const auto r =
+        analyze_ptx_file(ref("conv_implicit_gemm"),
+                         "_Z12conv2d_igemmILi64ELi64ELi8ELi4ELi4EEvPKfS1_S1_Pfiiiiiiiiiiiiiiii", s);
     total += r.warp_insts_simulated;
   }
   report(state, total);
@@ -77,7 +79,8 @@ void BM_ResNet50ConvLayersSampled(benchmark::State& state) {
 BENCHMARK(BM_ResNet50ConvLayersSampled)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 void BM_RepeatedLayerFromCache(benchmark::State& state) {
-  const Layer l = parse_layer_spec("conv2d:c_in=256,h_in=14,w_in=14,c_out=256,kernel_h=3,kernel_w=3,pad_h=1,pad_w=1");
+  const Layer l = parse_layer_spec(
+      "conv2d:c_in=256,h_in=14,w_in=14,c_out=256,kernel_h=3,kernel_w=3,pad_h=1,pad_w=1");
   (void)analyze_layer(l);
   for (auto _ : state) benchmark::DoNotOptimize(analyze_layer(l));
 }

@@ -63,9 +63,9 @@ class AlgoClassifier {
 // NOLINTNEXTLINE(bugprone-exception-escape)
 struct AlgoStudyOptions {
   RegressorKind regressor = RegressorKind::kXgboost;
-  nlohmann::json params;                               ///< empty: default_params(regressor)
+  nlohmann::json params;  ///< empty: default_params(regressor)
   RegressorKind classifier = RegressorKind::kRandomForest;
-  nlohmann::json classifier_params;                    ///< empty: 60 trees, min leaf 2
+  nlohmann::json classifier_params;  ///< empty: 60 trees, min leaf 2
   int folds = 5;
   /// Inner group-shape folds that give the regressor's training rows out-of-fold class
   /// probabilities (as the test rows get); 0 = in-sample probabilities.

@@ -18,7 +18,7 @@ namespace cnnperf {
 
 /// Which fold each row is held out in.
 struct FoldAssignment {
-  std::vector<int> fold_of_row;          ///< fold index in [0, n_folds) per row
+  std::vector<int> fold_of_row;  ///< fold index in [0, n_folds) per row
   int n_folds = 0;
   std::vector<std::string> fold_labels;  ///< "fold 1".. or the held-out group's name
 

@@ -16,34 +16,34 @@ namespace cnnperf {
 /// Specifications of one GPU. Peaks are at the boost clock unless `clock_assumed` says
 /// otherwise. Every number's source is in `sources` (field name -> citation).
 struct GpuSpec {
-  std::string name;            ///< database key, e.g. "a100-sxm4-40gb"
-  std::string display_name;    ///< e.g. "NVIDIA A100-SXM4-40GB"
-  std::string family;          ///< default-variant group, e.g. "a100"
-  std::string architecture;    ///< kepler|maxwell|pascal|volta|turing|ampere|ada|hopper|blackwell
-  std::string segment;         ///< datacenter|desktop|workstation|jetson
+  std::string name;          ///< database key, e.g. "a100-sxm4-40gb"
+  std::string display_name;  ///< e.g. "NVIDIA A100-SXM4-40GB"
+  std::string family;        ///< default-variant group, e.g. "a100"
+  std::string architecture;  ///< kepler|maxwell|pascal|volta|turing|ampere|ada|hopper|blackwell
+  std::string segment;       ///< datacenter|desktop|workstation|jetson
   std::string compute_capability;  ///< e.g. "8.0"
   int release_year = 0;
   int sm_count = 0;
   int fp32_cores_per_sm = 0;
   double base_clock_mhz = 0;
   double boost_clock_mhz = 0;
-  double fp32_tflops = 0;          ///< non-tensor FP32 peak
-  double fp16_tflops = 0;          ///< non-tensor FP16 peak (half2 on CUDA cores)
-  double tensor_fp16_tflops = 0;   ///< dense FP16 tensor-core peak, 0 when none
-  double memory_bandwidth_gbs = 0; ///< DRAM bandwidth, GB/s (1e9 bytes/s)
+  double fp32_tflops = 0;           ///< non-tensor FP32 peak
+  double fp16_tflops = 0;           ///< non-tensor FP16 peak (half2 on CUDA cores)
+  double tensor_fp16_tflops = 0;    ///< dense FP16 tensor-core peak, 0 when none
+  double memory_bandwidth_gbs = 0;  ///< DRAM bandwidth, GB/s (1e9 bytes/s)
   double memory_gb = 0;
   double l2_cache_mb = 0;
   /// NVLink to the other GPUs of its board (SXM modules on an HGX/DGX baseboard), GB/s per
   /// direction; 0: none assumed, GPUs talk over PCIe (a bridge is optional, not assumed).
   double nvlink_gbs = 0;
-  double shared_mem_per_sm_kb = 0; ///< max configurable shared memory per SM
-  int registers_per_sm = 65536;    ///< 32-bit registers
+  double shared_mem_per_sm_kb = 0;  ///< max configurable shared memory per SM
+  int registers_per_sm = 65536;     ///< 32-bit registers
   int max_threads_per_sm = 2048;
   int max_blocks_per_sm = 32;
-  double tdp_w = 0;                ///< board power limit (default), W
-  double idle_power_w = 0;         ///< typical idle board power, W
-  std::string clock_assumed = "boost";  ///< which clock the peaks assume
-  std::vector<std::string> aliases;     ///< strings the GPU reports itself as
+  double tdp_w = 0;                            ///< board power limit (default), W
+  double idle_power_w = 0;                     ///< typical idle board power, W
+  std::string clock_assumed = "boost";         ///< which clock the peaks assume
+  std::vector<std::string> aliases;            ///< strings the GPU reports itself as
   std::map<std::string, std::string> sources;  ///< field -> source ("default" for the rest)
 
   /// The source of one field: `sources[field]`, else `sources["default"]`, else "".

@@ -29,8 +29,8 @@ void write_output(const std::string& path, std::string_view content);
 
 /// A parsed CSV table. Cells are kept as text; `line_of(row)` gives the 1-based source line.
 struct CsvTable {
-  std::string source;                    ///< file name, for error messages
-  std::vector<std::string> header;       ///< column names in file order
+  std::string source;               ///< file name, for error messages
+  std::vector<std::string> header;  ///< column names in file order
   std::vector<std::vector<std::string>> rows;
   std::vector<std::size_t> lines;  ///< source line of each row (1-based; 0: none)
 

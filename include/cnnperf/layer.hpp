@@ -13,28 +13,28 @@ namespace cnnperf {
 
 /// Operators cnnperf knows. Names (to_string) are the `op` column values.
 enum class Op {
-  kConv2d,       ///< 2-D convolution (groups and dilation allowed; depthwise = groups == c_in)
-  kLinear,       ///< fully connected: batch = rows, c_in = in features, c_out = out features
-  kBatchNorm,    ///< inference batch norm (scale + shift per channel)
+  kConv2d,     ///< 2-D convolution (groups and dilation allowed; depthwise = groups == c_in)
+  kLinear,     ///< fully connected: batch = rows, c_in = in features, c_out = out features
+  kBatchNorm,  ///< inference batch norm (scale + shift per channel)
   kLayerNorm,
   kRelu,
   kRelu6,
   kSigmoid,
   kHardSigmoid,
   kHardSwish,
-  kSilu,         ///< x * sigmoid(x) (Swish)
+  kSilu,  ///< x * sigmoid(x) (Swish)
   kGelu,
   kTanh,
-  kAdd,          ///< elementwise sum of two tensors of the input shape
-  kMul,          ///< elementwise product (broadcast of a per-channel scale counts as a full read)
+  kAdd,  ///< elementwise sum of two tensors of the input shape
+  kMul,  ///< elementwise product (broadcast of a per-channel scale counts as a full read)
   kSoftmax,
   kMaxPool,
   kAvgPool,
-  kGlobalAvgPool,  ///< adaptive average pool to 1x1
-  kConcat,         ///< c_out = sum of the inputs' channels; a copy of all of them
-  kChannelShuffle, ///< ShuffleNet's transpose: a copy
-  kFlatten,        ///< view: no kernel, no bytes
-  kDropout,        ///< identity at inference
+  kGlobalAvgPool,   ///< adaptive average pool to 1x1
+  kConcat,          ///< c_out = sum of the inputs' channels; a copy of all of them
+  kChannelShuffle,  ///< ShuffleNet's transpose: a copy
+  kFlatten,         ///< view: no kernel, no bytes
+  kDropout,         ///< identity at inference
 };
 
 [[nodiscard]] std::string to_string(Op op);
@@ -85,7 +85,7 @@ enum class Optimizer { kNone, kSgd, kMomentum, kAdagrad, kAdadelta, kRmsprop, kA
 /// One operator with its shape. Sizes are element counts; defaults follow DESIGN §3
 /// (1 for sizes, strides, dilation and groups; 0 for padding and bias; fp32; forward).
 struct Layer {
-  std::string name;   ///< e.g. "layer1.0.conv1"; empty for CSV rows
+  std::string name;  ///< e.g. "layer1.0.conv1"; empty for CSV rows
   Op op = Op::kConv2d;
   std::int64_t batch = 1;
   std::int64_t c_in = 1;

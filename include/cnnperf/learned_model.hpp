@@ -26,13 +26,13 @@ inline constexpr int kModelSchemaVersion = 1;
 /// Measured per-layer rows (datasets/ schema): a layer, its GPU, source and latency.
 struct TrainingData {
   std::vector<Layer> layers;
-  std::vector<std::string> gpu_names;   ///< as written in the file
-  std::vector<GpuSpec> gpus;            ///< resolved database entries
-  std::vector<std::string> sources;     ///< `source` column ("" when absent)
-  std::vector<double> latency_ms;       ///< measured target
+  std::vector<std::string> gpu_names;  ///< as written in the file
+  std::vector<GpuSpec> gpus;           ///< resolved database entries
+  std::vector<std::string> sources;    ///< `source` column ("" when absent)
+  std::vector<double> latency_ms;      ///< measured target
   std::vector<std::string> files;
-  std::string fingerprint;              ///< FNV-1a of the files' contents, hex
-  std::size_t skipped_rows = 0;         ///< rows without a usable target or exact shape
+  std::string fingerprint;       ///< FNV-1a of the files' contents, hex
+  std::size_t skipped_rows = 0;  ///< rows without a usable target or exact shape
 };
 
 /// Reads layer CSVs with `latency_ms` and `gpu` columns. Rows whose padding is asymmetric
@@ -59,7 +59,7 @@ struct FamilyModel {
   std::unique_ptr<Regressor> regressor;
   std::vector<double> feature_min;  ///< training range per feature
   std::vector<double> feature_max;
-  std::vector<std::string> gpus;    ///< GPUs seen in training
+  std::vector<std::string> gpus;  ///< GPUs seen in training
   std::size_t rows = 0;
   /// Rows of the reference source on a GPU outside `gpus` (and without a seen_sibling in
   /// them) get the analytical estimate: set by
@@ -236,7 +236,7 @@ inline constexpr std::size_t kMinRowsPerSourceModel = 1000;
 struct CvResult {
   RegressorKind kind = RegressorKind::kXgboost;
   OpFamily family = OpFamily::kConv;
-  std::vector<std::size_t> rows;   ///< data rows evaluated
+  std::vector<std::size_t> rows;  ///< data rows evaluated
   std::vector<double> predicted_ms;
   Metrics overall;
   std::map<std::string, Metrics> per_gpu;

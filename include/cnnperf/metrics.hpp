@@ -32,13 +32,13 @@ namespace cnnperf {
 
 /// All metrics of one prediction run.
 struct Metrics {
-  std::size_t n = 0;            ///< number of rows
-  double mape_pct = 0.0;        ///< mean absolute percentage error, %
-  double r2 = 0.0;              ///< coefficient of determination
-  double adjusted_r2 = 0.0;     ///< R^2 adjusted for the number of features
-  double within_10pct = 0.0;    ///< share of rows within ±10%, %
-  double spearman = 0.0;        ///< Spearman rank correlation
-  double rmse = 0.0;            ///< root mean squared error, target unit
+  std::size_t n = 0;          ///< number of rows
+  double mape_pct = 0.0;      ///< mean absolute percentage error, %
+  double r2 = 0.0;            ///< coefficient of determination
+  double adjusted_r2 = 0.0;   ///< R^2 adjusted for the number of features
+  double within_10pct = 0.0;  ///< share of rows within ±10%, %
+  double spearman = 0.0;      ///< Spearman rank correlation
+  double rmse = 0.0;          ///< root mean squared error, target unit
 };
 
 /// Computes every metric. Throws InputError when the sizes differ.

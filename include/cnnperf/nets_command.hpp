@@ -12,13 +12,13 @@ inline constexpr int kNetsSchemaVersion = 1;
 
 /// Options of `cnnperf nets` (strings as typed; validated by render_nets).
 struct NetsOptions {
-  std::string format = "table";   ///< table|json|csv
-  std::string output;             ///< output file; "" or "-" = stdout
+  std::string format = "table";  ///< table|json|csv
+  std::string output;            ///< output file; "" or "-" = stdout
   /// `nets show SPEC`: a zoo name, an ONNX file or a JSON layer list; "" lists the zoo.
   std::string show;
-  std::int64_t batch = 1;         ///< batch of every layer (show only)
-  std::string input_size;         ///< "HxW" or "N" (square); "" = the network's default
-  std::string precision;          ///< fp32|fp16 for the bytes column; empty: the file's, else fp32
+  std::int64_t batch = 1;  ///< batch of every layer (show only)
+  std::string input_size;  ///< "HxW" or "N" (square); "" = the network's default
+  std::string precision;   ///< fp32|fp16 for the bytes column; empty: the file's, else fp32
   /// show: write the network as a JSON layer list (network_to_json), which predict --net,
   /// nets show and profile --net read back, instead of the report
   bool layer_list = false;

@@ -11,8 +11,8 @@
 namespace cnnperf {
 
 struct Network {
-  std::string name;            ///< zoo name, file stem, or user-given name
-  std::string source;          ///< "zoo", an ONNX path or a JSON path
+  std::string name;    ///< zoo name, file stem, or user-given name
+  std::string source;  ///< "zoo", an ONNX path or a JSON path
   /// The zoo network a JSON layer list holds exactly (a re-read `nets show --layer-list`
   /// export), so it keeps that network's end-to-end calibration; empty otherwise.
   std::string zoo_network;
@@ -20,7 +20,7 @@ struct Network {
   std::int64_t input_c = 3;
   std::int64_t input_h = 224;
   std::int64_t input_w = 224;
-  std::vector<Layer> layers;   ///< in execution order
+  std::vector<Layer> layers;  ///< in execution order
 
   [[nodiscard]] std::int64_t params() const;  ///< sum of layer params
   [[nodiscard]] std::int64_t macs() const;    ///< sum of layer MACs

@@ -24,16 +24,16 @@ inline constexpr int kPredictionSchemaVersion = 1;
 
 /// One layer's prediction.
 struct LayerPrediction {
-  double latency_ms = 0;    ///< GPU kernel time of the op (all its kernels), ms
-  double roofline_ms = 0;   ///< physical lower bound, ms; latency_ms never goes below it
-  double energy_mj = 0;     ///< energy of the op, mJ (= avg_power_w x latency_ms)
-  double avg_power_w = 0;   ///< average board power while it runs, W
+  double latency_ms = 0;           ///< GPU kernel time of the op (all its kernels), ms
+  double roofline_ms = 0;          ///< physical lower bound, ms; latency_ms never goes below it
+  double energy_mj = 0;            ///< energy of the op, mJ (= avg_power_w x latency_ms)
+  double avg_power_w = 0;          ///< average board power while it runs, W
   double compute_utilization = 0;  ///< share of latency_ms the SM pipes are the bottleneck
   double memory_utilization = 0;   ///< share of latency_ms DRAM traffic is the bottleneck
-  bool in_distribution = true;  ///< false when outside the model's training ranges
-  int kernels = 1;          ///< kernel launches
-  std::string bound;        ///< compute | memory | overhead | none
-  std::string algorithm;    ///< analytical mapping (implicit_gemm, winograd, ...)
+  bool in_distribution = true;     ///< false when outside the model's training ranges
+  int kernels = 1;                 ///< kernel launches
+  std::string bound;               ///< compute | memory | overhead | none
+  std::string algorithm;           ///< analytical mapping (implicit_gemm, winograd, ...)
 };
 
 /// The end-to-end terms of one GPU fitted on its own end-to-end rows, i.e. on the machine
@@ -88,11 +88,11 @@ struct DataParallelTerms {
 /// wall = fixed + input copy + step_scale x max(kernel time x kernel_time_scale + per-kernel
 /// gaps, host issue time).
 struct EagerOverhead {
-  double host_ms_per_op = 0.012;     ///< host-side dispatch per op (framework + launch), ms
+  double host_ms_per_op = 0.012;         ///< host-side dispatch per op (framework + launch), ms
   double gpu_gap_ms_per_kernel = 0.002;  ///< idle gap between dependent kernels, ms
-  double fixed_ms = 0.05;            ///< per-step constant (synchronize, allocator), ms
-  double h2d_gbs = 11.0;             ///< host-to-device copy rate of the input batch, GB/s
-  double training_host_factor = 3.0; ///< host ops of a training step per forward op
+  double fixed_ms = 0.05;                ///< per-step constant (synchronize, allocator), ms
+  double h2d_gbs = 11.0;                 ///< host-to-device copy rate of the input batch, GB/s
+  double training_host_factor = 3.0;     ///< host ops of a training step per forward op
   /// Host time of a convolution, linear layer, normalization or channel shuffle in units of
   /// an elementwise op's (host_ms_per_op): PyTorch's Python and dispatch path for these is
   /// longer (fitted 4.9 on HELP's NAS rows, 1 on the zoo rows; docs/methodology.md). 1: every
@@ -103,7 +103,7 @@ struct EagerOverhead {
   /// delays the ops behind it even when the host sets the step time (HELP's FBNet steps;
   /// docs/methodology.md). 0: the max of the sums alone.
   double per_op_overlap = 0.0;
-  double kernel_time_scale = 1.0;    ///< 1 unless a GPU's own calibration says otherwise
+  double kernel_time_scale = 1.0;  ///< 1 unless a GPU's own calibration says otherwise
   /// What overhead_for_gpu gives a GPU that per_gpu does not name.
   UnseenGpuTerms unseen_gpu_terms = UnseenGpuTerms::kShared;
   /// Per-GPU terms by GPU database name (GpuSpec::name), for GPUs with end-to-end rows;
@@ -116,7 +116,7 @@ struct EagerOverhead {
   /// pairs with 50 or more rows (HELP's search spaces on each of its machines; no zoo network
   /// has that many); overhead_for applies them. Empty for a single overhead.
   std::map<std::string, NetworkStepScale> per_gpu_network;
-  double step_scale = 1.0;           ///< 1 unless a network's own scale applies (overhead_for)
+  double step_scale = 1.0;  ///< 1 unless a network's own scale applies (overhead_for)
   /// Set when step_scale is the network's zoo family's (family_step_scale), not its own.
   std::string step_scale_family;
   /// Set to the GPU's architecture when its host terms and kernel-time scale are its
@@ -129,7 +129,7 @@ struct EagerOverhead {
   /// name those fitted on a GPU's own rows; overhead_for_gpu applies them.
   DataParallelTerms data_parallel;
   std::map<std::string, DataParallelTerms> data_parallel_per_gpu;
-  std::string source = "default";    ///< where these numbers came from
+  std::string source = "default";  ///< where these numbers came from
 };
 
 /// PCIe 3.0 x16, GB/s per direction: the link the shared data-parallel weight terms describe.
@@ -304,12 +304,12 @@ struct NetworkPrediction {
   int tf32_convolutions = 0;  ///< fp32 convolutions predicted on TF32 tensor cores (runs_tf32)
   std::vector<Layer> layers;
   std::vector<LayerPrediction> predictions;
-  EagerTerms eager;         ///< terms of the end-to-end formula (kernel_ms before any cap)
-  EagerOverhead overhead;   ///< the model's eager-framework overhead for this GPU
-  double kernel_ms = 0;     ///< sum of GPU kernel time
-  double latency_ms = 0;    ///< end-to-end wall time of one step in an eager framework
-  double energy_j = 0;      ///< energy of one step, J
-  double avg_power_w = 0;   ///< energy_j / latency
+  EagerTerms eager;        ///< terms of the end-to-end formula (kernel_ms before any cap)
+  EagerOverhead overhead;  ///< the model's eager-framework overhead for this GPU
+  double kernel_ms = 0;    ///< sum of GPU kernel time
+  double latency_ms = 0;   ///< end-to-end wall time of one step in an eager framework
+  double energy_j = 0;     ///< energy of one step, J
+  double avg_power_w = 0;  ///< energy_j / latency
   /// A lower bound of the device memory one GPU needs for the step, GB (1e9 bytes): the
   /// weights (twice in training: their gradients) plus the largest layer's input and output
   /// tensors; in training at least the weights plus every batchnorm or layernorm input,

@@ -13,24 +13,24 @@
 namespace cnnperf {
 
 struct PredictOptions {
-  std::string net;          ///< zoo name, .onnx or .json layer list (or empty with layers_csv)
-  std::string layers_csv;   ///< canonical layer CSV: one prediction per row
-  std::string gpu;          ///< database name, alias, or JSON spec file
-  std::int64_t batch = 0;   ///< 0: the network's default (1)
+  std::string net;         ///< zoo name, .onnx or .json layer list (or empty with layers_csv)
+  std::string layers_csv;  ///< canonical layer CSV: one prediction per row
+  std::string gpu;         ///< database name, alias, or JSON spec file
+  std::int64_t batch = 0;  ///< 0: the network's default (1)
   std::string mode = "inference";
-  std::string precision;    ///< fp32|fp16; empty: the network file's, else fp32
-  std::string input_size;   ///< "HxW" or empty
-  double power_limit_w = 0; ///< 0: no cap
-  double host_ms_per_op = 0; ///< host time to issue one op on the user's machine, ms; 0: model's
-  int num_gpus = 1;          ///< --net: GPUs of nn.DataParallel, batch per GPU unchanged
-  std::string model;        ///< model file; empty: the default (see select_model)
-  bool analytical = false;  ///< force the analytical baseline
-  bool allow_tf32 = true;   ///< --net: fp32 convolutions on TF32 tensor cores (PyTorch's default)
+  std::string precision;      ///< fp32|fp16; empty: the network file's, else fp32
+  std::string input_size;     ///< "HxW" or empty
+  double power_limit_w = 0;   ///< 0: no cap
+  double host_ms_per_op = 0;  ///< host time to issue one op on the user's machine, ms; 0: model's
+  int num_gpus = 1;           ///< --net: GPUs of nn.DataParallel, batch per GPU unchanged
+  std::string model;          ///< model file; empty: the default (see select_model)
+  bool analytical = false;    ///< force the analytical baseline
+  bool allow_tf32 = true;     ///< --net: fp32 convolutions on TF32 tensor cores (PyTorch's default)
   bool skip_unsupported = false;
   double max_latency_ms = 0;  ///< CI budget; 0: none (exit 3 when exceeded)
   double max_energy_j = 0;    ///< CI budget; 0: none (exit 3 when exceeded)
   std::string format;         ///< table|json|csv; empty: table for --net, csv for --layers
-  std::string output;       ///< file, or empty for stdout
+  std::string output;         ///< file, or empty for stdout
 };
 
 /// The bundled learned model, `predict --layers`'s default (found with find_resource).

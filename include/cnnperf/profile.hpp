@@ -68,7 +68,7 @@ enum class ConvAlgo {
 
 /// One GPU kernel execution, converted from a CUPTI activity record (times in ns, GPU clock).
 struct KernelRecord {
-  std::string name;                  ///< mangled kernel name as CUPTI reports it
+  std::string name;  ///< mangled kernel name as CUPTI reports it
   std::uint64_t start_ns = 0;
   std::uint64_t end_ns = 0;
   std::array<std::int32_t, 3> grid{1, 1, 1};
@@ -82,7 +82,9 @@ struct KernelRecord {
   std::uint32_t correlation_id = 0;  ///< CUPTI's id of the launching API call
   std::uint64_t external_id = 0;     ///< ours (make_external_id); 0 when none was pushed
 
-  [[nodiscard]] std::uint64_t duration_ns() const { return end_ns > start_ns ? end_ns - start_ns : 0; }
+  [[nodiscard]] std::uint64_t duration_ns() const {
+    return end_ns > start_ns ? end_ns - start_ns : 0;
+  }
 };
 
 /// CUPTI's external-correlation record: the id we pushed around the launch `correlation_id`.
@@ -112,26 +114,26 @@ void attach_external_ids(std::vector<KernelRecord>& kernels,
 /// What the device and its libraries are (recorded in every row).
 struct DeviceInfo {
   int index = 0;
-  std::string name;            ///< e.g. "NVIDIA A100-SXM4-40GB"
-  std::string uuid;            ///< "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
+  std::string name;  ///< e.g. "NVIDIA A100-SXM4-40GB"
+  std::string uuid;  ///< "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
   int cc_major = 0;
   int cc_minor = 0;
   std::int64_t l2_bytes = 0;
-  std::string cuda_runtime;    ///< "13.0"
-  std::string cuda_driver;     ///< "13.0" (cudaDriverGetVersion)
-  std::string driver;          ///< NVML driver version string, "" when NVML is absent
-  std::string cudnn;           ///< "9.19.0"
-  std::string cupti;           ///< "130001"
+  std::string cuda_runtime;  ///< "13.0"
+  std::string cuda_driver;   ///< "13.0" (cudaDriverGetVersion)
+  std::string driver;        ///< NVML driver version string, "" when NVML is absent
+  std::string cudnn;         ///< "9.19.0"
+  std::string cupti;         ///< "130001"
 };
 
 /// One energy measurement over a window of repeated launches.
 struct EnergyReading {
-  Status status;               ///< not passed: why no energy (never a silent zero)
-  double energy_mj = 0;        ///< energy over the whole window
-  double window_ms = 0;        ///< wall time of the window (host clock)
-  std::string method;          ///< "nvml-total-energy-counter" | "nvml-power-samples" | reason
-  int power_samples = 0;       ///< samples taken (power method) or 0
-  double sm_clock_mhz = 0;     ///< observed at the end of the window; 0 when unknown
+  Status status;            ///< not passed: why no energy (never a silent zero)
+  double energy_mj = 0;     ///< energy over the whole window
+  double window_ms = 0;     ///< wall time of the window (host clock)
+  std::string method;       ///< "nvml-total-energy-counter" | "nvml-power-samples" | reason
+  int power_samples = 0;    ///< samples taken (power method) or 0
+  double sm_clock_mhz = 0;  ///< observed at the end of the window; 0 when unknown
   double mem_clock_mhz = 0;
   double power_limit_w = 0;
 };
@@ -195,14 +197,14 @@ class ProfilerBackend {
 
 /// Measurement hygiene, named as nvbench and the CUTLASS profiler name it.
 struct MeasurePolicy {
-  int warmup = 10;               ///< untimed launches before sampling (--warmup)
-  int min_samples = 10;          ///< --min-samples
-  int max_samples = 10000;       ///< hard cap on samples
-  double max_noise_pct = 1.0;    ///< stop when relative stdev (%) is at or below (--max-noise)
-  double min_time_s = 0.1;       ///< sample at least this long (--min-time), GPU time
-  double max_time_s = 2.0;       ///< stop after this much sampling even if noisy (--max-time)
-  double energy_window_ms = 200; ///< NVML window per layer (>= the counter's update interval)
-  bool flush_l2 = false;         ///< evict L2 before every sample (--flush-l2)
+  int warmup = 10;                ///< untimed launches before sampling (--warmup)
+  int min_samples = 10;           ///< --min-samples
+  int max_samples = 10000;        ///< hard cap on samples
+  double max_noise_pct = 1.0;     ///< stop when relative stdev (%) is at or below (--max-noise)
+  double min_time_s = 0.1;        ///< sample at least this long (--min-time), GPU time
+  double max_time_s = 2.0;        ///< stop after this much sampling even if noisy (--max-time)
+  double energy_window_ms = 200;  ///< NVML window per layer (>= the counter's update interval)
+  bool flush_l2 = false;          ///< evict L2 before every sample (--flush-l2)
 };
 
 /// Running statistics and the stopping rule: stop when samples >= min_samples and
@@ -246,34 +248,34 @@ struct AlgoRequest {
 
 /// One unit of work: a layer in one layout with one algorithm request.
 struct ProfileJob {
-  std::size_t id = 0;          ///< position in the plan (used in external ids)
+  std::size_t id = 0;  ///< position in the plan (used in external ids)
   Layer layer;
   Layout layout = Layout::kNchw;
-  std::string algo_request;    ///< "heuristic" or an algorithm name
-  std::string source;          ///< where the layer came from, e.g. "resnet50:layer1.0.conv1"
-  int duplicates = 1;          ///< identical layers folded into this job
-  Status precheck;             ///< not passed: a row with this reason, nothing run
+  std::string algo_request;  ///< "heuristic" or an algorithm name
+  std::string source;        ///< where the layer came from, e.g. "resnet50:layer1.0.conv1"
+  int duplicates = 1;        ///< identical layers folded into this job
+  Status precheck;           ///< not passed: a row with this reason, nothing run
   /// Resume key: the canonical layer fields + layout + algo_request.
   [[nodiscard]] std::string key() const;
 };
 
 /// All options of `cnnperf profile`.
 struct ProfileOptions {
-  std::string net;                      ///< --net: zoo name, .onnx or .json
-  std::string layers_csv;               ///< --layers FILE.csv
-  std::vector<std::string> sweep;       ///< --sweep FIELD=VALUES (repeatable)
-  std::int64_t batch = 1;               ///< --batch (for --net; a sweep default)
-  std::string input_size;               ///< --input-size HxW for --net ("": the net's own)
-  std::string precision;                ///< --precision fp32|fp16 ("": from the source, fp32)
-  std::string layout = "nchw";          ///< --layout nchw|nhwc|nchw,nhwc
-  std::string algo = "heuristic";       ///< --algo heuristic|all|NAME[,NAME]
+  std::string net;                 ///< --net: zoo name, .onnx or .json
+  std::string layers_csv;          ///< --layers FILE.csv
+  std::vector<std::string> sweep;  ///< --sweep FIELD=VALUES (repeatable)
+  std::int64_t batch = 1;          ///< --batch (for --net; a sweep default)
+  std::string input_size;          ///< --input-size HxW for --net ("": the net's own)
+  std::string precision;           ///< --precision fp32|fp16 ("": from the source, fp32)
+  std::string layout = "nchw";     ///< --layout nchw|nhwc|nchw,nhwc
+  std::string algo = "heuristic";  ///< --algo heuristic|all|NAME[,NAME]
   MeasurePolicy policy;
-  int gpu_index = 0;                    ///< --gpu-index (CUDA ordinal)
-  std::string output;                   ///< --output ("" or "-": stdout)
-  std::string format;  ///< --format csv|json|table; "": csv for rows, table for --dry-run
-  bool resume = false;                  ///< --resume: skip rows already in --output
-  bool dry_run = false;                 ///< --dry-run: list the plan, touch no GPU
-  bool keep_duplicates = false;         ///< --keep-duplicates: profile repeated shapes again
+  int gpu_index = 0;             ///< --gpu-index (CUDA ordinal)
+  std::string output;            ///< --output ("" or "-": stdout)
+  std::string format;            ///< --format csv|json|table; "": csv for rows, table for --dry-run
+  bool resume = false;           ///< --resume: skip rows already in --output
+  bool dry_run = false;          ///< --dry-run: list the plan, touch no GPU
+  bool keep_duplicates = false;  ///< --keep-duplicates: profile repeated shapes again
 };
 
 /// Sweep parsing: "c_in=64:256:64", "h_in=7,14,28", "dtype=fp32,fp16", "kernel=1,3"
@@ -309,11 +311,11 @@ struct ProfileRow {
   std::size_t samples = 0;
   std::string stop_reason;
   std::int64_t workspace_bytes = 0;
-  std::vector<KernelRecord> kernels;    ///< the kernels of one representative launch
+  std::vector<KernelRecord> kernels;  ///< the kernels of one representative launch
   std::uint64_t dropped_records = 0;
-  EnergyReading energy;                 ///< over the window
-  int energy_launches = 0;              ///< launches in the energy window
-  double wall_s = 0;                    ///< host time spent on this row
+  EnergyReading energy;     ///< over the window
+  int energy_launches = 0;  ///< launches in the energy window
+  double wall_s = 0;        ///< host time spent on this row
 };
 
 /// Output columns: DESIGN §3 layer columns, targets, provenance, then profile extras.

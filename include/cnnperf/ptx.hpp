@@ -18,24 +18,24 @@ namespace cnnperf {
 
 /// `ptxas -v` resource usage of one kernel.
 struct PtxResources {
-  std::string arch;            ///< e.g. "sm_80"
-  int registers = 0;           ///< per thread
+  std::string arch;   ///< e.g. "sm_80"
+  int registers = 0;  ///< per thread
   int spill_stores_bytes = 0;
   int spill_loads_bytes = 0;
   int stack_frame_bytes = 0;
-  int shared_bytes = 0;        ///< static shared memory per CTA
+  int shared_bytes = 0;  ///< static shared memory per CTA
   int barriers = 0;
-  std::string source;          ///< "ptxas <version>" or the resources file it was read from
+  std::string source;  ///< "ptxas <version>" or the resources file it was read from
 };
 
 /// Executed instruction mix of one kernel launch (counts scaled to the whole grid).
 struct PtxLaunchResult {
   std::string file;
   std::string kernel;
-  std::string layer;           ///< layer description (ptx layer), empty for ptx analyze
+  std::string layer;  ///< layer description (ptx layer), empty for ptx analyze
   ptx::Dim3 grid, block;
-  bool sampled = false;        ///< fewer CTAs simulated than launched
-  bool extrapolated = false;   ///< trip-count extrapolation used
+  bool sampled = false;       ///< fewer CTAs simulated than launched
+  bool extrapolated = false;  ///< trip-count extrapolation used
   std::uint64_t ctas_total = 0;
   std::uint64_t ctas_simulated = 0;
   std::uint64_t warp_insts_simulated = 0;
@@ -51,9 +51,9 @@ struct PtxLaunchResult {
   double active_lane_efficiency = 1;  ///< thread_insts / (32 * warp_insts)
   std::optional<PtxResources> resources;
   std::vector<std::string> warnings;
-  double analysis_seconds = 0;        ///< wall time of the emulation that produced this result
-  bool from_cache = false;            ///< true when an earlier identical launch's result was reused
-  int launches = 1;                   ///< identical launches this result stands for (grouped conv)
+  double analysis_seconds = 0;  ///< wall time of the emulation that produced this result
+  bool from_cache = false;      ///< true when an earlier identical launch's result was reused
+  int launches = 1;             ///< identical launches this result stands for (grouped conv)
 };
 
 /// Options of `cnnperf ptx analyze`.
@@ -62,19 +62,20 @@ struct PtxAnalyzeOptions {
   std::string kernel;
   std::string grid = "1,1,1";
   std::string block = "1,1,1";
-  std::vector<std::string> params;   ///< "INDEX=VALUE" (integer, 0x hex, float with '.' or 'f' suffix)
+  std::vector<std::string>
+      params;  ///< "INDEX=VALUE" (integer, 0x hex, float with '.' or 'f' suffix)
   bool full = false;
   std::uint64_t max_warp_insts = ptx::LaunchSpec::kDefaultMaxWarpInsts;  ///< emulation budget
-  int samples = 3;                   ///< interior CTAs sampled per grid dimension
-  std::string extrapolate;           ///< "INDEX=LO,HI": trip-count extrapolation
-  std::string arch;                  ///< ptxas arch; default: the module's .target
+  int samples = 3;          ///< interior CTAs sampled per grid dimension
+  std::string extrapolate;  ///< "INDEX=LO,HI": trip-count extrapolation
+  std::string arch;         ///< ptxas arch; default: the module's .target
   std::string format = "table";
   std::string output;
 };
 
 /// Options of `cnnperf ptx layer`.
 struct PtxLayerOptions {
-  std::string spec;                  ///< e.g. "conv2d:batch=1,c_in=64,h_in=56,w_in=56,c_out=64,kernel_h=3,..."
+  std::string spec;  ///< e.g. "conv2d:batch=1,c_in=64,h_in=56,w_in=56,c_out=64,kernel_h=3,..."
   std::string layers_csv;            ///< canonical layer CSV (one result per row)
   std::string arch = "sm_80";        ///< which committed PTX to use: sm_80 or sm_90
   std::string conv_kernel = "auto";  ///< auto|igemm|direct for groups == 1 convolutions

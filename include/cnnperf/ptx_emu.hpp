@@ -25,28 +25,37 @@ struct SrcLoc {
 };
 
 struct AstOperand {
-  enum class Kind { kRegister, kInteger, kFloat32Bits, kFloat64Bits, kFloatDecimal, kSymbol,
-                    kAddress, kVector, kSink };
+  enum class Kind {
+    kRegister,
+    kInteger,
+    kFloat32Bits,
+    kFloat64Bits,
+    kFloatDecimal,
+    kSymbol,
+    kAddress,
+    kVector,
+    kSink
+  };
   Kind kind = Kind::kRegister;
-  std::string name;          ///< register / symbol / label; address base (may be empty)
-  std::int64_t value = 0;    ///< integer literal, float bits, or address offset
-  double decimal = 0.0;      ///< decimal float literal
-  bool negated = false;      ///< `!%p`
+  std::string name;                  ///< register / symbol / label; address base (may be empty)
+  std::int64_t value = 0;            ///< integer literal, float bits, or address offset
+  double decimal = 0.0;              ///< decimal float literal
+  bool negated = false;              ///< `!%p`
   std::vector<AstOperand> elements;  ///< vector `{a, b}` or call list `(a, b)`
   SrcLoc loc;
 };
 
 struct AstInstruction {
   SrcLoc loc;
-  std::string guard;         ///< predicate register name, empty when unguarded
+  std::string guard;  ///< predicate register name, empty when unguarded
   bool guard_negated = false;
-  std::string opcode;        ///< as written, e.g. "ld.global.nc.v4.f32"
+  std::string opcode;  ///< as written, e.g. "ld.global.nc.v4.f32"
   std::vector<AstOperand> operands;
 };
 
 /// A variable in a state space (.shared/.local/.global/.const/.param).
 struct AstVariable {
-  std::string space;         ///< "shared", "local", "global", "const", "param"
+  std::string space;  ///< "shared", "local", "global", "const", "param"
   std::string name;
   std::int64_t size_bytes = 0;  ///< 0 for `.extern .shared` arrays of unknown size
   int align = 1;
@@ -58,9 +67,9 @@ struct AstVariable {
 struct AstFunction {
   std::string name;
   bool is_entry = false;
-  std::vector<AstVariable> params;       ///< kernel / function parameters in order
+  std::vector<AstVariable> params;  ///< kernel / function parameters in order
   std::vector<AstVariable> return_params;
-  std::vector<AstVariable> variables;    ///< .shared/.local/.param declared in the body
+  std::vector<AstVariable> variables;  ///< .shared/.local/.param declared in the body
   std::vector<AstInstruction> instructions;
   std::unordered_map<std::string, std::size_t> labels;  ///< label -> instruction index
   /// Declared registers: a `.reg` name -> its count for `%r<N>`, or 0 for a single `%x`.
@@ -72,9 +81,9 @@ struct AstFunction {
 };
 
 struct AstModule {
-  std::string source;        ///< file name, for messages
-  std::string version;       ///< ".version" value
-  std::string target;        ///< ".target" value
+  std::string source;   ///< file name, for messages
+  std::string version;  ///< ".version" value
+  std::string target;   ///< ".target" value
   int address_size = 64;
   std::vector<AstVariable> globals;
   std::vector<AstFunction> functions;
@@ -90,30 +99,33 @@ struct AstModule {
 // ---------------------------------------------------------------------------------------------
 // Decoded program
 /// Instruction classes reported in `classes`.
+// Packed enum (not reformatted):
+// clang-format off
 enum class InstClass : std::uint8_t {
   kFp32, kFp64, kFp16, kInt, kLdGlobal, kStGlobal, kLdShared, kStShared, kLdLocal, kStLocal,
   kLdParam, kLdConst, kMemOther, kAtomic, kControl, kSync, kConversion, kMove, kPredicate,
   kOther, kCount
 };
+// clang-format on
 [[nodiscard]] const char* to_string(InstClass c);
 
 /// One decoded instruction. Every source operand is a register-file slot (immediates and
 /// symbol addresses are constant slots), so the hot loop does no string work.
 struct Inst {
   std::uint16_t kind = 0;
-  std::uint8_t type = 0;       ///< operand type (cvt: destination)
-  std::uint8_t type2 = 0;      ///< cvt source type / setp comparison
+  std::uint8_t type = 0;   ///< operand type (cvt: destination)
+  std::uint8_t type2 = 0;  ///< cvt source type / setp comparison
   std::uint8_t flags = 0;
-  std::uint8_t nvec = 1;       ///< ld/st/mov vector length
-  std::uint8_t size = 0;       ///< ld/st element bytes
-  std::uint8_t cls = 0;        ///< InstClass
-  std::int32_t guard = -1;     ///< predicate index, -1 when unguarded
-  std::uint32_t guard_neg = 0; ///< 0 or ~0u
+  std::uint8_t nvec = 1;                     ///< ld/st/mov vector length
+  std::uint8_t size = 0;                     ///< ld/st element bytes
+  std::uint8_t cls = 0;                      ///< InstClass
+  std::int32_t guard = -1;                   ///< predicate index, -1 when unguarded
+  std::uint32_t guard_neg = 0;               ///< 0 or ~0u
   std::uint32_t d = 0, a = 0, b = 0, c = 0;  ///< slots (setp: d/a2 are predicate indices)
-  std::uint32_t d2 = 0;        ///< second destination (setp q, vector table offset)
-  std::uint32_t target = 0;    ///< branch target pc / reconvergence pc
-  std::int64_t offset = 0;     ///< address offset
-  std::uint32_t name = 0;      ///< index into Program::opcode_names
+  std::uint32_t d2 = 0;                      ///< second destination (setp q, vector table offset)
+  std::uint32_t target = 0;                  ///< branch target pc / reconvergence pc
+  std::int64_t offset = 0;                   ///< address offset
+  std::uint32_t name = 0;                    ///< index into Program::opcode_names
 };
 
 /// A kernel entry decoded for execution.
@@ -121,10 +133,10 @@ struct Program {
   std::string source;
   std::string kernel;
   std::vector<Inst> code;
-  std::vector<std::uint32_t> reconverge;        ///< per pc: IPDOM pc of a branch (or kEnd)
-  std::vector<std::uint32_t> vec_slots;         ///< vector operand slots
-  std::vector<std::string> opcode_names;        ///< distinct opcodes as written
-  std::vector<SrcLoc> locs;                     ///< per pc
+  std::vector<std::uint32_t> reconverge;  ///< per pc: IPDOM pc of a branch (or kEnd)
+  std::vector<std::uint32_t> vec_slots;   ///< vector operand slots
+  std::vector<std::string> opcode_names;  ///< distinct opcodes as written
+  std::vector<SrcLoc> locs;               ///< per pc
   std::uint32_t num_slots = 0;
   std::uint32_t num_preds = 0;
   std::vector<std::pair<std::uint32_t, std::uint64_t>> constants;  ///< slot -> value
@@ -137,9 +149,9 @@ struct Program {
   };
   std::vector<Param> params;
   std::int64_t param_bytes = 0;
-  std::int64_t shared_bytes = 0;   ///< static shared memory
+  std::int64_t shared_bytes = 0;  ///< static shared memory
   bool has_dynamic_shared = false;
-  std::int64_t local_bytes = 0;    ///< per thread
+  std::int64_t local_bytes = 0;           ///< per thread
   std::vector<std::uint8_t> module_data;  ///< .global/.const module variables (real)
   std::array<int, 3> maxntid{0, 0, 0};
 
@@ -167,8 +179,8 @@ struct LaunchSpec {
   /// not given here get distinct fake non-null addresses.
   std::map<int, std::uint64_t> params;
   std::int64_t dynamic_shared_bytes = 0;
-  bool full = false;                  ///< simulate every CTA (no sampling/extrapolation)
-  int samples_per_class = 3;          ///< interior CTAs sampled per stratum (x6 for 1-D grids)
+  bool full = false;          ///< simulate every CTA (no sampling/extrapolation)
+  int samples_per_class = 3;  ///< interior CTAs sampled per stratum (x6 for 1-D grids)
   /// Trip-count extrapolation: parameter index whose value only sets a loop length, and two
   /// small values to simulate; counts are extrapolated linearly to the real value.
   std::optional<int> extrapolate_param;
@@ -181,11 +193,12 @@ struct LaunchSpec {
 
 /// Executed counts of one launch, scaled to the whole grid.
 struct LaunchCounts {
-  std::vector<double> warp;          ///< per pc, warp-level executions
-  std::vector<double> thread;        ///< per pc, thread-level (lanes executing)
-  double branches = 0;               ///< warp-level branch executions
+  std::vector<double> warp;    ///< per pc, warp-level executions
+  std::vector<double> thread;  ///< per pc, thread-level (lanes executing)
+  double branches = 0;         ///< warp-level branch executions
   double divergent_branches = 0;
-  double generic_bytes[3][2] = {{0, 0}, {0, 0}, {0, 0}};  ///< generic ld/st resolved [global,shared,local][ld,st]
+  double generic_bytes[3][2] = {
+      {0, 0}, {0, 0}, {0, 0}};  ///< generic ld/st resolved [global,shared,local][ld,st]
   std::uint64_t ctas_simulated = 0;
   std::uint64_t warp_insts_simulated = 0;
   bool data_dependent_branch = false;

@@ -19,8 +19,8 @@ namespace cnnperf {
 struct FeatureMatrix {
   std::size_t rows = 0;
   std::size_t cols = 0;
-  std::vector<double> values;       ///< rows*cols values, row-major
-  std::vector<std::string> names;   ///< optional column names (empty, or `cols` entries)
+  std::vector<double> values;      ///< rows*cols values, row-major
+  std::vector<std::string> names;  ///< optional column names (empty, or `cols` entries)
 
   FeatureMatrix() = default;
   /// A rows x cols matrix filled with zeros.
@@ -70,8 +70,7 @@ class Regressor {
   /// Trains on `x` (rows = samples) and `y` (one target per row). `weights` is empty or one
   /// non-negative weight per row. Throws InputError on mismatched sizes, non-finite values,
   /// or non-positive targets with log_target.
-  void fit(const FeatureMatrix& x, std::span<const double> y,
-           std::span<const double> weights = {});
+  void fit(const FeatureMatrix& x, std::span<const double> y, std::span<const double> weights = {});
 
   /// Predicts one value per row of `x`. Throws Error when not fitted, InputError when the
   /// column count (or the column names, when both sides have them) differ from training.

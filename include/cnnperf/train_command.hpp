@@ -11,11 +11,11 @@
 namespace cnnperf {
 
 struct TrainOptions {
-  std::vector<std::string> data;       ///< measured layer CSVs (plain or .gz)
-  std::string regressor = "xgboost";   ///< linear|knn|dtree|rf|xgboost|all
-  std::string features = "default";    ///< FeatureSpec::parse text
-  std::string cv = "kfold";            ///< kfold|group-shape|leave-gpu-out
-  std::string sources = "split";       ///< split (a model per measurement source) | joint
+  std::vector<std::string> data;      ///< measured layer CSVs (plain or .gz)
+  std::string regressor = "xgboost";  ///< linear|knn|dtree|rf|xgboost|all
+  std::string features = "default";   ///< FeatureSpec::parse text
+  std::string cv = "kfold";           ///< kfold|group-shape|leave-gpu-out
+  std::string sources = "split";      ///< split (a model per measurement source) | joint
   /// Fit each (source, GPU)'s host floor and regress on analytical + floor (FamilyModel::
   /// host_floor_ms); false: floor 0, the model before 2026-11-24.
   bool host_floor = true;
@@ -24,15 +24,15 @@ struct TrainOptions {
   /// (FamilyModel::gpu_blind_regressor, FamilyModel::analytical_for_unseen_gpus).
   bool unseen_gpu_check = false;
   int folds = 5;
-  std::string out;                     ///< model file to write; empty: metrics only
-  std::vector<std::string> e2e;        ///< end-to-end CSVs: calibrate the eager overhead
-  std::vector<std::string> power;      ///< power CSVs: calibrate the power model (not with data)
-  std::size_t max_rows = 0;            ///< 0: all rows; else a seeded uniform sample
+  std::string out;                 ///< model file to write; empty: metrics only
+  std::vector<std::string> e2e;    ///< end-to-end CSVs: calibrate the eager overhead
+  std::vector<std::string> power;  ///< power CSVs: calibrate the power model (not with data)
+  std::size_t max_rows = 0;        ///< 0: all rows; else a seeded uniform sample
   std::uint64_t seed = 42;
   std::string format = "table";
-  std::string output;                  ///< metrics destination; empty: stdout
-  std::string params;                  ///< JSON object overriding default_params (per kind)
-  std::string command_line;            ///< recorded in the model metadata
+  std::string output;        ///< metrics destination; empty: stdout
+  std::string params;        ///< JSON object overriding default_params (per kind)
+  std::string command_line;  ///< recorded in the model metadata
   /// Non-empty: run the cuDNN-algorithm study on the conv rows instead (group-shape folds):
   /// "all" or a comma list of algo_study_variants(). Needs all rows (no max_rows).
   std::string algo_study;

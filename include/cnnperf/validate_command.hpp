@@ -12,11 +12,11 @@
 namespace cnnperf {
 
 struct ValidateOptions {
-  std::string model;                  ///< LearnedModel file; empty: predict's defaults
-  std::vector<std::string> data;      ///< measured layer CSVs (may be empty when e2e is given)
-  std::vector<std::string> e2e;       ///< end-to-end CSVs (e2e_torchvision.csv or NAS schema)
-  std::vector<std::string> power;     ///< power CSVs (datasets/power_zeus.csv schema)
-  std::string power_model;            ///< power model file; empty: the bundled one
+  std::string model;               ///< LearnedModel file; empty: predict's defaults
+  std::vector<std::string> data;   ///< measured layer CSVs (may be empty when e2e is given)
+  std::vector<std::string> e2e;    ///< end-to-end CSVs (e2e_torchvision.csv or NAS schema)
+  std::vector<std::string> power;  ///< power CSVs (datasets/power_zeus.csv schema)
+  std::string power_model;         ///< power model file; empty: the bundled one
   std::optional<double> fail_if_mape_above;  ///< percent; unset: never fail (0 fails any error)
   std::string format = "table";
   std::string output;

@@ -15,9 +15,9 @@ namespace cnnperf {
 
 /// One zoo network and its published figures.
 struct ZooEntry {
-  std::string name;         ///< torchvision builder name, e.g. "resnet50"
-  std::string family;       ///< e.g. "resnet", "efficientnet"
-  std::string description;  ///< one line
+  std::string name;                    ///< torchvision builder name, e.g. "resnet50"
+  std::string family;                  ///< e.g. "resnet", "efficientnet"
+  std::string description;             ///< one line
   std::int64_t default_input_h = 224;  ///< pixels; the resolution the published figures use
   std::int64_t default_input_w = 224;
   /// Learnable parameters as published (torchvision `num_params`, the paper for xception).
@@ -28,9 +28,9 @@ struct ZooEntry {
   /// Published multiply-accumulates in units of 1e9 at the default input size (torchvision's
   /// `_ops`, shown as "GFLOPS" in its docs but counting multiply-adds once); 0 = not published.
   double published_gmacs = 0;
-  double top1_accuracy = 0;       ///< ImageNet-1k top-1, %, from models/zoo_accuracy.json
-  std::string accuracy_source;    ///< its weights and where it was read
-  std::string published_source;   ///< where published_params / published_gmacs come from
+  double top1_accuracy = 0;      ///< ImageNet-1k top-1, %, from models/zoo_accuracy.json
+  std::string accuracy_source;   ///< its weights and where it was read
+  std::string published_source;  ///< where published_params / published_gmacs come from
 };
 
 /// All zoo networks, in a stable order (families together).
@@ -47,8 +47,7 @@ struct ZooEntry {
 /// every layer). Throws InputError "unknown network 'x'; closest: a, b, c" for an unknown
 /// name, and an InputError naming the first layer that does not fit when the input size is
 /// too small for the network (or a non-positive batch / size).
-[[nodiscard]] Network build_zoo_network(std::string_view name,
-                                        const NetworkOptions& options = {});
+[[nodiscard]] Network build_zoo_network(std::string_view name, const NetworkOptions& options = {});
 
 /// The CIFAR-100 network of the power data (Zeus trained weiaicunzai/pytorch-cifar100's
 /// ShuffleNetV2, 32x32 inputs, 100 classes): outside the zoo, which holds torchvision's

@@ -44,11 +44,14 @@ constexpr std::array<TileConfig, 7> kTiles{{
 constexpr double kMsPerSecond = 1e3;
 constexpr double kMinSaturatingBytesPerSm = 64.0 * 1024;  // in flight to saturate DRAM
 
-double ceil_div(double a, double b) { return std::ceil(a / b); }
+double ceil_div(double a, double b) {
+  return std::ceil(a / b);
+}
 
 int ctas_per_sm(const TileConfig& tile, const GpuSpec& gpu) {
   const int by_threads = std::max(1, gpu.max_threads_per_sm / tile.threads);
-  const int by_regs = std::max(1, gpu.registers_per_sm / (tile.registers_per_thread * tile.threads));
+  const int by_regs =
+      std::max(1, gpu.registers_per_sm / (tile.registers_per_thread * tile.threads));
   const double smem_bytes = gpu.shared_mem_per_sm_kb > 0 ? gpu.shared_mem_per_sm_kb * 1024 : 49152;
   const int by_smem = std::max(1, static_cast<int>(smem_bytes / tile.shared_bytes));
   const int by_blocks = std::max(1, gpu.max_blocks_per_sm);
@@ -103,7 +106,8 @@ GemmTiming time_gemm(const GemmShape& shape, const GpuSpec& gpu, double peak_tfl
     if (compute_ms < best.compute_ms) {
       best.compute_ms = compute_ms;
       best.tile = &tile;
-      best.tile_efficiency = (shape.m * shape.n) / (tiles_m * tile.block_m * tiles_n * tile.block_n);
+      best.tile_efficiency =
+          (shape.m * shape.n) / (tiles_m * tile.block_m * tiles_n * tile.block_n);
       best.waves = ctas / (static_cast<double>(gpu.sm_count) * resident);
       best.wave_efficiency = best.waves / std::ceil(best.waves);
       best.occupancy = std::min(1.0, resident * tile.threads / 32.0 / max_warps);
@@ -197,16 +201,20 @@ void estimate_gemm_like(LayerEstimate& e, const Layer& layer, const GpuSpec& gpu
                            layer.stride_w == 1 && layer.dilation_h == 1 && layer.dilation_w == 1 &&
                            layer.c_in >= 16 && layer.c_out >= 16 && !tensor;
   if (winograd_ok) {
-    const double tiles = static_cast<double>(layer.batch) * ceil_div(layer.h_out(), 4) *
-                         ceil_div(layer.w_out(), 4);
-    const GemmShape wshape{tiles, static_cast<double>(layer.c_out),
-                           static_cast<double>(layer.c_in), 36};
+    const double tiles =
+        static_cast<double>(layer.batch) * ceil_div(layer.h_out(), 4) * ceil_div(layer.w_out(), 4);
+    const GemmShape wshape{tiles, static_cast<double>(layer.c_out), static_cast<double>(layer.c_in),
+                           36};
     const GemmTiming wt = time_gemm(wshape, gpu, peak, scale);
-    const double transformed = bpe * 36 * tiles * (layer.c_in + layer.c_out) +
-                               bpe * 36.0 * layer.c_in * layer.c_out;
+    const double transformed =
+        bpe * 36 * tiles * (layer.c_in + layer.c_out) + bpe * 36.0 * layer.c_in * layer.c_out;
     const double wbytes = in_bytes + out_bytes + w_bytes + 2 * transformed;
-    const double direct_ms = std::max(timing.compute_ms, bytes_moved / bandwidth_bytes_per_ms(gpu, p, bytes_moved)) + p.kernel_overhead_ms;
-    const double wino_ms = std::max(wt.compute_ms, wbytes / bandwidth_bytes_per_ms(gpu, p, wbytes)) + 4 * p.kernel_overhead_ms;
+    const double direct_ms =
+        std::max(timing.compute_ms, bytes_moved / bandwidth_bytes_per_ms(gpu, p, bytes_moved)) +
+        p.kernel_overhead_ms;
+    const double wino_ms =
+        std::max(wt.compute_ms, wbytes / bandwidth_bytes_per_ms(gpu, p, wbytes)) +
+        4 * p.kernel_overhead_ms;
     if (wino_ms < direct_ms) {
       timing = wt;
       bytes_moved = wbytes;
@@ -302,8 +310,7 @@ LayerEstimate estimate_layer(const Layer& layer, const GpuSpec& gpu, const Analy
   e.arithmetic_intensity = e.bytes > 0 ? e.flops / e.bytes : 0;
   e.peak_tflops = compute_peak_tflops(layer, gpu);
   const OpClass cls = op_class(layer.op);
-  const bool depthwise = layer.op == Op::kConv2d && layer.groups > 1 &&
-                         layer.c_in == layer.groups;
+  const bool depthwise = layer.op == Op::kConv2d && layer.groups > 1 && layer.c_in == layer.groups;
   if (cls == OpClass::kNone) {
     e.kernels = 0;
     e.algorithm = "none";

@@ -27,7 +27,7 @@ using nlohmann::json;
 constexpr int kSchemaVersion = 1;
 constexpr std::array<std::string_view, 5> kVendorWords = {"nvidia", "geforce", "tesla", "quadro",
                                                           "corporation"};
-const std::set<std::string> kArchitectures = {"kepler", "maxwell", "pascal", "volta",  "turing",
+const std::set<std::string> kArchitectures = {"kepler", "maxwell", "pascal", "volta",    "turing",
                                               "ampere", "ada",     "hopper", "blackwell"};
 const std::set<std::string> kSegments = {"datacenter", "desktop", "workstation", "jetson"};
 
@@ -41,14 +41,14 @@ struct SmLimits {
 };
 const std::map<std::string, SmLimits>& sm_limits_by_cc() {
   static const std::map<std::string, SmLimits> table = {
-      {"3.5", {48, 65536, 2048, 16}},  {"3.7", {112, 131072, 2048, 16}},
-      {"5.0", {64, 65536, 2048, 32}},  {"5.2", {96, 65536, 2048, 32}},
-      {"5.3", {64, 65536, 2048, 32}},  {"6.0", {64, 65536, 2048, 32}},
-      {"6.1", {96, 65536, 2048, 32}},  {"6.2", {64, 65536, 2048, 32}},
-      {"7.0", {96, 65536, 2048, 32}},  {"7.2", {96, 65536, 2048, 32}},
-      {"7.5", {64, 65536, 1024, 16}},  {"8.0", {164, 65536, 2048, 32}},
-      {"8.6", {100, 65536, 1536, 16}}, {"8.7", {164, 65536, 2048, 16}},
-      {"8.9", {100, 65536, 1536, 24}}, {"9.0", {228, 65536, 2048, 32}},
+      {"3.5", {48, 65536, 2048, 16}},   {"3.7", {112, 131072, 2048, 16}},
+      {"5.0", {64, 65536, 2048, 32}},   {"5.2", {96, 65536, 2048, 32}},
+      {"5.3", {64, 65536, 2048, 32}},   {"6.0", {64, 65536, 2048, 32}},
+      {"6.1", {96, 65536, 2048, 32}},   {"6.2", {64, 65536, 2048, 32}},
+      {"7.0", {96, 65536, 2048, 32}},   {"7.2", {96, 65536, 2048, 32}},
+      {"7.5", {64, 65536, 1024, 16}},   {"8.0", {164, 65536, 2048, 32}},
+      {"8.6", {100, 65536, 1536, 16}},  {"8.7", {164, 65536, 2048, 16}},
+      {"8.9", {100, 65536, 1536, 24}},  {"9.0", {228, 65536, 2048, 32}},
       {"10.0", {228, 65536, 2048, 32}}, {"12.0", {100, 65536, 1536, 32}},
   };
   return table;
@@ -126,7 +126,6 @@ class FieldReader {
   bool require_all_;
 };
 
-
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
   std::iota(row.begin(), row.end(), std::size_t{0});
@@ -145,8 +144,7 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 bool looks_like_file(std::string_view text) {
   const std::string lower = to_lower(text);
-  return (lower.size() > 5 && lower.ends_with(".json")) ||
-         text.find('/') != std::string_view::npos;
+  return (lower.size() > 5 && lower.ends_with(".json")) || text.find('/') != std::string_view::npos;
 }
 
 }  // namespace
@@ -170,16 +168,33 @@ std::string GpuSpec::source_of(const std::string& field) const {
 }
 
 const std::vector<std::string>& gpu_spec_field_names() {
-  static const std::vector<std::string> names = {
-      "name",           "display_name",       "family",
-      "architecture",   "segment",            "compute_capability",
-      "release_year",   "sm_count",           "fp32_cores_per_sm",
-      "base_clock_mhz", "boost_clock_mhz",    "fp32_tflops",
-      "fp16_tflops",    "tensor_fp16_tflops", "memory_bandwidth_gbs",
-      "memory_gb",      "l2_cache_mb",        "nvlink_gbs",
-      "shared_mem_per_sm_kb", "registers_per_sm", "max_threads_per_sm",
-      "max_blocks_per_sm", "tdp_w",           "idle_power_w",
-      "clock_assumed",  "aliases",            "sources"};
+  static const std::vector<std::string> names = {"name",
+                                                 "display_name",
+                                                 "family",
+                                                 "architecture",
+                                                 "segment",
+                                                 "compute_capability",
+                                                 "release_year",
+                                                 "sm_count",
+                                                 "fp32_cores_per_sm",
+                                                 "base_clock_mhz",
+                                                 "boost_clock_mhz",
+                                                 "fp32_tflops",
+                                                 "fp16_tflops",
+                                                 "tensor_fp16_tflops",
+                                                 "memory_bandwidth_gbs",
+                                                 "memory_gb",
+                                                 "l2_cache_mb",
+                                                 "nvlink_gbs",
+                                                 "shared_mem_per_sm_kb",
+                                                 "registers_per_sm",
+                                                 "max_threads_per_sm",
+                                                 "max_blocks_per_sm",
+                                                 "tdp_w",
+                                                 "idle_power_w",
+                                                 "clock_assumed",
+                                                 "aliases",
+                                                 "sources"};
   return names;
 }
 
@@ -260,9 +275,8 @@ GpuSpec gpu_spec_from_json(const nlohmann::json& object, const std::string& wher
     const auto& cc = g.compute_capability;
     const auto dot = cc.find('.');
     const bool ok = dot != std::string::npos && dot > 0 && dot + 1 < cc.size() &&
-                    std::all_of(cc.begin(), cc.end(), [](unsigned char c) {
-                      return std::isdigit(c) || c == '.';
-                    }) &&
+                    std::all_of(cc.begin(), cc.end(),
+                                [](unsigned char c) { return std::isdigit(c) || c == '.'; }) &&
                     std::count(cc.begin(), cc.end(), '.') == 1;
     if (!ok) {
       const json got = cc;
@@ -362,8 +376,8 @@ GpuSpec gpu_spec_from_json(const nlohmann::json& object, const std::string& wher
   }
   if (g.base_clock_mhz > g.boost_clock_mhz) {
     const json got = g.base_clock_mhz;
-    fail(where, "base_clock_mhz", "at most boost_clock_mhz (" +
-                                      format_number(g.boost_clock_mhz) + ")", &got);
+    fail(where, "base_clock_mhz",
+         "at most boost_clock_mhz (" + format_number(g.boost_clock_mhz) + ")", &got);
   }
   if (g.idle_power_w >= g.tdp_w) {
     const json got = g.idle_power_w;
@@ -374,7 +388,8 @@ GpuSpec gpu_spec_from_json(const nlohmann::json& object, const std::string& wher
     if (!aliases->is_array()) fail(where, "aliases", "an array of strings", aliases);
     for (std::size_t i = 0; i < aliases->size(); ++i) {
       const json& a = (*aliases)[i];
-      if (!a.is_string() || a.get<std::string>().empty() || exact_gpu_key(a.get<std::string>()).empty()) {
+      if (!a.is_string() || a.get<std::string>().empty() ||
+          exact_gpu_key(a.get<std::string>()).empty()) {
         fail(where, "aliases[" + std::to_string(i) + "]", "a non-empty name", &a);
       }
       g.aliases.push_back(a.get<std::string>());
@@ -401,8 +416,9 @@ GpuSpec gpu_spec_from_json(const nlohmann::json& object, const std::string& wher
 GpuSpec load_gpu_spec_file(const std::string& path) {
   const json doc = read_json_file(path);
   if (doc.is_object() && doc.contains("gpus")) {
-    throw InputError(path + ": expected one GPU object, found a database file ('gpus' array); "
-                            "pass one entry of it, or a name");
+    throw InputError(path +
+                     ": expected one GPU object, found a database file ('gpus' array); "
+                     "pass one entry of it, or a name");
   }
   GpuSpec g = gpu_spec_from_json(doc, path, false);
   if (g.sources.count("default") == 0) g.sources["default"] = "user spec file " + path;
@@ -527,8 +543,7 @@ GpuDatabase GpuDatabase::load(const std::string& path) {
     const std::string where = path + ": gpus[" + std::to_string(i) + "]";
     GpuSpec g = gpu_spec_from_json((*gpus)[i], where, true);
     if (!names.insert(g.name).second) {
-      throw InputError(where + ".name: expected a unique name, '" + g.name +
-                       "' appears twice");
+      throw InputError(where + ".name: expected a unique name, '" + g.name + "' appears twice");
     }
     db.gpus_.push_back(std::move(g));
   }

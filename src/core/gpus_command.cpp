@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
 #include "cnnperf/config.hpp"
 #include "cnnperf/error.hpp"
@@ -21,7 +21,9 @@ using nlohmann::json;
 
 constexpr int kOutputSchemaVersion = 1;
 
-std::string number_text(double value) { return value == 0 ? "0" : format_number(value, 6); }
+std::string number_text(double value) {
+  return value == 0 ? "0" : format_number(value, 6);
+}
 
 // Value of one field as text (the same text in table and CSV).
 std::string field_text(const GpuSpec& g, const std::string& field) {
@@ -75,10 +77,9 @@ std::string render_list(const GpuDatabase& db, const GpusOptions& o, OutputForma
     }
     return csv_with_schema(header, cells, kOutputSchemaVersion);
   }
-  const std::vector<std::string> header = {"name",          "architecture",       "SMs",
-                                           "boost MHz",     "FP32 TFLOPS",        "tensor FP16 TFLOPS",
-                                           "bandwidth GB/s", "memory GB",         "TDP W",
-                                           "year"};
+  const std::vector<std::string> header = {
+      "name",           "architecture", "SMs",   "boost MHz", "FP32 TFLOPS", "tensor FP16 TFLOPS",
+      "bandwidth GB/s", "memory GB",    "TDP W", "year"};
   std::vector<std::vector<std::string>> cells;
   cells.reserve(rows.size());
   for (const auto* g : rows) {
@@ -88,8 +89,8 @@ std::string render_list(const GpuDatabase& db, const GpusOptions& o, OutputForma
                      number_text(g->memory_gb), number_text(g->tdp_w),
                      std::to_string(g->release_year)});
   }
-  return format_table(header, cells) + "\n" + std::to_string(rows.size()) +
-         " GPUs from " + db.source_path() +
+  return format_table(header, cells) + "\n" + std::to_string(rows.size()) + " GPUs from " +
+         db.source_path() +
          " (specifications, peaks at the boost clock; sources: cnnperf gpus show NAME)\n";
 }
 
@@ -120,9 +121,9 @@ std::string render_show(const GpuDatabase& db, const GpusOptions& o, OutputForma
 std::string render_gpus(const GpusOptions& options) {
   const OutputFormat format = output_format_from_string(options.format);
   check_choice("--segment", options.segment, {"datacenter", "desktop", "workstation", "jetson"});
-  check_choice("--arch", options.arch,
-               {"kepler", "maxwell", "pascal", "volta", "turing", "ampere", "ada", "hopper",
-                "blackwell"});
+  check_choice(
+      "--arch", options.arch,
+      {"kepler", "maxwell", "pascal", "volta", "turing", "ampere", "ada", "hopper", "blackwell"});
   if (!options.show.empty() && (!options.segment.empty() || !options.arch.empty())) {
     // A filter cannot apply to one named GPU; ignoring it would hide the user's intent.
     throw InputError(std::string(options.segment.empty() ? "--arch" : "--segment") +

@@ -282,7 +282,9 @@ CsvTable parse_csv(std::string_view text, const std::string& source) {
   return table;
 }
 
-CsvTable read_csv(const fs::path& path) { return parse_csv(read_text_file(path), path.string()); }
+CsvTable read_csv(const fs::path& path) {
+  return parse_csv(read_text_file(path), path.string());
+}
 
 std::string csv_escape(std::string_view field) {
   if (field.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(field);

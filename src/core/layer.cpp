@@ -21,17 +21,28 @@ struct OpName {
 };
 
 constexpr std::array kOpNames{
-    OpName{Op::kConv2d, "conv2d"},       OpName{Op::kLinear, "linear"},
-    OpName{Op::kBatchNorm, "batchnorm"}, OpName{Op::kLayerNorm, "layernorm"},
-    OpName{Op::kRelu, "relu"},           OpName{Op::kRelu6, "relu6"},
-    OpName{Op::kSigmoid, "sigmoid"},     OpName{Op::kHardSigmoid, "hardsigmoid"},
-    OpName{Op::kHardSwish, "hardswish"}, OpName{Op::kSilu, "silu"},
-    OpName{Op::kGelu, "gelu"},           OpName{Op::kTanh, "tanh"},
-    OpName{Op::kAdd, "add"},             OpName{Op::kMul, "mul"},
-    OpName{Op::kSoftmax, "softmax"},     OpName{Op::kMaxPool, "maxpool"},
-    OpName{Op::kAvgPool, "avgpool"},     OpName{Op::kGlobalAvgPool, "global_avgpool"},
-    OpName{Op::kConcat, "concat"},       OpName{Op::kChannelShuffle, "channel_shuffle"},
-    OpName{Op::kFlatten, "flatten"},     OpName{Op::kDropout, "dropout"},
+    OpName{Op::kConv2d, "conv2d"},
+    OpName{Op::kLinear, "linear"},
+    OpName{Op::kBatchNorm, "batchnorm"},
+    OpName{Op::kLayerNorm, "layernorm"},
+    OpName{Op::kRelu, "relu"},
+    OpName{Op::kRelu6, "relu6"},
+    OpName{Op::kSigmoid, "sigmoid"},
+    OpName{Op::kHardSigmoid, "hardsigmoid"},
+    OpName{Op::kHardSwish, "hardswish"},
+    OpName{Op::kSilu, "silu"},
+    OpName{Op::kGelu, "gelu"},
+    OpName{Op::kTanh, "tanh"},
+    OpName{Op::kAdd, "add"},
+    OpName{Op::kMul, "mul"},
+    OpName{Op::kSoftmax, "softmax"},
+    OpName{Op::kMaxPool, "maxpool"},
+    OpName{Op::kAvgPool, "avgpool"},
+    OpName{Op::kGlobalAvgPool, "global_avgpool"},
+    OpName{Op::kConcat, "concat"},
+    OpName{Op::kChannelShuffle, "channel_shuffle"},
+    OpName{Op::kFlatten, "flatten"},
+    OpName{Op::kDropout, "dropout"},
 };
 
 constexpr std::array<std::pair<const char*, Op>, 22> kOpAliases{{
@@ -59,9 +70,8 @@ constexpr std::array<std::pair<const char*, Op>, 22> kOpAliases{{
     {"sum", Op::kAdd},
 }};
 
-std::int64_t window_out(std::int64_t in, std::int64_t kernel, std::int64_t stride,
-                        std::int64_t pad, std::int64_t pad_end, std::int64_t dilation,
-                        bool ceil_mode) {
+std::int64_t window_out(std::int64_t in, std::int64_t kernel, std::int64_t stride, std::int64_t pad,
+                        std::int64_t pad_end, std::int64_t dilation, bool ceil_mode) {
   const std::int64_t span = in + pad + pad_end - dilation * (kernel - 1) - 1;
   if (span < 0) return 0;
   std::int64_t out = (ceil_mode ? (span + stride - 1) / stride : span / stride) + 1;
@@ -109,7 +119,9 @@ Op op_from_string(std::string_view name) {
     if (lower == alias) return op;
   }
   std::string expected;
-  for (const auto& entry : kOpNames) expected += (expected.empty() ? "" : ", ") + std::string(entry.name);
+  for (const auto& entry : kOpNames) {
+    expected += (expected.empty() ? "" : ", ") + std::string(entry.name);
+  }
   throw InputError("unknown op '" + std::string(name) + "' (expected one of: " + expected + ")");
 }
 
@@ -154,7 +166,9 @@ std::string to_string(OpClass value) {
   return "none";
 }
 
-std::string to_string(DType dtype) { return dtype == DType::kFp16 ? "fp16" : "fp32"; }
+std::string to_string(DType dtype) {
+  return dtype == DType::kFp16 ? "fp16" : "fp32";
+}
 
 DType dtype_from_string(std::string_view name) {
   const std::string lower = to_lower(name);
@@ -181,7 +195,9 @@ DType dtype_from_option(std::string_view text, std::string_view option) {
   }
 }
 
-int bytes_per_element(DType dtype) { return dtype == DType::kFp16 ? 2 : 4; }
+int bytes_per_element(DType dtype) {
+  return dtype == DType::kFp16 ? 2 : 4;
+}
 
 std::string to_string(Pass pass) {
   switch (pass) {
@@ -292,8 +308,7 @@ std::int64_t Layer::output_elements() const {
 
 std::int64_t Layer::params() const {
   switch (op) {
-    case Op::kConv2d:
-      return c_out * (c_in / groups) * kernel_h * kernel_w + (bias ? c_out : 0);
+    case Op::kConv2d: return c_out * (c_in / groups) * kernel_h * kernel_w + (bias ? c_out : 0);
     case Op::kLinear: return c_in * c_out + (bias ? c_out : 0);
     case Op::kBatchNorm:
     case Op::kLayerNorm: return 2 * c_in;
@@ -418,8 +433,8 @@ void Layer::validate(const std::string& where) const {
   }
   if (op == Op::kConv2d && (c_in % groups != 0 || c_out % groups != 0)) {
     throw InputError(where + ": field 'groups': expected a divisor of c_in (" +
-                     std::to_string(c_in) + ") and c_out (" + std::to_string(c_out) +
-                     "), got " + std::to_string(groups));
+                     std::to_string(c_in) + ") and c_out (" + std::to_string(c_out) + "), got " +
+                     std::to_string(groups));
   }
   if (h_out() <= 0 || w_out() <= 0) {
     throw InputError(where + ": the kernel (" + std::to_string(kernel_h) + "x" +
@@ -459,9 +474,9 @@ void Layer::validate(const std::string& where) const {
 
 const std::vector<std::string>& layer_csv_columns() {
   static const std::vector<std::string> columns{
-      "op",       "batch",    "c_in",     "h_in",       "w_in",       "c_out",  "kernel_h",
-      "kernel_w", "stride_h", "stride_w", "pad_h",      "pad_w",      "dilation_h",
-      "dilation_w", "groups", "bias",     "dtype",      "pass"};
+      "op",         "batch",      "c_in",     "h_in",     "w_in",  "c_out",
+      "kernel_h",   "kernel_w",   "stride_h", "stride_w", "pad_h", "pad_w",
+      "dilation_h", "dilation_w", "groups",   "bias",     "dtype", "pass"};
   return columns;
 }
 

@@ -114,8 +114,9 @@ LayerTable parse_layers_csv(std::string_view text, const std::string& source) {
   LayerTable out;
   out.table = parse_csv(text, source);
   if (!out.table.column("op")) {
-    throw InputError(source + ":1: no 'op' column (expected the canonical layer CSV header, "
-                              "e.g. op,batch,c_in,h_in,w_in,c_out,kernel_h,...)");
+    throw InputError(source +
+                     ":1: no 'op' column (expected the canonical layer CSV header, "
+                     "e.g. op,batch,c_in,h_in,w_in,c_out,kernel_h,...)");
   }
   out.layers.reserve(out.table.rows.size());
   for (std::size_t row = 0; row < out.table.rows.size(); ++row) {
@@ -130,10 +131,10 @@ LayerTable read_layers_csv(const std::filesystem::path& path) {
 
 std::vector<std::string> layer_csv_fields(const Layer& layer) {
   auto s = [](std::int64_t v) { return std::to_string(v); };
-  return {to_string(layer.op),   s(layer.batch),      s(layer.c_in),       s(layer.h_in),
-          s(layer.w_in),         s(layer.c_out),      s(layer.kernel_h),   s(layer.kernel_w),
-          s(layer.stride_h),     s(layer.stride_w),   s(layer.pad_h),      s(layer.pad_w),
-          s(layer.dilation_h),   s(layer.dilation_w), s(layer.groups),     layer.bias ? "1" : "0",
+  return {to_string(layer.op),    s(layer.batch),       s(layer.c_in),     s(layer.h_in),
+          s(layer.w_in),          s(layer.c_out),       s(layer.kernel_h), s(layer.kernel_w),
+          s(layer.stride_h),      s(layer.stride_w),    s(layer.pad_h),    s(layer.pad_w),
+          s(layer.dilation_h),    s(layer.dilation_w),  s(layer.groups),   layer.bias ? "1" : "0",
           to_string(layer.dtype), to_string(layer.pass)};
 }
 

@@ -51,8 +51,7 @@ void NetBuilder::push(Layer layer) {
 
 void NetBuilder::conv(const std::string& name, std::int64_t c_out, std::int64_t kernel,
                       std::int64_t stride, std::int64_t pad, std::int64_t groups, bool bias) {
-  conv(name, c_out, kernel, kernel,
-       ConvArgs{stride, stride, pad, pad, groups, bias, 1});
+  conv(name, c_out, kernel, kernel, ConvArgs{stride, stride, pad, pad, groups, bias, 1});
 }
 
 void NetBuilder::conv(const std::string& name, std::int64_t c_out, std::int64_t kernel_h,
@@ -72,9 +71,13 @@ void NetBuilder::conv(const std::string& name, std::int64_t c_out, std::int64_t 
   push(std::move(layer));
 }
 
-void NetBuilder::batchnorm(const std::string& name) { push(start(name, Op::kBatchNorm)); }
+void NetBuilder::batchnorm(const std::string& name) {
+  push(start(name, Op::kBatchNorm));
+}
 
-void NetBuilder::activation(const std::string& name, Op op) { push(start(name, op)); }
+void NetBuilder::activation(const std::string& name, Op op) {
+  push(start(name, op));
+}
 
 void NetBuilder::maxpool(const std::string& name, std::int64_t kernel, std::int64_t stride,
                          std::int64_t pad, bool ceil_mode) {
@@ -104,8 +107,7 @@ void NetBuilder::global_avgpool(const std::string& name) {
   push(std::move(layer));
 }
 
-void NetBuilder::adaptive_avgpool(const std::string& name, std::int64_t out_h,
-                                  std::int64_t out_w) {
+void NetBuilder::adaptive_avgpool(const std::string& name, std::int64_t out_h, std::int64_t out_w) {
   if (shape_.h < out_h || shape_.w < out_w) {
     throw InputError(network_.name + " at " + std::to_string(network_.input_h) + "x" +
                      std::to_string(network_.input_w) + ": layer '" + name +
@@ -123,9 +125,13 @@ void NetBuilder::adaptive_avgpool(const std::string& name, std::int64_t out_h,
   push(std::move(layer));
 }
 
-void NetBuilder::flatten(const std::string& name) { push(start(name, Op::kFlatten)); }
+void NetBuilder::flatten(const std::string& name) {
+  push(start(name, Op::kFlatten));
+}
 
-void NetBuilder::dropout(const std::string& name) { push(start(name, Op::kDropout)); }
+void NetBuilder::dropout(const std::string& name) {
+  push(start(name, Op::kDropout));
+}
 
 void NetBuilder::linear(const std::string& name, std::int64_t out_features, bool bias) {
   if (shape_.h != 1 || shape_.w != 1) {
@@ -194,6 +200,8 @@ void NetBuilder::conv_bn_act(const std::string& prefix, std::int64_t c_out, std:
   if (act) activation(prefix + ".2", *act);
 }
 
-Network NetBuilder::finish() { return std::move(network_); }
+Network NetBuilder::finish() {
+  return std::move(network_);
+}
 
 }  // namespace cnnperf::detail

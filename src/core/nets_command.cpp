@@ -129,9 +129,9 @@ std::string render_list(OutputFormat format, DType dtype) {
     out["networks"] = std::move(nets);
     return out.dump(2) + "\n";
   }
-  const std::vector<std::string> header{"name", "family", "input", "layers", "params",
-                                        "gmacs", "gflops", "published_params",
-                                        "published_gmacs", "top1"};
+  const std::vector<std::string> header{
+      "name",   "family",           "input",           "layers", "params", "gmacs",
+      "gflops", "published_params", "published_gmacs", "top1"};
   std::vector<std::vector<std::string>> cells;
   for (const ListRow& r : rows) {
     const ZooEntry& e = *r.entry;
@@ -192,13 +192,13 @@ std::string render_show(const NetsOptions& options, OutputFormat format,
     out["input"] = {{"c", net.input_c}, {"h", net.input_h}, {"w", net.input_w}};
     out["dtype"] = to_string(dtype);
     if (const ZooEntry* entry = find_zoo_entry(net.name); entry && net.source == "zoo") {
-      out["published"] = {{"params", entry->published_params},
-                          {"auxiliary_params", entry->auxiliary_params},
-                          {"gmacs", entry->published_gmacs > 0 ? Json(entry->published_gmacs)
-                                                               : Json(nullptr)},
-                          {"source", entry->published_source},
-                          {"top1_accuracy", entry->top1_accuracy},
-                          {"accuracy_source", entry->accuracy_source}};
+      out["published"] = {
+          {"params", entry->published_params},
+          {"auxiliary_params", entry->auxiliary_params},
+          {"gmacs", entry->published_gmacs > 0 ? Json(entry->published_gmacs) : Json(nullptr)},
+          {"source", entry->published_source},
+          {"top1_accuracy", entry->top1_accuracy},
+          {"accuracy_source", entry->accuracy_source}};
     }
     Json layers = Json::array();
     for (const Layer& layer : net.layers) {
@@ -317,8 +317,7 @@ std::string render_nets(const NetsOptions& options) {
   const OutputFormat format = output_format_from_string(options.format);
   const std::optional<DType> given = optional_dtype_from_option(options.precision, "--precision");
   if (options.batch <= 0) {
-    throw InputError("--batch: expected a positive integer, got " +
-                     std::to_string(options.batch));
+    throw InputError("--batch: expected a positive integer, got " + std::to_string(options.batch));
   }
   if (options.show.empty()) {
     if (options.layer_list) throw InputError("--layer-list: applies to 'nets show NAME'");

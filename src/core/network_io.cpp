@@ -100,16 +100,16 @@ ImportResult import_network(std::string_view spec, const ImportOptions& options)
     return result;
   }
   if (exists && looks_like_path) {
-    throw InputError(text + ": unsupported network file; expected a .onnx model or a .json "
-                            "layer list");
+    throw InputError(text +
+                     ": unsupported network file; expected a .onnx model or a .json "
+                     "layer list");
   }
   ImportResult result;
   result.network = build_zoo_network(text, zoo_options);
   return result;
 }
 
-Network load_network(std::string_view spec, const NetworkOptions& options,
-                     bool skip_unsupported) {
+Network load_network(std::string_view spec, const NetworkOptions& options, bool skip_unsupported) {
   return load_network(spec, import_options_from(options, skip_unsupported));
 }
 
@@ -117,8 +117,8 @@ Network load_network(std::string_view spec, const ImportOptions& options) {
   ImportResult result = import_network(spec, options);
   for (const auto& warning : result.warnings) spdlog::warn("{}", warning);
   for (const auto& node : result.skipped) {
-    spdlog::warn("{}: node '{}' ({}) skipped: {}", result.network.source, node.name,
-                 node.op_type, node.reason);
+    spdlog::warn("{}: node '{}' ({}) skipped: {}", result.network.source, node.name, node.op_type,
+                 node.reason);
   }
   return std::move(result.network);
 }

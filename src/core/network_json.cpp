@@ -7,8 +7,8 @@
 #include <limits>
 
 #include "cnnperf/error.hpp"
-#include "cnnperf/json_io.hpp"
 #include "cnnperf/io.hpp"
+#include "cnnperf/json_io.hpp"
 #include "cnnperf/network_io.hpp"
 
 namespace cnnperf {
@@ -25,13 +25,20 @@ struct IntField {
 };
 
 constexpr std::array kIntFields{
-    IntField{"batch", &Layer::batch, false},       IntField{"c_in", &Layer::c_in, false},
-    IntField{"h_in", &Layer::h_in, false},         IntField{"w_in", &Layer::w_in, false},
-    IntField{"c_out", &Layer::c_out, false},       IntField{"kernel_h", &Layer::kernel_h, false},
-    IntField{"kernel_w", &Layer::kernel_w, false}, IntField{"stride_h", &Layer::stride_h, false},
-    IntField{"stride_w", &Layer::stride_w, false}, IntField{"pad_h", &Layer::pad_h, true},
-    IntField{"pad_w", &Layer::pad_w, true},        IntField{"dilation_h", &Layer::dilation_h, false},
-    IntField{"dilation_w", &Layer::dilation_w, false}, IntField{"groups", &Layer::groups, false},
+    IntField{"batch", &Layer::batch, false},
+    IntField{"c_in", &Layer::c_in, false},
+    IntField{"h_in", &Layer::h_in, false},
+    IntField{"w_in", &Layer::w_in, false},
+    IntField{"c_out", &Layer::c_out, false},
+    IntField{"kernel_h", &Layer::kernel_h, false},
+    IntField{"kernel_w", &Layer::kernel_w, false},
+    IntField{"stride_h", &Layer::stride_h, false},
+    IntField{"stride_w", &Layer::stride_w, false},
+    IntField{"pad_h", &Layer::pad_h, true},
+    IntField{"pad_w", &Layer::pad_w, true},
+    IntField{"dilation_h", &Layer::dilation_h, false},
+    IntField{"dilation_w", &Layer::dilation_w, false},
+    IntField{"groups", &Layer::groups, false},
 };
 
 // Square shorthands accepted on reading (as in the layer CSV): field -> (_h, _w) members.
@@ -41,12 +48,14 @@ struct SquareField {
   const char* w;
 };
 constexpr std::array kSquareFields{
-    SquareField{"kernel", "kernel_h", "kernel_w"}, SquareField{"stride", "stride_h", "stride_w"},
-    SquareField{"padding", "pad_h", "pad_w"}, SquareField{"dilation", "dilation_h", "dilation_w"},
+    SquareField{"kernel", "kernel_h", "kernel_w"},
+    SquareField{"stride", "stride_h", "stride_w"},
+    SquareField{"padding", "pad_h", "pad_w"},
+    SquareField{"dilation", "dilation_h", "dilation_w"},
 };
 
-constexpr std::array kOtherLayerFields{"name", "op", "bias", "ceil_mode", "dtype", "pass",
-                                       "num_inputs"};
+constexpr std::array kOtherLayerFields{"name",  "op",   "bias",      "ceil_mode",
+                                       "dtype", "pass", "num_inputs"};
 
 std::string json_text(const json& value) {
   std::string text = value.dump();
@@ -76,7 +85,8 @@ std::int64_t integer(const json& value, const std::string& where, bool may_be_ze
 
 bool boolean(const json& value, const std::string& where) {
   if (value.is_boolean()) return value.get<bool>();
-  if (value.is_number_integer() && (value.get<std::int64_t>() == 0 || value.get<std::int64_t>() == 1)) {
+  if (value.is_number_integer() &&
+      (value.get<std::int64_t>() == 0 || value.get<std::int64_t>() == 1)) {
     return value.get<std::int64_t>() == 1;
   }
   bad(where, "true or false", value);
@@ -104,8 +114,8 @@ Layer read_layer(const json& object, const std::string& where, std::int64_t defa
     for (const auto& f : kIntFields) known = known || key == f.name;
     for (const auto& f : kSquareFields) known = known || key == f.name;
     if (!known) {
-      throw InputError(where + "." + key + ": unknown field (expected one of: " +
-                       known_layer_fields() + ")");
+      throw InputError(where + "." + key +
+                       ": unknown field (expected one of: " + known_layer_fields() + ")");
     }
   }
   Layer layer;
@@ -161,7 +171,8 @@ Layer read_layer(const json& object, const std::string& where, std::int64_t defa
   layer.w_in = get("w_in", 1, false);
   // As in the layer CSV: pointwise, normalization and pool ops keep their channel count.
   const OpClass cls = op_class(layer.op);
-  const bool keeps_channels = cls != OpClass::kConv && cls != OpClass::kGemm && cls != OpClass::kCopy;
+  const bool keeps_channels =
+      cls != OpClass::kConv && cls != OpClass::kGemm && cls != OpClass::kCopy;
   layer.c_out = get("c_out", keeps_channels ? layer.c_in : 1, false);
   layer.kernel_h = get_square("kernel_h", "kernel", 1, false);
   layer.kernel_w = get_square("kernel_w", "kernel", layer.kernel_h, false);
@@ -173,10 +184,14 @@ Layer read_layer(const json& object, const std::string& where, std::int64_t defa
   layer.dilation_w = get_square("dilation_w", "dilation", layer.dilation_h, false);
   layer.groups = get("groups", 1, false);
   if (object.contains("bias")) layer.bias = boolean(object["bias"], where + ".bias");
-  if (object.contains("ceil_mode")) layer.ceil_mode = boolean(object["ceil_mode"], where + ".ceil_mode");
+  if (object.contains("ceil_mode")) {
+    layer.ceil_mode = boolean(object["ceil_mode"], where + ".ceil_mode");
+  }
   const int default_inputs = (layer.op == Op::kAdd || layer.op == Op::kMul) ? 2 : 1;
   const std::int64_t inputs = get("num_inputs", default_inputs, false);
-  if (inputs > std::numeric_limits<int>::max()) bad(where + ".num_inputs", "a small positive integer", object["num_inputs"]);
+  if (inputs > std::numeric_limits<int>::max()) {
+    bad(where + ".num_inputs", "a small positive integer", object["num_inputs"]);
+  }
   layer.num_inputs = static_cast<int>(inputs);
   layer.validate(where);
   return layer;
@@ -188,8 +203,8 @@ Network parse_network_json(std::string_view text, const std::string& source,
                            const ImportOptions& options) {
   const json root = parse_json_text(text, source);
   if (!root.is_object()) bad(source, "a JSON object with \"layers\"", root);
-  static constexpr std::array kTopFields{"schema_version", "name", "source", "input", "batch",
-                                         "dtype", "layers"};
+  static constexpr std::array kTopFields{"schema_version", "name",  "source", "input",
+                                         "batch",          "dtype", "layers"};
   for (const auto& [key, value] : root.items()) {
     bool known = false;
     for (const auto* f : kTopFields) known = known || key == f;
@@ -206,7 +221,8 @@ Network parse_network_json(std::string_view text, const std::string& source,
   const std::int64_t version = integer(root["schema_version"], source + ": schema_version", false);
   if (version != kNetworkJsonSchemaVersion) {
     throw InputError(source + ": schema_version: expected " +
-                     std::to_string(kNetworkJsonSchemaVersion) + ", got " + std::to_string(version));
+                     std::to_string(kNetworkJsonSchemaVersion) + ", got " +
+                     std::to_string(version));
   }
   Network net;
   net.source = source;
@@ -235,7 +251,9 @@ Network parse_network_json(std::string_view text, const std::string& source,
     if (input.contains("h")) net.input_h = integer(input["h"], source + ": input.h", false);
     if (input.contains("w")) net.input_w = integer(input["w"], source + ": input.w", false);
   }
-  if (!root.contains("layers")) throw InputError(source + ": layers: missing; expected an array of layers");
+  if (!root.contains("layers")) {
+    throw InputError(source + ": layers: missing; expected an array of layers");
+  }
   const json& layers = root["layers"];
   if (!layers.is_array() || layers.empty()) bad(source + ": layers", "a non-empty array", layers);
   const std::int64_t file_batch = net.batch;

@@ -56,14 +56,15 @@ void place(Layer& layer, const Shape& shape) {
   layer.batch = shape.size() >= 2 ? shape[0] : 1;
   layer.c_in = shape.empty() ? 1 : (shape.size() == 1 ? shape[0] : shape[1]);
   layer.h_in = shape.size() >= 4 ? shape[2] : 1;
-  layer.w_in = shape.size() == 3 ? shape[2] : (shape.size() >= 4 ? product(shape, 3, shape.size()) : 1);
+  layer.w_in =
+      shape.size() == 3 ? shape[2] : (shape.size() >= 4 ? product(shape, 3, shape.size()) : 1);
   layer.c_out = layer.c_in;
 }
 
 // Output size of a sliding window in ONNX's definition.
 std::int64_t onnx_window_out(std::int64_t in, std::int64_t kernel, std::int64_t stride,
-                             std::int64_t dilation, std::int64_t pad_begin,
-                             std::int64_t pad_end, bool ceil_mode) {
+                             std::int64_t dilation, std::int64_t pad_begin, std::int64_t pad_end,
+                             bool ceil_mode) {
   const std::int64_t span = in + pad_begin + pad_end - ((kernel - 1) * dilation + 1);
   if (span < 0) return 0;
   return (ceil_mode ? (span + stride - 1) / stride : span / stride) + 1;
@@ -215,16 +216,16 @@ class Importer {
   ImportOptions options_;
   ImportResult result_;
   DType dtype_ = DType::kFp32;
-  std::unordered_map<std::string, Shape> shapes_;    // known concrete shapes
-  std::unordered_map<std::string, Shape> inferred_;  // from ONNX shape inference
+  std::unordered_map<std::string, Shape> shapes_;                // known concrete shapes
+  std::unordered_map<std::string, Shape> inferred_;              // from ONNX shape inference
   std::unordered_map<std::string, std::vector<double>> values_;  // small constants
-  std::unordered_set<std::string> activations_;      // tensors derived from graph inputs
+  std::unordered_set<std::string> activations_;  // tensors derived from graph inputs
   std::unordered_map<std::string, int> consumers_;
   std::unordered_map<std::string, std::string> sole_consumer_;  // tensor -> its one reader's op
   // A folded zero Pad's output -> (the Pad's input shape, the pads to add to the window).
   std::unordered_map<std::string, std::pair<Shape, Shape>> folded_pads_;
-  std::unordered_map<std::string, std::size_t> producer_;  // tensor -> layer index
-  std::unordered_map<std::string, std::string> unknown_from_;  // tensor -> skipped node
+  std::unordered_map<std::string, std::size_t> producer_;        // tensor -> layer index
+  std::unordered_map<std::string, std::string> unknown_from_;    // tensor -> skipped node
   std::unordered_map<std::size_t, std::string> producer_input_;  // sigmoid layer -> its input
 
   void warn(const std::string& text) { result_.warnings.push_back(source_ + ": " + text); }
@@ -280,10 +281,13 @@ class Importer {
                              " is dynamic; expected an input size (--input-size HxW)");
           }
         } else if (!fixed) {
-          throw InputError(where + ": dimension " + std::to_string(i) + label +
-                           " is dynamic; expected a fixed size (only batch and H/W may be dynamic)");
+          throw InputError(
+              where + ": dimension " + std::to_string(i) + label +
+              " is dynamic; expected a fixed size (only batch and H/W may be dynamic)");
         }
-        if (value <= 0) throw InputError(where + ": expected a positive batch, got " + std::to_string(value));
+        if (value <= 0) {
+          throw InputError(where + ": expected a positive batch, got " + std::to_string(value));
+        }
         dim->clear_dim_param();
         dim->set_dim_value(value);
         dims.push_back(value);
@@ -294,7 +298,7 @@ class Importer {
         first = false;
         const int elem = input.type().tensor_type().elem_type();
         dtype_ = options_.dtype.value_or(elem == onnx::TensorProto::FLOAT16 ? DType::kFp16
-                                                                              : DType::kFp32);
+                                                                            : DType::kFp32);
         auto& net = result_.network;
         net.batch = rank >= 1 ? dims[0] : 1;
         net.input_c = rank >= 2 ? dims[1] : 1;
@@ -641,8 +645,8 @@ class Importer {
       }
       if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
         a.out = (a.in + a.stride - 1) / a.stride;
-        const std::int64_t total =
-            std::max<std::int64_t>(0, (a.out - 1) * a.stride + (a.kernel - 1) * a.dilation + 1 - a.in);
+        const std::int64_t total = std::max<std::int64_t>(
+            0, (a.out - 1) * a.stride + (a.kernel - 1) * a.dilation + 1 - a.in);
         const std::int64_t small = total / 2;
         a.pad_begin = auto_pad == "SAME_UPPER" ? small : total - small;
         a.pad_end = total - a.pad_begin;
@@ -696,9 +700,9 @@ class Importer {
       }
       if (out() != a.out) {
         warn("node '" + layer.name + "': pads " + std::to_string(a.pad_begin) + "/" +
-             std::to_string(a.pad_end) + " (" + (height ? "height" : "width") +
-             ") modelled as " + std::to_string(layer.*pad) + " on both sides: output " +
-             std::to_string(out()) + " instead of ONNX's " + std::to_string(a.out));
+             std::to_string(a.pad_end) + " (" + (height ? "height" : "width") + ") modelled as " +
+             std::to_string(layer.*pad) + " on both sides: output " + std::to_string(out()) +
+             " instead of ONNX's " + std::to_string(a.out));
       }
     };
     choose(ah, &Layer::pad_h, &Layer::pad_h_end, true);
@@ -844,8 +848,9 @@ class Importer {
     for (auto& a : axes) a = a < 0 ? a + static_cast<std::int64_t>(x.size()) : a;
     std::sort(axes.begin(), axes.end());
     if (x.size() != 4 || axes != Shape{2, 3}) {
-      throw Unsupported{"only ReduceMean over axes [2,3] of a 4-D tensor (a global average "
-                        "pool) is supported"};
+      throw Unsupported{
+          "only ReduceMean over axes [2,3] of a 4-D tensor (a global average "
+          "pool) is supported"};
     }
     Layer layer = make_layer(node, Op::kGlobalAvgPool);
     place(layer, x);
@@ -956,7 +961,9 @@ class Importer {
     if (lo && *lo == 0 && !hi) {
       op = Op::kRelu;
     } else if (!(lo && hi && *lo == 0 && *hi == 6)) {
-      auto text = [](const std::optional<double>& v) { return v ? format_number(*v) : std::string("none"); };
+      auto text = [](const std::optional<double>& v) {
+        return v ? format_number(*v) : std::string("none");
+      };
       warn("node '" + node_name(node) + "': Clip(min=" + text(lo) + ", max=" + text(hi) +
            ") modelled as relu6 (the same two-compare cost)");
     }
@@ -986,12 +993,14 @@ class Importer {
     bool have = false;
     for (int i = 0; i < 2; ++i) {
       const bool activation = has_input(node, i) && activations_.count(node.input(i));
-      const bool known = has_input(node, i) &&
-                         (shapes_.count(node.input(i)) || inferred_.count(node.input(i)));
+      const bool known =
+          has_input(node, i) && (shapes_.count(node.input(i)) || inferred_.count(node.input(i)));
       if (!activation && !known) continue;
       const Shape s = shape_of(node, i);
       auto merged = have ? broadcast(out, s) : std::optional<Shape>(s);
-      if (!merged) fail(node, "shapes " + shape_text(out) + " and " + shape_text(s) + " do not broadcast");
+      if (!merged) {
+        fail(node, "shapes " + shape_text(out) + " and " + shape_text(s) + " do not broadcast");
+      }
       out = *merged;
       have = true;
     }
@@ -1130,8 +1139,9 @@ class Importer {
       } else if (auto inf = inferred_.find(node.output(0)); inf != inferred_.end()) {
         out = inf->second;  // run-time shape resolved by ONNX's data propagation
       } else {
-        throw Unsupported{"the target shape is computed at run time and ONNX shape inference "
-                          "could not resolve it"};
+        throw Unsupported{
+            "the target shape is computed at run time and ONNX shape inference "
+            "could not resolve it"};
       }
     } else if (type == "Squeeze") {
       Shape axes = ints_attribute(node, "axes");
@@ -1188,7 +1198,9 @@ class Importer {
     const Shape x = shape_of(node, 0);
     Shape perm = ints_attribute(node, "perm");
     if (perm.empty()) {
-      for (std::size_t i = 0; i < x.size(); ++i) perm.push_back(static_cast<std::int64_t>(x.size() - 1 - i));
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        perm.push_back(static_cast<std::int64_t>(x.size() - 1 - i));
+      }
     }
     if (perm.size() != x.size()) fail(node, "perm does not match the input rank");
     Shape out;
@@ -1201,15 +1213,15 @@ class Importer {
     emit(node, layer);
     set_output(node, 0, out);
   }
-
 };
 
 onnx::ModelProto parse_model(std::string_view bytes, const std::string& source) {
   if (bytes.empty()) throw InputError(source + ": empty file; expected an ONNX model");
   onnx::ModelProto model;
   if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    throw InputError(source + ": not a valid ONNX model (protobuf parsing failed; truncated or "
-                              "not an .onnx file?)");
+    throw InputError(source +
+                     ": not a valid ONNX model (protobuf parsing failed; truncated or "
+                     "not an .onnx file?)");
   }
   if (model.ir_version() <= 0 && model.opset_import_size() == 0) {
     throw InputError(source + ": not a valid ONNX model (no ir_version or opset_import)");

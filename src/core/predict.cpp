@@ -234,7 +234,9 @@ std::vector<LayerPrediction> AnalyticalModel::predict_layers(const std::vector<L
   return out;
 }
 
-std::string to_string(Mode mode) { return mode == Mode::kTraining ? "training" : "inference"; }
+std::string to_string(Mode mode) {
+  return mode == Mode::kTraining ? "training" : "inference";
+}
 
 Mode mode_from_string(std::string_view text) {
   const std::string lower = to_lower(text);
@@ -581,9 +583,9 @@ NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
     ++result.eager.ops;
     result.eager.heavy_ops += is_heavy_host_op(result.layers[i].op) ? 1 : 0;
   }
-  result.eager.input_bytes = static_cast<double>(network.batch * network.input_c *
-                                                 network.input_h * network.input_w) *
-                             bytes_per_element(result.precision);
+  result.eager.input_bytes =
+      static_cast<double>(network.batch * network.input_c * network.input_h * network.input_w) *
+      bytes_per_element(result.precision);
   result.eager.training = mode == Mode::kTraining;
   for (const auto& layer : result.layers) {
     result.eager.weight_bytes +=
@@ -717,9 +719,9 @@ void apply_power_limit(NetworkPrediction& prediction, double limit_w,
   power.activity = any_gpu_power.activity_for(gpu);
   power.cap = any_gpu_power.cap;
   if (!(limit_w > gpu.idle_power_w)) {
-    throw InputError(input_message("--power-limit", "a cap of " + format_number(limit_w) +
-                                                        " W leaves nothing above the idle power of " +
-                                                        gpu.name,
+    throw InputError(input_message("--power-limit",
+                                   "a cap of " + format_number(limit_w) +
+                                       " W leaves nothing above the idle power of " + gpu.name,
                                    "more than " + format_number(gpu.idle_power_w) + " W"));
   }
   PowerCapOutcome outcome;
@@ -744,10 +746,11 @@ void apply_power_limit(NetworkPrediction& prediction, double limit_w,
     outcome.clock_ratio = clock;
     rescale_to_clock(prediction, power, clock);
     if (outcome.at_clock_floor) {
-      prediction.warnings.push_back(
-          "power cap " + format_number(limit_w) + " W is below what the model draws at the "
-          "lowest clock (" + format_number(prediction.avg_power_w, 4) +
-          " W); predicted at that clock");
+      prediction.warnings.push_back("power cap " + format_number(limit_w) +
+                                    " W is below what the model draws at the "
+                                    "lowest clock (" +
+                                    format_number(prediction.avg_power_w, 4) +
+                                    " W); predicted at that clock");
     }
   }
   if (limit_w > gpu.tdp_w) {
@@ -857,16 +860,15 @@ nlohmann::json to_json(const NetworkPrediction& r) {
   if (r.power_cap) {
     const auto& c = *r.power_cap;
     out["power_limit_w"] = c.limit_w;
-    out["power_cap"] = {{"limit_w", c.limit_w},
-                        {"binding", c.binding},
-                        {"at_clock_floor", c.at_clock_floor},
-                        {"clock_ratio", c.clock_ratio},
-                        {"uncapped_latency_ms", c.uncapped_latency_ms},
-                        {"uncapped_energy_j", c.uncapped_energy_j},
-                        {"uncapped_avg_power_w", c.uncapped_avg_power_w},
-                        {"slowdown", c.uncapped_latency_ms > 0
-                                         ? r.latency_ms / c.uncapped_latency_ms
-                                         : 1.0}};
+    out["power_cap"] = {
+        {"limit_w", c.limit_w},
+        {"binding", c.binding},
+        {"at_clock_floor", c.at_clock_floor},
+        {"clock_ratio", c.clock_ratio},
+        {"uncapped_latency_ms", c.uncapped_latency_ms},
+        {"uncapped_energy_j", c.uncapped_energy_j},
+        {"uncapped_avg_power_w", c.uncapped_avg_power_w},
+        {"slowdown", c.uncapped_latency_ms > 0 ? r.latency_ms / c.uncapped_latency_ms : 1.0}};
   }
   return out;
 }
@@ -1037,13 +1039,13 @@ std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
   if (r.power_cap) {
     const auto& c = *r.power_cap;
     out += "power_cap   " + format_number(c.limit_w, 4) + " W: " +
-           (c.binding ? "binding, SM clock at " + format_number(100 * c.clock_ratio, 3) +
-                            "% of boost; uncapped latency_ms " +
-                            format_number(c.uncapped_latency_ms, 4) + ", energy_j " +
-                            format_number(c.uncapped_energy_j, 4) + ", avg_power_w " +
-                            format_number(c.uncapped_avg_power_w, 4)
-                      : std::string("not binding (uncapped avg_power_w ") +
-                            format_number(c.uncapped_avg_power_w, 4) + ")") +
+           (c.binding
+                ? "binding, SM clock at " + format_number(100 * c.clock_ratio, 3) +
+                      "% of boost; uncapped latency_ms " + format_number(c.uncapped_latency_ms, 4) +
+                      ", energy_j " + format_number(c.uncapped_energy_j, 4) + ", avg_power_w " +
+                      format_number(c.uncapped_avg_power_w, 4)
+                : std::string("not binding (uncapped avg_power_w ") +
+                      format_number(c.uncapped_avg_power_w, 4) + ")") +
            "\n";
   }
   for (const auto& w : r.warnings) out += "warning: " + w + "\n";

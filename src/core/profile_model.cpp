@@ -13,8 +13,8 @@ namespace {
 constexpr std::array<const char*, 5> kOutcomeNames{"passed", "not_supported", "invalid_problem",
                                                    "failed", "not_run"};
 constexpr std::array<const char*, 8> kAlgoNames{
-    "implicit_gemm", "implicit_precomp_gemm", "gemm",     "direct",
-    "fft",           "fft_tiling",            "winograd", "winograd_nonfused"};
+    "implicit_gemm", "implicit_precomp_gemm", "gemm", "direct", "fft", "fft_tiling",
+    "winograd",      "winograd_nonfused"};
 
 std::string normalize_name(std::string_view text) {
   std::string s = to_lower(text);
@@ -26,7 +26,9 @@ constexpr int kSampleBits = 24;
 
 }  // namespace
 
-std::string to_string(Outcome outcome) { return kOutcomeNames.at(static_cast<int>(outcome)); }
+std::string to_string(Outcome outcome) {
+  return kOutcomeNames.at(static_cast<int>(outcome));
+}
 
 Outcome outcome_from_string(std::string_view text) {
   const std::string s = normalize_name(text);
@@ -37,7 +39,9 @@ Outcome outcome_from_string(std::string_view text) {
                    std::string(text) + "'");
 }
 
-std::string to_string(Layout layout) { return layout == Layout::kNchw ? "nchw" : "nhwc"; }
+std::string to_string(Layout layout) {
+  return layout == Layout::kNchw ? "nchw" : "nhwc";
+}
 
 Layout layout_from_string(std::string_view text) {
   const std::string s = to_lower(text);
@@ -46,7 +50,9 @@ Layout layout_from_string(std::string_view text) {
   throw InputError("--layout: expected nchw or nhwc, got '" + std::string(text) + "'");
 }
 
-std::string to_string(ConvAlgo algo) { return kAlgoNames.at(static_cast<int>(algo)); }
+std::string to_string(ConvAlgo algo) {
+  return kAlgoNames.at(static_cast<int>(algo));
+}
 
 ConvAlgo conv_algo_from_string(std::string_view text) {
   const std::string s = normalize_name(text);
@@ -55,22 +61,22 @@ ConvAlgo conv_algo_from_string(std::string_view text) {
   }
   std::string expected = "heuristic, all";
   for (const char* name : kAlgoNames) expected += std::string(", ") + name;
-  throw InputError("--algo: unknown algorithm '" + std::string(text) + "' (expected one of: " +
-                   expected + ")");
+  throw InputError("--algo: unknown algorithm '" + std::string(text) +
+                   "' (expected one of: " + expected + ")");
 }
 
 const std::vector<ConvAlgo>& all_conv_algos() {
-  static const std::vector<ConvAlgo> algos{
-      ConvAlgo::kImplicitGemm, ConvAlgo::kImplicitPrecompGemm, ConvAlgo::kGemm,
-      ConvAlgo::kDirect,       ConvAlgo::kFft,                 ConvAlgo::kFftTiling,
-      ConvAlgo::kWinograd,     ConvAlgo::kWinogradNonfused};
+  static const std::vector<ConvAlgo> algos{ConvAlgo::kImplicitGemm, ConvAlgo::kImplicitPrecompGemm,
+                                           ConvAlgo::kGemm,         ConvAlgo::kDirect,
+                                           ConvAlgo::kFft,          ConvAlgo::kFftTiling,
+                                           ConvAlgo::kWinograd,     ConvAlgo::kWinogradNonfused};
   return algos;
 }
 
 std::uint64_t make_external_id(std::uint64_t job, std::uint32_t sample) {
   if (sample >= (1U << kSampleBits) || job >= (std::uint64_t{1} << 39)) {
-    throw Error("external correlation id out of range (job " + std::to_string(job) +
-                ", sample " + std::to_string(sample) + ")");
+    throw Error("external correlation id out of range (job " + std::to_string(job) + ", sample " +
+                std::to_string(sample) + ")");
   }
   // job + 1 so that no real id is 0, which CUPTI-less launches carry.
   return ((job + 1) << kSampleBits) | sample;

@@ -28,9 +28,9 @@ constexpr std::size_t kMaxSweepLayers = 100000;
 // Fields a sweep may set; shortcuts set both the _h and _w field.
 const std::vector<std::string>& sweep_fields() {
   static const std::vector<std::string> fields{
-      "batch",  "c_in",     "h_in",     "w_in",   "c_out",      "kernel_h",   "kernel_w",
-      "stride_h", "stride_w", "pad_h",  "pad_w",  "dilation_h", "dilation_w", "groups",
-      "bias",   "dtype",    "kernel",   "stride", "pad",        "padding",    "dilation", "hw"};
+      "batch",    "c_in",   "h_in",  "w_in",       "c_out",      "kernel_h", "kernel_w", "stride_h",
+      "stride_w", "pad_h",  "pad_w", "dilation_h", "dilation_w", "groups",   "bias",     "dtype",
+      "kernel",   "stride", "pad",   "padding",    "dilation",   "hw"};
   return fields;
 }
 
@@ -100,8 +100,8 @@ void set_field(Layer& layer, const std::string& field, const std::string& value,
 // Pre-judges a layer: cuDNN forward convolution only, and a well-formed problem.
 Status precheck(const Layer& layer, const std::string& where) {
   if (layer.op != Op::kConv2d) {
-    return {Outcome::kNotRun, "op '" + to_string(layer.op) +
-                                  "' is not profiled (cuDNN forward convolution only)"};
+    return {Outcome::kNotRun,
+            "op '" + to_string(layer.op) + "' is not profiled (cuDNN forward convolution only)"};
   }
   if (layer.pass != Pass::kForward) {
     return {Outcome::kNotSupported,
@@ -178,8 +178,8 @@ std::vector<SourcedLayer> layers_from_options(const ProfileOptions& options) {
     }
     out.push_back({layer, network.name + ":" + layer.name});
   }
-  spdlog::info("{}: {} convolution layers, {} other layers not profiled", network.name,
-               out.size(), skipped);
+  spdlog::info("{}: {} convolution layers, {} other layers not profiled", network.name, out.size(),
+               skipped);
   if (out.empty()) throw InputError(options.net + ": no convolution layer to profile");
   return out;
 #else
@@ -274,7 +274,9 @@ std::vector<Layout> parse_layouts(std::string_view text) {
   std::vector<Layout> layouts;
   for (const auto& item : split(text, ',')) {
     const Layout layout = layout_from_string(item);
-    if (std::find(layouts.begin(), layouts.end(), layout) == layouts.end()) layouts.push_back(layout);
+    if (std::find(layouts.begin(), layouts.end(), layout) == layouts.end()) {
+      layouts.push_back(layout);
+    }
   }
   return layouts;
 }

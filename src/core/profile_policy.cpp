@@ -76,7 +76,8 @@ int next_batch_size(const SampleSeries& series, const MeasurePolicy& policy,
   if (mean_latency_ms > 0) {
     // Do not overshoot max_time by more than one batch's worth of launches.
     const double left_ms = policy.max_time_s * 1000.0 - series.total_ms();
-    const auto by_time = static_cast<long long>(std::ceil(std::max(left_ms, 0.0) / mean_latency_ms));
+    const auto by_time =
+        static_cast<long long>(std::ceil(std::max(left_ms, 0.0) / mean_latency_ms));
     batch = std::min(batch, std::max(by_time, 1LL));
   }
   return static_cast<int>(std::clamp(batch, 1LL, std::min(room, 100000LL)));

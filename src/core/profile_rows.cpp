@@ -34,8 +34,8 @@ const std::vector<std::string>& profile_columns() {
     std::vector<std::string> c = layer_csv_columns();
     const std::vector<std::string> extra{
         // Targets and provenance (DESIGN §3 / docs/data-formats.md).
-        "latency_ms", "energy_mj", "avg_power_w", "gpu", "source", "framework",
-        "library_versions", "timing_method",
+        "latency_ms", "energy_mj", "avg_power_w", "gpu", "source", "framework", "library_versions",
+        "timing_method",
         // What ran and how it went.
         "layout", "algo_request", "algo", "algo_status", "algo_reason", "workspace_bytes",
         // Timing statistics.
@@ -67,8 +67,8 @@ std::vector<std::string> profile_row_fields(const ProfileRow& row, const DeviceI
       have_energy ? row.energy.energy_mj / row.energy_launches : NAN;
   const double avg_power_w =
       have_energy && row.energy.window_ms > 0 ? row.energy.energy_mj / row.energy.window_ms : NAN;
-  std::string versions = "cuda-" + device.cuda_runtime + ";cudnn-" + device.cudnn +
-                         ";cupti-" + device.cupti + ";cuda-driver-" + device.cuda_driver;
+  std::string versions = "cuda-" + device.cuda_runtime + ";cudnn-" + device.cudnn + ";cupti-" +
+                         device.cupti + ";cuda-driver-" + device.cuda_driver;
   if (!device.driver.empty()) versions += ";driver-" + device.driver;
 
   f.push_back(passed ? num(row.latency_ms) : "");
@@ -156,15 +156,15 @@ std::string render_profile_rows(const std::vector<std::vector<std::string>>& row
     }
     case OutputFormat::kTable: {
       // The table shows the columns a person reads; CSV/JSON carry everything.
-      const std::vector<std::string> shown{"c_in",  "h_in",       "c_out",   "kernel_h",
-                                           "stride_h", "groups", "dtype",   "layout",
-                                           "algo", "algo_status", "latency_ms", "energy_mj",
-                                           "noise_pct", "samples", "main_kernel"};
+      const std::vector<std::string> shown{"c_in",      "h_in",        "c_out",      "kernel_h",
+                                           "stride_h",  "groups",      "dtype",      "layout",
+                                           "algo",      "algo_status", "latency_ms", "energy_mj",
+                                           "noise_pct", "samples",     "main_kernel"};
       std::vector<std::size_t> idx;
       idx.reserve(shown.size());
       for (const auto& name : shown) {
-        idx.push_back(static_cast<std::size_t>(
-            std::find(header.begin(), header.end(), name) - header.begin()));
+        idx.push_back(static_cast<std::size_t>(std::find(header.begin(), header.end(), name) -
+                                               header.begin()));
       }
       std::vector<std::vector<std::string>> cells;
       for (const auto& row : rows) {
@@ -196,8 +196,8 @@ ResumeState read_resume_state(const std::string& path) {
   state.table = read_csv(path);
   for (const char* required : {"op", "algo_request", "algo_status", "layout", "gpu_uuid"}) {
     if (!state.table.column(required)) {
-      throw InputError(path + ": not a cnnperf profile output (column '" +
-                       std::string(required) + "' missing); use another --output or drop --resume");
+      throw InputError(path + ": not a cnnperf profile output (column '" + std::string(required) +
+                       "' missing); use another --output or drop --resume");
     }
   }
   for (std::size_t i = 0; i < state.table.rows.size(); ++i) {
@@ -227,10 +227,11 @@ std::string render_dry_run(const std::vector<ProfileJob>& jobs, const ProfileOpt
                               std::to_string(l.h_in) + "x" + std::to_string(l.w_in) + " -> " +
                               std::to_string(l.c_out) + " k" + std::to_string(l.kernel_h) + "x" +
                               std::to_string(l.kernel_w) + " s" + std::to_string(l.stride_h) +
-                              " p" + std::to_string(l.pad_h) + " d" +
-                              std::to_string(l.dilation_h) + " g" + std::to_string(l.groups);
-    const std::string status =
-        job.precheck.ok() ? "will run" : to_string(job.precheck.outcome) + ": " + job.precheck.reason;
+                              " p" + std::to_string(l.pad_h) + " d" + std::to_string(l.dilation_h) +
+                              " g" + std::to_string(l.groups);
+    const std::string status = job.precheck.ok()
+                                   ? "will run"
+                                   : to_string(job.precheck.outcome) + ": " + job.precheck.reason;
     rows.push_back({std::to_string(job.id), job.source, shape, to_string(l.dtype),
                     to_string(job.layout), job.algo_request, std::to_string(job.duplicates),
                     format_number(t.low_s, 3) + "-" + format_number(t.high_s, 3), status});
@@ -269,9 +270,8 @@ std::string render_dry_run(const std::vector<ProfileJob>& jobs, const ProfileOpt
     doc["estimate_high_s"] = total.high_s;
     return doc.dump(2) + "\n";
   }
-  const std::vector<std::string> header{"id",     "layer",      "shape (NxCxHxW -> K)", "dtype",
-                                        "layout", "algo",       "dups",                 "est_s",
-                                        "status"};
+  const std::vector<std::string> header{
+      "id", "layer", "shape (NxCxHxW -> K)", "dtype", "layout", "algo", "dups", "est_s", "status"};
   if (format == OutputFormat::kCsv) {
     std::string out = csv_line(header) + "\n";
     for (const auto& row : rows) out += csv_line(row) + "\n";

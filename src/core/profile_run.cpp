@@ -72,10 +72,9 @@ ProfileRow measure_algo(ProfilerBackend& backend, const ProfileJob& job, ConvAlg
     }
     next_sample += static_cast<std::uint32_t>(n);
     if (found == 0) {
-      row.status = {Outcome::kFailed,
-                    "CUPTI delivered no kernel record for " + std::to_string(n) +
-                        " traced launches (dropped records: " +
-                        std::to_string(row.dropped_records) + ")"};
+      row.status = {Outcome::kFailed, "CUPTI delivered no kernel record for " + std::to_string(n) +
+                                          " traced launches (dropped records: " +
+                                          std::to_string(row.dropped_records) + ")"};
       return row;
     }
   }
@@ -102,8 +101,8 @@ ProfileRow measure_algo(ProfilerBackend& backend, const ProfileJob& job, ConvAlg
   PowerMeter& meter = backend.power_meter();
   const Status available = meter.available();
   if (!available.ok() || policy.energy_window_ms <= 0) {
-    row.energy.status = available.ok() ? Status{Outcome::kNotRun, "--energy-window-ms 0"}
-                                       : available;
+    row.energy.status =
+        available.ok() ? Status{Outcome::kNotRun, "--energy-window-ms 0"} : available;
     return row;
   }
   row.energy_launches = energy_window_launches(policy.energy_window_ms, row.latency_ms);
@@ -184,8 +183,8 @@ int run_profile(const ProfileOptions& options, ProfilerBackend& backend) {
   if (!opened.ok()) throw Error("no usable GPU: " + opened.reason);
   const DeviceInfo device = backend.device();
   if (!resume.gpu_uuid.empty() && resume.gpu_uuid != device.uuid) {
-    throw InputError(options.output + ": rows were measured on " + resume.gpu_uuid +
-                     ", this is " + device.uuid + " (" + device.name +
+    throw InputError(options.output + ": rows were measured on " + resume.gpu_uuid + ", this is " +
+                     device.uuid + " (" + device.name +
                      "); resume on the same GPU or write another --output");
   }
   spdlog::info("profiling on GPU {} ({}, {}), cuDNN {}, CUPTI {}", device.index, device.name,
@@ -197,7 +196,9 @@ int run_profile(const ProfileOptions& options, ProfilerBackend& backend) {
   for (std::size_t i = 0; i < resume.table.rows.size(); ++i) {
     if (!done.count(profile_row_key(resume.table, i))) continue;
     std::vector<std::string> cells;
-    for (const auto& column : profile_columns()) cells.push_back(resume.table.get(i, column).value_or(""));
+    for (const auto& column : profile_columns()) {
+      cells.push_back(resume.table.get(i, column).value_or(""));
+    }
     out_rows.push_back(std::move(cells));
   }
 

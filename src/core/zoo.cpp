@@ -196,8 +196,8 @@ namespace detail {
 
 std::int64_t make_divisible(double value, std::int64_t divisor) {
   const auto d = static_cast<double>(divisor);
-  std::int64_t rounded = std::max(divisor, static_cast<std::int64_t>(value + d / 2) / divisor *
-                                               divisor);
+  std::int64_t rounded =
+      std::max(divisor, static_cast<std::int64_t>(value + d / 2) / divisor * divisor);
   if (static_cast<double>(rounded) < 0.9 * value) rounded += divisor;
   return rounded;
 }
@@ -238,12 +238,11 @@ Network build_zoo_network(std::string_view name, const NetworkOptions& options) 
                      "'; closest: " + join(closest_zoo_names(name), ", "));
   }
   if (options.batch <= 0) {
-    throw InputError("--batch: expected a positive integer, got " +
-                     std::to_string(options.batch));
+    throw InputError("--batch: expected a positive integer, got " + std::to_string(options.batch));
   }
   if (options.input_h < 0 || options.input_w < 0) {
-    throw InputError("--input-size: expected positive HxW, got " +
-                     std::to_string(options.input_h) + "x" + std::to_string(options.input_w));
+    throw InputError("--input-size: expected positive HxW, got " + std::to_string(options.input_h) +
+                     "x" + std::to_string(options.input_w));
   }
   const ZooEntry& e = def->entry;
   // A single given side means a square input.

@@ -99,11 +99,11 @@ void build_vgg(NetBuilder& b, std::string_view name) {
   } else if (base == "vgg13") {
     cfg = {64, 64, kPool, 128, 128, kPool, 256, 256, kPool, 512, 512, kPool, 512, 512, kPool};
   } else if (base == "vgg16") {
-    cfg = {64,  64,  kPool, 128, 128, kPool, 256, 256, 256,  kPool,
-           512, 512, 512,   kPool, 512, 512, 512, kPool};
+    cfg = {64,    64,  kPool, 128, 128,   kPool, 256, 256, 256,
+           kPool, 512, 512,   512, kPool, 512,   512, 512, kPool};
   } else if (base == "vgg19") {
-    cfg = {64,  64,  kPool, 128, 128, kPool, 256, 256, 256, 256, kPool, 512,
-           512, 512, 512,   kPool, 512, 512, 512, 512, kPool};
+    cfg = {64,  64,  kPool, 128, 128,   kPool, 256, 256, 256, 256,  kPool,
+           512, 512, 512,   512, kPool, 512,   512, 512, 512, kPool};
   } else {
     throw Error("zoo: no VGG configuration for '" + std::string(name) + "'");
   }

@@ -38,8 +38,8 @@ void build_mobilenet_v2(NetBuilder& b, std::string_view /*name*/) {
   struct Setting {
     std::int64_t t, c, n, s;
   };
-  constexpr Setting kSettings[] = {{1, 16, 1, 1},  {6, 24, 2, 2},  {6, 32, 3, 2}, {6, 64, 4, 2},
-                                   {6, 96, 3, 1},  {6, 160, 3, 2}, {6, 320, 1, 1}};
+  constexpr Setting kSettings[] = {{1, 16, 1, 1}, {6, 24, 2, 2},  {6, 32, 3, 2}, {6, 64, 4, 2},
+                                   {6, 96, 3, 1}, {6, 160, 3, 2}, {6, 320, 1, 1}};
   int f = 0;
   b.conv_bn_act(idx("features", f++), make_divisible(32, 8), 3, 2, 1, Op::kRelu6);
   for (const Setting& st : kSettings) {
@@ -76,21 +76,21 @@ void build_mobilenet_v3(NetBuilder& b, std::string_view name) {
   std::vector<Cfg> cfgs;
   std::int64_t last_channel = 0;
   if (name == "mobilenet_v3_large") {
-    cfgs = {{16, 3, 16, 16, false, false, 1},    {16, 3, 64, 24, false, false, 2},
-            {24, 3, 72, 24, false, false, 1},    {24, 5, 72, 40, true, false, 2},
-            {40, 5, 120, 40, true, false, 1},    {40, 5, 120, 40, true, false, 1},
-            {40, 3, 240, 80, false, true, 2},    {80, 3, 200, 80, false, true, 1},
-            {80, 3, 184, 80, false, true, 1},    {80, 3, 184, 80, false, true, 1},
-            {80, 3, 480, 112, true, true, 1},    {112, 3, 672, 112, true, true, 1},
-            {112, 5, 672, 160, true, true, 2},   {160, 5, 960, 160, true, true, 1},
+    cfgs = {{16, 3, 16, 16, false, false, 1},  {16, 3, 64, 24, false, false, 2},
+            {24, 3, 72, 24, false, false, 1},  {24, 5, 72, 40, true, false, 2},
+            {40, 5, 120, 40, true, false, 1},  {40, 5, 120, 40, true, false, 1},
+            {40, 3, 240, 80, false, true, 2},  {80, 3, 200, 80, false, true, 1},
+            {80, 3, 184, 80, false, true, 1},  {80, 3, 184, 80, false, true, 1},
+            {80, 3, 480, 112, true, true, 1},  {112, 3, 672, 112, true, true, 1},
+            {112, 5, 672, 160, true, true, 2}, {160, 5, 960, 160, true, true, 1},
             {160, 5, 960, 160, true, true, 1}};
     last_channel = 1280;
   } else {
-    cfgs = {{16, 3, 16, 16, true, false, 2},   {16, 3, 72, 24, false, false, 2},
-            {24, 3, 88, 24, false, false, 1},  {24, 5, 96, 40, true, true, 2},
-            {40, 5, 240, 40, true, true, 1},   {40, 5, 240, 40, true, true, 1},
-            {40, 5, 120, 48, true, true, 1},   {48, 5, 144, 48, true, true, 1},
-            {48, 5, 288, 96, true, true, 2},   {96, 5, 576, 96, true, true, 1},
+    cfgs = {{16, 3, 16, 16, true, false, 2},  {16, 3, 72, 24, false, false, 2},
+            {24, 3, 88, 24, false, false, 1}, {24, 5, 96, 40, true, true, 2},
+            {40, 5, 240, 40, true, true, 1},  {40, 5, 240, 40, true, true, 1},
+            {40, 5, 120, 48, true, true, 1},  {48, 5, 144, 48, true, true, 1},
+            {48, 5, 288, 96, true, true, 2},  {96, 5, 576, 96, true, true, 1},
             {96, 5, 576, 96, true, true, 1}};
     last_channel = 1024;
   }
@@ -124,9 +124,9 @@ namespace {
 
 // torchvision mnasnet._round_to_multiple_of (round_up_bias 0.9).
 std::int64_t round_to_multiple_of(double value, std::int64_t divisor) {
-  const std::int64_t rounded = std::max(
-      divisor, static_cast<std::int64_t>(value + static_cast<double>(divisor) / 2) / divisor *
-                   divisor);
+  const std::int64_t rounded =
+      std::max(divisor, static_cast<std::int64_t>(value + static_cast<double>(divisor) / 2) /
+                            divisor * divisor);
   return static_cast<double>(rounded) >= 0.9 * value ? rounded : rounded + divisor;
 }
 
@@ -309,9 +309,8 @@ void build_efficientnet(NetBuilder& b, std::string_view name) {
   struct Stage {
     std::int64_t expand, k, stride, in, out, layers;
   };
-  constexpr Stage kStages[] = {{1, 3, 1, 32, 16, 1},  {6, 3, 2, 16, 24, 2},
-                               {6, 5, 2, 24, 40, 2},  {6, 3, 2, 40, 80, 3},
-                               {6, 5, 1, 80, 112, 3}, {6, 5, 2, 112, 192, 4},
+  constexpr Stage kStages[] = {{1, 3, 1, 32, 16, 1},  {6, 3, 2, 16, 24, 2},  {6, 5, 2, 24, 40, 2},
+                               {6, 3, 2, 40, 80, 3},  {6, 5, 1, 80, 112, 3}, {6, 5, 2, 112, 192, 4},
                                {6, 3, 1, 192, 320, 1}};
   b.conv_bn_act("features.0", channels(32), 3, 2, 1, Op::kSilu);
   int f = 1;
@@ -330,8 +329,7 @@ void build_efficientnet(NetBuilder& b, std::string_view name) {
       if (expanded != in) b.conv_bn_act(idx(p, j++), expanded, 1, 1, 1, Op::kSilu);
       b.conv_bn_act(idx(p, j++), expanded, st.k, stride, expanded, Op::kSilu);
       // The squeeze width follows the block's input channels, not the expanded ones.
-      squeeze_excite(b, idx(p, j++), std::max<std::int64_t>(1, in / 4), Op::kSilu,
-                     Op::kSigmoid);
+      squeeze_excite(b, idx(p, j++), std::max<std::int64_t>(1, in / 4), Op::kSilu, Op::kSigmoid);
       b.conv_bn_act(idx(p, j++), out, 1, 1, 1, std::nullopt);
       if (stride == 1 && in == out) b.add(idx(sp, r) + ".add", input);
     }

@@ -31,8 +31,8 @@ std::string to_string(Api api) {
   return "?";
 }
 
-GpuError::GpuError(Api api, long code, std::string code_name, std::string call,
-                   std::string where, std::string vendor_message)
+GpuError::GpuError(Api api, long code, std::string code_name, std::string call, std::string where,
+                   std::string vendor_message)
     : Error(where + ": " + call + " failed: " + code_name +
             (vendor_message.empty() ? "" : " (" + vendor_message + ")")),
       api_(api),

@@ -65,41 +65,41 @@ void warn_cupti(CUptiResult status, const char* call, const char* file, int line
 
 }  // namespace cnnperf::gpu
 
-#define CNNPERF_CUDA_CHECK(call)                                                        \
-  do {                                                                                  \
-    const cudaError_t cnnperf_status_ = (call);                                         \
-    if (cnnperf_status_ != cudaSuccess) {                                               \
-      (void)cudaGetLastError(); /* clear the sticky error of a non-fatal failure */     \
-      ::cnnperf::gpu::throw_cuda(cnnperf_status_, #call, __FILE__, __LINE__);           \
-    }                                                                                   \
+#define CNNPERF_CUDA_CHECK(call)                                                    \
+  do {                                                                              \
+    const cudaError_t cnnperf_status_ = (call);                                     \
+    if (cnnperf_status_ != cudaSuccess) {                                           \
+      (void)cudaGetLastError(); /* clear the sticky error of a non-fatal failure */ \
+      ::cnnperf::gpu::throw_cuda(cnnperf_status_, #call, __FILE__, __LINE__);       \
+    }                                                                               \
   } while (0)
-#define CNNPERF_CUDNN_CHECK(call)                                                       \
-  do {                                                                                  \
-    const cudnnStatus_t cnnperf_status_ = (call);                                       \
-    if (cnnperf_status_ != CUDNN_STATUS_SUCCESS)                                        \
-      ::cnnperf::gpu::throw_cudnn(cnnperf_status_, #call, __FILE__, __LINE__);          \
+#define CNNPERF_CUDNN_CHECK(call)                                              \
+  do {                                                                         \
+    const cudnnStatus_t cnnperf_status_ = (call);                              \
+    if (cnnperf_status_ != CUDNN_STATUS_SUCCESS)                               \
+      ::cnnperf::gpu::throw_cudnn(cnnperf_status_, #call, __FILE__, __LINE__); \
   } while (0)
-#define CNNPERF_CUPTI_CHECK(call)                                                       \
-  do {                                                                                  \
-    const CUptiResult cnnperf_status_ = (call);                                         \
-    if (cnnperf_status_ != CUPTI_SUCCESS)                                               \
-      ::cnnperf::gpu::throw_cupti(cnnperf_status_, #call, __FILE__, __LINE__);          \
+#define CNNPERF_CUPTI_CHECK(call)                                              \
+  do {                                                                         \
+    const CUptiResult cnnperf_status_ = (call);                                \
+    if (cnnperf_status_ != CUPTI_SUCCESS)                                      \
+      ::cnnperf::gpu::throw_cupti(cnnperf_status_, #call, __FILE__, __LINE__); \
   } while (0)
-#define CNNPERF_CUDA_CHECK_NOEXCEPT(call)                                               \
-  do {                                                                                  \
-    const cudaError_t cnnperf_status_ = (call);                                         \
-    if (cnnperf_status_ != cudaSuccess)                                                 \
-      ::cnnperf::gpu::warn_cuda(cnnperf_status_, #call, __FILE__, __LINE__);            \
+#define CNNPERF_CUDA_CHECK_NOEXCEPT(call)                                    \
+  do {                                                                       \
+    const cudaError_t cnnperf_status_ = (call);                              \
+    if (cnnperf_status_ != cudaSuccess)                                      \
+      ::cnnperf::gpu::warn_cuda(cnnperf_status_, #call, __FILE__, __LINE__); \
   } while (0)
-#define CNNPERF_CUDNN_CHECK_NOEXCEPT(call)                                              \
-  do {                                                                                  \
-    const cudnnStatus_t cnnperf_status_ = (call);                                       \
-    if (cnnperf_status_ != CUDNN_STATUS_SUCCESS)                                        \
-      ::cnnperf::gpu::warn_cudnn(cnnperf_status_, #call, __FILE__, __LINE__);           \
+#define CNNPERF_CUDNN_CHECK_NOEXCEPT(call)                                    \
+  do {                                                                        \
+    const cudnnStatus_t cnnperf_status_ = (call);                             \
+    if (cnnperf_status_ != CUDNN_STATUS_SUCCESS)                              \
+      ::cnnperf::gpu::warn_cudnn(cnnperf_status_, #call, __FILE__, __LINE__); \
   } while (0)
-#define CNNPERF_CUPTI_CHECK_NOEXCEPT(call)                                              \
-  do {                                                                                  \
-    const CUptiResult cnnperf_status_ = (call);                                         \
-    if (cnnperf_status_ != CUPTI_SUCCESS)                                               \
-      ::cnnperf::gpu::warn_cupti(cnnperf_status_, #call, __FILE__, __LINE__);           \
+#define CNNPERF_CUPTI_CHECK_NOEXCEPT(call)                                    \
+  do {                                                                        \
+    const CUptiResult cnnperf_status_ = (call);                               \
+    if (cnnperf_status_ != CUPTI_SUCCESS)                                     \
+      ::cnnperf::gpu::warn_cupti(cnnperf_status_, #call, __FILE__, __LINE__); \
   } while (0)

@@ -85,7 +85,8 @@ class CudaBackend final : public ProfilerBackend {
     const Status set = cuda_status(cudaSetDevice(gpu_index), "cudaSetDevice");
     if (!set.ok()) return {Outcome::kNotRun, set.reason};
     cudaDeviceProp prop{};
-    const Status props = cuda_status(cudaGetDeviceProperties(&prop, gpu_index), "cudaGetDeviceProperties");
+    const Status props =
+        cuda_status(cudaGetDeviceProperties(&prop, gpu_index), "cudaGetDeviceProperties");
     if (!props.ok()) return {Outcome::kNotRun, props.reason};
     info_.index = gpu_index;
     info_.name = prop.name;

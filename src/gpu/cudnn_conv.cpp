@@ -31,11 +31,13 @@ template class CudnnDescriptor<cudnnConvolutionDescriptor_t, cudnnCreateConvolut
 namespace {
 
 // cuDNN's 2-D API takes int; larger shapes are a problem we cannot express.
-bool fits_int(std::int64_t v) { return v >= 0 && v <= 0x7fffffff; }
+bool fits_int(std::int64_t v) {
+  return v >= 0 && v <= 0x7fffffff;
+}
 
-#define CNNPERF_CUDNN_STATUS(call)                                          \
-  do {                                                                      \
-    const cudnnStatus_t cnnperf_s_ = (call);                                \
+#define CNNPERF_CUDNN_STATUS(call)                                                  \
+  do {                                                                              \
+    const cudnnStatus_t cnnperf_s_ = (call);                                        \
     if (cnnperf_s_ != CUDNN_STATUS_SUCCESS) return cudnn_status(cnnperf_s_, #call); \
   } while (0)
 
@@ -51,7 +53,8 @@ Status set_conv_descriptors(const Layer& l, Layout layout, ConvDescriptors& d) {
   d.data_type = l.dtype == DType::kFp16 ? CUDNN_DATA_HALF : CUDNN_DATA_FLOAT;
   d.compute_type = CUDNN_DATA_FLOAT;
   d.math_type = l.dtype == DType::kFp16 ? CUDNN_TENSOR_OP_MATH : CUDNN_DEFAULT_MATH;
-  const cudnnTensorFormat_t format = layout == Layout::kNhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
+  const cudnnTensorFormat_t format =
+      layout == Layout::kNhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
   const int n = static_cast<int>(l.batch), c = static_cast<int>(l.c_in);
   const int h = static_cast<int>(l.h_in), w = static_cast<int>(l.w_in);
   const int k = static_cast<int>(l.c_out), g = static_cast<int>(l.groups);
@@ -68,7 +71,8 @@ Status set_conv_descriptors(const Layer& l, Layout layout, ConvDescriptors& d) {
   auto& y = d.y_dims;
   CNNPERF_CUDNN_STATUS(cudnnGetConvolution2dForwardOutputDim(d.conv.get(), d.x.get(), d.w.get(),
                                                              &y[0], &y[1], &y[2], &y[3]));
-  CNNPERF_CUDNN_STATUS(cudnnSetTensor4dDescriptor(d.y.get(), format, d.data_type, y[0], y[1], y[2], y[3]));
+  CNNPERF_CUDNN_STATUS(
+      cudnnSetTensor4dDescriptor(d.y.get(), format, d.data_type, y[0], y[1], y[2], y[3]));
   return {};
 }
 
@@ -152,9 +156,8 @@ Status fill_random(DeviceBuffer& buffer, std::size_t elements, DType dtype, std:
   return cuda_status(r, "cudaMemcpy(fill)");
 }
 
-CudnnConvRunner::CudnnConvRunner(cudnnHandle_t handle, cudaStream_t stream,
-                                 std::int64_t l2_bytes, const Layer& layer, Layout layout,
-                                 ConvAlgo algo, Status& status)
+CudnnConvRunner::CudnnConvRunner(cudnnHandle_t handle, cudaStream_t stream, std::int64_t l2_bytes,
+                                 const Layer& layer, Layout layout, ConvAlgo algo, Status& status)
     : handle_(handle), stream_(stream), algo_(to_cudnn(algo)), l2_bytes_(l2_bytes) {
   status = set_conv_descriptors(layer, layout, d_);
   if (!status.ok()) return;
@@ -199,13 +202,15 @@ cudnnStatus_t CudnnConvRunner::launch() {
   const float alpha = 1.0F;
   const float beta = 0.0F;
   return cudnnConvolutionForward(handle_, &alpha, d_.x.get(), x_.get(), d_.w.get(), w_.get(),
-                                 d_.conv.get(), algo_, workspace_.get(), workspace_.bytes(),
-                                 &beta, d_.y.get(), y_.get());
+                                 d_.conv.get(), algo_, workspace_.get(), workspace_.bytes(), &beta,
+                                 d_.y.get(), y_.get());
 }
 
 void CudnnConvRunner::run(int launches, bool trace, std::uint64_t job, std::uint32_t first_sample) {
   for (int i = 0; i < launches; ++i) {
-    if (trace) CuptiTracer::push(make_external_id(job, first_sample + static_cast<std::uint32_t>(i)));
+    if (trace) {
+      CuptiTracer::push(make_external_id(job, first_sample + static_cast<std::uint32_t>(i)));
+    }
     const cudnnStatus_t s = launch();
     if (trace) CuptiTracer::pop();
     if (s != CUDNN_STATUS_SUCCESS) throw_cudnn(s, "cudnnConvolutionForward", __FILE__, __LINE__);
@@ -231,9 +236,9 @@ std::optional<ConvAlgo> heuristic_choice(cudnnHandle_t handle, const Layer& laye
   if (!status.ok()) return std::nullopt;
   std::array<cudnnConvolutionFwdAlgoPerf_t, CUDNN_CONVOLUTION_FWD_ALGO_COUNT> perf{};
   int returned = 0;
-  const cudnnStatus_t s = cudnnGetConvolutionForwardAlgorithm_v7(
-      handle, d.x.get(), d.w.get(), d.conv.get(), d.y.get(), static_cast<int>(perf.size()),
-      &returned, perf.data());
+  const cudnnStatus_t s =
+      cudnnGetConvolutionForwardAlgorithm_v7(handle, d.x.get(), d.w.get(), d.conv.get(), d.y.get(),
+                                             static_cast<int>(perf.size()), &returned, perf.data());
   if (s != CUDNN_STATUS_SUCCESS) {
     status = cudnn_status(s, "cudnnGetConvolutionForwardAlgorithm_v7");
     return std::nullopt;
@@ -244,7 +249,8 @@ std::optional<ConvAlgo> heuristic_choice(cudnnHandle_t handle, const Layer& laye
       return from_cudnn(perf[static_cast<std::size_t>(i)].algo);
     }
   }
-  status = {Outcome::kNotSupported, "cudnnGetConvolutionForwardAlgorithm_v7: no algorithm supports this problem"};
+  status = {Outcome::kNotSupported,
+            "cudnnGetConvolutionForwardAlgorithm_v7: no algorithm supports this problem"};
   return std::nullopt;
 }
 

@@ -28,13 +28,13 @@ class CudnnDescriptor {
  private:
   T descriptor_{};
 };
-using TensorDescriptor =
-    CudnnDescriptor<cudnnTensorDescriptor_t, cudnnCreateTensorDescriptor, cudnnDestroyTensorDescriptor>;
-using FilterDescriptor =
-    CudnnDescriptor<cudnnFilterDescriptor_t, cudnnCreateFilterDescriptor, cudnnDestroyFilterDescriptor>;
-using ConvolutionDescriptor = CudnnDescriptor<cudnnConvolutionDescriptor_t,
-                                              cudnnCreateConvolutionDescriptor,
-                                              cudnnDestroyConvolutionDescriptor>;
+using TensorDescriptor = CudnnDescriptor<cudnnTensorDescriptor_t, cudnnCreateTensorDescriptor,
+                                         cudnnDestroyTensorDescriptor>;
+using FilterDescriptor = CudnnDescriptor<cudnnFilterDescriptor_t, cudnnCreateFilterDescriptor,
+                                         cudnnDestroyFilterDescriptor>;
+using ConvolutionDescriptor =
+    CudnnDescriptor<cudnnConvolutionDescriptor_t, cudnnCreateConvolutionDescriptor,
+                    cudnnDestroyConvolutionDescriptor>;
 
 /// The descriptors of one forward problem.
 struct ConvDescriptors {

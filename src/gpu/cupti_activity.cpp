@@ -85,7 +85,9 @@ std::uint8_t* allocate_activity_buffer(std::size_t bytes) {
   return static_cast<std::uint8_t*>(std::aligned_alloc(kActivityBufferAlignment, bytes));
 }
 
-void free_activity_buffer(std::uint8_t* buffer) noexcept { std::free(buffer); }
+void free_activity_buffer(std::uint8_t* buffer) noexcept {
+  std::free(buffer);
+}
 
 std::unique_ptr<CuptiTracer> CuptiTracer::start(Status& status) {
   const auto fail = [&status](CUptiResult r, const char* call) {

@@ -39,8 +39,12 @@ std::optional<ExternalCorrelation> convert_external_correlation(const CUpti_Acti
   return ExternalCorrelation{e.correlationId, e.externalId};
 }
 
-const char* kernel_record_struct_name() { return "CUpti_ActivityKernel10"; }
+const char* kernel_record_struct_name() {
+  return "CUpti_ActivityKernel10";
+}
 
-std::size_t kernel_record_size() { return sizeof(KernelRecordStruct); }
+std::size_t kernel_record_size() {
+  return sizeof(KernelRecordStruct);
+}
 
 }  // namespace cnnperf::gpu

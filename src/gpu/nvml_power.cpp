@@ -79,7 +79,8 @@ NvmlLibrary::~NvmlLibrary() {
 
 std::string NvmlLibrary::describe(int nvml_return) const {
   const char* text = error_string != nullptr ? error_string(nvml_return) : nullptr;
-  return "NVML error " + std::to_string(nvml_return) + (text != nullptr ? std::string(": ") + text : "");
+  return "NVML error " + std::to_string(nvml_return) +
+         (text != nullptr ? std::string(": ") + text : "");
 }
 
 std::string NvmlLibrary::driver_version() const {
@@ -109,7 +110,8 @@ NvmlPowerMeter::NvmlPowerMeter(std::shared_ptr<NvmlLibrary> nvml, const std::str
   }
   int r = nvml_->handle_by_uuid(uuid.c_str(), &device_);
   if (r != kNvmlSuccess) {
-    status_ = {outcome_from_nvml(r), "nvmlDeviceGetHandleByUUID(" + uuid + "): " + nvml_->describe(r)};
+    status_ = {outcome_from_nvml(r),
+               "nvmlDeviceGetHandleByUUID(" + uuid + "): " + nvml_->describe(r)};
     return;
   }
   unsigned long long mj = 0;
@@ -131,7 +133,9 @@ NvmlPowerMeter::NvmlPowerMeter(std::shared_ptr<NvmlLibrary> nvml, const std::str
   status_ = {};
 }
 
-NvmlPowerMeter::~NvmlPowerMeter() { stop_sampler(); }
+NvmlPowerMeter::~NvmlPowerMeter() {
+  stop_sampler();
+}
 
 void NvmlPowerMeter::stop_sampler() {
   sampling_ = false;
@@ -169,7 +173,8 @@ EnergyReading NvmlPowerMeter::end_window() {
     reading.window_ms = static_cast<double>(now_ns() - start_ns_) / 1.0e6;
     reading.method = "nvml-total-energy-counter";
     if (r != kNvmlSuccess) {
-      reading.status = {outcome_from_nvml(r), "nvmlDeviceGetTotalEnergyConsumption: " + nvml_->describe(r)};
+      reading.status = {outcome_from_nvml(r),
+                        "nvmlDeviceGetTotalEnergyConsumption: " + nvml_->describe(r)};
     } else if (end_mj <= energy_start_mj_) {
       // The counter did not move: the window was shorter than its update interval.
       reading.status = {Outcome::kFailed, "energy counter did not advance over " +
@@ -194,7 +199,9 @@ EnergyReading NvmlPowerMeter::end_window() {
   if (nvml_->clock_info(device_, 1, &mhz) == kNvmlSuccess) reading.sm_clock_mhz = mhz;
   if (nvml_->clock_info(device_, 2, &mhz) == kNvmlSuccess) reading.mem_clock_mhz = mhz;
   unsigned int limit_mw = 0;
-  if (nvml_->power_limit(device_, &limit_mw) == kNvmlSuccess) reading.power_limit_w = limit_mw / 1000.0;
+  if (nvml_->power_limit(device_, &limit_mw) == kNvmlSuccess) {
+    reading.power_limit_w = limit_mw / 1000.0;
+  }
   return reading;
 }
 

@@ -39,9 +39,9 @@ class NvmlLibrary {
   using HandleByUuidFn = int (*)(const char*, Device*);
   using HandleByIndexFn = int (*)(unsigned int, Device*);
   using TotalEnergyFn = int (*)(Device, unsigned long long*);  // mJ since driver load
-  using PowerUsageFn = int (*)(Device, unsigned int*);          // mW
-  using ClockInfoFn = int (*)(Device, int, unsigned int*);      // MHz; 1 = SM, 2 = memory
-  using PowerLimitFn = int (*)(Device, unsigned int*);          // mW
+  using PowerUsageFn = int (*)(Device, unsigned int*);         // mW
+  using ClockInfoFn = int (*)(Device, int, unsigned int*);     // MHz; 1 = SM, 2 = memory
+  using PowerLimitFn = int (*)(Device, unsigned int*);         // mW
   using DriverVersionFn = int (*)(char*, unsigned int);
 
   /// dlopen + dlsym + nvmlInit_v2. On failure returns null and sets `status`, e.g.
@@ -75,8 +75,7 @@ class NvmlLibrary {
 class NvmlPowerMeter final : public PowerMeter {
  public:
   /// Never fails: an unusable NVML makes available() report why.
-  NvmlPowerMeter(std::shared_ptr<NvmlLibrary> nvml, const std::string& uuid,
-                 Status load_status);
+  NvmlPowerMeter(std::shared_ptr<NvmlLibrary> nvml, const std::string& uuid, Status load_status);
   ~NvmlPowerMeter() override;
   [[nodiscard]] Status available() const override { return status_; }
   void begin_window() override;
@@ -98,6 +97,7 @@ class NvmlPowerMeter final : public PowerMeter {
 };
 
 /// Trapezoidal integral of (host ns, mW) samples, in mJ; 0 with fewer than 2 samples.
-[[nodiscard]] double integrate_power_mj(const std::vector<std::pair<std::int64_t, unsigned int>>& samples);
+[[nodiscard]] double integrate_power_mj(
+    const std::vector<std::pair<std::int64_t, unsigned int>>& samples);
 
 }  // namespace cnnperf::gpu

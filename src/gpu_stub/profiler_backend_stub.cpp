@@ -48,6 +48,8 @@ class StubBackend final : public ProfilerBackend {
 
 }  // namespace
 
-std::unique_ptr<ProfilerBackend> make_profiler_backend() { return std::make_unique<StubBackend>(); }
+std::unique_ptr<ProfilerBackend> make_profiler_backend() {
+  return std::make_unique<StubBackend>();
+}
 
 }  // namespace cnnperf

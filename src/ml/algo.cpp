@@ -12,9 +12,9 @@
 namespace cnnperf {
 
 const std::vector<std::string>& conv_algo_classes() {
-  static const std::vector<std::string> classes{
-      "implicit gemm", "winograd", "winograd (non-fused)", "fft", "explicit gemm (im2col)",
-      "other"};
+  static const std::vector<std::string> classes{"implicit gemm",          "winograd",
+                                                "winograd (non-fused)",   "fft",
+                                                "explicit gemm (im2col)", "other"};
   return classes;
 }
 
@@ -64,7 +64,8 @@ std::vector<int> load_conv_algo_labels(const TrainingData& data) {
 }
 
 AlgoClassifier::AlgoClassifier(RegressorKind kind, nlohmann::json params, int n_classes)
-    : kind_(kind), params_(params.is_null() ? nlohmann::json::object() : std::move(params)),
+    : kind_(kind),
+      params_(params.is_null() ? nlohmann::json::object() : std::move(params)),
       n_classes_(n_classes) {
   if (n_classes < 2) throw InputError("algorithm classifier: expected at least 2 classes");
   params_["log_target"] = false;
@@ -134,8 +135,8 @@ std::vector<int> AlgoClassifier::predict(const FeatureMatrix& x) const {
   std::vector<int> out(x.rows);
   for (std::size_t r = 0; r < x.rows; ++r) {
     const auto first = p.begin() + static_cast<std::ptrdiff_t>(r * k);
-    out[r] = static_cast<int>(std::max_element(first, first + static_cast<std::ptrdiff_t>(k)) -
-                              first);
+    out[r] =
+        static_cast<int>(std::max_element(first, first + static_cast<std::ptrdiff_t>(k)) - first);
   }
   return out;
 }

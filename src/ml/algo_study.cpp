@@ -42,7 +42,8 @@ FeatureMatrix hconcat(const FeatureMatrix& a, const FeatureMatrix& b) {
   m.names = a.names;
   m.names.insert(m.names.end(), b.names.begin(), b.names.end());
   for (std::size_t r = 0; r < a.rows; ++r) {
-    std::copy(a.row(r), a.row(r) + a.cols, m.values.begin() + static_cast<std::ptrdiff_t>(r * m.cols));
+    std::copy(a.row(r), a.row(r) + a.cols,
+              m.values.begin() + static_cast<std::ptrdiff_t>(r * m.cols));
     std::copy(b.row(r), b.row(r) + b.cols,
               m.values.begin() + static_cast<std::ptrdiff_t>(r * m.cols + a.cols));
   }
@@ -77,9 +78,8 @@ std::vector<double> fit_predict(RegressorKind kind, const nlohmann::json& params
 }  // namespace
 
 const std::vector<std::string>& algo_study_variants() {
-  static const std::vector<std::string> names{"baseline",   "quant",    "oracle",
-                                              "algo",       "algo+quant", "per-mode",
-                                              "oracle-per-mode"};
+  static const std::vector<std::string> names{"baseline",   "quant",    "oracle",         "algo",
+                                              "algo+quant", "per-mode", "oracle-per-mode"};
   return names;
 }
 
@@ -104,11 +104,13 @@ std::vector<int> group_shape_folds(const TrainingData& data, const std::vector<s
   return fold;
 }
 
-AlgoFoldProbabilities algo_fold_probabilities(
-    const FeatureMatrix& x, std::span<const int> labels, std::span<const std::uint64_t> groups,
-    std::span<const std::size_t> train_rows, std::span<const std::size_t> test_rows,
-    RegressorKind classifier, const nlohmann::json& classifier_params, int inner_folds,
-    std::uint64_t seed) {
+AlgoFoldProbabilities algo_fold_probabilities(const FeatureMatrix& x, std::span<const int> labels,
+                                              std::span<const std::uint64_t> groups,
+                                              std::span<const std::size_t> train_rows,
+                                              std::span<const std::size_t> test_rows,
+                                              RegressorKind classifier,
+                                              const nlohmann::json& classifier_params,
+                                              int inner_folds, std::uint64_t seed) {
   if (labels.size() != x.rows || groups.size() != x.rows) {
     throw InputError("algorithm probabilities: labels/groups do not match the feature rows");
   }
@@ -177,19 +179,22 @@ AlgoStudyResult run_algo_study(const TrainingData& data, const std::vector<int>&
   std::vector<std::string> variants = options.variants.empty() ? known : options.variants;
   for (const auto& v : variants) {
     if (std::find(known.begin(), known.end(), v) == known.end()) {
-      throw InputError("--algo-study: unknown variant '" + v +
-                       "' (expected baseline, quant, oracle, algo, algo+quant, per-mode, oracle-per-mode)");
+      throw InputError(
+          "--algo-study: unknown variant '" + v +
+          "' (expected baseline, quant, oracle, algo, algo+quant, per-mode, oracle-per-mode)");
     }
   }
   const bool need_classifier = std::any_of(variants.begin(), variants.end(), [](const auto& v) {
     return v == "algo" || v == "algo+quant" || v == "per-mode";
   });
-  const nlohmann::json params =
-      options.params.is_null() || options.params.empty() ? default_params(options.regressor)
-                                                         : options.params;
+  const nlohmann::json params = options.params.is_null() || options.params.empty()
+                                    ? default_params(options.regressor)
+                                    : options.params;
   const nlohmann::json cls_params =
       options.classifier_params.is_null() || options.classifier_params.empty()
-          ? nlohmann::json{{"n_trees", 60}, {"min_samples_leaf", 2}, {"max_features", 0.5},
+          ? nlohmann::json{{"n_trees", 60},
+                           {"min_samples_leaf", 2},
+                           {"max_features", 0.5},
                            {"seed", options.seed}}
           : options.classifier_params;
 
@@ -201,9 +206,9 @@ AlgoStudyResult run_algo_study(const TrainingData& data, const std::vector<int>&
   std::vector<int> row_labels(n);
   for (std::size_t i = 0; i < n; ++i) {
     row_labels[i] = labels[rows[i]];
-    result.class_counts[row_labels[i] < 0 ? std::string("(none)")
-                                          : conv_algo_classes()[static_cast<std::size_t>(
-                                                row_labels[i])]]++;
+    result.class_counts[row_labels[i] < 0
+                            ? std::string("(none)")
+                            : conv_algo_classes()[static_cast<std::size_t>(row_labels[i])]]++;
     result.rows_per_gpu[data.gpus[rows[i]].name]++;
   }
   const std::vector<int> fold = group_shape_folds(data, rows, options.folds, options.seed);
@@ -306,9 +311,8 @@ AlgoStudyResult run_algo_study(const TrainingData& data, const std::vector<int>&
           std::vector<double> rt;
           rt.reserve(tr.size());
           for (const auto t : tr) rt.push_back(ratio_train[t]);
-          const auto pm =
-              fit_predict(options.regressor, params, xb_train.select_rows(tr), rt,
-                          xb_test.select_rows(te_pos));
+          const auto pm = fit_predict(options.regressor, params, xb_train.select_rows(tr), rt,
+                                      xb_test.select_rows(te_pos));
           for (std::size_t j = 0; j < te_pos.size(); ++j) out[te_pos[j]] = pm[j];
         }
       }
@@ -332,7 +336,9 @@ AlgoStudyResult run_algo_study(const TrainingData& data, const std::vector<int>&
       t.push_back(truth[i]);
       p.push_back(predicted[v][i]);
     }
-    for (const auto& [gpu, tp] : by_gpu) r.per_gpu[gpu] = compute_metrics(tp.first, tp.second, x_base.cols);
+    for (const auto& [gpu, tp] : by_gpu) {
+      r.per_gpu[gpu] = compute_metrics(tp.first, tp.second, x_base.cols);
+    }
     // Per measured algorithm: where the error sits, and whether a variant moves it.
     std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> by_class;
     for (std::size_t i = 0; i < n; ++i) {
@@ -358,7 +364,8 @@ AlgoStudyResult run_algo_study(const TrainingData& data, const std::vector<int>&
       right += ok ? 1 : 0;
       ++labelled;
     }
-    result.classifier_accuracy = labelled ? 100.0 * static_cast<double>(right) / static_cast<double>(labelled) : 0;
+    result.classifier_accuracy =
+        labelled ? 100.0 * static_cast<double>(right) / static_cast<double>(labelled) : 0;
     for (const auto& [gpu, h] : hits) {
       result.classifier_accuracy_per_gpu[gpu] =
           100.0 * static_cast<double>(h.first) / static_cast<double>(h.second);

@@ -52,8 +52,8 @@ FoldAssignment group_kfold_ids(const std::vector<std::size_t>& group_of_row, std
                                int k, std::uint64_t seed) {
   if (k < 2) throw InputError("group k-fold: expected at least 2 folds, got " + std::to_string(k));
   if (static_cast<std::size_t>(k) > n_groups) {
-    throw InputError("group k-fold: " + std::to_string(k) + " folds need at least as many groups, got " +
-                     std::to_string(n_groups));
+    throw InputError("group k-fold: " + std::to_string(k) +
+                     " folds need at least as many groups, got " + std::to_string(n_groups));
   }
   std::vector<std::size_t> size(n_groups, 0);
   for (std::size_t g : group_of_row) ++size[g];
@@ -75,7 +75,9 @@ FoldAssignment group_kfold_ids(const std::vector<std::size_t>& group_of_row, std
   out.n_folds = k;
   out.fold_labels = numbered_labels(k);
   out.fold_of_row.resize(group_of_row.size());
-  for (std::size_t r = 0; r < group_of_row.size(); ++r) out.fold_of_row[r] = fold_of_group[group_of_row[r]];
+  for (std::size_t r = 0; r < group_of_row.size(); ++r) {
+    out.fold_of_row[r] = fold_of_group[group_of_row[r]];
+  }
   return out;
 }
 
@@ -107,7 +109,9 @@ FoldAssignment kfold(std::size_t n_rows, int k, std::uint64_t seed) {
   out.n_folds = k;
   out.fold_labels = numbered_labels(k);
   out.fold_of_row.resize(n_rows);
-  for (std::size_t i = 0; i < n_rows; ++i) out.fold_of_row[order[i]] = static_cast<int>(i % static_cast<std::size_t>(k));
+  for (std::size_t i = 0; i < n_rows; ++i) {
+    out.fold_of_row[order[i]] = static_cast<int>(i % static_cast<std::size_t>(k));
+  }
   return out;
 }
 
@@ -155,7 +159,8 @@ CvResult cross_validate(RegressorKind kind, const nlohmann::json& params, const 
     if (f < 0 || f >= folds.n_folds) throw InputError("cross-validation: fold index out of range");
   }
   (void)make_regressor(kind, params);  // bad params fail before any training starts
-  const std::size_t p = options.n_features_for_metrics == 0 ? x.cols : options.n_features_for_metrics;
+  const std::size_t p =
+      options.n_features_for_metrics == 0 ? x.cols : options.n_features_for_metrics;
 
   CvResult result;
   result.oof_predictions.assign(x.rows, 0.0);
@@ -166,7 +171,8 @@ CvResult cross_validate(RegressorKind kind, const nlohmann::json& params, const 
     const auto test = folds.test_rows(fold);
     FoldResult& fr = result.folds[f];
     fr.fold = fold;
-    fr.label = f < folds.fold_labels.size() ? folds.fold_labels[f] : "fold " + std::to_string(f + 1);
+    fr.label =
+        f < folds.fold_labels.size() ? folds.fold_labels[f] : "fold " + std::to_string(f + 1);
     fr.n_train = train.size();
     fr.n_test = test.size();
     if (test.empty()) return;  // an empty fold has nothing to score

@@ -39,7 +39,8 @@ SortedColumns::SortedColumns(const FeatureMatrix& x)
 
 std::size_t resolve_max_features(double max_features, std::size_t cols) {
   if (max_features <= 1.0) {
-    const auto n = static_cast<std::size_t>(std::ceil(max_features * static_cast<double>(cols) - 1e-9));
+    const auto n =
+        static_cast<std::size_t>(std::ceil(max_features * static_cast<double>(cols) - 1e-9));
     return std::clamp<std::size_t>(n, 1, cols);
   }
   return std::clamp<std::size_t>(static_cast<std::size_t>(max_features), 1, cols);
@@ -262,7 +263,10 @@ Tree grow_tree(const FeatureMatrix& x, std::span<const double> y, std::span<cons
 }
 
 nlohmann::json Tree::to_json() const {
-  return {{"feature", feature}, {"threshold", threshold}, {"left", left}, {"right", right},
+  return {{"feature", feature},
+          {"threshold", threshold},
+          {"left", left},
+          {"right", right},
           {"value", value}};
 }
 
@@ -274,8 +278,8 @@ Tree Tree::from_json(const nlohmann::json& doc, std::size_t n_features) {
   t.right = require(doc, "right").get<std::vector<std::int32_t>>();
   t.value = require(doc, "value").get<std::vector<double>>();
   const std::size_t size = t.feature.size();
-  if (size == 0 || t.threshold.size() != size || t.left.size() != size ||
-      t.right.size() != size || t.value.size() != size) {
+  if (size == 0 || t.threshold.size() != size || t.left.size() != size || t.right.size() != size ||
+      t.value.size() != size) {
     throw InputError("model JSON: tree: node arrays are empty or of different lengths");
   }
   for (std::size_t i = 0; i < size; ++i) {
@@ -309,8 +313,8 @@ class DecisionTreeRegressor final : public Regressor {
     const TreeParams tp = tree_params_from(params_, x.cols);
     const SortedColumns sorted(x);
     importance_.assign(x.cols, 0.0);
-    tree_ = grow_tree(x, y, weights, sorted, tp, params_.at("seed").get<std::uint64_t>(),
-                      importance_);
+    tree_ =
+        grow_tree(x, y, weights, sorted, tp, params_.at("seed").get<std::uint64_t>(), importance_);
     normalise(importance_);
   }
 

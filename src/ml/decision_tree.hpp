@@ -14,10 +14,10 @@ namespace cnnperf::ml_detail {
 
 /// Growth limits of one tree.
 struct TreeParams {
-  std::int64_t max_depth = 0;            ///< 0 = unlimited
-  std::size_t min_samples_split = 2;     ///< rows needed to try a split
-  std::size_t min_samples_leaf = 1;      ///< rows needed on each side of a split
-  std::size_t max_features = 0;          ///< candidate features per node (0 = all)
+  std::int64_t max_depth = 0;         ///< 0 = unlimited
+  std::size_t min_samples_split = 2;  ///< rows needed to try a split
+  std::size_t min_samples_leaf = 1;   ///< rows needed on each side of a split
+  std::size_t max_features = 0;       ///< candidate features per node (0 = all)
 };
 
 /// Row indices of the training matrix sorted by each feature (stable, ties by row index).

@@ -22,7 +22,9 @@ namespace cnnperf {
 
 namespace {
 
-double lg(double v) { return std::log2(std::max(v, 1e-12)); }
+double lg(double v) {
+  return std::log2(std::max(v, 1e-12));
+}
 
 struct FeatureDoc {
   const char* group;
@@ -151,7 +153,8 @@ FeatureSpec FeatureSpec::parse(std::string_view text) {
   std::size_t start = 0;
   while (start <= all.size()) {
     const std::size_t comma = all.find(',', start);
-    std::string item = all.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::string item =
+        all.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     start = comma == std::string::npos ? all.size() + 1 : comma + 1;
     if (item.empty()) continue;
     bool on = true;
@@ -209,7 +212,8 @@ OpFamily op_family_from_string(std::string_view text) {
   if (text == "conv") return OpFamily::kConv;
   if (text == "gemm") return OpFamily::kGemm;
   if (text == "pointwise") return OpFamily::kPointwise;
-  throw InputError("unknown op family '" + std::string(text) + "' (expected conv, gemm, pointwise)");
+  throw InputError("unknown op family '" + std::string(text) +
+                   "' (expected conv, gemm, pointwise)");
 }
 
 std::vector<std::string> feature_names(const FeatureSpec& spec) {
@@ -248,28 +252,27 @@ std::vector<double> feature_row(const Layer& l, const GpuSpec& g, std::string_vi
                 lg(static_cast<double>(l.w_in)), lg(static_cast<double>(l.h_out())),
                 static_cast<double>(l.kernel_h), static_cast<double>(l.kernel_w),
                 static_cast<double>(l.stride_h), static_cast<double>(l.pad_h),
-                lg(static_cast<double>(l.groups)),
-                (l.groups > 1 && l.groups == l.c_in) ? 1.0 : 0.0, l.bias ? 1.0 : 0.0,
-                l.dtype == DType::kFp16 ? 1.0 : 0.0, l.pass == Pass::kTraining ? 1.0 : 0.0,
-                static_cast<double>(static_cast<int>(l.op)), static_cast<double>(l.c_in % 32),
-                static_cast<double>(l.c_out % 32)});
+                lg(static_cast<double>(l.groups)), (l.groups > 1 && l.groups == l.c_in) ? 1.0 : 0.0,
+                l.bias ? 1.0 : 0.0, l.dtype == DType::kFp16 ? 1.0 : 0.0,
+                l.pass == Pass::kTraining ? 1.0 : 0.0, static_cast<double>(static_cast<int>(l.op)),
+                static_cast<double>(l.c_in % 32), static_cast<double>(l.c_out % 32)});
   }
   if (spec.analytical) {
     const LayerEstimate e = estimate_layer(l, g);
-    row.insert(row.end(), {lg(e.flops), lg(e.bytes), lg(e.arithmetic_intensity),
-                           lg(e.roofline_ms), lg(e.latency_ms), lg(e.compute_ms),
-                           lg(e.memory_ms), e.tile_efficiency, lg(e.waves), e.wave_efficiency,
-                           e.occupancy, e.algorithm == "winograd" ? 1.0 : 0.0, lg(e.gemm_m),
-                           lg(e.gemm_n), lg(e.gemm_k)});
+    row.insert(row.end(),
+               {lg(e.flops), lg(e.bytes), lg(e.arithmetic_intensity), lg(e.roofline_ms),
+                lg(e.latency_ms), lg(e.compute_ms), lg(e.memory_ms), e.tile_efficiency, lg(e.waves),
+                e.wave_efficiency, e.occupancy, e.algorithm == "winograd" ? 1.0 : 0.0, lg(e.gemm_m),
+                lg(e.gemm_n), lg(e.gemm_k)});
   }
   if (spec.gpu) {
     const auto first = static_cast<std::ptrdiff_t>(row.size());
     const double cc = g.compute_capability_number();
-    row.insert(row.end(), {lg(g.fp32_tflops), lg(g.memory_bandwidth_gbs),
-                           static_cast<double>(g.sm_count), g.boost_clock_mhz / 1000.0,
-                           lg(g.l2_cache_mb), cc, g.shared_mem_per_sm_kb,
-                           g.memory_bandwidth_gbs > 0 ? g.fp32_tflops * 1000 / g.memory_bandwidth_gbs : 0,
-                           g.tensor_fp16_tflops > 0 ? lg(g.tensor_fp16_tflops) : 0.0});
+    row.insert(row.end(),
+               {lg(g.fp32_tflops), lg(g.memory_bandwidth_gbs), static_cast<double>(g.sm_count),
+                g.boost_clock_mhz / 1000.0, lg(g.l2_cache_mb), cc, g.shared_mem_per_sm_kb,
+                g.memory_bandwidth_gbs > 0 ? g.fp32_tflops * 1000 / g.memory_bandwidth_gbs : 0,
+                g.tensor_fp16_tflops > 0 ? lg(g.tensor_fp16_tflops) : 0.0});
     if (spec.gpu_held_constant) std::fill(row.begin() + first, row.end(), 0.0);
   }
   if (spec.source) {
@@ -322,7 +325,8 @@ FeatureMatrix build_feature_matrix(const std::vector<const Layer*>& layers,
       try {
         for (std::size_t r = t; r < layers.size(); r += threads) {
           const auto row = feature_row(*layers[r], *gpus[r], sources[r], spec);
-          std::copy(row.begin(), row.end(), m.values.begin() + static_cast<std::ptrdiff_t>(r * m.cols));
+          std::copy(row.begin(), row.end(),
+                    m.values.begin() + static_cast<std::ptrdiff_t>(r * m.cols));
         }
       } catch (...) {
         const std::lock_guard lock(failure_mutex);

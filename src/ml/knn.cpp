@@ -81,8 +81,8 @@ class KnnRegressor final : public Regressor {
 
   [[nodiscard]] std::vector<double> predict_impl(const FeatureMatrix& x) const override {
     std::vector<double> out(x.rows);
-    const unsigned threads =
-        std::min<unsigned>(resolve_threads(n_threads_), static_cast<unsigned>((x.rows + 255) / 256));
+    const unsigned threads = std::min<unsigned>(resolve_threads(n_threads_),
+                                                static_cast<unsigned>((x.rows + 255) / 256));
     std::atomic<std::size_t> next{0};
     auto worker = [&] {
       const std::size_t k = std::min(k_, targets_.size());
@@ -112,8 +112,11 @@ class KnnRegressor final : public Regressor {
 
   [[nodiscard]] nlohmann::json model_to_json() const override {
     // KNN is instance-based: the model is the (scaled) training set itself.
-    return {{"feature_mean", mean_}, {"feature_scale", scale_}, {"points", points_},
-            {"targets", targets_}, {"weights", point_weights_}};
+    return {{"feature_mean", mean_},
+            {"feature_scale", scale_},
+            {"points", points_},
+            {"targets", targets_},
+            {"weights", point_weights_}};
   }
 
   void model_from_json(const nlohmann::json& model) override {
@@ -140,7 +143,8 @@ class KnnRegressor final : public Regressor {
 
   /// Weighted mean of the neighbours' targets. With distance weighting an exact match
   /// (distance 0) takes precedence, as 1/d would be infinite.
-  [[nodiscard]] double combine(const std::size_t* idx, const double* dist_sq, std::size_t found) const {
+  [[nodiscard]] double combine(const std::size_t* idx, const double* dist_sq,
+                               std::size_t found) const {
     double num = 0.0;
     double den = 0.0;
     if (distance_weighted_) {

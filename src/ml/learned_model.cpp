@@ -220,11 +220,11 @@ nlohmann::json default_params(RegressorKind kind) {
     case RegressorKind::kDecisionTree:
       return {{"log_target", true}, {"max_depth", 18}, {"min_samples_leaf", 3}};
     case RegressorKind::kRandomForest:
-      return {{"log_target", true}, {"n_trees", 60}, {"min_samples_leaf", 2},
-              {"max_features", 0.5}};
+      return {
+          {"log_target", true}, {"n_trees", 60}, {"min_samples_leaf", 2}, {"max_features", 0.5}};
     case RegressorKind::kXgboost:
-      return {{"log_target", true}, {"n_estimators", 600}, {"learning_rate", 0.08},
-              {"max_depth", 8}, {"subsample", 0.9}, {"colsample_bytree", 0.8},
+      return {{"log_target", true},   {"n_estimators", 600}, {"learning_rate", 0.08},
+              {"max_depth", 8},       {"subsample", 0.9},    {"colsample_bytree", 0.8},
               {"min_child_weight", 2}};
   }
   return {{"log_target", true}};
@@ -589,8 +589,8 @@ CvResult cross_validate_family(const TrainingData& data, OpFamily family, Regres
       }
     }
     if (test.empty() || train.empty()) continue;
-    spdlog::info("cv {} {} fold {}/{}: train {} test {}", to_string(kind), to_string(family),
-                 f + 1, n_folds, train.size(), test.size());
+    spdlog::info("cv {} {} fold {}/{}: train {} test {}", to_string(kind), to_string(family), f + 1,
+                 n_folds, train.size(), test.size());
     const std::vector<FamilyModel> models =
         fit_family_models(data, train, family, kind, params, spec, split, host_floor);
     std::vector<const FamilyModel*> views;
@@ -958,7 +958,7 @@ std::unique_ptr<LearnedModel> LearnedModel::from_json(const nlohmann::json& doc,
   // Files before the separate power model carried a "power" object; it is ignored now
   // (models/power_model.json is the one power model).
   auto model = std::make_unique<LearnedModel>(spec, std::move(families), o,
-                                               doc.value("metadata", nlohmann::json::object()));
+                                              doc.value("metadata", nlohmann::json::object()));
   return model;
 }
 

@@ -102,8 +102,11 @@ class LinearRegressor final : public Regressor {
   }
 
   [[nodiscard]] nlohmann::json model_to_json() const override {
-    return {{"intercept", intercept_}, {"coefficients", coef_}, {"feature_mean", mean_},
-            {"feature_scale", scale_}, {"target_mean", y_mean_}};
+    return {{"intercept", intercept_},
+            {"coefficients", coef_},
+            {"feature_mean", mean_},
+            {"feature_scale", scale_},
+            {"target_mean", y_mean_}};
   }
 
   void model_from_json(const nlohmann::json& model) override {

@@ -32,7 +32,9 @@ std::pair<std::int64_t, std::int64_t> parse_input_size(const std::string& text) 
           parse_positive_int(text.substr(x + 1), "--input-size (width of HxW)")};
 }
 
-std::string fmt_ms(double v) { return format_number(v, 6); }
+std::string fmt_ms(double v) {
+  return format_number(v, 6);
+}
 
 }  // namespace
 
@@ -188,15 +190,15 @@ std::string predict_layers_csv_text(const LayerTable& table, const GpuSpec* gpu,
       row[added[4]] = p.in_distribution;
       rows.push_back(std::move(row));
     }
-    const nlohmann::json out = {{"schema_version", kPredictionSchemaVersion},
-                                {"tool_version", CNNPERF_VERSION},
-                                {"kind", "layer_predictions"},
-                                {"model", model.name()},
-                                {"gpu", gpu != nullptr ? nlohmann::json(*gpu)
-                                                       : nlohmann::json("per row: the gpu column")},
-                                {"gpus", gpu_names},
-                                {"source", table.table.source},
-                                {"rows", rows}};
+    const nlohmann::json out = {
+        {"schema_version", kPredictionSchemaVersion},
+        {"tool_version", CNNPERF_VERSION},
+        {"kind", "layer_predictions"},
+        {"model", model.name()},
+        {"gpu", gpu != nullptr ? nlohmann::json(*gpu) : nlohmann::json("per row: the gpu column")},
+        {"gpus", gpu_names},
+        {"source", table.table.source},
+        {"rows", rows}};
     return out.dump(2) + "\n";
   }
   std::vector<std::string> header = table.table.header;
@@ -241,10 +243,9 @@ std::optional<std::string> check_budget(const PredictOptions& options,
   }
   if (options.max_energy_j > 0 && prediction.energy_j > options.max_energy_j) {
     const double over = prediction.energy_j - options.max_energy_j;
-    return "energy budget exceeded: predicted " + format_number(prediction.energy_j, 4) +
-           " J > " + format_number(options.max_energy_j, 4) + " J by " +
-           format_number(over, 3) + " J (" + format_number(100 * over / options.max_energy_j, 3) +
-           "%)";
+    return "energy budget exceeded: predicted " + format_number(prediction.energy_j, 4) + " J > " +
+           format_number(options.max_energy_j, 4) + " J by " + format_number(over, 3) + " J (" +
+           format_number(100 * over / options.max_energy_j, 3) + "%)";
   }
   return std::nullopt;
 }
@@ -273,7 +274,9 @@ int run_predict(const PredictOptions& options) {
   std::optional<GpuSpec> net_gpu;
   if (options.layers_csv.empty()) net_gpu = GpuDatabase::bundled().resolve(options.gpu);
   if (!options.layers_csv.empty()) {
-    if (!options.net.empty()) throw InputError("--layers and --net: expected one of them, not both");
+    if (!options.net.empty()) {
+      throw InputError("--layers and --net: expected one of them, not both");
+    }
     if (options.power_limit_w > 0) {
       // A cap acts on a whole step's average power; single rows have no step to share it.
       throw InputError("--power-limit: applies to --net predictions, not to --layers rows");

@@ -37,7 +37,9 @@ FeatureMatrix FeatureMatrix::select_rows(std::span<const std::size_t> row_indice
   out.names = names;
   for (std::size_t i = 0; i < row_indices.size(); ++i) {
     const std::size_t r = row_indices[i];
-    if (r >= rows) throw InputError("feature matrix: row index " + std::to_string(r) + " out of range");
+    if (r >= rows) {
+      throw InputError("feature matrix: row index " + std::to_string(r) + " out of range");
+    }
     std::copy_n(row(r), cols, out.values.data() + i * cols);
   }
   return out;
@@ -119,7 +121,9 @@ void Regressor::fit(const FeatureMatrix& x, std::span<const double> y,
     }
     weight_sum += weights[i];
   }
-  if (!weights.empty() && weight_sum <= 0.0) throw InputError(who + ": all sample weights are zero");
+  if (!weights.empty() && weight_sum <= 0.0) {
+    throw InputError(who + ": all sample weights are zero");
+  }
   std::vector<double> target(y.begin(), y.end());
   for (std::size_t i = 0; i < target.size(); ++i) {
     if (!std::isfinite(target[i])) {
@@ -143,9 +147,8 @@ void Regressor::fit(const FeatureMatrix& x, std::span<const double> y,
 std::vector<double> Regressor::predict(const FeatureMatrix& x) const {
   if (!fitted_) throw Error("predict(" + to_string(kind()) + "): the model is not trained");
   if (x.cols != n_features_) {
-    throw InputError("predict(" + to_string(kind()) + "): expected " +
-                     std::to_string(n_features_) + " features per row, got " +
-                     std::to_string(x.cols));
+    throw InputError("predict(" + to_string(kind()) + "): expected " + std::to_string(n_features_) +
+                     " features per row, got " + std::to_string(x.cols));
   }
   if (!x.names.empty() && !feature_names_.empty() && x.names != feature_names_) {
     for (std::size_t c = 0; c < x.cols; ++c) {
@@ -318,8 +321,8 @@ nlohmann::json ParamReader::finish() {
   if (!in_.empty()) {
     std::string known;
     for (const auto& [k, v] : out_.items()) known += (known.empty() ? "" : ", ") + k;
-    throw InputError(kind_ + " params: unknown field '" + in_.begin().key() +
-                     "' (known: " + known + ")");
+    throw InputError(kind_ + " params: unknown field '" + in_.begin().key() + "' (known: " + known +
+                     ")");
   }
   return out_;
 }

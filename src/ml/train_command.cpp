@@ -169,13 +169,17 @@ std::string cell(const nlohmann::json& j, const char* key, int digits = 4) {
 }
 
 std::vector<std::string> metric_cells(const nlohmann::json& r) {
-  return {std::to_string(r.value("n", std::size_t{0})), cell(r, "mape_pct"), cell(r, "r2"),
-          cell(r, "adjusted_r2"), cell(r, "within_10pct"), cell(r, "spearman")};
+  return {std::to_string(r.value("n", std::size_t{0})),
+          cell(r, "mape_pct"),
+          cell(r, "r2"),
+          cell(r, "adjusted_r2"),
+          cell(r, "within_10pct"),
+          cell(r, "spearman")};
 }
 
 std::string render_algo_study(const nlohmann::json& report, OutputFormat format) {
-  const std::vector<std::string> header = {"regressor", "variant", "rows", "n", "mape_pct",
-                                           "within_10pct", "spearman", "seconds"};
+  const std::vector<std::string> header = {"regressor", "variant",      "rows",     "n",
+                                           "mape_pct",  "within_10pct", "spearman", "seconds"};
   std::vector<std::vector<std::string>> rows;
   std::vector<std::vector<std::string>> accuracy;
   for (const auto& [kind, study] : report["algo_study"].items()) {
@@ -235,9 +239,9 @@ std::string render(const nlohmann::json& report, OutputFormat format) {
     }
     return out;
   }
-  const std::vector<std::string> header = {"regressor", "family", "cv", "gpu", "n",
-                                           "mape_pct", "r2", "adjusted_r2", "within_10pct",
-                                           "spearman", "train_s"};
+  const std::vector<std::string> header = {
+      "regressor", "family",      "cv",           "gpu",      "n",      "mape_pct",
+      "r2",        "adjusted_r2", "within_10pct", "spearman", "train_s"};
   std::vector<std::vector<std::string>> rows;
   for (const auto& r : report["cv"]) {
     std::string gpu = r["gpu"];
@@ -423,8 +427,9 @@ nlohmann::json train_report(const TrainOptions& options) {
   }
   if (!options.power.empty()) {
     if (!options.data.empty()) {
-      throw InputError("--power and --data: expected one of them (power rows calibrate the power "
-                       "model, layer rows the latency model)");
+      throw InputError(
+          "--power and --data: expected one of them (power rows calibrate the power "
+          "model, layer rows the latency model)");
     }
     std::string command = "cnnperf train --power " + join(options.power, " ");
     if (!options.out.empty()) command += " --out " + options.out;
@@ -493,9 +498,9 @@ nlohmann::json train_report(const TrainOptions& options) {
 
   const auto load_start = std::chrono::steady_clock::now();
   const TrainingData data = load_training_data(options.data, options.max_rows, options.seed);
-  spdlog::info("loaded {} rows ({} skipped) in {:.1f} s", data.layers.size(), data.skipped_rows,
-               std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start)
-                   .count());
+  spdlog::info(
+      "loaded {} rows ({} skipped) in {:.1f} s", data.layers.size(), data.skipped_rows,
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count());
   if (data.layers.empty()) {
     throw InputError("--data: no usable measured rows in " + join(data.files, ", ") + " (" +
                      std::to_string(data.skipped_rows) +
@@ -538,8 +543,9 @@ nlohmann::json train_report(const TrainOptions& options) {
 
   if (!options.algo_study.empty()) {
     if (options.max_rows > 0) {
-      throw InputError("--algo-study: expected all rows (drop --max-rows; the algorithm labels "
-                       "are read back row by row)");
+      throw InputError(
+          "--algo-study: expected all rows (drop --max-rows; the algorithm labels "
+          "are read back row by row)");
     }
     study.inner_folds = options.algo_inner_folds;
     study.folds = options.folds;
@@ -596,13 +602,12 @@ nlohmann::json train_report(const TrainOptions& options) {
       }
       if (scheme == CvScheme::kLeaveGpuOut) {
         for (const auto& [gpu, m] : cv.per_gpu) {
-          report["cv"].push_back(metrics_row(to_string(kind), to_string(family),
-                                             to_string(scheme), gpu, m, -1));
+          report["cv"].push_back(
+              metrics_row(to_string(kind), to_string(family), to_string(scheme), gpu, m, -1));
         }
       }
-      const double mape = std::isnan(cv.overall.mape_pct)
-                              ? std::numeric_limits<double>::infinity()
-                              : cv.overall.mape_pct;
+      const double mape = std::isnan(cv.overall.mape_pct) ? std::numeric_limits<double>::infinity()
+                                                          : cv.overall.mape_pct;
       const auto it = best.find(family);
       if (it == best.end() || mape < it->second.second) {
         best[family] = {kind, mape};

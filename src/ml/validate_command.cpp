@@ -57,13 +57,15 @@ std::string render(const nlohmann::json& report, OutputFormat format) {
   std::string power =
       report.contains("power") ? format_power_report(report["power"], format) : std::string();
   if (!report.contains("layers") && !report.contains("e2e")) return power;
-  const std::vector<std::string> header = {"scope", "group", "n", "mape_pct", "r2",
-                                           "adjusted_r2", "within_10pct", "spearman"};
+  const std::vector<std::string> header = {
+      "scope", "group", "n", "mape_pct", "r2", "adjusted_r2", "within_10pct", "spearman"};
   std::vector<std::vector<std::string>> rows;
   if (report.contains("layers")) {
     const auto& l = report["layers"];
     add_rows(rows, "layer", "all", l["overall"]);
-    for (const auto& [fam, m] : l["per_family"].items()) add_rows(rows, "layer", "family=" + fam, m);
+    for (const auto& [fam, m] : l["per_family"].items()) {
+      add_rows(rows, "layer", "family=" + fam, m);
+    }
     for (const auto& [gpu, m] : l["per_gpu"].items()) add_rows(rows, "layer", "gpu=" + gpu, m);
   }
   if (report.contains("e2e")) {
@@ -163,16 +165,16 @@ nlohmann::json validate_report(const ValidateOptions& options) {
                        "; expected measured rows of an op family the model has (" +
                        std::to_string(unmodelled) + " rows of others)");
     }
-    report["layers"] = {{"files", data.files},
-                        {"fingerprint", data.fingerprint},
-                        {"rows", overall.truth.size()},
-                        {"skipped_rows", data.skipped_rows},
-                        {"unmodelled_rows", unmodelled},
-                        {"source_features", "each row's own `source` column"},
-                        {"overall", to_json(compute_metrics(overall.truth, overall.pred,
-                                                            n_features))},
-                        {"per_gpu", metrics_map(per_gpu, n_features)},
-                        {"per_family", metrics_map(per_family, n_features)}};
+    report["layers"] = {
+        {"files", data.files},
+        {"fingerprint", data.fingerprint},
+        {"rows", overall.truth.size()},
+        {"skipped_rows", data.skipped_rows},
+        {"unmodelled_rows", unmodelled},
+        {"source_features", "each row's own `source` column"},
+        {"overall", to_json(compute_metrics(overall.truth, overall.pred, n_features))},
+        {"per_gpu", metrics_map(per_gpu, n_features)},
+        {"per_family", metrics_map(per_family, n_features)}};
   }
   if (!options.e2e.empty()) {
     auto rows = load_e2e_rows(options.e2e);

@@ -36,7 +36,8 @@ namespace {
 void check(int rc, const char* call) {
   if (rc != 0) {
     const char* msg = XGBGetLastError();
-    throw Error(std::string("xgboost: ") + call + " failed: " + (msg != nullptr ? msg : "(no message)"));
+    throw Error(std::string("xgboost: ") + call +
+                " failed: " + (msg != nullptr ? msg : "(no message)"));
   }
 }
 

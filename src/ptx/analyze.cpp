@@ -30,11 +30,12 @@ struct ModuleEntry {
 };
 
 std::mutex g_mutex;
-std::map<std::string, ModuleEntry> g_modules;                 // by path
-std::map<std::string, PtxLaunchResult> g_results;             // by launch key
+std::map<std::string, ModuleEntry> g_modules;                                       // by path
+std::map<std::string, PtxLaunchResult> g_results;                                   // by launch key
 std::map<std::string, std::optional<std::map<std::string, PtxResources>>> g_ptxas;  // by path+arch
 
-std::shared_ptr<const ptx::Program> load_program(const std::string& file, const std::string& kernel) {
+std::shared_ptr<const ptx::Program> load_program(const std::string& file,
+                                                 const std::string& kernel) {
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     auto it = g_modules.find(file);
@@ -92,7 +93,8 @@ int grab_int(const std::string& line, const std::string& before_word) {
 }  // namespace
 
 /// Parses `ptxas -v` output into per-kernel resources (also used for models/ptx/resources.txt).
-std::map<std::string, PtxResources> parse_ptxas_output(const std::string& text, const std::string& source) {
+std::map<std::string, PtxResources> parse_ptxas_output(const std::string& text,
+                                                       const std::string& source) {
   std::map<std::string, PtxResources> out;
   std::string current;
   std::stringstream ss(text);
@@ -126,7 +128,8 @@ std::map<std::string, PtxResources> parse_ptxas_output(const std::string& text, 
 }
 
 std::optional<PtxResources> ptxas_resources(const std::string& file, const std::string& kernel,
-                                            const std::string& arch, std::vector<std::string>& warnings) {
+                                            const std::string& arch,
+                                            std::vector<std::string>& warnings) {
   const std::string key = file + "|" + arch;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
@@ -159,7 +162,8 @@ std::optional<PtxResources> ptxas_resources(const std::string& file, const std::
     if (ptxas.empty()) {
       warnings.push_back("ptxas not found: resources not reported");
     } else {
-      const std::string cmd = "'" + ptxas + "' -v -O3 -arch=" + arch + " '" + file + "' -o /dev/null 2>&1";
+      const std::string cmd =
+          "'" + ptxas + "' -v -O3 -arch=" + arch + " '" + file + "' -o /dev/null 2>&1";
       std::string text;
       if (FILE* pipe = popen(cmd.c_str(), "r"); pipe != nullptr) {
         char buf[4096];
@@ -213,7 +217,9 @@ std::uint64_t parse_param_value(const std::string& text, const std::string& what
     if (single) t.pop_back();
     errno = 0;
     const double d = std::strtod(t.c_str(), &end);
-    if (end == t.c_str() || *end != '\0') throw InputError(what + ": expected a number, got '" + text + "'");
+    if (end == t.c_str() || *end != '\0') {
+      throw InputError(what + ": expected a number, got '" + text + "'");
+    }
     if (single) {
       const float f = static_cast<float>(d);
       std::uint32_t b;
@@ -240,11 +246,13 @@ std::uint64_t parse_param_value(const std::string& text, const std::string& what
 std::string launch_key(const std::string& file, const std::string& kernel, const ptx::LaunchSpec& s,
                        const std::string& arch) {
   std::ostringstream k;
-  k << file << '|' << kernel << '|' << s.grid.x << ',' << s.grid.y << ',' << s.grid.z << '|' << s.block.x
-    << ',' << s.block.y << ',' << s.block.z << '|' << s.dynamic_shared_bytes << '|' << s.full << '|'
-    << s.samples_per_class << '|' << arch << '|';
+  k << file << '|' << kernel << '|' << s.grid.x << ',' << s.grid.y << ',' << s.grid.z << '|'
+    << s.block.x << ',' << s.block.y << ',' << s.block.z << '|' << s.dynamic_shared_bytes << '|'
+    << s.full << '|' << s.samples_per_class << '|' << arch << '|';
   for (const auto& [i, v] : s.params) k << i << '=' << v << ';';
-  if (s.extrapolate_param) k << "x" << *s.extrapolate_param << ':' << s.extrapolate_lo << ':' << s.extrapolate_hi;
+  if (s.extrapolate_param) {
+    k << "x" << *s.extrapolate_param << ':' << s.extrapolate_lo << ':' << s.extrapolate_hi;
+  }
   return k.str();
 }
 
@@ -321,12 +329,17 @@ PtxLaunchResult analyze_ptx_file(const std::string& file, const std::string& ker
   r.branch_efficiency = c.branches > 0 ? 1.0 - c.divergent_branches / c.branches : 1.0;
   r.active_lane_efficiency = r.warp_insts > 0 ? r.thread_insts / (32.0 * r.warp_insts) : 1.0;
   if (c.data_dependent_branch) {
-    r.warnings.push_back("data_dependent_branch: a branch depends on global-memory data (zero-filled here)");
+    r.warnings.push_back(
+        "data_dependent_branch: a branch depends on global-memory data (zero-filled here)");
   }
   if (c.data_dependent_address) {
-    r.warnings.push_back("data_dependent_address: an address depends on global-memory data (zero-filled here)");
+    r.warnings.push_back(
+        "data_dependent_address: an address depends on global-memory data (zero-filled here)");
   }
-  if (c.shared_out_of_bounds) r.warnings.push_back("shared_out_of_bounds: a shared access fell outside the CTA's shared memory");
+  if (c.shared_out_of_bounds) {
+    r.warnings.push_back(
+        "shared_out_of_bounds: a shared access fell outside the CTA's shared memory");
+  }
   r.resources = ptxas_resources(file, kernel, arch, r.warnings);
   std::lock_guard<std::mutex> lock(g_mutex);
   g_results.emplace(key, r);
@@ -353,7 +366,9 @@ nlohmann::json to_json(const PtxLaunchResult& r) {
   j["opcodes_thread"] = r.opcodes_thread;
   j["opcodes_warp"] = r.opcodes_warp;
   nlohmann::json cls = nlohmann::json::object();
-  for (const auto& [k, v] : r.classes_warp) cls[k] = {{"warp", v}, {"thread", r.classes_thread.at(k)}};
+  for (const auto& [k, v] : r.classes_warp) {
+    cls[k] = {{"warp", v}, {"thread", r.classes_thread.at(k)}};
+  }
   j["classes"] = cls;
   j["bytes"] = {{"global_ld", r.global_ld_bytes}, {"global_st", r.global_st_bytes},
                 {"shared_ld", r.shared_ld_bytes}, {"shared_st", r.shared_st_bytes},
@@ -384,7 +399,9 @@ std::string ptx_results_json(const std::vector<PtxLaunchResult>& results) {
   nlohmann::json j;
   j["schema_version"] = 1;
   j["tool_version"] = CNNPERF_VERSION;
-  j["source"] = "cnnperf ptx: dynamic analysis of PTX on the CPU (warp-level emulation, virtual global memory)";
+  j["source"] =
+      "cnnperf ptx: dynamic analysis of PTX on the CPU (warp-level emulation, virtual global "
+      "memory)";
   nlohmann::json arr = nlohmann::json::array();
   for (const auto& r : results) arr.push_back(to_json(r));
   j["launches"] = arr;
@@ -396,15 +413,40 @@ std::string ptx_results_csv(const std::vector<PtxLaunchResult>& results) {
   for (const auto& r : results) {
     for (const auto& [k, v] : r.opcodes_warp) ops.insert(k);
   }
-  std::vector<std::string> header = {"schema_version", "file", "kernel", "layer", "grid_x", "grid_y", "grid_z",
-                                     "block_x", "block_y", "block_z", "launches", "sampled", "extrapolated",
-                                     "ctas_total", "ctas_simulated", "warp_insts", "thread_insts",
-                                     "global_ld_bytes", "global_st_bytes", "shared_ld_bytes",
-                                     "shared_st_bytes", "local_ld_bytes", "local_st_bytes", "branches",
-                                     "divergent_branches", "branch_efficiency",
-                                     "active_lane_efficiency", "registers", "spill_stores_bytes",
-                                     "spill_loads_bytes", "stack_frame_bytes", "ptxas_shared_bytes",
-                                     "barriers", "warnings"};
+  std::vector<std::string> header = {"schema_version",
+                                     "file",
+                                     "kernel",
+                                     "layer",
+                                     "grid_x",
+                                     "grid_y",
+                                     "grid_z",
+                                     "block_x",
+                                     "block_y",
+                                     "block_z",
+                                     "launches",
+                                     "sampled",
+                                     "extrapolated",
+                                     "ctas_total",
+                                     "ctas_simulated",
+                                     "warp_insts",
+                                     "thread_insts",
+                                     "global_ld_bytes",
+                                     "global_st_bytes",
+                                     "shared_ld_bytes",
+                                     "shared_st_bytes",
+                                     "local_ld_bytes",
+                                     "local_st_bytes",
+                                     "branches",
+                                     "divergent_branches",
+                                     "branch_efficiency",
+                                     "active_lane_efficiency",
+                                     "registers",
+                                     "spill_stores_bytes",
+                                     "spill_loads_bytes",
+                                     "stack_frame_bytes",
+                                     "ptxas_shared_bytes",
+                                     "barriers",
+                                     "warnings"};
   std::vector<std::string> class_names;
   class_names.reserve(static_cast<std::size_t>(InstClass::kCount));
   for (int k = 0; k < static_cast<int>(InstClass::kCount); ++k) {
@@ -423,15 +465,32 @@ std::string ptx_results_csv(const std::vector<PtxLaunchResult>& results) {
     return std::string(buf);
   };
   for (const auto& r : results) {
-    std::vector<std::string> row = {"1", r.file, r.kernel, r.layer,
-                                    std::to_string(r.grid.x), std::to_string(r.grid.y), std::to_string(r.grid.z),
-                                    std::to_string(r.block.x), std::to_string(r.block.y), std::to_string(r.block.z),
-                                    std::to_string(r.launches), r.sampled ? "true" : "false",
-                                    r.extrapolated ? "true" : "false", std::to_string(r.ctas_total),
-                                    std::to_string(r.ctas_simulated), num(r.warp_insts), num(r.thread_insts),
-                                    num(r.global_ld_bytes), num(r.global_st_bytes), num(r.shared_ld_bytes),
-                                    num(r.shared_st_bytes), num(r.local_ld_bytes), num(r.local_st_bytes),
-                                    num(r.branches), num(r.divergent_branches), num(r.branch_efficiency),
+    std::vector<std::string> row = {"1",
+                                    r.file,
+                                    r.kernel,
+                                    r.layer,
+                                    std::to_string(r.grid.x),
+                                    std::to_string(r.grid.y),
+                                    std::to_string(r.grid.z),
+                                    std::to_string(r.block.x),
+                                    std::to_string(r.block.y),
+                                    std::to_string(r.block.z),
+                                    std::to_string(r.launches),
+                                    r.sampled ? "true" : "false",
+                                    r.extrapolated ? "true" : "false",
+                                    std::to_string(r.ctas_total),
+                                    std::to_string(r.ctas_simulated),
+                                    num(r.warp_insts),
+                                    num(r.thread_insts),
+                                    num(r.global_ld_bytes),
+                                    num(r.global_st_bytes),
+                                    num(r.shared_ld_bytes),
+                                    num(r.shared_st_bytes),
+                                    num(r.local_ld_bytes),
+                                    num(r.local_st_bytes),
+                                    num(r.branches),
+                                    num(r.divergent_branches),
+                                    num(r.branch_efficiency),
                                     num(r.active_lane_efficiency)};
     if (r.resources) {
       for (int v :
@@ -466,20 +525,26 @@ std::string ptx_results_table(const std::vector<PtxLaunchResult>& results) {
   std::string out;
   for (const auto& r : results) {
     out += "kernel " + r.kernel + (r.layer.empty() ? "" : "  (" + r.layer + ")") + "\n";
-    out += "  grid " + std::to_string(r.grid.x) + "," + std::to_string(r.grid.y) + "," + std::to_string(r.grid.z) +
-           "  block " + std::to_string(r.block.x) + "," + std::to_string(r.block.y) + "," + std::to_string(r.block.z) +
-           "  CTAs simulated " + std::to_string(r.ctas_simulated) + "/" + std::to_string(r.ctas_total) +
-           (r.extrapolated ? " (trip-count extrapolated)" : "") + (r.launches > 1 ? "  launches " + std::to_string(r.launches) : "") + "\n";
-    out += "  warp insts " + format_number(r.warp_insts, 6) + "  thread insts " + format_number(r.thread_insts, 6) +
-           "  branch eff " + format_number(100 * r.branch_efficiency, 4) + "%  lane eff " +
+    out += "  grid " + std::to_string(r.grid.x) + "," + std::to_string(r.grid.y) + "," +
+           std::to_string(r.grid.z) + "  block " + std::to_string(r.block.x) + "," +
+           std::to_string(r.block.y) + "," + std::to_string(r.block.z) + "  CTAs simulated " +
+           std::to_string(r.ctas_simulated) + "/" + std::to_string(r.ctas_total) +
+           (r.extrapolated ? " (trip-count extrapolated)" : "") +
+           (r.launches > 1 ? "  launches " + std::to_string(r.launches) : "") + "\n";
+    out += "  warp insts " + format_number(r.warp_insts, 6) + "  thread insts " +
+           format_number(r.thread_insts, 6) + "  branch eff " +
+           format_number(100 * r.branch_efficiency, 4) + "%  lane eff " +
            format_number(100 * r.active_lane_efficiency, 4) + "%\n";
-    out += "  bytes: global ld " + format_number(r.global_ld_bytes, 6) + " st " + format_number(r.global_st_bytes, 6) +
-           "  shared ld " + format_number(r.shared_ld_bytes, 6) + " st " + format_number(r.shared_st_bytes, 6) +
-           "  local ld " + format_number(r.local_ld_bytes, 6) + " st " + format_number(r.local_st_bytes, 6) + "\n";
+    out += "  bytes: global ld " + format_number(r.global_ld_bytes, 6) + " st " +
+           format_number(r.global_st_bytes, 6) + "  shared ld " +
+           format_number(r.shared_ld_bytes, 6) + " st " + format_number(r.shared_st_bytes, 6) +
+           "  local ld " + format_number(r.local_ld_bytes, 6) + " st " +
+           format_number(r.local_st_bytes, 6) + "\n";
     if (r.resources) {
-      out += "  ptxas " + r.resources->arch + ": " + std::to_string(r.resources->registers) + " registers, " +
-             std::to_string(r.resources->shared_bytes) + " B smem, spills " +
-             std::to_string(r.resources->spill_stores_bytes) + "/" + std::to_string(r.resources->spill_loads_bytes) + " B\n";
+      out += "  ptxas " + r.resources->arch + ": " + std::to_string(r.resources->registers) +
+             " registers, " + std::to_string(r.resources->shared_bytes) + " B smem, spills " +
+             std::to_string(r.resources->spill_stores_bytes) + "/" +
+             std::to_string(r.resources->spill_loads_bytes) + " B\n";
     }
     std::vector<std::vector<std::string>> rows;
     for (const auto& [k, v] : r.classes_warp) {
@@ -494,7 +559,8 @@ std::string ptx_results_table(const std::vector<PtxLaunchResult>& results) {
     std::sort(top.rbegin(), top.rend());
     rows.clear();
     for (std::size_t i = 0; i < top.size() && i < 12; ++i) {
-      rows.push_back({top[i].second, format_number(top[i].first, 6), format_number(r.opcodes_thread.at(top[i].second), 6)});
+      rows.push_back({top[i].second, format_number(top[i].first, 6),
+                      format_number(r.opcodes_thread.at(top[i].second), 6)});
     }
     out += format_table({"opcode (top 12)", "warp", "thread"}, rows);
     for (const auto& w : r.warnings) out += "  warning: " + w + "\n";
@@ -535,7 +601,8 @@ int run_ptx_analyze(const PtxAnalyzeOptions& o) {
         idx > 4096) {
       throw InputError("--param: expected a parameter index (0-based) before '=', got '" + p + "'");
     }
-    spec.params[static_cast<int>(idx)] = parse_param_value(p.substr(eq + 1), "--param " + p.substr(0, eq));
+    spec.params[static_cast<int>(idx)] =
+        parse_param_value(p.substr(eq + 1), "--param " + p.substr(0, eq));
   }
   if (!o.extrapolate.empty()) {
     const auto eq = o.extrapolate.find('=');
@@ -543,10 +610,14 @@ int run_ptx_analyze(const PtxAnalyzeOptions& o) {
     if (eq == std::string::npos || comma == std::string::npos) {
       throw InputError("--extrapolate: expected INDEX=LO,HI, got '" + o.extrapolate + "'");
     }
-    spec.extrapolate_param = static_cast<int>(parse_positive_int(o.extrapolate.substr(0, eq) == "0" ? "1" : o.extrapolate.substr(0, eq), "--extrapolate index"));
+    spec.extrapolate_param = static_cast<int>(
+        parse_positive_int(o.extrapolate.substr(0, eq) == "0" ? "1" : o.extrapolate.substr(0, eq),
+                           "--extrapolate index"));
     if (o.extrapolate.substr(0, eq) == "0") spec.extrapolate_param = 0;
-    spec.extrapolate_lo = static_cast<std::uint64_t>(parse_positive_int(o.extrapolate.substr(eq + 1, comma - eq - 1), "--extrapolate LO"));
-    spec.extrapolate_hi = static_cast<std::uint64_t>(parse_positive_int(o.extrapolate.substr(comma + 1), "--extrapolate HI"));
+    spec.extrapolate_lo = static_cast<std::uint64_t>(
+        parse_positive_int(o.extrapolate.substr(eq + 1, comma - eq - 1), "--extrapolate LO"));
+    spec.extrapolate_hi = static_cast<std::uint64_t>(
+        parse_positive_int(o.extrapolate.substr(comma + 1), "--extrapolate HI"));
   }
   // The bundled kernels (models/ptx/...) are found from any directory, like --model files.
   const PtxLaunchResult r = analyze_ptx_file(user_file_or_resource(o.file), o.kernel, spec, o.arch);

@@ -67,6 +67,8 @@ inline bool is_neg(T a) {
   }
 }
 
+// One line per width (not reformatted):
+// clang-format off
 template <class T> struct Wide;
 template <> struct Wide<std::int16_t> { using type = std::int32_t; };
 template <> struct Wide<std::uint16_t> { using type = std::uint32_t; };
@@ -74,6 +76,7 @@ template <> struct Wide<std::int32_t> { using type = std::int64_t; };
 template <> struct Wide<std::uint32_t> { using type = std::uint64_t; };
 template <> struct Wide<std::int64_t> { using type = std::int64_t; };
 template <> struct Wide<std::uint64_t> { using type = std::uint64_t; };
+// clang-format on
 
 float half_to_float(std::uint16_t h) {
   const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
@@ -141,7 +144,8 @@ class Executor {
     shared_size_ = static_cast<std::size_t>(p.shared_bytes + spec.dynamic_shared_bytes);
     shared_.assign(shared_size_ + 16, 0);
     shared_taint_.assign(shared_size_ / 4 + 4, 0);
-    local_.assign(static_cast<std::size_t>(p.local_bytes) * static_cast<std::size_t>(nwarps_) * 32, 0);
+    local_.assign(static_cast<std::size_t>(p.local_bytes) * static_cast<std::size_t>(nwarps_) * 32,
+                  0);
     warps_.resize(static_cast<std::size_t>(nwarps_));
     for (int w = 0; w < nwarps_; ++w) {
       Warp& W = warps_[static_cast<std::size_t>(w)];
@@ -284,7 +288,10 @@ class Executor {
           out = 0;
           return false;
         }
-        out = read_bytes(&local_[(static_cast<std::size_t>(warp) * 32 + static_cast<std::size_t>(lane)) * lb + addr], size, sext);
+        out = read_bytes(
+            &local_[(static_cast<std::size_t>(warp) * 32 + static_cast<std::size_t>(lane)) * lb +
+                    addr],
+            size, sext);
         return false;
       }
       case 'p':
@@ -338,7 +345,10 @@ class Executor {
       case 'l': {
         const auto lb = static_cast<std::uint64_t>(p_.local_bytes);
         if (addr + static_cast<std::uint64_t>(size) > lb) return;
-        std::memcpy(&local_[(static_cast<std::size_t>(warp) * 32 + static_cast<std::size_t>(lane)) * lb + addr], &v, sz);
+        std::memcpy(
+            &local_[(static_cast<std::size_t>(warp) * 32 + static_cast<std::size_t>(lane)) * lb +
+                    addr],
+            &v, sz);
         return;
       }
       case 'p':
@@ -366,7 +376,9 @@ class Executor {
       // Uniform parameter load: read once, broadcast.
       for (int e = 0; e < n; ++e) {
         std::uint64_t v = 0;
-        load('p', ra[0] + static_cast<std::uint64_t>(I.offset) + static_cast<std::uint64_t>(e * size), size, sext, W.index, 0, v, counts);
+        load('p',
+             ra[0] + static_cast<std::uint64_t>(I.offset) + static_cast<std::uint64_t>(e * size),
+             size, sext, W.index, 0, v, counts);
         const std::uint32_t ds = n == 1 ? I.d : p_.vec_slots[I.d2 + static_cast<std::uint32_t>(e)];
         std::uint64_t* rd = R + static_cast<std::size_t>(ds) * 32;
         lanes(m, [&](int l) { rd[l] = v; });
@@ -375,16 +387,20 @@ class Executor {
       return;
     }
     for (int e = 0; e < n; ++e) {
-      const std::uint32_t vs = n == 1 ? (is_load ? I.d : I.b) : p_.vec_slots[I.d2 + static_cast<std::uint32_t>(e)];
+      const std::uint32_t vs =
+          n == 1 ? (is_load ? I.d : I.b) : p_.vec_slots[I.d2 + static_cast<std::uint32_t>(e)];
       std::uint64_t* rv = R + static_cast<std::size_t>(vs) * 32;
-      const std::uint64_t eoff = static_cast<std::uint64_t>(I.offset) + static_cast<std::uint64_t>(e * size);
+      const std::uint64_t eoff =
+          static_cast<std::uint64_t>(I.offset) + static_cast<std::uint64_t>(e * size);
       if (is_load) {
         std::uint32_t taint = 0;
         if (space == 'g') {
           // Virtual global loads: module-window reads are real, everything else is a tainted zero.
           bool all_virtual = true;
           lanes(m, [&](int l) {
-            if (((ra[l] + eoff) >> kWindowShift) == (kModuleWindow >> kWindowShift)) all_virtual = false;
+            if (((ra[l] + eoff) >> kWindowShift) == (kModuleWindow >> kWindowShift)) {
+              all_virtual = false;
+            }
           });
           if (all_virtual) {
             lanes(m, [&](int l) { rv[l] = 0; });
@@ -402,12 +418,16 @@ class Executor {
         if (space == 'g') {
           bool any_module = false;
           lanes(m, [&](int l) {
-            if (((ra[l] + eoff) >> kWindowShift) == (kModuleWindow >> kWindowShift)) any_module = true;
+            if (((ra[l] + eoff) >> kWindowShift) == (kModuleWindow >> kWindowShift)) {
+              any_module = true;
+            }
           });
           if (!any_module) continue;
         }
         const std::uint32_t tv = Tn[vs];
-        lanes(m, [&](int l) { store(space, ra[l] + eoff, size, rv[l], ((tv >> l) & 1u) != 0, W.index, l, counts); });
+        lanes(m, [&](int l) {
+          store(space, ra[l] + eoff, size, rv[l], ((tv >> l) & 1u) != 0, W.index, l, counts);
+        });
       }
     }
   }
@@ -441,8 +461,16 @@ class Executor {
         f = std::bit_cast<float>(static_cast<std::uint32_t>(x & 0xffffu) << 16);
       }
       if (type_float(dt)) {
-        if (!src_float) f = type_signed(st) ? static_cast<double>(sext_bits(x, sbits)) : static_cast<double>(zext_bits(x, sbits));
-        if (int_round) f = rnd == 1 ? std::trunc(f) : rnd == 2 ? std::floor(f) : rnd == 3 ? std::ceil(f) : std::nearbyint(f);
+        if (!src_float) {
+          f = type_signed(st) ? static_cast<double>(sext_bits(x, sbits))
+                              : static_cast<double>(zext_bits(x, sbits));
+        }
+        if (int_round) {
+          f = rnd == 1   ? std::trunc(f)
+              : rnd == 2 ? std::floor(f)
+              : rnd == 3 ? std::ceil(f)
+                         : std::nearbyint(f);
+        }
         if (sat) f = std::isnan(f) ? 0.0 : std::clamp(f, 0.0, 1.0);
         if (dt == kF32) {
           put<float>(rd, l, static_cast<float>(f));
@@ -462,15 +490,21 @@ class Executor {
           rd[l] = 0;
           return;
         }
-        f = rnd == 1 ? std::trunc(f) : rnd == 2 ? std::floor(f) : rnd == 3 ? std::ceil(f) : std::nearbyint(f);
+        f = rnd == 1   ? std::trunc(f)
+            : rnd == 2 ? std::floor(f)
+            : rnd == 3 ? std::ceil(f)
+                       : std::nearbyint(f);
         if (type_signed(dt)) {
           const double lo = -std::ldexp(1.0, dbits - 1), hi = std::ldexp(1.0, dbits - 1) - 1;
           const double c = std::clamp(f, lo, hi);
-          rd[l] = zext_bits(static_cast<std::uint64_t>(c >= 9.2e18 ? INT64_MAX : static_cast<std::int64_t>(c)), dbits);
+          rd[l] = zext_bits(
+              static_cast<std::uint64_t>(c >= 9.2e18 ? INT64_MAX : static_cast<std::int64_t>(c)),
+              dbits);
         } else {
           const double hi = std::ldexp(1.0, dbits) - 1;
           const double c = std::clamp(f, 0.0, hi);
-          rd[l] = c >= 1.8e19 ? zext_bits(~0ULL, dbits) : zext_bits(static_cast<std::uint64_t>(c), dbits);
+          rd[l] = c >= 1.8e19 ? zext_bits(~0ULL, dbits)
+                              : zext_bits(static_cast<std::uint64_t>(c), dbits);
         }
         return;
       }
@@ -487,7 +521,8 @@ class Executor {
         }
       } else {
         const std::uint64_t v = zext_bits(x, sbits);
-        const std::uint64_t hi = type_signed(dt) ? zext_bits(~0ULL, dbits - 1) : zext_bits(~0ULL, dbits);
+        const std::uint64_t hi =
+            type_signed(dt) ? zext_bits(~0ULL, dbits - 1) : zext_bits(~0ULL, dbits);
         rd[l] = std::min(v, hi);
       }
     });
@@ -506,41 +541,23 @@ class Executor {
   std::vector<Warp> warps_;
 };
 
+// One case of an instruction family: kind K at type index N runs the body with T = TYPE.
+#define TYPED_CASE(K, N, TYPE, ...) \
+  case (K)*8 + (N): {               \
+    using T = TYPE;                 \
+    __VA_ARGS__                     \
+  } break;
+// Integer families: s16 u16 s32 u32 s64 u64 (int_index); float families: f32 f64.
 #define ICASE(K, ...)                          \
-  case (K) * 8 + 0: {                           \
-    using T = std::int16_t;                     \
-    __VA_ARGS__                                        \
-  } break;                                      \
-  case (K) * 8 + 1: {                           \
-    using T = std::uint16_t;                    \
-    __VA_ARGS__                                        \
-  } break;                                      \
-  case (K) * 8 + 2: {                           \
-    using T = std::int32_t;                     \
-    __VA_ARGS__                                        \
-  } break;                                      \
-  case (K) * 8 + 3: {                           \
-    using T = std::uint32_t;                    \
-    __VA_ARGS__                                        \
-  } break;                                      \
-  case (K) * 8 + 4: {                           \
-    using T = std::int64_t;                     \
-    __VA_ARGS__                                        \
-  } break;                                      \
-  case (K) * 8 + 5: {                           \
-    using T = std::uint64_t;                    \
-    __VA_ARGS__                                        \
-  } break;
-
-#define FCASE(K, ...)   \
-  case (K) * 8 + 0: {    \
-    using T = float;     \
-    __VA_ARGS__                 \
-  } break;               \
-  case (K) * 8 + 1: {    \
-    using T = double;    \
-    __VA_ARGS__                 \
-  } break;
+  TYPED_CASE(K, 0, std::int16_t, __VA_ARGS__)  \
+  TYPED_CASE(K, 1, std::uint16_t, __VA_ARGS__) \
+  TYPED_CASE(K, 2, std::int32_t, __VA_ARGS__)  \
+  TYPED_CASE(K, 3, std::uint32_t, __VA_ARGS__) \
+  TYPED_CASE(K, 4, std::int64_t, __VA_ARGS__)  \
+  TYPED_CASE(K, 5, std::uint64_t, __VA_ARGS__)
+#define FCASE(K, ...)                  \
+  TYPED_CASE(K, 0, float, __VA_ARGS__) \
+  TYPED_CASE(K, 1, double, __VA_ARGS__)
 
 #define LANES(...) lanes(m, [&](int l) { __VA_ARGS__; });
 
@@ -606,6 +623,8 @@ void Executor::run_warp(Warp& W, CtaCounts& counts) {
     const std::uint64_t* rc = R + static_cast<std::size_t>(I.c) * 32;
     std::uint32_t setp_bits = 0;
     bool is_setp = false;
+    // One line per instruction kind, read as a table (not reformatted):
+    // clang-format off
     switch (I.kind) {
       ICASE(kIAdd, LANES(put<T>(rd, l, static_cast<T>(static_cast<std::uint64_t>(get<T>(ra, l)) + static_cast<std::uint64_t>(get<T>(rb, l))))))
       ICASE(kISub, LANES(put<T>(rd, l, static_cast<T>(static_cast<std::uint64_t>(get<T>(ra, l)) - static_cast<std::uint64_t>(get<T>(rb, l))))))
@@ -979,37 +998,38 @@ void Executor::run_warp(Warp& W, CtaCounts& counts) {
       default:
         break;
     }
+    // clang-format on
     if (!is_setp) {
       ++pc;
       continue;
     }
     {
-    std::uint32_t bits = setp_bits;
-    std::uint32_t t = (Tn[I.a] | Tn[I.b]) & m;
-    std::uint32_t p = bits, q = ~bits;
-    if (I.flags & (kFlagCombAnd | kFlagCombOr | kFlagCombXor)) {
-      const std::uint32_t c = P[I.c] ^ ((I.flags & kFlagNegC) ? ~0u : 0u);
-      t |= PT[I.c] & m;
-      if (I.flags & kFlagCombAnd) {
-        p &= c;
-        q &= c;
-      } else if (I.flags & kFlagCombOr) {
-        p |= c;
-        q |= c;
-      } else {
-        p ^= c;
-        q ^= c;
+      std::uint32_t bits = setp_bits;
+      std::uint32_t t = (Tn[I.a] | Tn[I.b]) & m;
+      std::uint32_t p = bits, q = ~bits;
+      if (I.flags & (kFlagCombAnd | kFlagCombOr | kFlagCombXor)) {
+        const std::uint32_t c = P[I.c] ^ ((I.flags & kFlagNegC) ? ~0u : 0u);
+        t |= PT[I.c] & m;
+        if (I.flags & kFlagCombAnd) {
+          p &= c;
+          q &= c;
+        } else if (I.flags & kFlagCombOr) {
+          p |= c;
+          q |= c;
+        } else {
+          p ^= c;
+          q ^= c;
+        }
       }
+      P[I.d] = (P[I.d] & ~m) | (p & m);
+      PT[I.d] = (PT[I.d] & ~m) | t;
+      if (I.flags & kFlagHasQ) {
+        P[I.d2] = (P[I.d2] & ~m) | (q & m);
+        PT[I.d2] = (PT[I.d2] & ~m) | t;
+      }
+      ++pc;
+      continue;
     }
-    P[I.d] = (P[I.d] & ~m) | (p & m);
-    PT[I.d] = (PT[I.d] & ~m) | t;
-    if (I.flags & kFlagHasQ) {
-      P[I.d2] = (P[I.d2] & ~m) | (q & m);
-      PT[I.d2] = (PT[I.d2] & ~m) | t;
-    }
-    ++pc;
-    continue;
-  }
   }
   simulated += executed;
 }
@@ -1047,8 +1067,11 @@ std::vector<Stratum> strata_1d(std::int64_t n, int k, bool full) {
   for (int i = 0; i < k; ++i) {
     double u = 0.5 + 0.6180339887498949 * i;
     u -= std::floor(u);
-    const std::int64_t pos = 1 + std::min(interior - 1, static_cast<std::int64_t>(u * static_cast<double>(interior)));
-    if (std::find(mid.samples.begin(), mid.samples.end(), pos) == mid.samples.end()) mid.samples.push_back(pos);
+    const std::int64_t pos =
+        1 + std::min(interior - 1, static_cast<std::int64_t>(u * static_cast<double>(interior)));
+    if (std::find(mid.samples.begin(), mid.samples.end(), pos) == mid.samples.end()) {
+      mid.samples.push_back(pos);
+    }
   }
   mid.weight = static_cast<double>(interior) / static_cast<double>(mid.samples.size());
   out.push_back(mid);
@@ -1057,7 +1080,8 @@ std::vector<Stratum> strata_1d(std::int64_t n, int k, bool full) {
 }
 
 std::vector<std::uint8_t> build_params(const Program& p, const LaunchSpec& spec) {
-  std::vector<std::uint8_t> buf(static_cast<std::size_t>(std::max<std::int64_t>(p.param_bytes, 8)), 0);
+  std::vector<std::uint8_t> buf(static_cast<std::size_t>(std::max<std::int64_t>(p.param_bytes, 8)),
+                                0);
   const int n = static_cast<int>(p.params.size());
   for (const auto& [index, value] : spec.params) {
     if (index < 0 || index >= n) {
@@ -1094,7 +1118,8 @@ std::vector<std::uint8_t> build_params(const Program& p, const LaunchSpec& spec)
                          "2.5)");
       }
     }
-    std::memcpy(&buf[static_cast<std::size_t>(prm.offset)], &v, static_cast<std::size_t>(std::min<std::int64_t>(prm.size, 8)));
+    std::memcpy(&buf[static_cast<std::size_t>(prm.offset)], &v,
+                static_cast<std::size_t>(std::min<std::int64_t>(prm.size, 8)));
   }
   if (!missing.empty()) {
     throw InputError("kernel '" + p.kernel + "' takes " + std::to_string(n) +
@@ -1106,8 +1131,8 @@ std::vector<std::uint8_t> build_params(const Program& p, const LaunchSpec& spec)
 void validate(const Program& p, const LaunchSpec& spec) {
   auto check = [&](const Dim3& d, const char* what, std::int64_t max_x) {
     if (d.x < 1 || d.y < 1 || d.z < 1 || d.x > max_x || d.y > kMaxGridYZ || d.z > kMaxGridYZ) {
-      throw InputError(std::string("--") + what + ": dimensions must be in 1.." + std::to_string(max_x) +
-                       " x 1..65535 x 1..65535");
+      throw InputError(std::string("--") + what + ": dimensions must be in 1.." +
+                       std::to_string(max_x) + " x 1..65535 x 1..65535");
     }
   };
   check(spec.grid, "grid", kMaxGridX);
@@ -1116,7 +1141,10 @@ void validate(const Program& p, const LaunchSpec& spec) {
     throw InputError("--block: z must be in 1..64 (CUDA's limit), got " +
                      std::to_string(spec.block.z));
   }
-  if (spec.block.count() > 1024) throw InputError("--block: at most 1024 threads per CTA, got " + std::to_string(spec.block.count()));
+  if (spec.block.count() > 1024) {
+    throw InputError("--block: at most 1024 threads per CTA, got " +
+                     std::to_string(spec.block.count()));
+  }
   // .maxntid x[, y[, z]]: x is set whenever the directive is.
   const std::int64_t max_threads =
       std::int64_t{p.maxntid[0]} * std::max(1, p.maxntid[1]) * std::max(1, p.maxntid[2]);
@@ -1202,7 +1230,8 @@ LaunchCounts run_launch(const Program& program, const LaunchSpec& spec) {
     throw InputError("--extrapolate: parameter " + std::to_string(idx) + " has no value");
   }
   const auto real = static_cast<double>(static_cast<std::int64_t>(it->second));
-  const auto lo = static_cast<double>(spec.extrapolate_lo), hi = static_cast<double>(spec.extrapolate_hi);
+  const auto lo = static_cast<double>(spec.extrapolate_lo),
+             hi = static_cast<double>(spec.extrapolate_hi);
   if (!(lo < hi) || real <= hi) return run_sampled(program, spec);
   LaunchSpec a = spec, b = spec;
   a.params[idx] = spec.extrapolate_lo;
@@ -1219,7 +1248,9 @@ LaunchCounts run_launch(const Program& program, const LaunchSpec& spec) {
   out.branches = lerp(ca.branches, cb.branches);
   out.divergent_branches = lerp(ca.divergent_branches, cb.divergent_branches);
   for (int s = 0; s < 3; ++s) {
-    for (int u = 0; u < 2; ++u) out.generic_bytes[s][u] = lerp(ca.generic_bytes[s][u], cb.generic_bytes[s][u]);
+    for (int u = 0; u < 2; ++u) {
+      out.generic_bytes[s][u] = lerp(ca.generic_bytes[s][u], cb.generic_bytes[s][u]);
+    }
   }
   out.ctas_simulated = ca.ctas_simulated + cb.ctas_simulated;
   out.warp_insts_simulated = ca.warp_insts_simulated + cb.warp_insts_simulated;

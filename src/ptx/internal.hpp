@@ -7,6 +7,8 @@
 
 namespace cnnperf::ptx::detail {
 
+// Enum and type tables read as tables (not reformatted):
+// clang-format off
 /// Operand types. Integer types used by arithmetic have an index 0..5 (ity()).
 enum Type : std::uint8_t {
   kTNone, kS16, kU16, kS32, kU32, kS64, kU64, kS8, kU8, kB8, kB16, kB32, kB64, kB128,
@@ -27,6 +29,7 @@ enum Type : std::uint8_t {
 [[nodiscard]] inline bool type_float(int t) {
   return t == kF16 || t == kF16x2 || t == kBF16 || t == kBF16x2 || t == kF32 || t == kF64 || t == kTF32;
 }
+// clang-format on
 /// Integer arithmetic type index 0..5: s16 u16 s32 u32 s64 u64 (b types count as unsigned).
 [[nodiscard]] inline int int_index(int t) {
   const int bits = type_bits(t);
@@ -37,6 +40,8 @@ enum Type : std::uint8_t {
   return -1;
 }
 
+// The kind, comparison and flag enums read as tables (not reformatted):
+// clang-format off
 /// Instruction kinds. Integer ops are kind*8 + int_index, float ops kind*8 + (f64 ? 1 : 0).
 enum Kind : std::uint16_t {
   // integer families (x8)
@@ -68,6 +73,7 @@ enum Flag : std::uint8_t {
   kFlagNegC = 128,     ///< setp combiner predicate negated
 };
 
+// clang-format on
 /// Generic-address windows (the top bits of a 64-bit generic address name the space).
 constexpr std::uint64_t kModuleWindow = 0x0000200000000000ULL;
 constexpr std::uint64_t kParamWindow = 0x0000400000000000ULL;
@@ -76,6 +82,8 @@ constexpr std::uint64_t kLocalWindow = 0x0000600000000000ULL;
 constexpr std::uint64_t kPointerBase = 0x0000700000000000ULL;
 constexpr int kWindowShift = 44;
 
+// Packed like the PTX manual lists them (not reformatted):
+// clang-format off
 /// Special registers filled per warp.
 enum Special : int {
   kTidX, kTidY, kTidZ, kNtidX, kNtidY, kNtidZ, kCtaidX, kCtaidY, kCtaidZ, kNctaidX, kNctaidY,
@@ -83,6 +91,7 @@ enum Special : int {
   kLanemaskLt, kLanemaskLe, kLanemaskGt, kLanemaskGe, kDynSmem, kTotalSmem, kGlobaltimer,
   kSpecialCount
 };
+// clang-format on
 
 /// IEEE binary16 bits of `f`, round to nearest even (shared by the decoder and executor).
 std::uint16_t float_to_half(float f);

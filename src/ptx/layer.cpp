@@ -22,16 +22,23 @@ struct Tile {
   int bm, bn, bk, tm, tn;
   [[nodiscard]] int threads() const { return (bm / tm) * (bn / tn); }
 };
-constexpr Tile kConvTiles[] = {{128, 128, 8, 8, 8}, {128, 64, 8, 8, 4}, {64, 64, 8, 4, 4}, {64, 32, 8, 4, 4}, {32, 32, 8, 2, 2}};
+constexpr Tile kConvTiles[] = {{128, 128, 8, 8, 8},
+                               {128, 64, 8, 8, 4},
+                               {64, 64, 8, 4, 4},
+                               {64, 32, 8, 4, 4},
+                               {32, 32, 8, 2, 2}};
 constexpr Tile kGemmTiles[] = {{64, 64, 8, 4, 4}, {32, 32, 8, 2, 2}};
 
 std::string tile_entry(const char* base, const Tile& t, const char* suffix) {
   std::ostringstream s;
-  s << base << "ILi" << t.bm << "ELi" << t.bn << "ELi" << t.bk << "ELi" << t.tm << "ELi" << t.tn << "EEv" << suffix;
+  s << base << "ILi" << t.bm << "ELi" << t.bn << "ELi" << t.bk << "ELi" << t.tm << "ELi" << t.tn
+    << "EEv" << suffix;
   return s.str();
 }
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return (a + b - 1) / b;
+}
 
 /// Picks the largest tile that still yields enough CTAs and little padding waste
 /// (a simple heuristic in the spirit of cuDNN/CUTLASS tile selection).
@@ -39,7 +46,8 @@ Tile pick_tile(std::int64_t m, std::int64_t n, const Tile* tiles, std::size_t co
   for (std::size_t i = 0; i < count; ++i) {
     const Tile& t = tiles[i];
     const std::int64_t ctas = ceil_div(m, t.bm) * ceil_div(n, t.bn);
-    const double useful = static_cast<double>(m * n) / static_cast<double>(ceil_div(m, t.bm) * t.bm * ceil_div(n, t.bn) * t.bn);
+    const double useful = static_cast<double>(m * n) /
+                          static_cast<double>(ceil_div(m, t.bm) * t.bm * ceil_div(n, t.bn) * t.bn);
     if (ctas >= 64 && useful >= 0.75) return t;
   }
   return tiles[count - 1];
@@ -47,11 +55,11 @@ Tile pick_tile(std::int64_t m, std::int64_t n, const Tile* tiles, std::size_t co
 
 std::string describe(const Layer& l) {
   std::ostringstream s;
-  s << to_string(l.op) << ":batch=" << l.batch << ",c_in=" << l.c_in << ",h_in=" << l.h_in << ",w_in=" << l.w_in
-    << ",c_out=" << l.c_out;
+  s << to_string(l.op) << ":batch=" << l.batch << ",c_in=" << l.c_in << ",h_in=" << l.h_in
+    << ",w_in=" << l.w_in << ",c_out=" << l.c_out;
   if (l.op == Op::kConv2d || l.op == Op::kMaxPool || l.op == Op::kAvgPool) {
-    s << ",kernel=" << l.kernel_h << "x" << l.kernel_w << ",stride=" << l.stride_h << "x" << l.stride_w
-      << ",pad=" << l.pad_h << "x" << l.pad_w;
+    s << ",kernel=" << l.kernel_h << "x" << l.kernel_w << ",stride=" << l.stride_h << "x"
+      << l.stride_w << ",pad=" << l.pad_h << "x" << l.pad_w;
   }
   if (l.groups != 1) s << ",groups=" << l.groups;
   return s.str();
@@ -65,7 +73,9 @@ struct Launch {
 };
 
 std::string ptx_path(const std::string& stem, const std::string& arch) {
-  if (arch != "sm_80" && arch != "sm_90") throw InputError("--arch: expected sm_80 or sm_90, got '" + arch + "'");
+  if (arch != "sm_80" && arch != "sm_90") {
+    throw InputError("--arch: expected sm_80 or sm_90, got '" + arch + "'");
+  }
   return find_resource("models/ptx/" + stem + "." + arch + ".ptx").string();
 }
 
@@ -77,7 +87,8 @@ void set_params(ptx::LaunchSpec& s, int first, const std::vector<std::int64_t>& 
 
 /// Extrapolation points for a loop over `extent` in steps of `bk`: keep extent % bk so
 /// partial-tile behaviour is identical, and simulate 1 and 2 extra steps.
-void extrapolate(ptx::LaunchSpec& s, int param, std::int64_t extent, std::int64_t per_unit, int bk, std::int64_t min_steps) {
+void extrapolate(ptx::LaunchSpec& s, int param, std::int64_t extent, std::int64_t per_unit, int bk,
+                 std::int64_t min_steps) {
   // Units (e.g. channels) whose loop length is extent*per_unit; keep (units*per_unit) % bk.
   const std::int64_t steps = ceil_div(extent * per_unit, bk);
   if (steps <= min_steps) return;
@@ -99,7 +110,8 @@ std::vector<Launch> plan(const Layer& l, const PtxLayerOptions& o) {
   L.spec.max_warp_insts = o.max_warp_insts;
   auto elementwise_grid = [&](std::int64_t total) {
     L.spec.block = {256, 1, 1};
-    L.spec.grid = {std::max<std::int64_t>(1, std::min<std::int64_t>(ceil_div(total, 256), 65535)), 1, 1};
+    L.spec.grid = {std::max<std::int64_t>(1, std::min<std::int64_t>(ceil_div(total, 256), 65535)),
+                   1, 1};
   };
   switch (l.op) {
     case Op::kConv2d: {
@@ -110,8 +122,9 @@ std::vector<Launch> plan(const Layer& l, const PtxLayerOptions& o) {
         L.spec.block = {256, 1, 1};
         L.spec.grid = {ceil_div(total, 256), 1, 1};
         L.spec.params[2] = l.bias ? ptx::fake_pointer(2) : 0;
-        set_params(L.spec, 4, {l.batch, l.c_in, l.h_in, l.w_in, l.kernel_h, l.kernel_w, P, Q, l.stride_h, l.stride_w,
-                               l.pad_h, l.pad_w, l.dilation_h, l.dilation_w, 0});
+        set_params(L.spec, 4,
+                   {l.batch, l.c_in, l.h_in, l.w_in, l.kernel_h, l.kernel_w, P, Q, l.stride_h,
+                    l.stride_w, l.pad_h, l.pad_w, l.dilation_h, l.dilation_w, 0});
         out.push_back(L);
         return out;
       }
@@ -120,12 +133,13 @@ std::vector<Launch> plan(const Layer& l, const PtxLayerOptions& o) {
       L.launches = static_cast<int>(l.groups);
       const bool direct = o.conv_kernel == "direct";
       if (!direct && o.conv_kernel != "auto" && o.conv_kernel != "igemm") {
-        throw InputError("--conv-kernel: expected auto, igemm or direct, got '" + o.conv_kernel + "'");
+        throw InputError("--conv-kernel: expected auto, igemm or direct, got '" + o.conv_kernel +
+                         "'");
       }
       L.spec.params[2] = l.bias ? ptx::fake_pointer(2) : 0;
-      const std::vector<std::int64_t> shape = {l.batch, c, l.h_in, l.w_in, k, l.kernel_h, l.kernel_w, P, Q,
-                                               l.stride_h, l.stride_w, l.pad_h, l.pad_w, l.dilation_h,
-                                               l.dilation_w, 0};
+      const std::vector<std::int64_t> shape = {
+          l.batch, c,          l.h_in,     l.w_in,  k,       l.kernel_h,   l.kernel_w,   P,
+          Q,       l.stride_h, l.stride_w, l.pad_h, l.pad_w, l.dilation_h, l.dilation_w, 0};
       set_params(L.spec, 4, shape);
       if (direct) {
         L.file = ptx_path("conv_direct", o.arch);
@@ -171,9 +185,10 @@ std::vector<Launch> plan(const Layer& l, const PtxLayerOptions& o) {
       const std::int64_t total = l.batch * l.c_in * p * q;
       L.spec.block = {256, 1, 1};
       L.spec.grid = {ceil_div(total, 256), 1, 1};
-      set_params(L.spec, 2, {l.batch, l.c_in, l.h_in, l.w_in, global ? l.h_in : l.kernel_h, global ? l.w_in : l.kernel_w,
-                             p, q, global ? 1 : l.stride_h, global ? 1 : l.stride_w, global ? 0 : l.pad_h,
-                             global ? 0 : l.pad_w});
+      set_params(L.spec, 2,
+                 {l.batch, l.c_in, l.h_in, l.w_in, global ? l.h_in : l.kernel_h,
+                  global ? l.w_in : l.kernel_w, p, q, global ? 1 : l.stride_h,
+                  global ? 1 : l.stride_w, global ? 0 : l.pad_h, global ? 0 : l.pad_w});
       out.push_back(L);
       return out;
     }
@@ -198,8 +213,7 @@ std::vector<Launch> plan(const Layer& l, const PtxLayerOptions& o) {
       out.push_back(L);
       return out;
     }
-    default:
-      break;
+    default: break;
   }
   throw InputError(
       "ptx layer: no reference kernel for op '" + to_string(l.op) +
@@ -316,8 +330,9 @@ void ptx_clear_caches() {
 std::map<std::string, double> ptx_layer_features(const Layer& layer) {
   auto& mutex = g_feature_mutex;
   auto& cache = g_feature_cache;
-  const std::string key = describe(layer) + (layer.bias ? ",bias" : "") + ",dil=" +
-                          std::to_string(layer.dilation_h) + "x" + std::to_string(layer.dilation_w);
+  const std::string key = describe(layer) + (layer.bias ? ",bias" : "") +
+                          ",dil=" + std::to_string(layer.dilation_h) + "x" +
+                          std::to_string(layer.dilation_w);
   {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = cache.find(key);

@@ -18,16 +18,18 @@ struct Token {
   Tok kind = Tok::kEnd;
   std::string_view text;
   SrcLoc loc;
-  std::int64_t ival = 0;      // kInt, kFloat (bits for 0f/0d)
-  double dval = 0;            // decimal float
-  int float_kind = 0;         // 32 / 64 for hex floats, 0 for decimal
+  std::int64_t ival = 0;  // kInt, kFloat (bits for 0f/0d)
+  double dval = 0;        // decimal float
+  int float_kind = 0;     // 32 / 64 for hex floats, 0 for decimal
 };
 
 bool word_start(char c) {
-  return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '%' || c == '.';
+  return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '%' ||
+         c == '.';
 }
 bool word_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '.' || c == '%';
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '.' ||
+         c == '%';
 }
 
 class Lexer {
@@ -131,7 +133,8 @@ class Lexer {
       std::uint64_t v = 0;
       for (std::size_t i = from; i < to; ++i) {
         const char h = static_cast<char>(std::tolower(static_cast<unsigned char>(text_[i])));
-        v = v * 16 + static_cast<std::uint64_t>(std::isdigit(static_cast<unsigned char>(h)) ? h - '0' : h - 'a' + 10);
+        v = v * 16 + static_cast<std::uint64_t>(
+                         std::isdigit(static_cast<unsigned char>(h)) ? h - '0' : h - 'a' + 10);
       }
       return v;
     };
@@ -147,7 +150,8 @@ class Lexer {
       t.ival = static_cast<std::int64_t>(hexval(h, pos_, 16));
       return;
     }
-    if (text_[pos_] == '0' && pos_ + 1 < text_.size() && (text_[pos_ + 1] == 'x' || text_[pos_ + 1] == 'X')) {
+    if (text_[pos_] == '0' && pos_ + 1 < text_.size() &&
+        (text_[pos_ + 1] == 'x' || text_[pos_ + 1] == 'X')) {
       pos_ += 2;
       const std::size_t h = pos_;
       while (pos_ < text_.size() && std::isxdigit(static_cast<unsigned char>(text_[pos_]))) ++pos_;
@@ -323,7 +327,8 @@ class Parser {
       function(is_extern);
       return;
     }
-    if (is(".global") || is(".const") || is(".shared") || is(".local") || is(".tex") || is(".surf") || is(".samplerref")) {
+    if (is(".global") || is(".const") || is(".shared") || is(".local") || is(".tex") ||
+        is(".surf") || is(".samplerref")) {
       AstVariable v = variable(is_extern);
       expect(";");
       mod_.globals.push_back(std::move(v));
@@ -344,12 +349,23 @@ class Parser {
     for (;;) {
       if (accept(".align")) {
         v.align = static_cast<int>(integer("an alignment"));
-        if (v.align <= 0 || v.align > 4096 || (v.align & (v.align - 1)) != 0) fail(peek(), "expected a power-of-two alignment");
+        if (v.align <= 0 || v.align > 4096 || (v.align & (v.align - 1)) != 0) {
+          fail(peek(), "expected a power-of-two alignment");
+        }
         continue;
       }
-      if (accept(".v2")) { vec = 2; continue; }
-      if (accept(".v4")) { vec = 4; continue; }
-      if (accept(".v8")) { vec = 8; continue; }
+      if (accept(".v2")) {
+        vec = 2;
+        continue;
+      }
+      if (accept(".v4")) {
+        vec = 4;
+        continue;
+      }
+      if (accept(".v8")) {
+        vec = 8;
+        continue;
+      }
       if (accept(".ptr")) {
         while (peek().kind == Tok::kWord && peek().text.size() > 1 && peek().text[0] == '.' &&
                (is(".global") || is(".shared") || is(".const") || is(".local") || is(".align"))) {
@@ -507,7 +523,10 @@ class Parser {
         int i = 0;
         do {
           const std::int64_t n = integer("a thread count");
-          if (i < 3) dims[static_cast<std::size_t>(i)] = static_cast<int>(std::min<std::int64_t>(n, 1 << 20));
+          if (i < 3) {
+            dims[static_cast<std::size_t>(i)] =
+                static_cast<int>(std::min<std::int64_t>(n, 1 << 20));
+          }
           ++i;
         } while (accept(","));
         continue;
@@ -710,8 +729,9 @@ class Parser {
         o.value = neg ? (t.ival ^ 0x80000000LL) : t.ival;
       } else if (t.float_kind == 64) {
         o.kind = AstOperand::Kind::kFloat64Bits;
-        o.value = static_cast<std::int64_t>(neg ? (static_cast<std::uint64_t>(t.ival) ^ 0x8000000000000000ULL)
-                                                : static_cast<std::uint64_t>(t.ival));
+        o.value = static_cast<std::int64_t>(
+            neg ? (static_cast<std::uint64_t>(t.ival) ^ 0x8000000000000000ULL)
+                : static_cast<std::uint64_t>(t.ival));
       } else {
         o.kind = AstOperand::Kind::kFloatDecimal;
         o.decimal = neg ? -t.dval : t.dval;
@@ -737,7 +757,7 @@ class Parser {
       o.name.clear();
       return o;
     }
-    if (o.kind == AstOperand::Kind::kSymbol && (is("+") || is("-")) ) {
+    if (o.kind == AstOperand::Kind::kSymbol && (is("+") || is("-"))) {
       const bool minus = next().text == "-";
       const std::int64_t v = integer("an offset");
       o.value = minus ? -v : v;

@@ -108,10 +108,9 @@ int special_of(std::string_view n) {
   return -1;
 }
 
-
 struct Symbol {
-  char space;            // 's' shared, 'l' local, 'm' module, 'p' param
-  std::uint64_t address; // state-space address
+  char space;             // 's' shared, 'l' local, 'm' module, 'p' param
+  std::uint64_t address;  // state-space address
 };
 
 class Builder {
@@ -144,8 +143,8 @@ class Builder {
 
  private:
   [[noreturn]] void fail(SrcLoc loc, const std::string& what) const {
-    throw InputError(mod_.source + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.column) +
-                     ": " + what);
+    throw InputError(mod_.source + ":" + std::to_string(loc.line) + ":" +
+                     std::to_string(loc.column) + ": " + what);
   }
 
   static std::int64_t align_up(std::int64_t v, std::int64_t a) { return (v + a - 1) / a * a; }
@@ -180,7 +179,9 @@ class Builder {
     for (const auto& g : mod_.globals) add_shared(g);
     for (const auto& v : fn_.variables) add_shared(v);
     soff = align_up(soff, 16);
-    for (const AstVariable* v : dynamic) symbols_[v->name] = {'s', static_cast<std::uint64_t>(soff)};
+    for (const AstVariable* v : dynamic) {
+      symbols_[v->name] = {'s', static_cast<std::uint64_t>(soff)};
+    }
     p_.shared_bytes = soff;
     p_.has_dynamic_shared = !dynamic.empty();
     if (soff > (std::int64_t{1} << 24)) fail(fn_.loc, "shared memory larger than 16 MiB");
@@ -246,7 +247,9 @@ class Builder {
     if (o.name.size() > 1 && o.name[0] == '%' && o.name.find('.') != std::string::npos) {
       fail(o.loc, "unknown special register '" + o.name + "'");
     }
-    if (preds_.count(o.name) != 0) fail(o.loc, "predicate register '" + o.name + "' used as a value");
+    if (preds_.count(o.name) != 0) {
+      fail(o.loc, "predicate register '" + o.name + "' used as a value");
+    }
     auto it = regs_.find(o.name);
     if (it != regs_.end()) return it->second;
     require_declared(o);
@@ -484,14 +487,21 @@ class Builder {
     auto arith_cls = [&]() {
       if (type == kF32 || type == kTF32) return InstClass::kFp32;
       if (type == kF64) return InstClass::kFp64;
-      if (type == kF16 || type == kF16x2 || type == kBF16 || type == kBF16x2) return InstClass::kFp16;
+      if (type == kF16 || type == kF16x2 || type == kBF16 || type == kBF16x2) {
+        return InstClass::kFp16;
+      }
       return InstClass::kInt;
     };
     set_cls(arith_cls());
     const bool is_half = type == kF16 || type == kF16x2 || type == kBF16 || type == kBF16x2;
 
     // ---- integer / float families
-    struct Fam { std::string_view name; int ikind; int fkind; int nsrc; };
+    struct Fam {
+      std::string_view name;
+      int ikind;
+      int fkind;
+      int nsrc;
+    };
     static constexpr Fam kFams[] = {
         {"add", kIAdd, kFAdd, 2}, {"sub", kISub, kFSub, 2}, {"min", kIMin, kFMin, 2},
         {"max", kIMax, kFMax, 2}, {"and", kIAnd, 0, 2},     {"or", kIOr, 0, 2},
@@ -551,11 +561,16 @@ class Builder {
       if (type == kPred) {
         if (base == "and" || base == "or" || base == "xor" || base == "not") {
           set_cls(InstClass::kPredicate);
-          I.kind = base == "and" ? kPredAnd : base == "or" ? kPredOr : base == "xor" ? kPredXor : kPredNot;
+          I.kind = base == "and"   ? kPredAnd
+                   : base == "or"  ? kPredOr
+                   : base == "xor" ? kPredXor
+                                   : kPredNot;
           I.d = pred(ops[0]);
           I.a = pred(ops[1]);
           if (f.nsrc > 1) I.b = pred(ops[2]);
-          if (ops[1].negated || (f.nsrc > 1 && ops[2].negated)) unsupported("negated predicate source");
+          if (ops[1].negated || (f.nsrc > 1 && ops[2].negated)) {
+            unsupported("negated predicate source");
+          }
           return push(I);
         }
         if (base == "cnot") {
@@ -602,7 +617,12 @@ class Builder {
     if (base == "testp") {
       need(in, 2);
       I.kind = static_cast<std::uint16_t>(kFTestp * 8 + (type == kF64 ? 1 : 0));
-      I.type2 = mod("finite") ? 0 : mod("infinite") ? 1 : mod("number") ? 2 : mod("notanumber") ? 3 : mod("normal") ? 4 : 5;
+      I.type2 = mod("finite")       ? 0
+                : mod("infinite")   ? 1
+                : mod("number")     ? 2
+                : mod("notanumber") ? 3
+                : mod("normal")     ? 4
+                                    : 5;
       I.d = pred(ops[0]);
       I.a = src(ops[1], type);
       return push(I);
@@ -625,7 +645,9 @@ class Builder {
         } else {
           ti = ity();
         }
-        if ((type == kB16 || type == kB32 || type == kB64) && cmp != kEq && cmp != kNe) unsupported("");
+        if ((type == kB16 || type == kB32 || type == kB64) && cmp != kEq && cmp != kNe) {
+          unsupported("");
+        }
         I.kind = static_cast<std::uint16_t>(kISetp * 8 + ti);
       }
       const AstOperand& d = ops[0];
@@ -734,11 +756,18 @@ class Builder {
       } else {
         I.kind = kCvtGeneric;
         // rounding in `size`: 0 rn/rni/default, 1 rz/rzi, 2 rm/rmi, 3 rp/rpi
-        I.size = mod("rz") || mod("rzi") ? 1 : mod("rm") || mod("rmi") ? 2 : mod("rp") || mod("rpi") ? 3 : 0;
-        if (type_float(dt) && type_float(st) && (mod("rni") || mod("rzi") || mod("rmi") || mod("rpi"))) I.size |= 4;
+        I.size = mod("rz") || mod("rzi")   ? 1
+                 : mod("rm") || mod("rmi") ? 2
+                 : mod("rp") || mod("rpi") ? 3
+                                           : 0;
+        if (type_float(dt) && type_float(st) &&
+            (mod("rni") || mod("rzi") || mod("rmi") || mod("rpi"))) {
+          I.size |= 4;
+        }
         if (!type_float(dt) && type_float(st) &&
             !(mod("rni") || mod("rzi") || mod("rmi") || mod("rpi"))) {
-          I.size = 1;  // float->int defaults to truncation when written without a rounding (ptx requires one; be lenient)
+          I.size = 1;  // float->int defaults to truncation when written without a rounding (ptx
+                       // requires one; be lenient)
         }
       }
       return push(I);
@@ -757,8 +786,12 @@ class Builder {
     if (base == "ld" || base == "ldu" || base == "st") {
       const bool load = base != "st";
       need_min(in, 2);
-      const char space = mod("shared") ? 's' : mod("local") ? 'l' : mod("param") ? 'p'
-                         : mod("const") ? 'c' : mod("global") ? 'g' : 'x';
+      const char space = mod("shared")   ? 's'
+                         : mod("local")  ? 'l'
+                         : mod("param")  ? 'p'
+                         : mod("const")  ? 'c'
+                         : mod("global") ? 'g'
+                                         : 'x';
       if (mod("shared::cluster")) unsupported("distributed shared memory");
       int nvec = mod("v2") ? 2 : mod("v4") ? 4 : mod("v8") ? 8 : 1;
       const int bits = type_bits(type);
@@ -767,17 +800,28 @@ class Builder {
       I.size = static_cast<std::uint8_t>(bits / 8);
       if (type_signed(type)) I.flags |= kFlagSignExt;
       if (load) {
-        I.kind = space == 's' ? kLdShared : space == 'l' ? kLdLocal : space == 'p' ? kLdParam
-                 : space == 'x' ? kLdGeneric : kLdGlobal;
-        set_cls(space == 's' ? InstClass::kLdShared : space == 'l' ? InstClass::kLdLocal
-                : space == 'p' ? InstClass::kLdParam : space == 'c' ? InstClass::kLdConst
-                : space == 'g' ? InstClass::kLdGlobal : InstClass::kMemOther);
+        I.kind = space == 's'   ? kLdShared
+                 : space == 'l' ? kLdLocal
+                 : space == 'p' ? kLdParam
+                 : space == 'x' ? kLdGeneric
+                                : kLdGlobal;
+        set_cls(space == 's'   ? InstClass::kLdShared
+                : space == 'l' ? InstClass::kLdLocal
+                : space == 'p' ? InstClass::kLdParam
+                : space == 'c' ? InstClass::kLdConst
+                : space == 'g' ? InstClass::kLdGlobal
+                               : InstClass::kMemOther);
       } else {
-        I.kind = space == 's' ? kStShared : space == 'l' ? kStLocal : space == 'p' ? kStParam
-                 : space == 'x' ? kStGeneric : kStGlobal;
+        I.kind = space == 's'   ? kStShared
+                 : space == 'l' ? kStLocal
+                 : space == 'p' ? kStParam
+                 : space == 'x' ? kStGeneric
+                                : kStGlobal;
         if (space == 'c') unsupported("store to .const");
-        set_cls(space == 's' ? InstClass::kStShared : space == 'l' ? InstClass::kStLocal
-                : space == 'g' ? InstClass::kStGlobal : InstClass::kMemOther);
+        set_cls(space == 's'   ? InstClass::kStShared
+                : space == 'l' ? InstClass::kStLocal
+                : space == 'g' ? InstClass::kStGlobal
+                               : InstClass::kMemOther);
       }
       space_generic_ = space == 'x';
       const AstOperand& addr = load ? ops[1] : ops[0];
@@ -894,7 +938,9 @@ class Builder {
         "getctarank"};
     for (std::string_view t : kTier2) {
       if (base != t) continue;
-      if (base == "cp" && (mod("bulk") || mod("reduce"))) unsupported("tier 3 (Hopper bulk copies)");
+      if (base == "cp" && (mod("bulk") || mod("reduce"))) {
+        unsupported("tier 3 (Hopper bulk copies)");
+      }
       if (base == "atom" || base == "red") {
         set_cls(InstClass::kAtomic);
       } else if (base == "cp" || base == "ldmatrix" || base == "stmatrix" || base == "prefetch" ||
@@ -912,9 +958,10 @@ class Builder {
           (mod("commit_group") || mod("wait_group") || mod("wait_all"))) {
         set_cls(InstClass::kSync);
       }
-      return count_only(in, I, base != "red" && base != "cp" && base != "prefetch" &&
-                                   base != "prefetchu" && base != "sust" && base != "sured" &&
-                                   base != "stmatrix" && !(base == "wmma" && mod("store")));
+      return count_only(in, I,
+                        base != "red" && base != "cp" && base != "prefetch" &&
+                            base != "prefetchu" && base != "sust" && base != "sured" &&
+                            base != "stmatrix" && !(base == "wmma" && mod("store")));
     }
     static constexpr std::string_view kTier3[] = {"wgmma",      "mbarrier", "tcgen05",
                                                   "setmaxnreg", "elect",    "clusterlaunchcontrol",
@@ -934,7 +981,8 @@ class Builder {
       const AstOperand& d = in.operands[0];
       I.d2 = static_cast<std::uint32_t>(p_.vec_slots.size());
       auto add = [&](const AstOperand& o) {
-        if (o.kind == AstOperand::Kind::kRegister && preds_.count(o.name) == 0 && special_of(o.name) < 0) {
+        if (o.kind == AstOperand::Kind::kRegister && preds_.count(o.name) == 0 &&
+            special_of(o.name) < 0) {
           p_.vec_slots.push_back(reg_slot(o));
           ++I.nvec;
         }
@@ -1028,8 +1076,12 @@ class Builder {
     ipdom[exit_node] = static_cast<int>(exit_node);
     auto intersect = [&](int a, int b) {
       while (a != b) {
-        while (order[static_cast<std::size_t>(a)] < order[static_cast<std::size_t>(b)]) a = ipdom[static_cast<std::size_t>(a)];
-        while (order[static_cast<std::size_t>(b)] < order[static_cast<std::size_t>(a)]) b = ipdom[static_cast<std::size_t>(b)];
+        while (order[static_cast<std::size_t>(a)] < order[static_cast<std::size_t>(b)]) {
+          a = ipdom[static_cast<std::size_t>(a)];
+        }
+        while (order[static_cast<std::size_t>(b)] < order[static_cast<std::size_t>(a)]) {
+          b = ipdom[static_cast<std::size_t>(b)];
+        }
       }
       return a;
     };
@@ -1052,7 +1104,9 @@ class Builder {
     for (std::size_t pc = 0; pc < n; ++pc) {
       if (p_.code[pc].kind != kBra) continue;
       const int pd = ipdom[block_of[pc]];
-      p_.reconverge[pc] = (pd < 0 || static_cast<std::size_t>(pd) == exit_node) ? Program::kEnd : start[static_cast<std::size_t>(pd)];
+      p_.reconverge[pc] = (pd < 0 || static_cast<std::size_t>(pd) == exit_node)
+                              ? Program::kEnd
+                              : start[static_cast<std::size_t>(pd)];
     }
   }
 
@@ -1065,8 +1119,8 @@ class Builder {
   std::unordered_map<std::string, Symbol> symbols_;
   std::uint32_t sink_ = 0;
   std::int64_t param_space_bytes_ = 0;
-  bool generic_symbols_ = true;   // mov/cvta of a symbol yields its state-space address
-  bool space_generic_ = false;    // address operand of a generic ld/st
+  bool generic_symbols_ = true;  // mov/cvta of a symbol yields its state-space address
+  bool space_generic_ = false;   // address operand of a generic ld/st
 };
 
 }  // namespace
@@ -1079,8 +1133,8 @@ std::shared_ptr<const Program> Program::build(const AstModule& module, const std
   if (fn == nullptr) {
     std::string list;
     for (const auto& e : module.entries()) list += (list.empty() ? "" : ", ") + e;
-    throw InputError(module.source + ": no kernel '" + kernel + "'; entries found: " +
-                     (list.empty() ? "(none)" : list));
+    throw InputError(module.source + ": no kernel '" + kernel +
+                     "'; entries found: " + (list.empty() ? "(none)" : list));
   }
   Builder b(module, *fn);
   return b.build();

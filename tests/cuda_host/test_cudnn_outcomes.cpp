@@ -33,10 +33,10 @@ Layer conv(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w, std::
 
 TEST(CudnnDescriptors, OutputSizeMatchesOurLayerModel) {
   const std::vector<Layer> layers{
-      conv(32, 64, 56, 56, 128, 3, 2, 1),         // the research note's check: 28x28
-      conv(1, 3, 224, 224, 64, 7, 2, 3),          // ResNet stem
-      conv(8, 96, 17, 23, 96, 3, 1, 2, 2, 96),    // depthwise, dilated, non-square
-      conv(2, 64, 9, 9, 32, 5, 3, 0, 1, 4),       // grouped, stride 3, no padding
+      conv(32, 64, 56, 56, 128, 3, 2, 1),       // the research note's check: 28x28
+      conv(1, 3, 224, 224, 64, 7, 2, 3),        // ResNet stem
+      conv(8, 96, 17, 23, 96, 3, 1, 2, 2, 96),  // depthwise, dilated, non-square
+      conv(2, 64, 9, 9, 32, 5, 3, 0, 1, 4),     // grouped, stride 3, no padding
       conv(4, 16, 1, 1, 16, 1, 1, 0)};
   for (Layout layout : {Layout::kNchw, Layout::kNhwc}) {
     for (DType dtype : {DType::kFp32, DType::kFp16}) {
@@ -83,7 +83,8 @@ TEST(CudnnOutcome, StatusFamiliesMapLikeCutlassDisposition) {
   EXPECT_EQ(outcome_from_cudnn(CUDNN_STATUS_EXECUTION_FAILED), Outcome::kFailed);
   EXPECT_EQ(outcome_from_cudnn(CUDNN_STATUS_NOT_INITIALIZED), Outcome::kFailed);
   const Status s = cudnn_status(CUDNN_STATUS_NOT_SUPPORTED_SHAPE, "cudnnConvolutionForward");
-  EXPECT_EQ(s.reason.rfind("cudnnConvolutionForward: CUDNN_STATUS_NOT_SUPPORTED", 0), 0U) << s.reason;
+  EXPECT_EQ(s.reason.rfind("cudnnConvolutionForward: CUDNN_STATUS_NOT_SUPPORTED", 0), 0U)
+      << s.reason;
 }
 
 TEST(CudaOutcome, Mapping) {
@@ -95,8 +96,8 @@ TEST(CudaOutcome, Mapping) {
 
 TEST(CheckedCalls, KeepCallWhereAndVendorMessage) {
   try {
-    CNNPERF_CUDNN_CHECK(cudnnSetTensor4dDescriptor(nullptr, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
-                                                   1, 1, 1, 1));
+    CNNPERF_CUDNN_CHECK(
+        cudnnSetTensor4dDescriptor(nullptr, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 1, 1, 1));
     FAIL() << "expected GpuError";
   } catch (const GpuError& e) {
     EXPECT_EQ(e.api(), Api::kCudnn);

@@ -67,7 +67,8 @@ CUpti_ActivityKernel10 kernel(const char* name, std::uint32_t correlation, std::
   return k;
 }
 
-CUpti_ActivityExternalCorrelation correlation(std::uint32_t correlation_id, std::uint64_t external) {
+CUpti_ActivityExternalCorrelation correlation(std::uint32_t correlation_id,
+                                              std::uint64_t external) {
   CUpti_ActivityExternalCorrelation e{};
   e.kind = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION;
   e.externalKind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0;

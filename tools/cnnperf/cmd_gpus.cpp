@@ -10,8 +10,7 @@ namespace cnnperf::cli {
 void add_gpus_command(CLI::App& app, Runner& run) {
   auto opts = std::make_shared<GpusOptions>();
   auto* sub = app.add_subcommand("gpus", "List the GPU specification database, or show one entry");
-  sub->add_option("--format", opts->format, "Output format: table|json|csv")
-      ->capture_default_str();
+  sub->add_option("--format", opts->format, "Output format: table|json|csv")->capture_default_str();
   sub->add_option("-o,--output", opts->output, "Write to FILE instead of stdout");
   sub->add_option("--segment", opts->segment,
                   "Only GPUs of this segment: datacenter|desktop|workstation|jetson");

@@ -19,8 +19,9 @@ void add_nets_command(CLI::App& app, Runner& run) {
   sub->footer("Example: cnnperf nets --format csv --output zoo.csv");
 
   auto* show = sub->add_subcommand(
-      "show", "Every layer of a network: shapes, kernel, stride, pad, groups, params, MACs, "
-              "FLOPs, bytes, and totals");
+      "show",
+      "Every layer of a network: shapes, kernel, stride, pad, groups, params, MACs, "
+      "FLOPs, bytes, and totals");
   show->add_option("network", opts->show,
                    "Zoo name (e.g. resnet50), ONNX file, JSON layer list, nb201:<cell> or "
                    "fbnet:<22 blocks>")

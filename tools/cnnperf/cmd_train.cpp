@@ -38,8 +38,7 @@ void add_train_command(CLI::App& app, Runner& run) {
                 "outside the training data get, per family, the best there of the learned model, "
                 "the same without GPU features (gpu-blind) and the analytical one (another board "
                 "of a trained chip takes that board's GPU features instead)");
-  sub->add_option("--folds", opts->folds, "Folds for kfold and group-shape")
-      ->capture_default_str();
+  sub->add_option("--folds", opts->folds, "Folds for kfold and group-shape")->capture_default_str();
   sub->add_option("--out", opts->out,
                   "Write the model (all rows, the best regressor per op family) to FILE");
   sub->add_option("--e2e", opts->e2e,

@@ -33,9 +33,10 @@ int run_cli(int argc, char** argv) {
   spdlog::set_pattern("cnnperf: %^%l%$: %v");
   spdlog::set_level(spdlog::level::warn);
 
-  CLI::App app{"cnnperf: CNN latency and energy on NVIDIA GPUs, including GPUs you do not own.\n"
-               "Example: cnnperf predict --net resnet50 --gpu a100",
-               "cnnperf"};
+  CLI::App app{
+      "cnnperf: CNN latency and energy on NVIDIA GPUs, including GPUs you do not own.\n"
+      "Example: cnnperf predict --net resnet50 --gpu a100",
+      "cnnperf"};
   app.set_version_flag("--version", std::string("cnnperf ") + CNNPERF_VERSION);
   app.require_subcommand(1);
   // Options a subcommand does not know go up to the app, so `cnnperf predict -v ...` works

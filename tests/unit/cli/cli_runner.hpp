@@ -26,8 +26,8 @@ struct RunResult {
 /// A scratch directory of this test process, removed when the tests end.
 inline std::filesystem::path temp_dir() {
   static const std::filesystem::path dir = [] {
-    std::filesystem::path d = std::filesystem::temp_directory_path() /
-                              ("cnnperf_cli_test_" + std::to_string(::getpid()));
+    std::filesystem::path d =
+        std::filesystem::temp_directory_path() / ("cnnperf_cli_test_" + std::to_string(::getpid()));
     std::filesystem::create_directories(d);
     return d;
   }();
@@ -41,8 +41,7 @@ class TempDirCleanup : public ::testing::Environment {
     std::filesystem::remove_all(temp_dir(), ignored);
   }
 };
-inline const auto* const kTempDirCleanup =
-    ::testing::AddGlobalTestEnvironment(new TempDirCleanup);
+inline const auto* const kTempDirCleanup = ::testing::AddGlobalTestEnvironment(new TempDirCleanup);
 
 /// Runs `cnnperf ARGS` through the shell (ARGS may redirect stdin); stdout and stderr apart.
 inline RunResult run_cnnperf(const std::string& args) {

@@ -26,8 +26,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-using cli_test::RunResult;
 using cli_test::run_cnnperf;
+using cli_test::RunResult;
 using cli_test::temp_dir;
 
 TEST(NetsCli, ListsTheZooAsATable) {
@@ -93,19 +93,20 @@ TEST(NetsCli, ShowResNet50Json) {
   EXPECT_EQ(json.at("total").at("params"), 25557032);
   EXPECT_EQ(json.at("total").at("params").get<std::int64_t>(), params);
   EXPECT_EQ(json.at("total").at("macs").get<std::int64_t>(), macs);
-  EXPECT_DOUBLE_EQ(json.at("total").at("flops").get<double>(), 2.0 * static_cast<double>(macs) +
-                   [&] {
-                     double pointwise = 0;
-                     for (const auto& layer : layers) {
-                       if (layer.at("macs") == 0) pointwise += layer.at("flops").get<double>();
-                     }
-                     return pointwise;
-                   }());
+  EXPECT_DOUBLE_EQ(
+      json.at("total").at("flops").get<double>(), 2.0 * static_cast<double>(macs) + [&] {
+        double pointwise = 0;
+        for (const auto& layer : layers) {
+          if (layer.at("macs") == 0) pointwise += layer.at("flops").get<double>();
+        }
+        return pointwise;
+      }());
 }
 
 TEST(NetsCli, ShowBatchAndInputSize) {
   const RunResult one = run_cnnperf("nets show resnet18 --format json");
-  const RunResult big = run_cnnperf("nets show resnet18 --batch 4 --input-size 112x160 --format json");
+  const RunResult big =
+      run_cnnperf("nets show resnet18 --batch 4 --input-size 112x160 --format json");
   ASSERT_EQ(one.exit_code, 0) << one.err;
   ASSERT_EQ(big.exit_code, 0) << big.err;
   const auto a = nlohmann::json::parse(one.out);

@@ -23,8 +23,8 @@
 namespace cnnperf {
 namespace {
 
-using cli_test::RunResult;
 using cli_test::run_cnnperf;
+using cli_test::RunResult;
 using cli_test::temp_dir;
 
 std::string source_file(const std::string& relative) {
@@ -32,9 +32,10 @@ std::string source_file(const std::string& relative) {
 }
 
 nlohmann::json predict_json(const std::string& extra) {
-  const RunResult r =
-      run_cnnperf("predict --net resnet50 --gpu v100-pcie-16gb --batch 64 --mode training "
-                  "--format json " + extra);
+  const RunResult r = run_cnnperf(
+      "predict --net resnet50 --gpu v100-pcie-16gb --batch 64 --mode training "
+      "--format json " +
+      extra);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return nlohmann::json::parse(r.out);
 }
@@ -57,7 +58,8 @@ TEST(PredictCli, PowerLimitAtIdleOrOnLayerRowsIsExitTwo) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--power-limit"), std::string::npos) << r.err;
   const auto csv = temp_dir() / "layers.csv";
-  std::ofstream(csv) << "op,batch,c_in,h_in,w_in,c_out,kernel_h,kernel_w\nconv2d,1,64,56,56,64,3,3\n";
+  std::ofstream(csv)
+      << "op,batch,c_in,h_in,w_in,c_out,kernel_h,kernel_w\nconv2d,1,64,56,56,64,3,3\n";
   r = run_cnnperf("predict --layers \"" + csv.string() + "\" --gpu v100 --power-limit 150");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--net"), std::string::npos) << r.err;
@@ -321,8 +323,8 @@ TEST(PredictCli, TableSaysWhyTheStepIsUnderTheKernelSum) {
 }
 
 TEST(PredictCli, EnergyBudgetIsExitThreeWithOneLine) {
-  const RunResult r = run_cnnperf(
-      "predict --net resnet50 --gpu v100-pcie-16gb --batch 64 --max-energy-j 0.001");
+  const RunResult r =
+      run_cnnperf("predict --net resnet50 --gpu v100-pcie-16gb --batch 64 --max-energy-j 0.001");
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_NE(r.err.find("energy budget exceeded"), std::string::npos) << r.err;
   EXPECT_EQ(cnnperf::cli_test::count_lines(r.err), 1) << r.err;

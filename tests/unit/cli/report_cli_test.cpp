@@ -21,8 +21,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-using cli_test::RunResult;
 using cli_test::run_cnnperf;
+using cli_test::RunResult;
 using cli_test::temp_dir;
 
 TEST(ReportCli, PredictionJsonToHtmlFile) {

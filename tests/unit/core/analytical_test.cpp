@@ -289,7 +289,8 @@ TEST(Predict, EndToEndAddsOverheadToKernelTime) {
   relu.c_in = relu.c_out = 64;
   relu.h_in = relu.w_in = 112;
   net.layers.push_back(relu);
-  const NetworkPrediction r = predict_network(net, gpu, AnalyticalModel(), Mode::kInference, PowerModel{});
+  const NetworkPrediction r =
+      predict_network(net, gpu, AnalyticalModel(), Mode::kInference, PowerModel{});
   ASSERT_EQ(r.predictions.size(), 2u);
   EXPECT_NEAR(r.kernel_ms, r.predictions[0].latency_ms + r.predictions[1].latency_ms, 1e-12);
   EXPECT_GT(r.latency_ms, r.kernel_ms);

@@ -62,7 +62,9 @@ class TempDir {
   fs::path path_;
 };
 
-json bundled_json() { return json::parse(read_text_file(kDbPath)); }
+json bundled_json() {
+  return json::parse(read_text_file(kDbPath));
+}
 
 // Loads a (synthetic, mutated) database and returns the InputError message, or "" if none.
 std::string load_error(const json& doc) {
@@ -91,38 +93,78 @@ TEST(GpuDbContents, HasAtLeastSixtyEntriesAcrossSegmentsAndArchitectures) {
   EXPECT_GE(segments["desktop"], 20);
   EXPECT_GE(segments["workstation"], 5);
   EXPECT_GE(segments["jetson"], 5);
-  EXPECT_EQ(architectures,
-            (std::set<std::string>{"kepler", "maxwell", "pascal", "volta", "turing", "ampere",
-                                   "ada", "hopper", "blackwell"}));
+  EXPECT_EQ(architectures, (std::set<std::string>{"kepler", "maxwell", "pascal", "volta", "turing",
+                                                  "ampere", "ada", "hopper", "blackwell"}));
 }
 
 TEST(GpuDbContents, EveryRequiredGpuIsPresent) {
   // Query as a user would type it -> database entry.
   const std::vector<std::pair<std::string, std::string>> required = {
-      {"K40", "k40"}, {"K80", "k80"}, {"M40", "m40"}, {"M60", "m60"}, {"P4", "p4"},
-      {"P40", "p40"}, {"Tesla P100-PCIE-12GB", "p100-pcie-12gb"},
-      {"Tesla P100-PCIE-16GB", "p100-pcie-16gb"}, {"Tesla P100-SXM2-16GB", "p100-sxm2-16gb"},
-      {"V100 PCIe 16GB", "v100-pcie-16gb"}, {"V100 PCIe 32GB", "v100-pcie-32gb"},
-      {"V100 SXM2 16GB", "v100-sxm2-16gb"}, {"V100 SXM2 32GB", "v100-sxm2-32gb"},
-      {"T4", "t4"}, {"A10", "a10"}, {"A30", "a30"}, {"A40", "a40"},
-      {"A100 PCIe 40GB", "a100-pcie-40gb"}, {"A100 SXM4 40GB", "a100-sxm4-40gb"},
-      {"A100 PCIe 80GB", "a100-pcie-80gb"}, {"A100 SXM4 80GB", "a100-sxm4-80gb"},
-      {"L4", "l4"}, {"L40", "l40"}, {"L40S", "l40s"}, {"H100 PCIe", "h100-pcie-80gb"},
-      {"H100 SXM", "h100-sxm5-80gb"}, {"H200", "h200-sxm-141gb"}, {"B200", "b200"},
-      {"GTX 980 Ti", "gtx-980-ti"}, {"GTX TITAN X", "gtx-titan-x"}, {"GTX 1050", "gtx-1050"},
-      {"GTX 1060", "gtx-1060-6gb"}, {"GTX 1070", "gtx-1070"}, {"GTX 1080", "gtx-1080"},
-      {"GTX 1080 Ti", "gtx-1080-ti"}, {"TITAN X (Pascal)", "titan-x-pascal"},
-      {"TITAN Xp", "titan-xp"}, {"TITAN V", "titan-v"}, {"RTX 2060", "rtx-2060"},
-      {"RTX 2070", "rtx-2070"}, {"RTX 2080", "rtx-2080"}, {"RTX 2080 Super", "rtx-2080-super"},
-      {"RTX 2080 Ti", "rtx-2080-ti"}, {"TITAN RTX", "titan-rtx"},
-      {"Quadro RTX 6000", "quadro-rtx-6000"}, {"Quadro RTX 8000", "quadro-rtx-8000"},
-      {"RTX 3060", "rtx-3060"}, {"RTX 3070", "rtx-3070"}, {"RTX 3080", "rtx-3080"},
-      {"RTX 3090", "rtx-3090"}, {"RTX 3090 Ti", "rtx-3090-ti"}, {"RTX A4000", "rtx-a4000"},
-      {"RTX A5000", "rtx-a5000"}, {"RTX A6000", "rtx-a6000"}, {"RTX 4060", "rtx-4060"},
-      {"RTX 4070", "rtx-4070"}, {"RTX 4080", "rtx-4080"}, {"RTX 4090", "rtx-4090"},
-      {"RTX 6000 Ada", "rtx-6000-ada"}, {"RTX 5080", "rtx-5080"}, {"RTX 5090", "rtx-5090"},
-      {"Jetson TX2", "jetson-tx2"}, {"Jetson Nano", "jetson-nano"},
-      {"Jetson Xavier NX", "jetson-xavier-nx"}, {"Jetson AGX Xavier", "jetson-agx-xavier"},
+      {"K40", "k40"},
+      {"K80", "k80"},
+      {"M40", "m40"},
+      {"M60", "m60"},
+      {"P4", "p4"},
+      {"P40", "p40"},
+      {"Tesla P100-PCIE-12GB", "p100-pcie-12gb"},
+      {"Tesla P100-PCIE-16GB", "p100-pcie-16gb"},
+      {"Tesla P100-SXM2-16GB", "p100-sxm2-16gb"},
+      {"V100 PCIe 16GB", "v100-pcie-16gb"},
+      {"V100 PCIe 32GB", "v100-pcie-32gb"},
+      {"V100 SXM2 16GB", "v100-sxm2-16gb"},
+      {"V100 SXM2 32GB", "v100-sxm2-32gb"},
+      {"T4", "t4"},
+      {"A10", "a10"},
+      {"A30", "a30"},
+      {"A40", "a40"},
+      {"A100 PCIe 40GB", "a100-pcie-40gb"},
+      {"A100 SXM4 40GB", "a100-sxm4-40gb"},
+      {"A100 PCIe 80GB", "a100-pcie-80gb"},
+      {"A100 SXM4 80GB", "a100-sxm4-80gb"},
+      {"L4", "l4"},
+      {"L40", "l40"},
+      {"L40S", "l40s"},
+      {"H100 PCIe", "h100-pcie-80gb"},
+      {"H100 SXM", "h100-sxm5-80gb"},
+      {"H200", "h200-sxm-141gb"},
+      {"B200", "b200"},
+      {"GTX 980 Ti", "gtx-980-ti"},
+      {"GTX TITAN X", "gtx-titan-x"},
+      {"GTX 1050", "gtx-1050"},
+      {"GTX 1060", "gtx-1060-6gb"},
+      {"GTX 1070", "gtx-1070"},
+      {"GTX 1080", "gtx-1080"},
+      {"GTX 1080 Ti", "gtx-1080-ti"},
+      {"TITAN X (Pascal)", "titan-x-pascal"},
+      {"TITAN Xp", "titan-xp"},
+      {"TITAN V", "titan-v"},
+      {"RTX 2060", "rtx-2060"},
+      {"RTX 2070", "rtx-2070"},
+      {"RTX 2080", "rtx-2080"},
+      {"RTX 2080 Super", "rtx-2080-super"},
+      {"RTX 2080 Ti", "rtx-2080-ti"},
+      {"TITAN RTX", "titan-rtx"},
+      {"Quadro RTX 6000", "quadro-rtx-6000"},
+      {"Quadro RTX 8000", "quadro-rtx-8000"},
+      {"RTX 3060", "rtx-3060"},
+      {"RTX 3070", "rtx-3070"},
+      {"RTX 3080", "rtx-3080"},
+      {"RTX 3090", "rtx-3090"},
+      {"RTX 3090 Ti", "rtx-3090-ti"},
+      {"RTX A4000", "rtx-a4000"},
+      {"RTX A5000", "rtx-a5000"},
+      {"RTX A6000", "rtx-a6000"},
+      {"RTX 4060", "rtx-4060"},
+      {"RTX 4070", "rtx-4070"},
+      {"RTX 4080", "rtx-4080"},
+      {"RTX 4090", "rtx-4090"},
+      {"RTX 6000 Ada", "rtx-6000-ada"},
+      {"RTX 5080", "rtx-5080"},
+      {"RTX 5090", "rtx-5090"},
+      {"Jetson TX2", "jetson-tx2"},
+      {"Jetson Nano", "jetson-nano"},
+      {"Jetson Xavier NX", "jetson-xavier-nx"},
+      {"Jetson AGX Xavier", "jetson-agx-xavier"},
       {"Jetson AGX Orin", "jetson-agx-orin-64gb"}};
   for (const auto& [query, expected] : required) {
     EXPECT_EQ(resolved_name(query), expected) << "query: " << query;
@@ -196,9 +238,9 @@ TEST(GpuDbContents, Fp32PeakMatchesSmCountCoresAndBoostClock) {
 }
 
 TEST(GpuDbContents, FieldsAreInternallyConsistent) {
-  const std::set<std::string> known_cc = {"3.5", "3.7", "5.2", "5.3", "6.0", "6.1", "6.2",
-                                          "7.0", "7.2", "7.5", "8.0", "8.6", "8.7", "8.9",
-                                          "9.0", "10.0", "12.0"};
+  const std::set<std::string> known_cc = {"3.5", "3.7", "5.2", "5.3",  "6.0", "6.1",
+                                          "6.2", "7.0", "7.2", "7.5",  "8.0", "8.6",
+                                          "8.7", "8.9", "9.0", "10.0", "12.0"};
   for (const auto& g : db().all()) {
     SCOPED_TRACE(g.name);
     EXPECT_EQ(known_cc.count(g.compute_capability), 1u);
@@ -397,7 +439,7 @@ TEST(GpuSpecFile, ResolvesAJsonSpecFileAndFillsDefaults) {
   EXPECT_EQ(g.segment, "custom");
   EXPECT_DOUBLE_EQ(g.fp32_tflops, 2.0 * 10 * 128 * 1500 / 1e6);
   EXPECT_DOUBLE_EQ(g.tensor_fp16_tflops, 20);
-  EXPECT_DOUBLE_EQ(g.idle_power_w, 10);          // 10% of TDP, documented default
+  EXPECT_DOUBLE_EQ(g.idle_power_w, 10);           // 10% of TDP, documented default
   EXPECT_DOUBLE_EQ(g.shared_mem_per_sm_kb, 100);  // CC 8.6 limits
   EXPECT_EQ(g.max_threads_per_sm, 1536);
   EXPECT_EQ(g.max_blocks_per_sm, 16);

@@ -14,13 +14,15 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path temp_dir() {
-  const fs::path dir = fs::temp_directory_path() / ("cnnperf_io_test_" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("cnnperf_io_test_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   return dir;
 }
 
 TEST(Csv, ParsesQuotedFieldsAndLines) {
-  const auto t = parse_csv("a,b,c\n1,\"x,y\",\"he said \"\"hi\"\"\"\n\n2,\"multi\nline\",z\n", "t.csv");
+  const auto t =
+      parse_csv("a,b,c\n1,\"x,y\",\"he said \"\"hi\"\"\"\n\n2,\"multi\nline\",z\n", "t.csv");
   ASSERT_EQ(t.header, (std::vector<std::string>{"a", "b", "c"}));
   ASSERT_EQ(t.rows.size(), 2u);
   EXPECT_EQ(t.rows[0][1], "x,y");

@@ -12,8 +12,9 @@ TEST(JsonIo, ParseErrorsNameTheSourceLineAndColumn) {
     (void)parse_json_text("{\n  \"a\": [1,, 2]\n}", "x.json");
     FAIL() << "expected InputError";
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("x.json: invalid JSON: parse error at line 2, column 11", 0),
-              0u)
+    EXPECT_EQ(
+        std::string(e.what()).rfind("x.json: invalid JSON: parse error at line 2, column 11", 0),
+        0u)
         << e.what();
   }
 }

@@ -191,8 +191,7 @@ TEST(LayerCsv, BadValueNamesLineAndField) {
     (void)parse_layers_csv("op,batch,c_in\nconv2d,1,-3\n", "bad.csv");
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("bad.csv:2: field 'c_in'"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("bad.csv:2: field 'c_in'"), std::string::npos) << e.what();
   }
   EXPECT_THROW((void)parse_layers_csv("batch\n1\n", "noop.csv"), InputError);
   EXPECT_THROW((void)parse_layers_csv("op,c_in\nconv2d,1.5\n", "frac.csv"), InputError);

@@ -73,8 +73,8 @@ TEST_P(ZooRoundTrip, ExportAndReimportIsIdentical) {
 
 INSTANTIATE_TEST_SUITE_P(Zoo, ZooRoundTrip,
                          ::testing::Values("resnet50", "mobilenet_v2", "googlenet",
-                                           "shufflenet_v2_x1_0", "efficientnet_b0",
-                                           "inception_v3", "densenet121"));
+                                           "shufflenet_v2_x1_0", "efficientnet_b0", "inception_v3",
+                                           "densenet121"));
 
 TEST(NetworkJson, NonDefaultFieldsSurviveRoundTrip) {
   Network net;
@@ -293,7 +293,8 @@ TEST(NetworkSpec, MissingFilesAreNamed) {
 }
 
 TEST(NetworkSpec, OnnxFilesGoToTheImporter) {
-  const fs::path model = "/usr/share/libonnx-testdata/data/node/test_conv_with_strides_padding/model.onnx";
+  const fs::path model =
+      "/usr/share/libonnx-testdata/data/node/test_conv_with_strides_padding/model.onnx";
   if (!fs::exists(model)) {
     // make deps installs the package, so in CI (CI=true) its absence is a failure.
     if (std::getenv("CI") != nullptr) FAIL() << "libonnx-testdata is missing in CI";

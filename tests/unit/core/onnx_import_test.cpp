@@ -7,8 +7,8 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <optional>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -135,9 +135,8 @@ class ModelBuilder {
   // Writes the model under a per-test temporary directory; returns the path.
   [[nodiscard]] fs::path write(const std::string& file) const {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    const fs::path dir = fs::temp_directory_path() /
-                         ("cnnperf_onnx_" + std::string(info->name()) + "_" +
-                          std::to_string(::getpid()));
+    const fs::path dir = fs::temp_directory_path() / ("cnnperf_onnx_" + std::string(info->name()) +
+                                                      "_" + std::to_string(::getpid()));
     fs::create_directories(dir);
     const fs::path path = dir / file;
     std::ofstream out(path, std::ios::binary);
@@ -764,7 +763,8 @@ void expect_input_error_naming(const fs::path& path, const std::string& fragment
 }
 
 TEST(OnnxImport, MalformedFilesAreInputErrors) {
-  const fs::path dir = fs::temp_directory_path() / ("cnnperf_onnx_bad_" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("cnnperf_onnx_bad_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   std::mt19937 rng(12345);
   std::string noise(4096, '\0');
@@ -805,7 +805,8 @@ TEST(OnnxImport, TruncationsNeverEscapeAsOtherErrors) {
 // ---- Real ONNX files: the ONNX project's backend node tests, as packaged by Debian ----
 
 fs::path onnx_testdata_dir() {
-  for (const char* dir : {"/usr/share/libonnx-testdata/data", "/usr/share/onnx/backend/test/data"}) {
+  for (const char* dir :
+       {"/usr/share/libonnx-testdata/data", "/usr/share/onnx/backend/test/data"}) {
     if (fs::is_directory(fs::path(dir) / "node")) return dir;
   }
   return {};
@@ -820,9 +821,8 @@ std::vector<std::int64_t> expected_output_dims(const fs::path& test_dir) {
 
 // The output dims of a layer as the ONNX tensor of that rank would have them.
 std::vector<std::int64_t> layer_output_dims(const Layer& l, std::size_t rank) {
-  const std::int64_t c = (op_class(l.op) == OpClass::kConv || op_class(l.op) == OpClass::kGemm)
-                             ? l.c_out
-                             : l.c_in;
+  const std::int64_t c =
+      (op_class(l.op) == OpClass::kConv || op_class(l.op) == OpClass::kGemm) ? l.c_out : l.c_in;
   if (rank == 4) return {l.batch, c, l.h_out(), l.w_out()};
   if (rank == 3) return {l.batch, c, l.w_out()};
   if (rank == 2) return {l.batch, c};
@@ -897,14 +897,14 @@ TEST_P(OnnxTestdataInexactPads, AsymmetricPairGivesOnnxOutput) {
   EXPECT_TRUE(r.warnings.empty());
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    SamePadding, OnnxTestdataInexactPads,
-    ::testing::Values("node/test_maxpool_2d_same_lower", "node/test_maxpool_2d_same_upper",
-                      "node/test_averagepool_2d_same_lower",
-                      "node/test_averagepool_2d_same_upper"),
-    [](const ::testing::TestParamInfo<std::string>& info) {
-      return info.param.substr(info.param.find("/test_") + 6);
-    });
+INSTANTIATE_TEST_SUITE_P(SamePadding, OnnxTestdataInexactPads,
+                         ::testing::Values("node/test_maxpool_2d_same_lower",
+                                           "node/test_maxpool_2d_same_upper",
+                                           "node/test_averagepool_2d_same_lower",
+                                           "node/test_averagepool_2d_same_upper"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return info.param.substr(info.param.find("/test_") + 6);
+                         });
 
 INSTANTIATE_TEST_SUITE_P(
     NodeTests, OnnxTestdata,
@@ -933,15 +933,16 @@ INSTANTIATE_TEST_SUITE_P(
 
 INSTANTIATE_TEST_SUITE_P(
     PytorchConverted, OnnxTestdata,
-    ::testing::Values("pytorch-converted/test_Conv2d", "pytorch-converted/test_Conv2d_depthwise_strided",
-                      "pytorch-converted/test_Conv2d_dilated", "pytorch-converted/test_Conv2d_groups",
-                      "pytorch-converted/test_Conv2d_padding", "pytorch-converted/test_Conv2d_strided",
-                      "pytorch-converted/test_Conv1d_stride", "pytorch-converted/test_MaxPool2d",
-                      "pytorch-converted/test_MaxPool2d_stride_padding_dilation",
-                      "pytorch-converted/test_AvgPool2d_stride", "pytorch-converted/test_BatchNorm2d_eval",
-                      "pytorch-converted/test_Linear", "pytorch-converted/test_ReLU",
-                      "pytorch-operator/test_operator_conv", "pytorch-operator/test_operator_maxpool",
-                      "pytorch-operator/test_operator_flatten"),
+    ::testing::Values(
+        "pytorch-converted/test_Conv2d", "pytorch-converted/test_Conv2d_depthwise_strided",
+        "pytorch-converted/test_Conv2d_dilated", "pytorch-converted/test_Conv2d_groups",
+        "pytorch-converted/test_Conv2d_padding", "pytorch-converted/test_Conv2d_strided",
+        "pytorch-converted/test_Conv1d_stride", "pytorch-converted/test_MaxPool2d",
+        "pytorch-converted/test_MaxPool2d_stride_padding_dilation",
+        "pytorch-converted/test_AvgPool2d_stride", "pytorch-converted/test_BatchNorm2d_eval",
+        "pytorch-converted/test_Linear", "pytorch-converted/test_ReLU",
+        "pytorch-operator/test_operator_conv", "pytorch-operator/test_operator_maxpool",
+        "pytorch-operator/test_operator_flatten"),
     [](const ::testing::TestParamInfo<std::string>& info) {
       return info.param.substr(info.param.find("/test_") + 6);
     });

@@ -18,8 +18,8 @@ using test::synthetic_gpu;
 NetworkPrediction resnet50_training(const PowerModel& power) {
   NetworkOptions options;
   options.batch = 32;
-  return predict_network(build_zoo_network("resnet50", options), synthetic_gpu(),
-                         AnalyticalModel(), Mode::kTraining, power);
+  return predict_network(build_zoo_network("resnet50", options), synthetic_gpu(), AnalyticalModel(),
+                         Mode::kTraining, power);
 }
 
 TEST(PowerModel, JsonRoundTripKeepsEveryParameter) {
@@ -143,7 +143,8 @@ TEST(PowerCap, ComputeBoundLayersStretchMoreThanMemoryBoundOnes) {
     if (b.latency_ms <= 0) continue;
     const double stretch = p.predictions[i].latency_ms / b.latency_ms;
     if (b.compute_utilization > 0.9) compute_stretch = std::max(compute_stretch, stretch);
-    if (b.compute_utilization < 0.1 && b.kernels > 0) memory_stretch = std::max(memory_stretch, stretch);
+    if (b.compute_utilization < 0.1 && b.kernels > 0)
+      memory_stretch = std::max(memory_stretch, stretch);
   }
   ASSERT_GT(compute_stretch, 0);
   ASSERT_GT(memory_stretch, 0);

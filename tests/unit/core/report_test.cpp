@@ -438,8 +438,9 @@ TEST(Report, InvalidJsonNamesFileLineAndColumn) {
     (void)render_report({{"good.json", "{}"}, {"bad.json", "{\"a\": [1, 2,, 3]}"}});
     FAIL() << "expected InputError";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("bad.json: invalid JSON: parse error at line 1, column 13"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("bad.json: invalid JSON: parse error at line 1, column 13"),
+        std::string::npos)
         << e.what();
     EXPECT_EQ(e.exit_code(), 2);
   }

@@ -18,7 +18,9 @@ namespace {
 
 using Shape = std::tuple<std::int64_t, std::int64_t, std::int64_t>;
 
-Shape input_shape(const Layer& layer) { return {layer.c_in, layer.h_in, layer.w_in}; }
+Shape input_shape(const Layer& layer) {
+  return {layer.c_in, layer.h_in, layer.w_in};
+}
 
 Shape output_shape(const Layer& layer) {
   if (layer.op == Op::kFlatten) return {layer.c_in * layer.h_in * layer.w_in, 1, 1};
@@ -108,16 +110,52 @@ INSTANTIATE_TEST_SUITE_P(AllNetworks, ZooNetworkTest, ::testing::ValuesIn(all_na
                          });
 
 TEST(Zoo, ListsEveryDesignNetwork) {
-  const char* expected[] = {
-      "resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "resnext50_32x4d",
-      "resnext101_32x8d", "wide_resnet50_2", "wide_resnet101_2", "vgg11", "vgg11_bn", "vgg13",
-      "vgg13_bn", "vgg16", "vgg16_bn", "vgg19", "vgg19_bn", "densenet121", "densenet161",
-      "densenet169", "densenet201", "mobilenet_v2", "mobilenet_v3_small", "mobilenet_v3_large",
-      "mnasnet0_5", "mnasnet0_75", "mnasnet1_0", "mnasnet1_3", "shufflenet_v2_x0_5",
-      "shufflenet_v2_x1_0", "shufflenet_v2_x1_5", "shufflenet_v2_x2_0", "squeezenet1_0",
-      "squeezenet1_1", "alexnet", "googlenet", "inception_v3", "efficientnet_b0",
-      "efficientnet_b1", "efficientnet_b2", "efficientnet_b3", "efficientnet_b4",
-      "efficientnet_b5", "efficientnet_b6", "efficientnet_b7", "xception"};
+  const char* expected[] = {"resnet18",
+                            "resnet34",
+                            "resnet50",
+                            "resnet101",
+                            "resnet152",
+                            "resnext50_32x4d",
+                            "resnext101_32x8d",
+                            "wide_resnet50_2",
+                            "wide_resnet101_2",
+                            "vgg11",
+                            "vgg11_bn",
+                            "vgg13",
+                            "vgg13_bn",
+                            "vgg16",
+                            "vgg16_bn",
+                            "vgg19",
+                            "vgg19_bn",
+                            "densenet121",
+                            "densenet161",
+                            "densenet169",
+                            "densenet201",
+                            "mobilenet_v2",
+                            "mobilenet_v3_small",
+                            "mobilenet_v3_large",
+                            "mnasnet0_5",
+                            "mnasnet0_75",
+                            "mnasnet1_0",
+                            "mnasnet1_3",
+                            "shufflenet_v2_x0_5",
+                            "shufflenet_v2_x1_0",
+                            "shufflenet_v2_x1_5",
+                            "shufflenet_v2_x2_0",
+                            "squeezenet1_0",
+                            "squeezenet1_1",
+                            "alexnet",
+                            "googlenet",
+                            "inception_v3",
+                            "efficientnet_b0",
+                            "efficientnet_b1",
+                            "efficientnet_b2",
+                            "efficientnet_b3",
+                            "efficientnet_b4",
+                            "efficientnet_b5",
+                            "efficientnet_b6",
+                            "efficientnet_b7",
+                            "xception"};
   for (const char* name : expected) EXPECT_NE(find_zoo_entry(name), nullptr) << name;
   EXPECT_EQ(zoo_entries().size(), std::size(expected));
 }
@@ -203,7 +241,8 @@ TEST(Zoo, DepthwiseSqueezeExciteAndShuffleAreRepresented) {
   EXPECT_EQ(shuffles, 16);
   const Network squeeze = build_zoo_network("squeezenet1_0", {});
   bool ceil_pool = false;
-  for (const Layer& layer : squeeze.layers) ceil_pool |= layer.op == Op::kMaxPool && layer.ceil_mode;
+  for (const Layer& layer : squeeze.layers)
+    ceil_pool |= layer.op == Op::kMaxPool && layer.ceil_mode;
   EXPECT_TRUE(ceil_pool);
   // 224 -> conv7/2 -> 109 -> ceil-mode maxpool 3/2 -> 54 (53 without ceil_mode).
   EXPECT_EQ(squeeze.layers[2].h_out(), 54);

@@ -12,7 +12,7 @@ namespace cnnperf::test {
 
 class FakePowerMeter final : public PowerMeter {
  public:
-  Status status;                 ///< what available() says
+  Status status;  ///< what available() says
   double energy_mj_per_window = 500;
   double window_ms = 250;
   int windows = 0;
@@ -34,11 +34,11 @@ class FakePowerMeter final : public PowerMeter {
 class FakeBackend final : public ProfilerBackend {
  public:
   Status open_status;
-  std::map<ConvAlgo, Status> refuse;        ///< prepare() result per algorithm
+  std::map<ConvAlgo, Status> refuse;  ///< prepare() result per algorithm
   ConvAlgo heuristic = ConvAlgo::kImplicitPrecompGemm;
   std::function<std::uint64_t(std::uint32_t)> latency_ns = [](std::uint32_t) { return 100000; };
   FakePowerMeter meter;
-  int launches = 0;       ///< every launch, traced or not
+  int launches = 0;  ///< every launch, traced or not
   int traced = 0;
   int l2_flushes = 0;
   bool drop_all = false;  ///< deliver no kernel records
@@ -102,7 +102,8 @@ class FakeRunner final : public ConvRunner {
  public:
   explicit FakeRunner(FakeBackend& backend) : backend_(backend) {}
   void run(int launches, bool trace, std::uint64_t job, std::uint32_t first_sample) override {
-    for (int i = 0; i < launches; ++i) backend_.record(job, first_sample + static_cast<std::uint32_t>(i), trace);
+    for (int i = 0; i < launches; ++i)
+      backend_.record(job, first_sample + static_cast<std::uint32_t>(i), trace);
   }
   void flush_l2() override { ++backend_.l2_flushes; }
   [[nodiscard]] std::int64_t workspace_bytes() const override { return 4096; }

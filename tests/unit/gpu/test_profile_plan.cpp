@@ -123,9 +123,10 @@ TEST(KernelJoin, AttachesExternalIdsAndGroupsBySample) {
   kernels[2].correlation_id = 12;  // same sample as 11, started earlier
   kernels[2].start_ns = 50;
   kernels[3].correlation_id = 99;  // launched outside any push: no external id
-  const std::vector<ExternalCorrelation> correlations{
-      {10, make_external_id(3, 0)}, {11, make_external_id(3, 1)}, {12, make_external_id(3, 1)},
-      {13, make_external_id(4, 0)}};
+  const std::vector<ExternalCorrelation> correlations{{10, make_external_id(3, 0)},
+                                                      {11, make_external_id(3, 1)},
+                                                      {12, make_external_id(3, 1)},
+                                                      {13, make_external_id(4, 0)}};
   attach_external_ids(kernels, correlations);
   EXPECT_EQ(kernels[0].external_id, make_external_id(3, 0));
   EXPECT_EQ(kernels[3].external_id, 0U);
@@ -195,7 +196,7 @@ TEST(PlanJobs, ResNet50FromTheZoo) {
   const auto jobs = plan_jobs(o);
   std::size_t convs = 0;
   for (const auto& j : jobs) convs += static_cast<std::size_t>(j.duplicates);
-  EXPECT_EQ(convs, 53U);  // torchvision resnet50: 53 convolutions (incl. 4 downsample)
+  EXPECT_EQ(convs, 53U);        // torchvision resnet50: 53 convolutions (incl. 4 downsample)
   EXPECT_LT(jobs.size(), 53U);  // repeated bottleneck shapes are folded
   for (const auto& j : jobs) {
     EXPECT_EQ(j.layer.op, Op::kConv2d);

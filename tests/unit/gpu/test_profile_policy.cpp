@@ -106,7 +106,7 @@ TEST(NextBatchSize, FillsMinSamplesThenDoubles) {
 TEST(NextBatchSize, BoundedByRemainingTimeAndMaxSamples) {
   MeasurePolicy p = policy(1, 1, 0, 0.005);  // 5 ms cap
   SampleSeries s(p);
-  for (int i = 0; i < 100; ++i) s.add(0.01);  // 1 ms so far
+  for (int i = 0; i < 100; ++i) s.add(0.01);    // 1 ms so far
   EXPECT_EQ(next_batch_size(s, p, 0.01), 100);  // doubling (100) < 400 launches left
   MeasurePolicy q = policy(1, 1, 0, 1000);
   q.max_samples = 120;

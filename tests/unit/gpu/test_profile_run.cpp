@@ -95,8 +95,9 @@ TEST(MeasureJob, FlushL2BeforeEverySample) {
 
 TEST(MeasureJob, RefusedAlgorithmIsARowWithItsReason) {
   test::FakeBackend backend;
-  backend.refuse[ConvAlgo::kFft] = {Outcome::kNotSupported,
-                                    "cudnnGetConvolutionForwardWorkspaceSize: CUDNN_STATUS_NOT_SUPPORTED"};
+  backend.refuse[ConvAlgo::kFft] = {
+      Outcome::kNotSupported,
+      "cudnnGetConvolutionForwardWorkspaceSize: CUDNN_STATUS_NOT_SUPPORTED"};
   const auto rows = measure_job(backend, conv_job(0, "fft"), fast_policy());
   ASSERT_EQ(rows.size(), 1U);
   EXPECT_EQ(rows[0].status.outcome, Outcome::kNotSupported);
@@ -120,7 +121,8 @@ TEST(MeasureJob, EnergyUnavailableIsSaidNotZeroed) {
   const auto fields = profile_row_fields(rows[0], backend.device(), fast_policy());
   const auto& cols = profile_columns();
   auto at = [&](const std::string& name) {
-    return fields[static_cast<std::size_t>(std::find(cols.begin(), cols.end(), name) - cols.begin())];
+    return fields[static_cast<std::size_t>(std::find(cols.begin(), cols.end(), name) -
+                                           cols.begin())];
   };
   EXPECT_EQ(at("energy_mj"), "");
   EXPECT_EQ(at("avg_power_w"), "");
@@ -132,7 +134,9 @@ TEST(RowSchema, CanonicalColumnsFirstAndProvenance) {
   const auto& cols = profile_columns();
   const std::vector<std::string> head{"op", "batch", "c_in", "h_in", "w_in", "c_out", "kernel_h"};
   EXPECT_TRUE(std::equal(head.begin(), head.end(), cols.begin()));
-  const auto pos = [&](const std::string& n) { return std::find(cols.begin(), cols.end(), n) - cols.begin(); };
+  const auto pos = [&](const std::string& n) {
+    return std::find(cols.begin(), cols.end(), n) - cols.begin();
+  };
   EXPECT_EQ(pos("latency_ms"), pos("pass") + 1);
   EXPECT_EQ(pos("energy_mj"), pos("latency_ms") + 1);
   EXPECT_EQ(pos("timing_method"), pos("latency_ms") + 7);
@@ -164,10 +168,11 @@ TEST(RunProfile, WritesRowsResumesAndSkipsMeasuredOnes) {
   EXPECT_EQ(column(t, 0, "grid_x"), "4");
   EXPECT_EQ(column(t, 0, "registers_per_thread"), "96");
   EXPECT_EQ(column(t, 0, "latency_ms"), "0.1");
-  EXPECT_EQ(column(t, 0, "energy_mj"), "0.25");     // 500 mJ over 2000 launches
-  EXPECT_EQ(column(t, 0, "avg_power_w"), "2");      // 500 mJ / 250 ms
+  EXPECT_EQ(column(t, 0, "energy_mj"), "0.25");  // 500 mJ over 2000 launches
+  EXPECT_EQ(column(t, 0, "avg_power_w"), "2");   // 500 mJ / 250 ms
   EXPECT_EQ(column(t, 0, "energy_method"), "nvml-total-energy-counter");
-  EXPECT_EQ(column(t, 0, "library_versions"), "cuda-13.0;cudnn-9.19.0;cupti-130001;cuda-driver-13.0");
+  EXPECT_EQ(column(t, 0, "library_versions"),
+            "cuda-13.0;cudnn-9.19.0;cupti-130001;cuda-driver-13.0");
   EXPECT_EQ(column(t, 1, "algo"), "fft");
   EXPECT_EQ(column(t, 1, "algo_status"), "not_supported");
   EXPECT_EQ(column(t, 1, "algo_reason"), "synthetic refusal");

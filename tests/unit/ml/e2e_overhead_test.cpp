@@ -38,8 +38,8 @@ TEST(EagerOverheadJson, RoundTripsAndNamesBadFields) {
 }
 
 TEST(EagerOverheadCalibration, BundledFileIsTheFitOnAllRowsAndBeatsTheDefaults) {
-  const std::string path = std::string(CNNPERF_SOURCE_DIR_FOR_TESTS) +
-                           "/datasets/e2e_torchvision.csv";
+  const std::string path =
+      std::string(CNNPERF_SOURCE_DIR_FOR_TESTS) + "/datasets/e2e_torchvision.csv";
   const AnalyticalModel analytical;  // kernel times only; the overhead is what is fitted
   const E2eCalibration cal = calibrate_e2e({path}, analytical);
   const EagerOverhead& bundled = bundled_analytical_overhead();

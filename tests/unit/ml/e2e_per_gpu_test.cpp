@@ -17,8 +17,8 @@ namespace {
 using testing::every_row;
 using testing::named_gpu;
 using testing::synthetic_e2e_rows;
-using testing::two_machine_truth;
 using testing::SyntheticE2e;
+using testing::two_machine_truth;
 
 TEST(EagerOverheadPerGpu, AppliesAGpusOwnTermsAndKeepsTheSharedOnesForOthers) {
   EagerOverhead o = two_machine_truth();

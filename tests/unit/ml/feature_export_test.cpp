@@ -91,8 +91,8 @@ TEST(FeatureExport, HoldsTheFeaturesFoldsAndTargetTrainFits) {
       const double baseline_cell = std::stod(cells[cells.size() - 3]);
       EXPECT_NEAR(baseline_cell, baseline, 1e-8 * baseline);
       EXPECT_GT(baseline_cell, estimate_layer(data.layers[r], data.gpus[r]).latency_ms);
-      EXPECT_NEAR(std::stod(cells[cells.size() - 1]),
-                  std::log(data.latency_ms[r] / baseline), 1e-8);
+      EXPECT_NEAR(std::stod(cells[cells.size() - 1]), std::log(data.latency_ms[r] / baseline),
+                  1e-8);
     }
   }
 }
@@ -143,7 +143,8 @@ TEST(FeatureExport, GroupShapeFoldsKeepAShapeTogetherAndLeaveGpuOutFoldsAreGpus)
   const auto logo = family_folds(data, conv, CvScheme::kLeaveGpuOut, 5, 7, &n_folds);
   EXPECT_EQ(n_folds, 2);
   std::map<std::string, std::set<int>> folds_of_gpu;
-  for (std::size_t i = 0; i < conv.size(); ++i) folds_of_gpu[data.gpus[conv[i]].name].insert(logo[i]);
+  for (std::size_t i = 0; i < conv.size(); ++i)
+    folds_of_gpu[data.gpus[conv[i]].name].insert(logo[i]);
   ASSERT_EQ(folds_of_gpu.size(), 2U);
   for (const auto& [gpu, f] : folds_of_gpu) EXPECT_EQ(f.size(), 1U) << gpu;
   EXPECT_NE(*folds_of_gpu.begin()->second.begin(), *folds_of_gpu.rbegin()->second.begin());

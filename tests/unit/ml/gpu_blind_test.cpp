@@ -123,8 +123,8 @@ TEST(GpuBlind, PredictsOnlyRowsOfGpusOutsideTheTrainingData) {
   // validate's path: rows of their own GPU, the unseen one through the blind regressor.
   TrainingData rows = scaled_rows(1.0, 2);
   testing::add_row(rows, layers[0], gpu("rtx-2080-ti"), kReferenceSource, 1.0);
-  const auto p = predict_rows(model->families()[0], rows, testing::all_rows(rows),
-                              model->feature_spec());
+  const auto p =
+      predict_rows(model->families()[0], rows, testing::all_rows(rows), model->feature_spec());
   EXPECT_NEAR(p[0], 2 * estimate_layer(rows.layers[0], rows.gpus[0]).latency_ms, 1e-9);
   EXPECT_NEAR(p.back(), 3 * estimate_layer(layers[0], gpu("rtx-2080-ti")).latency_ms, 1e-9);
 }

@@ -22,8 +22,8 @@ struct SyntheticData {
 };
 
 inline SyntheticData make_synthetic(std::size_t rows, std::size_t cols, std::uint64_t seed,
-                                    const std::function<double(const double*)>& f,
-                                    double lo = 0.0, double hi = 1.0) {
+                                    const std::function<double(const double*)>& f, double lo = 0.0,
+                                    double hi = 1.0) {
   std::mt19937_64 rng(seed);
   SyntheticData d;
   d.x = FeatureMatrix(rows, cols);

@@ -3,13 +3,13 @@
 // `quant` feature group and the algorithm study. All data here are SYNTHETIC fixtures (closed-
 // form labels and latencies), not measurements; only the kernel names in the class tests are
 // copied from datasets/layers_neusight.csv.gz to pin the rules on real text.
-#include <cmath>
+#include <unistd.h>
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <numeric>
 #include <random>
 #include <set>
-#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -152,8 +152,9 @@ TEST(AlgoFoldProbabilities, TrainingRowsGetOutOfFoldProbabilities) {
   const auto in_flip = algo_fold_probabilities(data.x, flipped, groups, train, test,
                                                RegressorKind::kDecisionTree, params, 0, 5);
   const std::size_t k = conv_algo_classes().size();
-  EXPECT_NE(std::vector<double>(in_base.train.begin() + t * k, in_base.train.begin() + (t + 1) * k),
-            std::vector<double>(in_flip.train.begin() + t * k, in_flip.train.begin() + (t + 1) * k));
+  EXPECT_NE(
+      std::vector<double>(in_base.train.begin() + t * k, in_base.train.begin() + (t + 1) * k),
+      std::vector<double>(in_flip.train.begin() + t * k, in_flip.train.begin() + (t + 1) * k));
 }
 
 TEST(QuantFeatures, ParseNamesAndValues) {
@@ -294,7 +295,8 @@ TEST(AlgoStudy, GroupShapeFoldsKeepAShapeInOneFold) {
 TEST(AlgoStudy, TrainCommandReadsKernelNamesRowByRow) {
   // SYNTHETIC CSV: four shapes x two made-up kernel sequences; one row without a target is
   // skipped by the loader, which the label reader must skip too.
-  const fs::path dir = fs::temp_directory_path() / ("cnnperf_algo_test_" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("cnnperf_algo_test_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   std::string csv =
       "op,batch,c_in,h_in,w_in,c_out,kernel_h,kernel_w,stride_h,stride_w,pad_h,pad_w,latency_ms,"
@@ -304,8 +306,7 @@ TEST(AlgoStudy, TrainCommandReadsKernelNamesRowByRow) {
     const int c = 16 + 8 * i;
     const bool wino = i % 2 == 0;
     csv += "conv2d,8," + std::to_string(c) + ",14,14,64,3,3,1,1,1,1," +
-           std::to_string(wino ? 0.05 + 0.001 * i : 0.2 + 0.002 * i) +
-           ",v100-sxm2-16gb,neusight," +
+           std::to_string(wino ? 0.05 + 0.001 * i : 0.2 + 0.002 * i) + ",v100-sxm2-16gb,neusight," +
            (wino ? "winograd_nonfused::data;sgemm" : "implicit_convolve_sgemm") + "\n";
   }
   const std::string file = (dir / "synthetic.csv").string();

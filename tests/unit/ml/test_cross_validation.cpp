@@ -51,7 +51,8 @@ TEST(Folds, GroupKFoldNeverSplitsAGroup) {
   const auto a = group_kfold(groups, 4, 9);
   expect_partition(a, groups.size());
   std::map<std::string, std::set<int>> folds_of_group;
-  for (std::size_t r = 0; r < groups.size(); ++r) folds_of_group[groups[r]].insert(a.fold_of_row[r]);
+  for (std::size_t r = 0; r < groups.size(); ++r)
+    folds_of_group[groups[r]].insert(a.fold_of_row[r]);
   for (const auto& [g, folds] : folds_of_group) EXPECT_EQ(folds.size(), 1U) << g;
   // Largest-first into the lightest fold: sizes within one largest group (7 rows).
   std::size_t lo = groups.size();

@@ -16,7 +16,8 @@ using testing::make_synthetic;
 
 TEST(Linear, RecoversExactCoefficients) {
   // Synthetic: y = 3 + 2 x0 - 5 x1 + 0.25 x2 exactly, features on very different scales.
-  auto d = make_synthetic(200, 3, 7, [](const double* v) { return 3.0 + 2.0 * v[0] - 5.0 * v[1] + 0.25 * v[2]; });
+  auto d = make_synthetic(
+      200, 3, 7, [](const double* v) { return 3.0 + 2.0 * v[0] - 5.0 * v[1] + 0.25 * v[2]; });
   for (std::size_t r = 0; r < d.x.rows; ++r) {
     d.x(r, 2) *= 1e6;
     d.y[r] = 3.0 + 2.0 * d.x(r, 0) - 5.0 * d.x(r, 1) + 0.25 * d.x(r, 2);
@@ -66,7 +67,8 @@ TEST(Linear, SampleWeightsSelectRows) {
 
 TEST(Linear, LogTargetFitsAPowerLaw) {
   // Synthetic: y = 3 * a^2 / b, linear in log space with features log a, log b.
-  auto d = make_synthetic(100, 2, 11, [](const double* v) { return 3.0 * std::exp(2.0 * v[0] - v[1]); }, 0.0, 3.0);
+  auto d = make_synthetic(
+      100, 2, 11, [](const double* v) { return 3.0 * std::exp(2.0 * v[0] - v[1]); }, 0.0, 3.0);
   auto model = make_regressor(RegressorKind::kLinear, {{"log_target", true}});
   model->fit(d.x, d.y);
   const auto pred = model->predict(d.x);
@@ -94,7 +96,8 @@ TEST(Linear, RejectsBadInputAndUnknownParams) {
 
 TEST(Linear, JsonRoundTripIsExact) {
   // Synthetic noisy-looking target (deterministic), so coefficients are not round numbers.
-  auto d = make_synthetic(80, 4, 5, [](const double* v) { return std::sin(v[0]) + v[1] * v[2] - v[3]; });
+  auto d =
+      make_synthetic(80, 4, 5, [](const double* v) { return std::sin(v[0]) + v[1] * v[2] - v[3]; });
   auto model = make_regressor(RegressorKind::kLinear, {{"l2", 0.5}});
   model->fit(d.x, d.y);
   const std::string text = model->to_json().dump();

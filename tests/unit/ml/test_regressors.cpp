@@ -115,12 +115,14 @@ TEST(DecisionTree, SampleWeightsShiftLeafMeans) {
   EXPECT_NEAR(model->predict(x)[0], (0.0 + 3.0 + 24.0) / 6.0, 1e-12);
 }
 
-// --- Random forest --------------------------------------------------------------------------------
+// --- Random forest
+// --------------------------------------------------------------------------------
 
 TEST(RandomForest, LowErrorOnASmoothFunction) {
   auto train = make_synthetic(3000, 4, 21, smooth_function);
   auto test = make_synthetic(500, 4, 22, smooth_function);
-  auto model = make_regressor(RegressorKind::kRandomForest, {{"n_trees", 50}, {"max_features", 1.0}});
+  auto model =
+      make_regressor(RegressorKind::kRandomForest, {{"n_trees", 50}, {"max_features", 1.0}});
   model->fit(train.x, train.y);
   EXPECT_LT(mape_of(*model, test), 3.0);
   const auto imp = model->feature_importances();
@@ -144,12 +146,14 @@ TEST(RandomForest, DeterministicAcrossRunsAndThreadCounts) {
   EXPECT_NE(a, run(2, 8));  // the seed matters
 }
 
-// --- XGBoost ---------------------------------------------------------------------------------------
+// --- XGBoost
+// ---------------------------------------------------------------------------------------
 
 TEST(Xgboost, LowErrorOnASmoothFunction) {
   auto train = make_synthetic(3000, 4, 41, smooth_function);
   auto test = make_synthetic(500, 4, 42, smooth_function);
-  auto model = make_regressor(RegressorKind::kXgboost, {{"n_estimators", 300}, {"max_depth", 4}, {"n_threads", 1}});
+  auto model = make_regressor(RegressorKind::kXgboost,
+                              {{"n_estimators", 300}, {"max_depth", 4}, {"n_threads", 1}});
   model->fit(train.x, train.y);
   EXPECT_LT(mape_of(*model, test), 2.0);
   const auto imp = model->feature_importances();
@@ -195,7 +199,8 @@ TEST(Xgboost, ReportsXgboostErrors) {
   EXPECT_THROW((void)Regressor::from_json(doc), Error);
 }
 
-// --- All kinds ------------------------------------------------------------------------------------
+// --- All kinds
+// ------------------------------------------------------------------------------------
 
 class EveryKind : public ::testing::TestWithParam<RegressorKind> {};
 

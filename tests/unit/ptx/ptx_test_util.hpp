@@ -38,7 +38,8 @@ struct ConvShape {
 };
 
 inline void set_params(ptx::LaunchSpec& s, int first, const std::vector<std::int64_t>& v) {
-  for (std::size_t i = 0; i < v.size(); ++i) s.params[first + static_cast<int>(i)] = static_cast<std::uint64_t>(v[i]);
+  for (std::size_t i = 0; i < v.size(); ++i)
+    s.params[first + static_cast<int>(i)] = static_cast<std::uint64_t>(v[i]);
 }
 
 inline double op(const std::map<std::string, double>& m, const std::string& k) {

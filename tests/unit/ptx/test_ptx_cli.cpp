@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // End-to-end `cnnperf ptx`: output formats, required JSON fields, exit codes and one-line
 // errors with file:line:column.
+#include <sys/wait.h>
 #include <array>
 #include <cstdio>
-#include <sys/wait.h>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -33,28 +33,34 @@ CliRun cli(const std::string& args) {
 }
 
 const char* kDirectArgs =
-    " --kernel conv2d_direct_nchw --grid 13 --block 128 --param 2=0 --param 4=1 --param 5=8 --param 6=20 --param 7=20"
-    " --param 8=4 --param 9=3 --param 10=3 --param 11=20 --param 12=20 --param 13=1 --param 14=1 --param 15=1"
+    " --kernel conv2d_direct_nchw --grid 13 --block 128 --param 2=0 --param 4=1 --param 5=8 "
+    "--param 6=20 --param 7=20"
+    " --param 8=4 --param 9=3 --param 10=3 --param 11=20 --param 12=20 --param 13=1 --param 14=1 "
+    "--param 15=1"
     " --param 16=1 --param 17=1 --param 18=1 --param 19=0";
 
 TEST(PtxCli, AnalyzeJsonHasTheContractFields) {
-  const CliRun r = cli("ptx analyze " + test::ref_ptx("conv_direct") + kDirectArgs + " --full --format json");
+  const CliRun r =
+      cli("ptx analyze " + test::ref_ptx("conv_direct") + kDirectArgs + " --full --format json");
   ASSERT_EQ(r.code, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j.at("schema_version"), 1);
   const auto& l = j.at("launches").at(0);
-  for (const char* k : {"kernel", "grid", "block", "sampled", "ctas_simulated", "opcodes_thread", "opcodes_warp", "classes",
-                        "bytes", "branch_efficiency", "active_lane_efficiency", "resources", "warnings"})
+  for (const char* k :
+       {"kernel", "grid", "block", "sampled", "ctas_simulated", "opcodes_thread", "opcodes_warp",
+        "classes", "bytes", "branch_efficiency", "active_lane_efficiency", "resources", "warnings"})
     EXPECT_TRUE(l.contains(k)) << k;
   for (const char* k : {"global_ld", "global_st", "shared_ld", "shared_st", "local_ld", "local_st"})
     EXPECT_TRUE(l.at("bytes").contains(k)) << k;
-  EXPECT_EQ(l.at("opcodes_thread").at("fma.rn.f32").get<double>(), 8.0 * 4 * 58 * 58);  // (3*20-2)^2 valid taps per channel pair
+  EXPECT_EQ(l.at("opcodes_thread").at("fma.rn.f32").get<double>(),
+            8.0 * 4 * 58 * 58);  // (3*20-2)^2 valid taps per channel pair
   EXPECT_EQ(l.at("resources").at("registers").get<int>() > 0, true);
 }
 
 TEST(PtxCli, CsvHasOneRowPerLaunchAndOutputFileIsWritten) {
   const std::string path = ::testing::TempDir() + "/ptx_out.csv";
-  const CliRun r = cli("ptx analyze " + test::ref_ptx("conv_direct") + kDirectArgs + " --format csv --output " + path);
+  const CliRun r = cli("ptx analyze " + test::ref_ptx("conv_direct") + kDirectArgs +
+                       " --format csv --output " + path);
   ASSERT_EQ(r.code, 0) << r.out;
   const CsvTable t = parse_csv(read_text_file(path), path);
   ASSERT_EQ(t.rows.size(), 1u);
@@ -64,12 +70,17 @@ TEST(PtxCli, CsvHasOneRowPerLaunchAndOutputFileIsWritten) {
 }
 
 TEST(PtxCli, LayerFromSpecAndCsv) {
-  const CliRun r = cli("ptx layer --spec conv2d:c_in=16,h_in=8,w_in=8,c_out=16,kernel_h=3,kernel_w=3,pad_h=1,pad_w=1 --format json");
+  const CliRun r = cli(
+      "ptx layer --spec "
+      "conv2d:c_in=16,h_in=8,w_in=8,c_out=16,kernel_h=3,kernel_w=3,pad_h=1,pad_w=1 --format json");
   ASSERT_EQ(r.code, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
-  EXPECT_NE(j.at("launches").at(0).at("kernel").get<std::string>().find("conv2d_igemm"), std::string::npos);
+  EXPECT_NE(j.at("launches").at(0).at("kernel").get<std::string>().find("conv2d_igemm"),
+            std::string::npos);
   const std::string csv = ::testing::TempDir() + "/layers.csv";
-  write_output(csv, "op,c_in,h_in,w_in,c_out,kernel_h,kernel_w\nconv2d,8,8,8,8,1,1\nmaxpool,8,8,8,8,2,2\nlinear,64,1,1,10,1,1\n");
+  write_output(csv,
+               "op,c_in,h_in,w_in,c_out,kernel_h,kernel_w\nconv2d,8,8,8,8,1,1\nmaxpool,8,8,8,8,2,"
+               "2\nlinear,64,1,1,10,1,1\n");
   const CliRun c = cli("ptx layer --layers " + csv + " --format csv");
   ASSERT_EQ(c.code, 0) << c.out;
   EXPECT_EQ(parse_csv(c.out, "stdout").rows.size(), 3u);
@@ -77,14 +88,19 @@ TEST(PtxCli, LayerFromSpecAndCsv) {
 
 TEST(PtxCli, BadInputIsExitTwoWithOneLine) {
   const std::string bad = ::testing::TempDir() + "/bad.ptx";
-  write_output(bad, ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n  add.s32 %r1, %r2 %r3;\n}\n");
+  write_output(bad,
+               ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n  add.s32 "
+               "%r1, %r2 %r3;\n}\n");
   CliRun r = cli("ptx analyze " + bad + " --kernel k --grid 1 --block 1");
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.out, "cnnperf: error: " + bad + ":6:20: expected ',' or ';' after an operand, got '%r3'\n");
+  EXPECT_EQ(r.out,
+            "cnnperf: error: " + bad + ":6:20: expected ',' or ';' after an operand, got '%r3'\n");
   r = cli("ptx analyze " + test::ref_ptx("pool") + " --kernel maxpool --grid 1 --block 1");
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.out.find("entries found: maxpool2d_nchw, avgpool2d_nchw"), std::string::npos) << r.out;
-  r = cli("ptx analyze " + test::ref_ptx("pool") + " --kernel maxpool2d_nchw --grid 1 --block 32 --param 99=1");
+  EXPECT_NE(r.out.find("entries found: maxpool2d_nchw, avgpool2d_nchw"), std::string::npos)
+      << r.out;
+  r = cli("ptx analyze " + test::ref_ptx("pool") +
+          " --kernel maxpool2d_nchw --grid 1 --block 32 --param 99=1");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("takes 14 parameters"), std::string::npos) << r.out;
   r = cli("ptx layer --spec softmax:c_in=10");

@@ -22,7 +22,8 @@ PtxLayerOptions full_options() {
 using test::ConvShape;
 using test::op;
 
-PtxLaunchResult run_direct(const ConvShape& c, bool full, const std::string& file = test::ref_ptx("conv_direct")) {
+PtxLaunchResult run_direct(const ConvShape& c, bool full,
+                           const std::string& file = test::ref_ptx("conv_direct")) {
   ptx::LaunchSpec s;
   const std::int64_t total = c.n * c.k * c.p() * c.q();
   s.grid = {(total + 127) / 128, 1, 1};
@@ -53,7 +54,9 @@ TEST(PtxKernels, DirectConvStridedSampledWithin2PercentOfFull) {
   ASSERT_LT(sampled.ctas_simulated, full.ctas_simulated);
   EXPECT_EQ(op(full.opcodes_thread, "fma.rn.f32"), static_cast<double>(c.valid_taps() * c.c * c.k));
   for (const char* k : {"fma.rn.f32", "ld.global.nc.f32", "bra"})
-    EXPECT_NEAR(op(sampled.opcodes_thread, k), op(full.opcodes_thread, k), 0.02 * op(full.opcodes_thread, k)) << k;
+    EXPECT_NEAR(op(sampled.opcodes_thread, k), op(full.opcodes_thread, k),
+                0.02 * op(full.opcodes_thread, k))
+        << k;
   EXPECT_NEAR(sampled.warp_insts, full.warp_insts, 0.02 * full.warp_insts);
   EXPECT_NEAR(sampled.thread_insts, full.thread_insts, 0.02 * full.thread_insts);
   EXPECT_NEAR(sampled.global_ld_bytes, full.global_ld_bytes, 0.02 * full.global_ld_bytes);
@@ -62,12 +65,14 @@ TEST(PtxKernels, DirectConvStridedSampledWithin2PercentOfFull) {
 struct Tile {
   int bm, bn, bk, tm, tn;
   std::string entry() const {
-    return "_Z12conv2d_igemmILi" + std::to_string(bm) + "ELi" + std::to_string(bn) + "ELi" + std::to_string(bk) + "ELi" +
-           std::to_string(tm) + "ELi" + std::to_string(tn) + "EEvPKfS1_S1_Pfiiiiiiiiiiiiiiii";
+    return "_Z12conv2d_igemmILi" + std::to_string(bm) + "ELi" + std::to_string(bn) + "ELi" +
+           std::to_string(bk) + "ELi" + std::to_string(tm) + "ELi" + std::to_string(tn) +
+           "EEvPKfS1_S1_Pfiiiiiiiiiiiiiiii";
   }
 };
 
-PtxLaunchResult run_igemm(const ConvShape& c, const Tile& t, bool full, const std::string& file = test::ref_ptx("conv_implicit_gemm"),
+PtxLaunchResult run_igemm(const ConvShape& c, const Tile& t, bool full,
+                          const std::string& file = test::ref_ptx("conv_implicit_gemm"),
                           bool extrapolate = false) {
   ptx::LaunchSpec s;
   const std::int64_t npq = c.n * c.p() * c.q();
@@ -87,28 +92,37 @@ PtxLaunchResult run_igemm(const ConvShape& c, const Tile& t, bool full, const st
 TEST(PtxKernels, ImplicitGemmTileArithmetic) {
   // Padding and a ragged last tile in both dimensions: FMAs run on whole tiles.
   const ConvShape c{1, 5, 9, 9, 40, 3, 3, 1, 1};
-  for (const Tile& t : {Tile{32, 32, 8, 2, 2}, Tile{64, 64, 8, 4, 4}, Tile{64, 32, 8, 4, 4}, Tile{128, 64, 8, 8, 4}}) {
+  for (const Tile& t : {Tile{32, 32, 8, 2, 2}, Tile{64, 64, 8, 4, 4}, Tile{64, 32, 8, 4, 4},
+                        Tile{128, 64, 8, 8, 4}}) {
     const auto r = run_igemm(c, t, true);
     const std::int64_t npq = c.n * c.p() * c.q(), crs = c.c * c.r * c.s;
     const std::int64_t gx = (npq + t.bn - 1) / t.bn, gy = (c.k + t.bm - 1) / t.bm;
     const std::int64_t ksteps = (crs + t.bk - 1) / t.bk;
-    EXPECT_EQ(op(r.opcodes_thread, "fma.rn.f32"), static_cast<double>(gx * gy * t.bm * t.bn * ksteps * t.bk)) << t.entry();
-    // Global loads: every valid weight once per pixel tile, every non-padding input tap once per channel tile.
+    EXPECT_EQ(op(r.opcodes_thread, "fma.rn.f32"),
+              static_cast<double>(gx * gy * t.bm * t.bn * ksteps * t.bk))
+        << t.entry();
+    // Global loads: every valid weight once per pixel tile, every non-padding input tap once per
+    // channel tile.
     const double a_bytes = 4.0 * static_cast<double>(gx * c.k * crs);
     const double b_bytes = 4.0 * static_cast<double>(gy * c.c * c.valid_taps());
     EXPECT_EQ(r.global_ld_bytes, a_bytes + b_bytes) << t.entry();
     EXPECT_EQ(r.global_st_bytes, 4.0 * static_cast<double>(c.k * npq)) << t.entry();
     // Shared: each k-step stores the two tiles and every thread reads TM+TN values per kk.
-    EXPECT_EQ(r.shared_st_bytes, 4.0 * static_cast<double>(gx * gy * ksteps * (t.bm + t.bn) * t.bk)) << t.entry();
-    EXPECT_EQ(r.shared_ld_bytes, 4.0 * static_cast<double>(gx * gy * ksteps * t.bk) * ((t.bm / t.tm) * (t.bn / t.tn)) * (t.tm + t.tn)) << t.entry();
-    EXPECT_EQ(op(r.opcodes_warp, "bar.sync"), static_cast<double>(gx * gy * 2 * ksteps * (r.block.x / 32)));
+    EXPECT_EQ(r.shared_st_bytes, 4.0 * static_cast<double>(gx * gy * ksteps * (t.bm + t.bn) * t.bk))
+        << t.entry();
+    EXPECT_EQ(r.shared_ld_bytes, 4.0 * static_cast<double>(gx * gy * ksteps * t.bk) *
+                                     ((t.bm / t.tm) * (t.bn / t.tn)) * (t.tm + t.tn))
+        << t.entry();
+    EXPECT_EQ(op(r.opcodes_warp, "bar.sync"),
+              static_cast<double>(gx * gy * 2 * ksteps * (r.block.x / 32)));
   }
 }
 
 TEST(PtxKernels, ImplicitGemmFmasEqualMacsWhenTilesDivide) {
   const ConvShape c{1, 8, 8, 8, 64, 1, 1, 1, 0};  // 1x1 conv: M=64, N=64, K=8
   const auto r = run_igemm(c, {64, 64, 8, 4, 4}, true);
-  EXPECT_EQ(op(r.opcodes_thread, "fma.rn.f32"), static_cast<double>(c.n * c.k * c.c * c.p() * c.q()));
+  EXPECT_EQ(op(r.opcodes_thread, "fma.rn.f32"),
+            static_cast<double>(c.n * c.k * c.c * c.p() * c.q()));
   EXPECT_DOUBLE_EQ(r.active_lane_efficiency, 1.0);
 }
 
@@ -122,7 +136,8 @@ TEST(PtxKernels, ImplicitGemmSampledAndExtrapolatedWithin2Percent) {
   for (const auto* r : {&sampled, &extra}) {
     EXPECT_NEAR(r->warp_insts, full.warp_insts, 0.02 * full.warp_insts);
     EXPECT_NEAR(r->thread_insts, full.thread_insts, 0.02 * full.thread_insts);
-    EXPECT_NEAR(op(r->opcodes_thread, "fma.rn.f32"), op(full.opcodes_thread, "fma.rn.f32"), 0.02 * op(full.opcodes_thread, "fma.rn.f32"));
+    EXPECT_NEAR(op(r->opcodes_thread, "fma.rn.f32"), op(full.opcodes_thread, "fma.rn.f32"),
+                0.02 * op(full.opcodes_thread, "fma.rn.f32"));
     EXPECT_NEAR(r->global_ld_bytes, full.global_ld_bytes, 0.02 * full.global_ld_bytes);
     EXPECT_NEAR(r->shared_ld_bytes, full.shared_ld_bytes, 0.02 * full.shared_ld_bytes);
     EXPECT_NEAR(r->branch_efficiency, full.branch_efficiency, 0.02);
@@ -137,11 +152,14 @@ TEST(PtxKernels, GemmTileArithmetic) {
   s.block = {256, 1, 1};
   s.full = true;
   test::set_params(s, 4, {m, n, k});
-  const auto r = analyze_ptx_file(test::ref_ptx("gemm"), "_Z7gemm_ntILi32ELi32ELi8ELi2ELi2EEvPKfS1_S1_Pfiii", s);
+  const auto r = analyze_ptx_file(test::ref_ptx("gemm"),
+                                  "_Z7gemm_ntILi32ELi32ELi8ELi2ELi2EEvPKfS1_S1_Pfiii", s);
   const std::int64_t ksteps = (k + 7) / 8;
-  EXPECT_EQ(op(r.opcodes_thread, "fma.rn.f32"), static_cast<double>(s.grid.x * s.grid.y * 32 * 32 * ksteps * 8));
+  EXPECT_EQ(op(r.opcodes_thread, "fma.rn.f32"),
+            static_cast<double>(s.grid.x * s.grid.y * 32 * 32 * ksteps * 8));
   // x read once per column tile, w once per row tile, bias once per output, y written once.
-  EXPECT_EQ(r.global_ld_bytes, 4.0 * static_cast<double>(s.grid.x * m * k + s.grid.y * n * k + m * n));
+  EXPECT_EQ(r.global_ld_bytes,
+            4.0 * static_cast<double>(s.grid.x * m * k + s.grid.y * n * k + m * n));
   EXPECT_EQ(r.global_st_bytes, 4.0 * static_cast<double>(m * n));
 }
 
@@ -153,7 +171,9 @@ TEST(PtxKernels, DepthwiseAndPoolingValidTaps) {
   s.block = {64, 1, 1};
   s.full = true;
   s.params[2] = 0;
-  test::set_params(s, 4, {c.n, c.c, c.h, c.w, c.r, c.s, c.p(), c.q(), c.stride, c.stride, c.pad, c.pad, 1, 1, 0});
+  test::set_params(
+      s, 4,
+      {c.n, c.c, c.h, c.w, c.r, c.s, c.p(), c.q(), c.stride, c.stride, c.pad, c.pad, 1, 1, 0});
   const auto dw = analyze_ptx_file(test::ref_ptx("depthwise"), "depthwise_conv2d_nchw", s);
   EXPECT_EQ(op(dw.opcodes_thread, "fma.rn.f32"), static_cast<double>(c.valid_taps() * c.c));
 
@@ -161,7 +181,8 @@ TEST(PtxKernels, DepthwiseAndPoolingValidTaps) {
   p.grid = s.grid;
   p.block = s.block;
   p.full = true;
-  test::set_params(p, 2, {c.n, c.c, c.h, c.w, c.r, c.s, c.p(), c.q(), c.stride, c.stride, c.pad, c.pad});
+  test::set_params(p, 2,
+                   {c.n, c.c, c.h, c.w, c.r, c.s, c.p(), c.q(), c.stride, c.stride, c.pad, c.pad});
   const auto mp = analyze_ptx_file(test::ref_ptx("pool"), "maxpool2d_nchw", p);
   EXPECT_EQ(op(mp.opcodes_thread, "max.f32"), static_cast<double>(c.valid_taps() * c.c));
   EXPECT_EQ(mp.global_ld_bytes, 4.0 * static_cast<double>(c.valid_taps() * c.c));
@@ -225,7 +246,8 @@ TEST(PtxKernels, ABadSpecNamesItsFieldWithoutALineNumber) {
 }
 
 TEST(PtxKernels, LayerMappingAndFeatures) {
-  Layer l = parse_layer_spec("conv2d:batch=1,c_in=64,h_in=16,w_in=16,c_out=64,kernel_h=1,kernel_w=1");
+  Layer l =
+      parse_layer_spec("conv2d:batch=1,c_in=64,h_in=16,w_in=16,c_out=64,kernel_h=1,kernel_w=1");
   const auto rs = analyze_layer(l);
   ASSERT_EQ(rs.size(), 1u);
   EXPECT_EQ(op(rs[0].opcodes_thread, "fma.rn.f32"), static_cast<double>(l.macs()));
@@ -237,12 +259,14 @@ TEST(PtxKernels, LayerMappingAndFeatures) {
   Layer sm = parse_layer_spec("softmax:c_in=10");
   EXPECT_EQ(ptx_layer_features(sm).at("ptx_available"), 0.0);
   // Grouped conv: one launch per group, counts scaled.
-  Layer g = parse_layer_spec("conv2d:c_in=32,h_in=8,w_in=8,c_out=32,kernel_h=3,kernel_w=3,pad_h=1,pad_w=1,groups=4");
+  Layer g = parse_layer_spec(
+      "conv2d:c_in=32,h_in=8,w_in=8,c_out=32,kernel_h=3,kernel_w=3,pad_h=1,pad_w=1,groups=4");
   const auto gr = analyze_layer(g, full_options());
   ASSERT_EQ(gr.size(), 1u);
   EXPECT_EQ(gr[0].launches, 4);
   // Depthwise: FMAs = MACs over valid taps.
-  Layer d = parse_layer_spec("conv2d:c_in=16,h_in=8,w_in=8,c_out=16,kernel_h=3,kernel_w=3,pad_h=1,pad_w=1,groups=16");
+  Layer d = parse_layer_spec(
+      "conv2d:c_in=16,h_in=8,w_in=8,c_out=16,kernel_h=3,kernel_w=3,pad_h=1,pad_w=1,groups=16");
   const auto dr = analyze_layer(d, full_options());
   EXPECT_EQ(op(dr[0].opcodes_thread, "fma.rn.f32"), 16.0 * 22 * 22);
 }
@@ -266,17 +290,21 @@ namespace cnnperf {
 namespace {
 
 TEST(PtxKernels, LayerSamplingWithin2PercentOfFull) {
-  for (const char* spec : {"conv2d:c_in=144,h_in=56,w_in=56,c_out=144,kernel_h=3,kernel_w=3,pad_h=1,pad_w=1,groups=144",
-                           "conv2d:c_in=64,h_in=28,w_in=28,c_out=64,kernel_h=3,kernel_w=3,pad_h=1,pad_w=1",
-                           "linear:batch=4,c_in=512,c_out=100"}) {
+  for (const char* spec :
+       {"conv2d:c_in=144,h_in=56,w_in=56,c_out=144,kernel_h=3,kernel_w=3,pad_h=1,pad_w=1,groups="
+        "144",
+        "conv2d:c_in=64,h_in=28,w_in=28,c_out=64,kernel_h=3,kernel_w=3,pad_h=1,pad_w=1",
+        "linear:batch=4,c_in=512,c_out=100"}) {
     const Layer l = parse_layer_spec(spec);
     const auto s = analyze_layer(l);
     const auto f = analyze_layer(l, full_options());
     ASSERT_TRUE(s[0].sampled) << spec;
     EXPECT_NEAR(s[0].warp_insts, f[0].warp_insts, 0.02 * f[0].warp_insts) << spec;
     EXPECT_NEAR(s[0].thread_insts, f[0].thread_insts, 0.02 * f[0].thread_insts) << spec;
-    EXPECT_NEAR(test::op(s[0].opcodes_thread, "fma.rn.f32"), test::op(f[0].opcodes_thread, "fma.rn.f32"),
-                0.02 * test::op(f[0].opcodes_thread, "fma.rn.f32")) << spec;
+    EXPECT_NEAR(test::op(s[0].opcodes_thread, "fma.rn.f32"),
+                test::op(f[0].opcodes_thread, "fma.rn.f32"),
+                0.02 * test::op(f[0].opcodes_thread, "fma.rn.f32"))
+        << spec;
     EXPECT_NEAR(s[0].global_ld_bytes, f[0].global_ld_bytes, 0.02 * f[0].global_ld_bytes) << spec;
   }
 }

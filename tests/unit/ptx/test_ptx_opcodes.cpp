@@ -28,22 +28,26 @@ std::string hexf(float f) {
 }
 std::string hexd(double d) {
   char b[24];
-  std::snprintf(b, sizeof b, "0d%016llX", static_cast<unsigned long long>(std::bit_cast<std::uint64_t>(d)));
+  std::snprintf(b, sizeof b, "0d%016llX",
+                static_cast<unsigned long long>(std::bit_cast<std::uint64_t>(d)));
   return b;
 }
 
 /// Check that a 32-bit register equals `v` (as bits).
 std::string eq32(const std::string& reg, std::uint32_t v) {
-  return "  setp.ne.b32 %p19, " + reg + ", " + std::to_string(v) + ";\n  @%p19 st.global.b8 [%rd39], 1;\n";
+  return "  setp.ne.b32 %p19, " + reg + ", " + std::to_string(v) +
+         ";\n  @%p19 st.global.b8 [%rd39], 1;\n";
 }
 std::string eq64(const std::string& reg, std::uint64_t v) {
-  return "  setp.ne.b64 %p19, " + reg + ", " + std::to_string(v) + ";\n  @%p19 st.global.b8 [%rd39], 1;\n";
+  return "  setp.ne.b64 %p19, " + reg + ", " + std::to_string(v) +
+         ";\n  @%p19 st.global.b8 [%rd39], 1;\n";
 }
 std::string eqf(const std::string& reg, float v) {
   return "  mov.b32 %r39, " + reg + ";\n" + eq32("%r39", std::bit_cast<std::uint32_t>(v));
 }
 std::string nearf(const std::string& reg, float v, float tol) {
-  return "  sub.f32 %f39, " + reg + ", " + hexf(v) + ";\n  abs.f32 %f39, %f39;\n  setp.gt.f32 %p19, %f39, " + hexf(tol) +
+  return "  sub.f32 %f39, " + reg + ", " + hexf(v) +
+         ";\n  abs.f32 %f39, %f39;\n  setp.gt.f32 %p19, %f39, " + hexf(tol) +
          ";\n  @%p19 st.global.b8 [%rd39], 1;\n";
 }
 std::string eqd(const std::string& reg, double v) {
@@ -66,11 +70,12 @@ std::set<std::string>& covered() {
 Outcome run(const std::string& body, std::int64_t threads = 32, const std::string& extra_decls = "",
             const std::string& globals = "") {
   static int counter = 0;
-  const std::string text = std::string(".version 8.0\n.target sm_80\n.address_size 64\n") + globals +
-                           ".visible .entry t(.param .u64 t_out, .param .u32 t_n, .param .f32 t_f)\n{\n"
-                           "  .reg .b32 %r<40>;\n  .reg .b64 %rd<40>;\n  .reg .f32 %f<40>;\n  .reg .f64 %fd<20>;\n"
-                           "  .reg .pred %p<20>;\n  .reg .b16 %rs<20>;\n" + extra_decls +
-                           "  ld.param.u64 %rd39, [t_out];\n" + body + "  ret;\n}\n";
+  const std::string text =
+      std::string(".version 8.0\n.target sm_80\n.address_size 64\n") + globals +
+      ".visible .entry t(.param .u64 t_out, .param .u32 t_n, .param .f32 t_f)\n{\n"
+      "  .reg .b32 %r<40>;\n  .reg .b64 %rd<40>;\n  .reg .f32 %f<40>;\n  .reg .f64 %fd<20>;\n"
+      "  .reg .pred %p<20>;\n  .reg .b16 %rs<20>;\n" +
+      extra_decls + "  ld.param.u64 %rd39, [t_out];\n" + body + "  ret;\n}\n";
   // ctest runs every test in its own process (in parallel with -j): the pid keeps two
   // processes from writing and reading the same file at once.
   const std::string path = ::testing::TempDir() + "/op_" + std::to_string(::getpid()) + "_" +
@@ -95,12 +100,11 @@ Outcome run(const std::string& body, std::int64_t threads = 32, const std::strin
   return o;
 }
 
-
-#define EXPECT_ALL_PASS(BODY, NCHECKS, ...)                                    \
-  do {                                                                         \
-    const Outcome o_ = run(BODY, ##__VA_ARGS__);                               \
-    EXPECT_EQ(o_.checks, (NCHECKS)) << "checks issued";                        \
-    EXPECT_EQ(o_.failures, 0.0) << "failing lanes";                            \
+#define EXPECT_ALL_PASS(BODY, NCHECKS, ...)             \
+  do {                                                  \
+    const Outcome o_ = run(BODY, ##__VA_ARGS__);        \
+    EXPECT_EQ(o_.checks, (NCHECKS)) << "checks issued"; \
+    EXPECT_EQ(o_.failures, 0.0) << "failing lanes";     \
   } while (0)
 
 TEST(PtxOpcodes, IntegerArithmetic) {
@@ -111,7 +115,8 @@ TEST(PtxOpcodes, IntegerArithmetic) {
   b += "  mul.lo.s32 %r3, %r1, %r2;\n" + eq32("%r3", static_cast<std::uint32_t>(-21));
   b += "  mul.hi.u32 %r3, %r2, 16;\n" + eq32("%r3", 15);
   b += "  mul.hi.s32 %r3, %r2, 16;\n" + eq32("%r3", 0xffffffffu);
-  b += "  mul.wide.s32 %rd1, %r2, 1000000000;\n" + eq64("%rd1", static_cast<std::uint64_t>(-3000000000LL));
+  b += "  mul.wide.s32 %rd1, %r2, 1000000000;\n" +
+       eq64("%rd1", static_cast<std::uint64_t>(-3000000000LL));
   b += "  mul.wide.u32 %rd1, %r2, 2;\n" + eq64("%rd1", 0x1fffffffaULL);
   b += "  mad.lo.s32 %r3, %r1, %r1, %r2;\n" + eq32("%r3", 46);
   b += "  mad.hi.u32 %r3, %r2, 16, 1;\n" + eq32("%r3", 16);
@@ -200,7 +205,8 @@ TEST(PtxOpcodes, CompareSelectAndPredicates) {
   b += "  testp.notanumber.f32 %p10, 0f7FC00000;\n" + predeq("%p10", true);
   // Lane-dependent predicate: lanes 0..15 get 1.
   b += "  setp.lt.u32 %p11, %r1, 16;\n  selp.u32 %r4, 1, 0, %p11;\n  setp.lt.u32 %p12, %r1, 16;\n"
-       "  setp.ne.and.u32 %p13, %r4, 1, %p12;\n" + predeq("%p13", false);
+       "  setp.ne.and.u32 %p13, %r4, 1, %p12;\n" +
+       predeq("%p13", false);
   EXPECT_ALL_PASS(b, 28.0);
 }
 
@@ -257,7 +263,8 @@ TEST(PtxOpcodes, ConversionsAndMoves) {
   b += "  cvt.rn.f16.f32 %rs1, 0f3FC00000;\n  cvt.f32.f16 %f3, %rs1;\n" + eqf("%f3", 1.5f);
   b += "  cvt.sat.u8.s32 %r4, 300;\n" + eq32("%r4", 255);
   b += "  cvt.rni.f32.f32 %f4, 0f40300000;\n" + eqf("%f4", 3.0f);
-  b += "  mov.u32 %r5, %tid.x;\n  mov.u32 %r6, %laneid;\n  setp.ne.u32 %p1, %r5, %r6;\n" + predeq("%p1", false);
+  b += "  mov.u32 %r5, %tid.x;\n  mov.u32 %r6, %laneid;\n  setp.ne.u32 %p1, %r5, %r6;\n" +
+       predeq("%p1", false);
   b += "  mov.u32 %r5, %ntid.x;\n" + eq32("%r5", 32);
   b += "  mov.u32 %r5, %ctaid.x;\n" + eq32("%r5", 0);
   b += "  mov.u32 %r5, %nctaid.x;\n" + eq32("%r5", 1);
@@ -272,20 +279,33 @@ TEST(PtxOpcodes, ConversionsAndMoves) {
 
 TEST(PtxOpcodes, MemorySpaces) {
   const std::string decls = "  .shared .align 8 .b8 sbuf[1024];\n  .local .align 8 .b8 lbuf[32];\n";
-  const std::string globals = ".global .align 4 .u32 gtab[4] = {10, 20, 30, 40};\n.const .align 4 .u32 ctab[2] = {5, 6};\n.global .align 4 .u32 gout;\n";
+  const std::string globals =
+      ".global .align 4 .u32 gtab[4] = {10, 20, 30, 40};\n.const .align 4 .u32 ctab[2] = {5, "
+      "6};\n.global .align 4 .u32 gout;\n";
   std::string b;
-  b += "  mov.u32 %r1, %tid.x;\n  shl.b32 %r2, %r1, 2;\n  mov.u32 %r3, sbuf;\n  add.s32 %r4, %r3, %r2;\n";
-  b += "  st.shared.u32 [%r4], %r1;\n  ld.shared.u32 %r5, [%r4];\n  setp.ne.u32 %p1, %r5, %r1;\n" + predeq("%p1", false);
+  b += "  mov.u32 %r1, %tid.x;\n  shl.b32 %r2, %r1, 2;\n  mov.u32 %r3, sbuf;\n  add.s32 %r4, %r3, "
+       "%r2;\n";
+  b += "  st.shared.u32 [%r4], %r1;\n  ld.shared.u32 %r5, [%r4];\n  setp.ne.u32 %p1, %r5, %r1;\n" +
+       predeq("%p1", false);
   b += "  shl.b32 %r20, %r1, 3;\n  add.s32 %r21, %r3, %r20;\n";
-  b += "  st.shared.v2.u32 [%r21+256], {%r1, %r2};\n  ld.shared.v2.u32 {%r6, %r7}, [%r21+256];\n  setp.ne.u32 %p1, %r7, %r2;\n" + predeq("%p1", false);
-  b += "  st.shared.u8 [sbuf+900], 255;\n  ld.shared.s8 %r8, [sbuf+900];\n" + eq32("%r8", 0xffffffffu);
-  b += "  mov.u64 %rd1, lbuf;\n  st.local.u32 [%rd1+4], %r1;\n  ld.local.u32 %r9, [%rd1+4];\n  setp.ne.u32 %p1, %r9, %r1;\n" + predeq("%p1", false);
-  b += "  cvta.local.u64 %rd2, %rd1;\n  ld.u32 %r10, [%rd2+4];\n  setp.ne.u32 %p1, %r10, %r1;\n" + predeq("%p1", false);
+  b += "  st.shared.v2.u32 [%r21+256], {%r1, %r2};\n  ld.shared.v2.u32 {%r6, %r7}, [%r21+256];\n  "
+       "setp.ne.u32 %p1, %r7, %r2;\n" +
+       predeq("%p1", false);
+  b += "  st.shared.u8 [sbuf+900], 255;\n  ld.shared.s8 %r8, [sbuf+900];\n" +
+       eq32("%r8", 0xffffffffu);
+  b += "  mov.u64 %rd1, lbuf;\n  st.local.u32 [%rd1+4], %r1;\n  ld.local.u32 %r9, [%rd1+4];\n  "
+       "setp.ne.u32 %p1, %r9, %r1;\n" +
+       predeq("%p1", false);
+  b += "  cvta.local.u64 %rd2, %rd1;\n  ld.u32 %r10, [%rd2+4];\n  setp.ne.u32 %p1, %r10, %r1;\n" +
+       predeq("%p1", false);
   b += "  cvta.to.local.u64 %rd3, %rd2;\n" + eq64("%rd3", 0);
-  b += "  mov.u64 %rd4, sbuf;\n  cvta.shared.u64 %rd5, %rd4;\n  st.u32 [%rd5+1000], 9;\n  ld.shared.u32 %r11, [sbuf+1000];\n" + eq32("%r11", 9);
+  b += "  mov.u64 %rd4, sbuf;\n  cvta.shared.u64 %rd5, %rd4;\n  st.u32 [%rd5+1000], 9;\n  "
+       "ld.shared.u32 %r11, [sbuf+1000];\n" +
+       eq32("%r11", 9);
   b += "  mov.u64 %rd6, gtab;\n  ld.global.u32 %r12, [%rd6+8];\n" + eq32("%r12", 30);
   b += "  cvta.global.u64 %rd7, %rd6;\n  ld.u32 %r12, [%rd7+12];\n" + eq32("%r12", 40);
-  b += "  cvta.to.global.u64 %rd8, %rd7;\n  ld.global.nc.v2.u32 {%r13, %r14}, [%rd8];\n" + eq32("%r14", 20);
+  b += "  cvta.to.global.u64 %rd8, %rd7;\n  ld.global.nc.v2.u32 {%r13, %r14}, [%rd8];\n" +
+       eq32("%r14", 20);
   b += "  ldu.global.u32 %r13, [gtab];\n" + eq32("%r13", 10);
   b += "  ld.const.u32 %r15, [ctab+4];\n" + eq32("%r15", 6);
   b += "  st.global.u32 [gout], 77;\n  ld.global.u32 %r16, [gout];\n" + eq32("%r16", 77);
@@ -302,8 +322,10 @@ TEST(PtxOpcodes, MemorySpaces) {
 }
 
 TEST(PtxOpcodes, TaintFlagsDataDependentControlAndAddresses) {
-  std::string b = "  ld.global.u32 %r1, [%rd39];\n  setp.eq.u32 %p1, %r1, 0;\n  @%p1 bra $L1;\n  add.s32 %r2, %r2, 1;\n$L1:\n"
-                  "  mul.wide.u32 %rd2, %r1, 4;\n  add.s64 %rd3, %rd39, %rd2;\n  ld.global.u32 %r3, [%rd3];\n";
+  std::string b =
+      "  ld.global.u32 %r1, [%rd39];\n  setp.eq.u32 %p1, %r1, 0;\n  @%p1 bra $L1;\n  add.s32 %r2, "
+      "%r2, 1;\n$L1:\n"
+      "  mul.wide.u32 %rd2, %r1, 4;\n  add.s64 %rd3, %rd39, %rd2;\n  ld.global.u32 %r3, [%rd3];\n";
   const Outcome o = run(b);
   ASSERT_EQ(o.result.warnings.size(), 2u);
   EXPECT_EQ(o.result.warnings[0].rfind("data_dependent_branch", 0), 0u);
@@ -313,11 +335,17 @@ TEST(PtxOpcodes, TaintFlagsDataDependentControlAndAddresses) {
 TEST(PtxOpcodes, WarpCollectives) {
   std::string b;
   b += "  mov.u32 %r1, %tid.x;\n";
-  b += "  shfl.sync.down.b32 %r2, %r1, 1, 31, -1;\n  add.s32 %r3, %r1, 1;\n  min.u32 %r3, %r3, 31;\n"
-       "  setp.ne.u32 %p1, %r2, %r3;\n" + predeq("%p1", false);
-  b += "  shfl.sync.bfly.b32 %r2, %r1, 16, 31, -1;\n  xor.b32 %r3, %r1, 16;\n  setp.ne.u32 %p1, %r2, %r3;\n" + predeq("%p1", false);
+  b +=
+      "  shfl.sync.down.b32 %r2, %r1, 1, 31, -1;\n  add.s32 %r3, %r1, 1;\n  min.u32 %r3, %r3, 31;\n"
+      "  setp.ne.u32 %p1, %r2, %r3;\n" +
+      predeq("%p1", false);
+  b += "  shfl.sync.bfly.b32 %r2, %r1, 16, 31, -1;\n  xor.b32 %r3, %r1, 16;\n  setp.ne.u32 %p1, "
+       "%r2, %r3;\n" +
+       predeq("%p1", false);
   b += "  shfl.sync.idx.b32 %r2, %r1, 5, 31, -1;\n" + eq32("%r2", 5);
-  b += "  shfl.sync.up.b32 %r2|%p2, %r1, 1, 0, -1;\n  setp.eq.u32 %p3, %r1, 0;\n  xor.pred %p4, %p2, %p3;\n" + predeq("%p4", true);
+  b += "  shfl.sync.up.b32 %r2|%p2, %r1, 1, 0, -1;\n  setp.eq.u32 %p3, %r1, 0;\n  xor.pred %p4, "
+       "%p2, %p3;\n" +
+       predeq("%p4", true);
   b += "  setp.lt.u32 %p5, %r1, 8;\n  vote.sync.ballot.b32 %r4, %p5, -1;\n" + eq32("%r4", 0xff);
   b += "  vote.sync.any.pred %p6, %p5, -1;\n" + predeq("%p6", true);
   b += "  vote.sync.all.pred %p6, %p5, -1;\n" + predeq("%p6", false);
@@ -328,9 +356,10 @@ TEST(PtxOpcodes, WarpCollectives) {
 
 TEST(PtxOpcodes, IpdomReconvergenceCountsJoinOnce) {
   // if (tid < 12) {A} else {B}; join. The join runs once per warp with all lanes.
-  std::string b = "  mov.u32 %r1, %tid.x;\n  setp.lt.u32 %p1, %r1, 12;\n  @%p1 bra $THEN;\n"
-                  "  add.s32 %r2, %r1, 1;\n  bra.uni $JOIN;\n$THEN:\n  sub.s32 %r2, %r1, 1;\n"
-                  "$JOIN:\n  xor.b32 %r3, %r2, 1;\n";
+  std::string b =
+      "  mov.u32 %r1, %tid.x;\n  setp.lt.u32 %p1, %r1, 12;\n  @%p1 bra $THEN;\n"
+      "  add.s32 %r2, %r1, 1;\n  bra.uni $JOIN;\n$THEN:\n  sub.s32 %r2, %r1, 1;\n"
+      "$JOIN:\n  xor.b32 %r3, %r2, 1;\n";
   const Outcome o = run(b);
   EXPECT_EQ(op(o.result.opcodes_warp, "xor.b32"), 1.0);
   EXPECT_EQ(op(o.result.opcodes_thread, "xor.b32"), 32.0);
@@ -343,9 +372,11 @@ TEST(PtxOpcodes, IpdomReconvergenceCountsJoinOnce) {
 
 TEST(PtxOpcodes, DivergentLoopAndEarlyExit) {
   // for (i = 0; i < tid; ++i) body;  lanes >= 20 exit before the loop.
-  std::string b = "  mov.u32 %r1, %tid.x;\n  setp.ge.u32 %p1, %r1, 20;\n  @%p1 exit;\n  mov.u32 %r2, 0;\n"
-                  "  setp.eq.u32 %p2, %r1, 0;\n  @%p2 bra $DONE;\n$LOOP:\n  or.b32 %r3, %r2, 1;\n  add.s32 %r2, %r2, 1;\n"
-                  "  setp.lt.u32 %p3, %r2, %r1;\n  @%p3 bra $LOOP;\n$DONE:\n  and.b32 %r4, %r2, 1;\n";
+  std::string b =
+      "  mov.u32 %r1, %tid.x;\n  setp.ge.u32 %p1, %r1, 20;\n  @%p1 exit;\n  mov.u32 %r2, 0;\n"
+      "  setp.eq.u32 %p2, %r1, 0;\n  @%p2 bra $DONE;\n$LOOP:\n  or.b32 %r3, %r2, 1;\n  add.s32 "
+      "%r2, %r2, 1;\n"
+      "  setp.lt.u32 %p3, %r2, %r1;\n  @%p3 bra $LOOP;\n$DONE:\n  and.b32 %r4, %r2, 1;\n";
   const Outcome o = run(b);
   EXPECT_EQ(op(o.result.opcodes_thread, "or.b32"), 190.0);  // sum 0..19
   EXPECT_EQ(op(o.result.opcodes_warp, "or.b32"), 19.0);
@@ -370,10 +401,15 @@ TEST(PtxOpcodes, BarrierOrdersWarps) {
   // Warp 1 writes, barrier, warp 0 reads what warp 1 wrote: needs real barrier semantics
   // because warps otherwise run in index order.
   const std::string decls = "  .shared .align 4 .b8 sbuf[256];\n";
-  std::string b = "  mov.u32 %r1, %tid.x;\n  shl.b32 %r2, %r1, 2;\n  mov.u32 %r3, sbuf;\n  add.s32 %r4, %r3, %r2;\n"
-                  "  add.s32 %r5, %r1, 100;\n  setp.lt.u32 %p1, %r1, 32;\n  @%p1 bra $SKIP;\n  st.shared.u32 [%r4], %r5;\n"
-                  "$SKIP:\n  bar.sync 0;\n  setp.ge.u32 %p2, %r1, 32;\n  @%p2 bra $END;\n  ld.shared.u32 %r6, [%r4+128];\n"
-                  "  add.s32 %r7, %r1, 132;\n  setp.ne.u32 %p3, %r6, %r7;\n  @%p3 st.global.b8 [%rd39], 1;\n$END:\n";
+  std::string b =
+      "  mov.u32 %r1, %tid.x;\n  shl.b32 %r2, %r1, 2;\n  mov.u32 %r3, sbuf;\n  add.s32 %r4, %r3, "
+      "%r2;\n"
+      "  add.s32 %r5, %r1, 100;\n  setp.lt.u32 %p1, %r1, 32;\n  @%p1 bra $SKIP;\n  st.shared.u32 "
+      "[%r4], %r5;\n"
+      "$SKIP:\n  bar.sync 0;\n  setp.ge.u32 %p2, %r1, 32;\n  @%p2 bra $END;\n  ld.shared.u32 %r6, "
+      "[%r4+128];\n"
+      "  add.s32 %r7, %r1, 132;\n  setp.ne.u32 %p3, %r6, %r7;\n  @%p3 st.global.b8 [%rd39], "
+      "1;\n$END:\n";
   const Outcome o = run(b, 64, decls);
   EXPECT_EQ(o.checks, 1.0);
   EXPECT_EQ(o.failures, 0.0);
@@ -381,8 +417,10 @@ TEST(PtxOpcodes, BarrierOrdersWarps) {
 }
 
 TEST(PtxOpcodes, Tier2IsCountedWithTaintedResults) {
-  std::string b = "  mov.u32 %r1, %tid.x;\n  atom.global.add.u32 %r2, [%rd39], 1;\n  red.global.add.f32 [%rd39], 0f3F800000;\n"
-                  "  setp.eq.u32 %p1, %r2, 0;\n  @%p1 bra $L;\n$L:\n";
+  std::string b =
+      "  mov.u32 %r1, %tid.x;\n  atom.global.add.u32 %r2, [%rd39], 1;\n  red.global.add.f32 "
+      "[%rd39], 0f3F800000;\n"
+      "  setp.eq.u32 %p1, %r2, 0;\n  @%p1 bra $L;\n$L:\n";
   const Outcome o = run(b);
   EXPECT_EQ(op(o.result.opcodes_warp, "atom.global.add.u32"), 1.0);
   EXPECT_EQ(op(o.result.opcodes_thread, "red.global.add.f32"), 32.0);
@@ -393,11 +431,13 @@ TEST(PtxOpcodes, Tier2IsCountedWithTaintedResults) {
 
 // Runs last (gtest keeps declaration order within a file): every tier-1 base opcode above ran.
 TEST(PtxOpcodes, ZZEveryTier1OpcodeHasAnExecutionTest) {
-  const char* tier1[] = {"add", "sub", "mul", "mad", "mul24", "mad24", "div", "rem", "abs", "neg", "min", "max",
-                         "and", "or", "xor", "not", "cnot", "shl", "shr", "bfe", "bfi", "prmt", "popc", "clz", "brev",
-                         "sad", "setp", "selp", "fma", "rcp", "sqrt", "rsqrt", "ex2", "lg2", "sin", "cos", "tanh",
-                         "copysign", "testp", "cvt", "mov", "cvta", "ld", "ldu", "st", "bra", "ret", "exit", "bar",
-                         "membar", "fence", "shfl", "vote", "activemask"};
+  const char* tier1[] = {"add",  "sub",    "mul",   "mad",  "mul24", "mad24",     "div",   "rem",
+                         "abs",  "neg",    "min",   "max",  "and",   "or",        "xor",   "not",
+                         "cnot", "shl",    "shr",   "bfe",  "bfi",   "prmt",      "popc",  "clz",
+                         "brev", "sad",    "setp",  "selp", "fma",   "rcp",       "sqrt",  "rsqrt",
+                         "ex2",  "lg2",    "sin",   "cos",  "tanh",  "copysign",  "testp", "cvt",
+                         "mov",  "cvta",   "ld",    "ldu",  "st",    "bra",       "ret",   "exit",
+                         "bar",  "membar", "fence", "shfl", "vote",  "activemask"};
   // ctest runs each discovered test in its own process, where nothing else ran; the check
   // itself runs in the ctest entry `ptx_opcode_coverage` (the whole suite in one process).
   // That entry sets CNNPERF_PTX_COVERAGE_RUN: there an empty record is a broken recorder (or a
@@ -408,7 +448,8 @@ TEST(PtxOpcodes, ZZEveryTier1OpcodeHasAnExecutionTest) {
     }
     GTEST_SKIP() << "needs the whole PtxOpcodes suite in this process";
   }
-  for (const char* o : tier1) EXPECT_TRUE(covered().count(o) == 1) << "no execution test ran '" << o << "'";
+  for (const char* o : tier1)
+    EXPECT_TRUE(covered().count(o) == 1) << "no execution test ran '" << o << "'";
 }
 
 }  // namespace

@@ -27,7 +27,8 @@ std::string error_of(const std::string& text, const std::string& kernel = "k") {
 
 TEST(PtxParser, EveryCommittedPtxParsesAndDecodes) {
   int entries = 0;
-  for (const auto& dir : {std::string(CNNPERF_SOURCE_DIR_FOR_TESTS) + "/models/ptx", std::string(CNNPERF_TEST_DATA_DIR) + "/ptx"}) {
+  for (const auto& dir : {std::string(CNNPERF_SOURCE_DIR_FOR_TESTS) + "/models/ptx",
+                          std::string(CNNPERF_TEST_DATA_DIR) + "/ptx"}) {
     for (const auto& f : std::filesystem::directory_iterator(dir)) {
       if (f.path().extension() != ".ptx") continue;
       const auto m = ptx::parse_module(read_text_file(f.path()), f.path().string());
@@ -42,11 +43,13 @@ TEST(PtxParser, EveryCommittedPtxParsesAndDecodes) {
 }
 
 TEST(PtxParser, ModuleStructure) {
-  const std::string text = std::string(kHeader) +
-                           ".global .align 4 .b32 table[4] = {1, 2, 3, 4};\n"
-                           ".visible .entry k(\n .param .u64 k_p0,\n .param .align 8 .b8 k_s[16]\n) .maxntid 128, 1, 1\n{\n"
-                           " .reg .b32 %r<3>;\n .shared .align 4 .b8 buf[64];\n"
-                           "$L0:\n ld.param.u32 %r1, [k_s+4];\n { .reg .b32 t; mov.b32 t, %r1; }\n ret;\n}\n";
+  const std::string text =
+      std::string(kHeader) +
+      ".global .align 4 .b32 table[4] = {1, 2, 3, 4};\n"
+      ".visible .entry k(\n .param .u64 k_p0,\n .param .align 8 .b8 k_s[16]\n) .maxntid 128, 1, "
+      "1\n{\n"
+      " .reg .b32 %r<3>;\n .shared .align 4 .b8 buf[64];\n"
+      "$L0:\n ld.param.u32 %r1, [k_s+4];\n { .reg .b32 t; mov.b32 t, %r1; }\n ret;\n}\n";
   const auto m = ptx::parse_module(text, "t.ptx");
   ASSERT_EQ(m.entries(), std::vector<std::string>{"k"});
   const auto* f = m.find("k");
@@ -63,12 +66,14 @@ TEST(PtxParser, ModuleStructure) {
 
 TEST(PtxParser, MalformedInputNamesLineAndColumn) {
   // Missing ';' after an instruction: reported where the next token starts.
-  EXPECT_EQ(error_of(std::string(kHeader) + ".visible .entry k()\n{\n  mov.u32 %r1, 1\n  ret;\n}\n"),
-            "t.ptx:7:3: expected ',' or ';' after an operand, got 'ret'");
+  EXPECT_EQ(
+      error_of(std::string(kHeader) + ".visible .entry k()\n{\n  mov.u32 %r1, 1\n  ret;\n}\n"),
+      "t.ptx:7:3: expected ',' or ';' after an operand, got 'ret'");
   EXPECT_EQ(error_of(std::string(kHeader) + ".visible .entry k()\n{\n  ret;\n  #\n}\n"),
             "t.ptx:7:3: unexpected character '#'");
   EXPECT_EQ(error_of(".version 8.0\n.target sm_80\n.bogus 1;\n"),
-            "t.ptx:3:1: expected a directive (.entry, .func, .global, .const, .shared, ...), got '.bogus'");
+            "t.ptx:3:1: expected a directive (.entry, .func, .global, .const, .shared, ...), got "
+            "'.bogus'");
   EXPECT_EQ(error_of(std::string(kHeader) + ".visible .entry k()\n{\n  mov.f32 %f1, 0f3F80;\n}\n"),
             "t.ptx:6:16: malformed hex float literal");
 }
@@ -86,10 +91,13 @@ TEST(PtxParser, TruncatedInputIsReported) {
 TEST(PtxParser, UnsupportedAndUnknownInstructions) {
   const std::string pre = std::string(kHeader) + ".visible .entry k()\n{\n";
   EXPECT_EQ(error_of(pre + "  wgmma.fence.sync.aligned;\n  ret;\n}\n"),
-            "t.ptx:6:3: unsupported instruction 'wgmma.fence.sync.aligned': tier 3 (Hopper/Blackwell asynchronous feature), not emulated");
-  EXPECT_EQ(error_of(pre + "  ret;\n  frobnicate.u32 %r1, %r2;\n}\n"), "t.ptx:7:3: unknown instruction 'frobnicate.u32'");
+            "t.ptx:6:3: unsupported instruction 'wgmma.fence.sync.aligned': tier 3 "
+            "(Hopper/Blackwell asynchronous feature), not emulated");
+  EXPECT_EQ(error_of(pre + "  ret;\n  frobnicate.u32 %r1, %r2;\n}\n"),
+            "t.ptx:7:3: unknown instruction 'frobnicate.u32'");
   EXPECT_EQ(error_of(pre + "  bra $NOWHERE;\n}\n"), "t.ptx:6:7: unknown label '$NOWHERE'");
-  EXPECT_EQ(error_of(pre + "  add.s32 %r1, %r2;\n}\n"), "t.ptx:6:3: 'add.s32' expects 3 operands, got 2");
+  EXPECT_EQ(error_of(pre + "  add.s32 %r1, %r2;\n}\n"),
+            "t.ptx:6:3: 'add.s32' expects 3 operands, got 2");
   EXPECT_EQ(error_of(pre + "  .reg .b32 %r<2>;\n  mov.u32 %r1, %tid.w;\n}\n"),
             "t.ptx:7:16: unknown special register '%tid.w'");
   // A register no .reg declares (ptxas refuses it) was read as zero.
@@ -107,7 +115,8 @@ TEST(PtxParser, UnsupportedAndUnknownInstructions) {
 
 TEST(PtxParser, UnknownKernelListsEntries) {
   const std::string text = read_text_file(test::ref_ptx("pool"));
-  EXPECT_EQ(error_of(text, "nope"), "t.ptx: no kernel 'nope'; entries found: maxpool2d_nchw, avgpool2d_nchw");
+  EXPECT_EQ(error_of(text, "nope"),
+            "t.ptx: no kernel 'nope'; entries found: maxpool2d_nchw, avgpool2d_nchw");
 }
 
 TEST(PtxParser, WrongParametersSayWhich) {
@@ -119,7 +128,9 @@ TEST(PtxParser, WrongParametersSayWhich) {
     (void)analyze_ptx_file(test::ref_ptx("pool"), "maxpool2d_nchw", s);
     FAIL() << "expected InputError";
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "kernel 'maxpool2d_nchw' takes 14 parameters (indices 0..13); parameter index 30 does not exist");
+    EXPECT_STREQ(e.what(),
+                 "kernel 'maxpool2d_nchw' takes 14 parameters (indices 0..13); parameter index 30 "
+                 "does not exist");
   }
   s.params.clear();
   s.params[2] = 1;
@@ -128,7 +139,10 @@ TEST(PtxParser, WrongParametersSayWhich) {
     FAIL() << "expected InputError";
   } catch (const InputError& e) {
     const std::string m = e.what();
-    EXPECT_NE(m.find("missing values (--param INDEX=VALUE) for: 3 (maxpool2d_nchw_param_3), 4 (maxpool2d_nchw_param_4)"), std::string::npos) << m;
+    EXPECT_NE(m.find("missing values (--param INDEX=VALUE) for: 3 (maxpool2d_nchw_param_3), 4 "
+                     "(maxpool2d_nchw_param_4)"),
+              std::string::npos)
+        << m;
   }
   // A value wider than its parameter was truncated to the low bytes silently.
   s.params.clear();
