@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-# Quick start: `make demo` (build + predict ResNet-50 on an A100), `make test` (build + ctest).
+# Quick start: `make demo` (build + predict ResNet-50 on an A100), `make test` (build, format and
+# tidy checks, ctest).
 # Both install missing Debian packages first (apt-get, when run as root).
 
 BUILD_DIR ?= build
@@ -33,7 +34,7 @@ build: configure
 demo: build
 	$(BUILD_DIR)/cnnperf predict --net resnet50 --gpu a100
 
-test: build format-check
+test: build format-check tidy
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
 bench: build
