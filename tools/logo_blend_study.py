@@ -12,11 +12,12 @@ MAPE of the latency over all rows and per held-out GPU. Needs Debian's python3-s
 
 Usage: tools/logo_blend_study.py FEATURES.csv [FAMILY ...]   (default: conv gemm pointwise)
 """
-import csv
 import sys
 
 import numpy as np
 from sklearn.ensemble import HistGradientBoostingRegressor
+
+from feature_export import mape, read_family
 
 GPU_FEATURES = {"log2_fp32_tflops", "log2_bandwidth_gbs", "sm_count", "boost_clock_ghz",
                 "log2_l2_mb", "compute_capability", "shared_mem_per_sm_kb", "flops_per_byte",
@@ -25,21 +26,9 @@ WEIGHTS = (1.0, 0.75, 0.5, 0.25, 0.0)
 
 
 def load(path, family):
-    with open(path, newline="") as f:
-        reader = csv.reader(f)
-        header = next(reader)
-        rows = [r for r in reader if r[0] == family]
-    first, last = header.index("fold") + 1, header.index("baseline_ms")
-    names = header[first:last]
-    x = np.array([[float(v) for v in r[first:last]] for r in rows])
-    y = np.array([float(r[header.index("log_ratio")]) for r in rows])
-    gpu = np.array([r[header.index("gpu")] for r in rows])
+    names, x, y, gpu = read_family(path, family)
     blind = [i for i, n in enumerate(names) if n not in GPU_FEATURES]
     return x, blind, y, gpu
-
-
-def mape(pred, y):
-    return 100.0 * np.mean(np.abs(np.exp(pred - y) - 1.0))
 
 
 def held_out_predictions(x, y, gpu):

@@ -11,27 +11,17 @@ and over all rows. Needs Debian's python3-sklearn (/usr/bin/python3).
 
 Usage: tools/logo_level_study.py FEATURES.csv [FAMILY ...]   (default: conv gemm pointwise)
 """
-import csv
 import sys
 
 import numpy as np
 from sklearn.ensemble import HistGradientBoostingRegressor
 
+from feature_export import mape, read_family
+
 
 def load(path, family):
-    with open(path, newline="") as f:
-        reader = csv.reader(f)
-        header = next(reader)
-        rows = [r for r in reader if r[0] == family]
-    first, last = header.index("fold") + 1, header.index("baseline_ms")
-    x = np.array([[float(v) for v in r[first:last]] for r in rows])
-    y = np.array([float(r[header.index("log_ratio")]) for r in rows])
-    gpu = np.array([r[header.index("gpu")] for r in rows])
-    return x[:, x.std(0) > 0], y, gpu
-
-
-def mape(pred, y):
-    return 100.0 * np.mean(np.abs(np.exp(pred - y) - 1.0))
+    _, x, y, gpu = read_family(path, family)
+    return (x[:, x.std(0) > 0] if len(y) else x), y, gpu
 
 
 def main():
