@@ -80,6 +80,27 @@ TEST(Sweep, CartesianProductOverDefaults) {
   EXPECT_THROW((void)expand_sweep({"c_in=1:1000", "c_out=1:1000"}, 1), InputError);
 }
 
+TEST(Sweep, EveryFieldSetsItsLayerMembers) {
+  // Distinct values, so a field that set the wrong member would show.
+  const Layer l = expand_sweep({"batch=2", "c_in=3", "c_out=6", "h_in=9", "w_in=10", "kernel_h=3",
+                                "kernel_w=5", "stride_h=2", "stride_w=1", "pad_h=1", "pad_w=2",
+                                "dilation_h=2", "dilation_w=1", "groups=3", "bias=1", "dtype=fp16"},
+                               1)
+                      .at(0);
+  EXPECT_EQ(std::vector<std::int64_t>({l.batch, l.c_in, l.c_out, l.h_in, l.w_in, l.kernel_h,
+                                       l.kernel_w, l.stride_h, l.stride_w, l.pad_h, l.pad_w,
+                                       l.dilation_h, l.dilation_w, l.groups}),
+            std::vector<std::int64_t>({2, 3, 6, 9, 10, 3, 5, 2, 1, 1, 2, 2, 1, 3}));
+  EXPECT_TRUE(l.bias);
+  EXPECT_EQ(l.dtype, DType::kFp16);
+  // The shortcuts set both members.
+  const Layer s =
+      expand_sweep({"hw=12", "kernel=3", "stride=2", "padding=1", "dilation=2"}, 4).at(0);
+  EXPECT_EQ(std::vector<std::int64_t>({s.batch, s.h_in, s.w_in, s.kernel_h, s.kernel_w, s.stride_h,
+                                       s.stride_w, s.pad_h, s.pad_w, s.dilation_h, s.dilation_w}),
+            std::vector<std::int64_t>({4, 12, 12, 3, 3, 2, 2, 1, 1, 2, 2}));
+}
+
 TEST(AlgoRequest, Parses) {
   EXPECT_EQ(parse_algo_request("heuristic").kind, AlgoRequest::Kind::kHeuristic);
   EXPECT_EQ(parse_algo_request("ALL").kind, AlgoRequest::Kind::kAll);

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// Every feature the learned models use is documented in docs/methodology.md.
+// Feature groups: every feature documented in docs/methodology.md, and the --features text.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <string>
 
+#include "../input_error_of.hpp"
 #include "cnnperf/features.hpp"
 #include "cnnperf/gpu_spec.hpp"
 #include "cnnperf/io.hpp"
@@ -24,6 +25,23 @@ TEST(FeatureDocs, EveryFeatureOfEveryNonPtxGroupIsInMethodology) {
     EXPECT_NE(doc.find("| `" + name + "` |"), std::string::npos) << name;
     EXPECT_TRUE(feature_docs().count(name)) << name;
   }
+}
+
+TEST(FeatureSpecText, GroupsRoundTripInOneOrderAndBadListsAreInputErrors) {
+  // Model files record to_string(); a model is read back through parse().
+  EXPECT_EQ(FeatureSpec::parse("default").to_string(), "layer,analytical,gpu,source,setup");
+  EXPECT_EQ(FeatureSpec::parse("-gpu,+quant").to_string(), "layer,analytical,source,quant,setup");
+  EXPECT_EQ(FeatureSpec::parse("setup,Layer").to_string(), "layer,setup");
+  const FeatureSpec gpu_only = FeatureSpec::parse("gpu");
+  EXPECT_TRUE(gpu_only.gpu);
+  EXPECT_FALSE(gpu_only.layer || gpu_only.analytical || gpu_only.source || gpu_only.setup ||
+               gpu_only.ptx || gpu_only.quant);
+  EXPECT_EQ(test::input_error_of([] { (void)FeatureSpec::parse("layer,shape"); }),
+            "--features: unknown group 'shape' (expected layer, analytical, gpu, source, setup, "
+            "ptx, quant, default or all)");
+  EXPECT_EQ(test::input_error_of(
+                [] { (void)FeatureSpec::parse("-layer,-analytical,-gpu,-source,-setup"); }),
+            "--features: expected at least one feature group");
 }
 
 TEST(SetupFeatures, OneHotsFollowTheDefaultGroupsAndOldSpecsLeaveThemOut) {

@@ -64,6 +64,28 @@ TEST(PtxParser, ModuleStructure) {
   EXPECT_EQ(m.globals[0].init[4], 2);
 }
 
+TEST(PtxParser, LaunchAboveMaxntidIsRefusedWithTheKernelsLimit) {
+  // .maxntid 64, 2 allows 128 threads per CTA, whatever their shape.
+  const auto m = ptx::parse_module(
+      std::string(kHeader) + ".visible .entry k() .maxntid 64, 2\n{\n ret;\n}\n", "t.ptx");
+  const auto p = ptx::Program::build(m, "k");
+  EXPECT_EQ(p->maxntid[0], 64);
+  EXPECT_EQ(p->maxntid[1], 2);
+  ptx::LaunchSpec spec;
+  spec.block = {128, 1, 1};
+  EXPECT_EQ(ptx::run_launch(*p, spec).ctas_simulated, 1u);
+  spec.block = {32, 4, 1};
+  EXPECT_EQ(ptx::run_launch(*p, spec).ctas_simulated, 1u);
+  spec.block = {129, 1, 1};
+  try {
+    (void)ptx::run_launch(*p, spec);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "--block: kernel 'k' allows at most 128 threads per CTA (.maxntid), got 129");
+  }
+}
+
 TEST(PtxParser, MalformedInputNamesLineAndColumn) {
   // Missing ';' after an instruction: reported where the next token starts.
   EXPECT_EQ(
