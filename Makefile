@@ -13,8 +13,7 @@ CMAKE_FLAGS += -DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE)
 endif
 DEB_PACKAGES := cmake g++ make pkg-config libgtest-dev libgmock-dev libbenchmark-dev \
   libxgboost-dev libcli11-dev nlohmann-json3-dev libspdlog-dev libeigen3-dev libnanoflann-dev \
-  libonnx-dev libprotobuf-dev protobuf-compiler zlib1g-dev libonnx-testdata python3 hyperfine \
-  clang-format
+  libonnx-dev libprotobuf-dev protobuf-compiler zlib1g-dev libonnx-testdata python3 hyperfine
 
 .PHONY: all deps configure build demo test bench clean format format-check tidy
 
@@ -43,10 +42,12 @@ bench: build
 CXX_FILES = $(shell git ls-files '*.cpp' '*.hpp' 2>/dev/null)
 
 format:
+	@./tools/install_deps.sh clang-format
 	clang-format -i $(CXX_FILES)
 
 # Fails when a C++ file is not laid out as .clang-format says (`make format` fixes it).
-format-check: deps
+format-check:
+	@./tools/install_deps.sh clang-format
 	@if [ -z "$(CXX_FILES)" ]; then echo "format-check: not a git checkout, skipped"; \
 	else clang-format --dry-run --Werror $(CXX_FILES) && echo "format-check: clean"; fi
 
