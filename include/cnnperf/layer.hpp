@@ -3,6 +3,7 @@
 // of DESIGN §3 (columns of `predict --layers` and of datasets/).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -140,6 +141,29 @@ struct Layer {
   /// Throws InputError("<where>: field '<f>': expected ...") for non-positive sizes,
   /// negative padding, channels not divisible by groups, or an empty output.
   void validate(const std::string& where) const;
+};
+
+/// The integer shape members of a Layer by field name, in the canonical column order (the
+/// layer JSON writer, profile sweeps).
+struct LayerIntField {
+  const char* name;
+  std::int64_t Layer::*member;
+};
+inline constexpr std::array kLayerIntFields{
+    LayerIntField{"batch", &Layer::batch},
+    LayerIntField{"c_in", &Layer::c_in},
+    LayerIntField{"h_in", &Layer::h_in},
+    LayerIntField{"w_in", &Layer::w_in},
+    LayerIntField{"c_out", &Layer::c_out},
+    LayerIntField{"kernel_h", &Layer::kernel_h},
+    LayerIntField{"kernel_w", &Layer::kernel_w},
+    LayerIntField{"stride_h", &Layer::stride_h},
+    LayerIntField{"stride_w", &Layer::stride_w},
+    LayerIntField{"pad_h", &Layer::pad_h},
+    LayerIntField{"pad_w", &Layer::pad_w},
+    LayerIntField{"dilation_h", &Layer::dilation_h},
+    LayerIntField{"dilation_w", &Layer::dilation_w},
+    LayerIntField{"groups", &Layer::groups},
 };
 
 /// Layer::validate's limits: a size field (cuDNN's int), a tensor's elements (2^48, beyond any

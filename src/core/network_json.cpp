@@ -17,30 +17,6 @@ namespace {
 
 using nlohmann::json;
 
-// Integer fields of a layer object, in the order the writer emits them.
-struct IntField {
-  const char* name;
-  std::int64_t Layer::*member;
-  bool may_be_zero;  // padding
-};
-
-constexpr std::array kIntFields{
-    IntField{"batch", &Layer::batch, false},
-    IntField{"c_in", &Layer::c_in, false},
-    IntField{"h_in", &Layer::h_in, false},
-    IntField{"w_in", &Layer::w_in, false},
-    IntField{"c_out", &Layer::c_out, false},
-    IntField{"kernel_h", &Layer::kernel_h, false},
-    IntField{"kernel_w", &Layer::kernel_w, false},
-    IntField{"stride_h", &Layer::stride_h, false},
-    IntField{"stride_w", &Layer::stride_w, false},
-    IntField{"pad_h", &Layer::pad_h, true},
-    IntField{"pad_w", &Layer::pad_w, true},
-    IntField{"dilation_h", &Layer::dilation_h, false},
-    IntField{"dilation_w", &Layer::dilation_w, false},
-    IntField{"groups", &Layer::groups, false},
-};
-
 // Square shorthands accepted on reading (as in the layer CSV): field -> (_h, _w) members.
 struct SquareField {
   const char* name;
@@ -100,7 +76,7 @@ std::string string(const json& value, const std::string& where) {
 std::string known_layer_fields() {
   std::string out;
   for (const auto* f : kOtherLayerFields) out += (out.empty() ? "" : ", ") + std::string(f);
-  for (const auto& f : kIntFields) out += std::string(", ") + f.name;
+  for (const auto& f : kLayerIntFields) out += std::string(", ") + f.name;
   for (const auto& f : kSquareFields) out += std::string(", ") + f.name;
   return out;
 }
@@ -111,7 +87,7 @@ Layer read_layer(const json& object, const std::string& where, std::int64_t defa
   for (const auto& [key, value] : object.items()) {
     bool known = false;
     for (const auto* f : kOtherLayerFields) known = known || key == f;
-    for (const auto& f : kIntFields) known = known || key == f.name;
+    for (const auto& f : kLayerIntFields) known = known || key == f.name;
     for (const auto& f : kSquareFields) known = known || key == f.name;
     if (!known) {
       throw InputError(where + "." + key +
@@ -285,7 +261,7 @@ std::string network_to_json(const Network& network) {
     nlohmann::ordered_json object;
     object["name"] = layer.name;
     object["op"] = to_string(layer.op);
-    for (const auto& field : kIntFields) object[field.name] = layer.*(field.member);
+    for (const auto& field : kLayerIntFields) object[field.name] = layer.*(field.member);
     object["bias"] = layer.bias;
     object["ceil_mode"] = layer.ceil_mode;
     object["dtype"] = to_string(layer.dtype);

@@ -54,24 +54,6 @@ std::vector<std::string> swept_members(const std::string& field) {
   return {field};
 }
 
-// The integer Layer members a sweep field can name, so set_field is one lookup per member.
-const std::map<std::string, std::int64_t Layer::*, std::less<>> kIntMembers = {
-    {"batch", &Layer::batch},
-    {"c_in", &Layer::c_in},
-    {"h_in", &Layer::h_in},
-    {"w_in", &Layer::w_in},
-    {"c_out", &Layer::c_out},
-    {"kernel_h", &Layer::kernel_h},
-    {"kernel_w", &Layer::kernel_w},
-    {"stride_h", &Layer::stride_h},
-    {"stride_w", &Layer::stride_w},
-    {"pad_h", &Layer::pad_h},
-    {"pad_w", &Layer::pad_w},
-    {"dilation_h", &Layer::dilation_h},
-    {"dilation_w", &Layer::dilation_w},
-    {"groups", &Layer::groups},
-};
-
 void set_field(Layer& layer, const std::string& field, const std::string& value,
                const std::string& where) {
   if (field == "dtype") {
@@ -92,8 +74,9 @@ void set_field(Layer& layer, const std::string& field, const std::string& value,
     return;
   }
   for (const std::string& member : swept_members(field)) {
-    const auto it = kIntMembers.find(member);
-    if (it != kIntMembers.end()) layer.*(it->second) = v;
+    for (const LayerIntField& f : kLayerIntFields) {
+      if (member == f.name) layer.*(f.member) = v;
+    }
   }
 }
 

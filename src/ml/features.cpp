@@ -182,13 +182,11 @@ FeatureSpec FeatureSpec::parse(std::string_view text) {
 }
 
 std::string FeatureSpec::to_string() const {
-  std::string out;
+  std::vector<std::string> on;
   for (const auto& [name, member] : kGroups) {
-    if (!(this->*member)) continue;
-    if (!out.empty()) out += ',';
-    out += name;
+    if (this->*member) on.emplace_back(name);
   }
-  return out;
+  return join(on, ",");
 }
 
 OpFamily op_family(Op op) {
