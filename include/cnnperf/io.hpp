@@ -101,6 +101,9 @@ enum class OutputFormat { kTable, kJson, kCsv };
 /// The items with `separator` between them.
 [[nodiscard]] std::string join(const std::vector<std::string>& items, const std::string& separator);
 
+/// Levenshtein distance between `a` and `b` (single-character insertions, deletions and
+/// substitutions), for "did you mean" suggestions.
+[[nodiscard]] std::size_t edit_distance(std::string_view a, std::string_view b);
 /// Lowercases ASCII.
 [[nodiscard]] std::string to_lower(std::string_view text);
 /// `text` without leading and trailing spaces and tabs.

@@ -7,7 +7,6 @@
 #include <exception>
 #include <filesystem>
 #include <limits>
-#include <numeric>
 #include <set>
 #include <string>
 #include <utility>
@@ -125,22 +124,6 @@ class FieldReader {
   std::string where_;
   bool require_all_;
 };
-
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  std::iota(row.begin(), row.end(), std::size_t{0});
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + cost});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
 
 bool looks_like_file(std::string_view text) {
   const std::string lower = to_lower(text);

@@ -197,6 +197,18 @@ TEST(Parse, Numbers) {
   EXPECT_EQ(output_format_from_string("JSON"), OutputFormat::kJson);
 }
 
+TEST(Strings, EditDistanceCountsSingleCharacterEdits) {
+  EXPECT_EQ(edit_distance("", ""), 0U);
+  EXPECT_EQ(edit_distance("", "abc"), 3U);
+  EXPECT_EQ(edit_distance("abc", ""), 3U);
+  EXPECT_EQ(edit_distance("resnet50", "resnet50"), 0U);
+  EXPECT_EQ(edit_distance("resnet50", "resnet5"), 1U);  // deletion
+  EXPECT_EQ(edit_distance("v100", "a100"), 1U);         // substitution
+  EXPECT_EQ(edit_distance("kitten", "sitting"), 3U);    // two substitutions, one insertion
+  EXPECT_EQ(edit_distance("flaw", "lawn"), 2U);         // not the same as the Hamming count
+  EXPECT_EQ(edit_distance("sitting", "kitten"), edit_distance("kitten", "sitting"));
+}
+
 TEST(Format, TableAlignsNumbersRight) {
   const std::string t = format_table({"name", "v"}, {{"a", "1.5"}, {"bbb", "10"}});
   EXPECT_NE(t.find("a     1.5"), std::string::npos) << t;
