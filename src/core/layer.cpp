@@ -453,10 +453,27 @@ void Layer::validate(const std::string& where) const {
   const double inputs = op == Op::kConcat ? d(batch) * d(c_out) * d(h_in) * d(w_in)
                                           : d(batch) * d(c_in) * d(h_in) * d(w_in) * num_inputs;
   const double outputs = d(batch) * d(std::max(c_in, c_out)) * d(h_out()) * d(w_out());
-  const double weights = d(c_out) * d(c_in) * d(kernel_h) * d(kernel_w) + d(c_out);
-  // Bounds macs() of a conv (or a pool's window reads) and of a linear layer, whichever this is.
-  const double work = std::max(outputs * d(c_in) * d(kernel_h) * d(kernel_w),
-                               d(batch) * d(h_in) * d(w_in) * d(c_in) * d(c_out));
+  // params() and macs() of this op (a pool's window reads, an elementwise op's outputs), so an
+  // op is held to its own counts: a 2e7-channel softmax has no 4e14-element weight tensor.
+  double weights = 0.0;
+  double work = outputs;
+  switch (op) {
+    case Op::kConv2d: {
+      const double window = d(c_in / groups) * d(kernel_h) * d(kernel_w);  // groups divides c_in
+      weights = d(c_out) * window + d(c_out);
+      work = d(batch) * d(c_out) * d(h_out()) * d(w_out()) * window;
+      break;
+    }
+    case Op::kLinear:
+      weights = d(c_in) * d(c_out) + d(c_out);
+      work = d(batch) * d(h_in) * d(w_in) * d(c_in) * d(c_out);
+      break;
+    case Op::kBatchNorm:
+    case Op::kLayerNorm: weights = 2.0 * d(c_in); break;
+    default:
+      if (op_class(op) == OpClass::kPool) work = outputs * d(kernel_h) * d(kernel_w);
+      break;
+  }
   for (const auto& [count, what] :
        {std::pair{inputs, "input elements"}, {outputs, "output elements"}, {weights, "weights"}}) {
     if (count > kMaxLayerElements) {

@@ -124,6 +124,27 @@ TEST(Layer, ValidateRejectsSizesWhoseCountsOverflow) {
               std::string::npos)
         << e.what();
   }
+  // Each op is held to its own weights and work: 2e7 channels are a 2e7-element tensor for a
+  // softmax or a pool, and 1.8e8 weights for a depthwise 3x3 conv, but 3.6e15 for a dense one.
+  constexpr std::int64_t kChannels = 20000000;
+  for (const Op op : {Op::kSoftmax, Op::kRelu, Op::kLayerNorm, Op::kBatchNorm, Op::kMaxPool}) {
+    Layer wide_op;
+    wide_op.op = op;
+    wide_op.c_in = wide_op.c_out = kChannels;
+    EXPECT_NO_THROW(wide_op.validate("s")) << to_string(op);
+  }
+  const Layer depthwise = conv(kChannels, 1, kChannels, 3, 1, 1, kChannels);
+  EXPECT_NO_THROW(depthwise.validate("d"));
+  EXPECT_DOUBLE_EQ(static_cast<double>(depthwise.params()), 9.0 * kChannels);
+  const Layer dense = conv(kChannels, 1, kChannels, 3, 1, 1);
+  try {
+    dense.validate("c");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("c: the layer's weights (3.6e+15) exceed"),
+              std::string::npos)
+        << e.what();
+  }
   // The largest layers of real networks stay well inside the limits.
   Layer big = conv(64, 1024, 64, 7, 1, 3);
   big.batch = 4096;
