@@ -238,6 +238,14 @@ PlanScoring score_candidates(const std::vector<PlanCandidate>& candidates,
       reasons.push_back("energy " + format_number(s.energy_per_image_j, 4) + " J/image > max " +
                         format_number(*tol.max_energy_per_image_j, 4) + " J/image");
     }
+    // A cap below what the lowest clock draws is predicted at that clock (predict warns): the
+    // candidate then draws more than the cap it stands for, which a user planning under that
+    // cap cannot take. The margin absorbs the clock bisection's tolerance.
+    if (c.power_limit_w && c.avg_power_w > *c.power_limit_w * (1 + 1e-3)) {
+      reasons.push_back("draws " + format_number(c.avg_power_w, 4) +
+                        " W even at the lowest clock, over its " +
+                        format_number(*c.power_limit_w, 4) + " W cap");
+    }
     // As predict's warning: only a step that surely cannot fit is dropped.
     if (exceeds_gpu_memory(c.min_memory_gb, c.gpu_memory_gb)) {
       reasons.push_back("needs at least " + format_number(c.min_memory_gb, 3) +

@@ -245,6 +245,27 @@ TEST(PlanScore, TolerancesExcludeWithEveryReason) {
   EXPECT_EQ(r.ranked.front().candidate.network, "ok");
 }
 
+// predict puts a cap below the lowest clock's draw at that clock: such a candidate draws more
+// than its cap and cannot be what a plan under that cap offers.
+TEST(PlanScore, ACapTheLowestClockCannotMeetIsInfeasible) {
+  // 1 J in 10 ms: 100 W on average (synthetic).
+  PlanCandidate over = synthetic("over", 10, 1, 75);
+  over.power_limit_w = 60;
+  PlanCandidate at = synthetic("at", 10, 1, 75);
+  at.power_limit_w = 99.95;  // within the clock bisection's tolerance of the cap
+  PlanCandidate under = synthetic("under", 10, 1, 75);
+  under.power_limit_w = 150;
+  const PlanScoring r = score_candidates(
+      {over, at, under}, make_soc_settings(TaskProfile::kInteractive, std::nullopt, {}));
+  const ScoredCandidate& o = find(r, "over");
+  EXPECT_FALSE(o.feasible);
+  EXPECT_EQ(o.infeasible_reason, "draws 100 W even at the lowest clock, over its 60 W cap");
+  EXPECT_FALSE(o.score.has_value());
+  EXPECT_TRUE(find(r, "at").feasible);
+  EXPECT_TRUE(find(r, "under").feasible);
+  EXPECT_EQ(r.ranked.back().candidate.network, "over");
+}
+
 TEST(PlanScore, AllInfeasibleWarnsAndNothingIsDropped) {
   SocTolerances tol;
   tol.max_latency_ms = 1;
