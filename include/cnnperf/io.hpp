@@ -20,6 +20,10 @@ namespace cnnperf {
 /// missing, or path is a directory), so that a long run fails before its work, not after.
 /// Empty and "-" (stdout) pass.
 void check_output_path(const std::string& path);
+/// check_output_path, and InputError when `path` is the same file as one of `inputs` (the files
+/// the command reads; names that are no file, such as zoo names, are passed over), which
+/// writing would silently replace. Commands call it before their work.
+void check_output_not_input(const std::string& path, const std::vector<std::string>& inputs);
 
 /// Writes `content` to `path` through a temporary file in the same directory and a rename,
 /// so a failure never leaves a partial file (through a symlink, the file it names is

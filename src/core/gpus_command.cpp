@@ -141,6 +141,7 @@ std::string render_gpus(const GpusOptions& options) {
 }
 
 int run_gpus(const GpusOptions& options) {
+  check_output_not_input(options.output, {options.database, options.show});
   const std::string text = render_gpus(options);
   write_output(options.output, text);
   return 0;

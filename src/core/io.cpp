@@ -122,6 +122,25 @@ void check_output_path(const std::string& path) {
   }
 }
 
+void check_output_not_input(const std::string& path, const std::vector<std::string>& inputs) {
+  check_output_path(path);
+  if (path.empty() || path == "-") return;
+  std::error_code ec;
+  const fs::path target = output_target(path);
+  // Only a regular file is replaced; a device such as /dev/stdout may be read and written.
+  if (!fs::is_regular_file(target, ec)) return;
+  for (const std::string& name : inputs) {
+    if (name.empty() || name == "-") continue;
+    // The files the readers will open: a wildcard's matches, or the bundled file of that name.
+    for (const std::string& input : user_files_or_resources(name)) {
+      if (fs::equivalent(target, input, ec) && !ec) {
+        throw InputError(path + ": is also an input of this command (" + name +
+                         "); expected another output file, since writing would replace it");
+      }
+    }
+  }
+}
+
 void write_output(const std::string& path, std::string_view content) {
   if (path.empty() || path == "-") {
     std::cout.write(content.data(), static_cast<std::streamsize>(content.size()));

@@ -327,6 +327,7 @@ std::string render_nets(const NetsOptions& options) {
 }
 
 int run_nets(const NetsOptions& options) {
+  check_output_not_input(options.output, {options.show});
   write_output(options.output, render_nets(options));
   return 0;
 }

@@ -159,6 +159,7 @@ int run_profile(const ProfileOptions& options, ProfilerBackend& backend) {
   }
   if (!(p.energy_window_ms >= 0)) throw InputError("--energy-window-ms: expected >= 0");
   if (options.gpu_index < 0) throw InputError("--gpu-index: expected 0 or more");
+  check_output_not_input(options.output, {options.net, options.layers_csv});
 
   const OutputFormat format =
       options.format.empty() ? OutputFormat::kCsv : output_format_from_string(options.format);

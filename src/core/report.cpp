@@ -1277,6 +1277,7 @@ std::string render_report_files(const ReportOptions& options) {
 }
 
 int run_report(const ReportOptions& options) {
+  check_output_not_input(options.output, options.inputs);
   write_output(options.output, render_report_files(options));
   return 0;
 }

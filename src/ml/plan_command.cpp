@@ -500,6 +500,7 @@ std::string format_plan(const PlanResult& result, OutputFormat format, int top) 
 
 int run_plan(const PlanOptions& options) {
   const OutputFormat format = output_format_from_string(options.format);
+  check_output_not_input(options.output, {options.model, options.accuracy});
   const PlanResult result = plan_for_options(options);
   for (const auto& warning : result.warnings) {
     spdlog::warn("{}", warning);

@@ -252,6 +252,8 @@ std::optional<std::string> check_budget(const PredictOptions& options,
 
 int run_predict(const PredictOptions& options) {
   const bool layers_mode = !options.layers_csv.empty();
+  check_output_not_input(options.output,
+                         {options.net, options.layers_csv, options.gpu, options.model});
   // --layers writes rows for other tools (DESIGN: csv|json); a table only when asked for.
   const OutputFormat format = output_format_from_string(
       options.format.empty() ? (layers_mode ? "csv" : "table") : options.format);

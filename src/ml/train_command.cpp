@@ -8,6 +8,7 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <map>
 #include <set>
@@ -414,12 +415,37 @@ nlohmann::json data_report_header(const TrainingData& data, const TrainOptions& 
           {"seed", options.seed}};
 }
 
+/// Every file train reads.
+std::vector<std::string> train_inputs(const TrainOptions& options) {
+  std::vector<std::string> inputs = options.data;
+  inputs.insert(inputs.end(), options.e2e.begin(), options.e2e.end());
+  inputs.insert(inputs.end(), options.power.begin(), options.power.end());
+  return inputs;
+}
+
 }  // namespace
 
 nlohmann::json train_report(const TrainOptions& options) {
-  // A fit takes seconds to minutes: a path it cannot write fails now, not after it.
-  for (const std::string* path : {&options.out, &options.export_features}) {
-    check_output_path(*path);
+  // A fit takes seconds to minutes: a path it cannot write, or one that would replace an input,
+  // fails now, not after it.
+  const std::vector<std::string> inputs = train_inputs(options);
+  const std::array<std::pair<const char*, const std::string*>, 3> outputs = {
+      {{"--out", &options.out},
+       {"--export-features", &options.export_features},
+       {"--output", &options.output}}};
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const std::string& path = *outputs[i].second;
+    check_output_not_input(path, inputs);
+    if (path.empty() || path == "-") continue;
+    // Two of them naming one file would keep only the last written (the model lost).
+    for (std::size_t j = 0; j < i; ++j) {
+      const std::string& other = *outputs[j].second;
+      if (!other.empty() && other != "-" &&
+          std::filesystem::weakly_canonical(path) == std::filesystem::weakly_canonical(other)) {
+        throw InputError(std::string(outputs[i].first) + ": " + path + " is also " +
+                         outputs[j].first + "; expected another file");
+      }
+    }
   }
   if (options.data.empty() && options.max_rows > 0) {
     // --e2e and --power alone fit every row; a sample there was silently ignored.
@@ -751,7 +777,6 @@ nlohmann::json train_report(const TrainOptions& options) {
 
 int run_train(const TrainOptions& options) {
   const OutputFormat format = output_format_from_string(options.format);
-  check_output_path(options.output);
   const nlohmann::json report = train_report(options);
   write_output(options.output, render(report, format));
   return 0;

@@ -212,7 +212,12 @@ int run_validate(const ValidateOptions& options) {
   if (gate && (*gate < 0 || !std::isfinite(*gate))) {
     throw InputError("--fail-if-mape-above: expected a non-negative percentage");
   }
-  check_output_path(options.output);
+  std::vector<std::string> inputs = options.data;
+  inputs.insert(inputs.end(), options.e2e.begin(), options.e2e.end());
+  inputs.insert(inputs.end(), options.power.begin(), options.power.end());
+  inputs.push_back(options.model);
+  inputs.push_back(options.power_model);
+  check_output_not_input(options.output, inputs);
   const nlohmann::json report = validate_report(options);
   write_output(options.output, render(report, format));
   if (gate) {

@@ -585,6 +585,7 @@ std::string render(const std::vector<PtxLaunchResult>& results, const std::strin
 int run_ptx_analyze(const PtxAnalyzeOptions& o) {
   const std::string format = o.format;
   (void)output_format_from_string(format);
+  check_output_not_input(o.output, {o.file});
   ptx::LaunchSpec spec;
   spec.grid = parse_dim3(o.grid, "--grid");
   spec.block = parse_dim3(o.block, "--block");

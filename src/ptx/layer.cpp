@@ -299,6 +299,7 @@ int run_ptx_layer(const PtxLayerOptions& o) {
   if (o.spec.empty() == o.layers_csv.empty()) {
     throw InputError("ptx layer: give exactly one of --spec or --layers");
   }
+  check_output_not_input(o.output, {o.layers_csv});
   std::vector<PtxLaunchResult> results;
   if (!o.spec.empty()) {
     results = analyze_layer(parse_layer_spec(o.spec), o);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
@@ -120,6 +121,23 @@ TEST(PredictCli, NumGpusOutsideOneToSixteenOrWithLayersOrACapIsExitTwo) {
   r = run_cnnperf("predict --layers \"" + csv.string() + "\" --gpu v100 --num-gpus 2");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--num-gpus"), std::string::npos) << r.err;
+}
+
+// `-o` naming the input replaced it with the output (exit 0); now exit 2, the input intact.
+TEST(PredictCli, AnOutputThatIsAnInputIsExitTwoAndLeavesTheInput) {
+  const auto csv = temp_dir() / "layers_same.csv";
+  const std::string rows = "op,batch,c_in,c_out\nlinear,8,512,512\n";
+  std::ofstream(csv) << rows;
+  const std::string path = "\"" + csv.string() + "\"";
+  RunResult r = run_cnnperf("predict --layers " + path + " --gpu v100 -o " + path);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("is also an input of this command"), std::string::npos) << r.err;
+  std::ifstream in(csv);
+  const std::string kept((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(kept, rows);
+  r = run_cnnperf("report " + path + " -o " + path);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("is also an input of this command"), std::string::npos) << r.err;
 }
 
 // Network options on --layers rows were silently ignored (a budget never fired).

@@ -178,6 +178,36 @@ TEST(Files, CheckOutputPathFailsBeforeAnyWork) {
   fs::remove_all(dir);
 }
 
+// An --output that names an input would replace it (`predict --layers x.csv -o x.csv`).
+TEST(Files, CheckOutputNotInputRefusesToReplaceAnInput) {
+  const fs::path dir = temp_dir();
+  const fs::path input = dir / "rows.csv";
+  std::ofstream(input) << "op\nrelu\n";
+  const auto refuses = [&](const fs::path& output, const std::vector<std::string>& inputs) {
+    try {
+      check_output_not_input(output.string(), inputs);
+      return false;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("is also an input of this command"), std::string::npos)
+          << e.what();
+      return true;
+    }
+  };
+  EXPECT_TRUE(refuses(input, {"resnet50", input.string()}));
+  fs::create_symlink(input, dir / "link.csv");  // the same file under another name
+  EXPECT_TRUE(refuses(dir / "link.csv", {input.string()}));
+  EXPECT_TRUE(refuses(input, {(dir / "r*.csv").string()}));  // a wildcard the shell left
+  // Another file, a file not yet written, names that are no file, stdout: all pass.
+  std::ofstream(dir / "other.csv") << "op\n";
+  EXPECT_FALSE(refuses(dir / "other.csv", {input.string(), "resnet50", "a100", ""}));
+  EXPECT_FALSE(refuses(dir / "new.csv", {input.string()}));
+  EXPECT_FALSE(refuses("-", {input.string()}));
+  EXPECT_FALSE(refuses("", {input.string()}));
+  EXPECT_THROW(check_output_not_input((dir / "missing" / "m.csv").string(), {}), InputError);
+  EXPECT_EQ(read_text_file(input), "op\nrelu\n");
+  fs::remove_all(dir);
+}
+
 TEST(Parse, Numbers) {
   EXPECT_DOUBLE_EQ(parse_number(" 2.5 ", "x"), 2.5);
   EXPECT_THROW((void)parse_number("2.5x", "x"), InputError);

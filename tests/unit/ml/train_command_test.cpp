@@ -165,6 +165,19 @@ TEST_F(TrainCommand, BadInputIsInputError) {
   v.model = (dir_ / "missing.json").string();
   v.data = {sample_};
   EXPECT_THROW((void)validate_report(v), InputError);
+  // An output that is an input, or two outputs in one file, fail before any fit.
+  opts.params.clear();
+  opts.out = sample_;
+  EXPECT_THROW((void)train_report(opts), InputError);
+  opts.out = (dir_ / "same.json").string();
+  opts.output = (dir_ / "." / "same.json").string();
+  try {
+    (void)train_report(opts);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("is also --out"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "same.json"));
 }
 
 TEST_F(TrainCommand, ASourceSectionOfParamsReachesOnlyThatFamilysModel) {
