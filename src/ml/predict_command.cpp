@@ -176,9 +176,11 @@ std::string predict_layers_csv_text(const LayerTable& table, const GpuSpec* gpu,
                                     p.in_distribution ? "true" : "false"};
   };
   if (format == OutputFormat::kJson) {
-    nlohmann::json rows = nlohmann::json::array();
+    // Ordered: each row keeps the input's columns in file order, as DESIGN says of --layers.
+    using OrderedJson = nlohmann::ordered_json;
+    OrderedJson rows = OrderedJson::array();
     for (std::size_t i = 0; i < table.layers.size(); ++i) {
-      nlohmann::json row = nlohmann::json::object();
+      OrderedJson row = OrderedJson::object();
       for (std::size_t c = 0; c < table.table.header.size(); ++c) {
         row[table.table.header[c]] = table.table.rows[i][c];
       }
@@ -190,15 +192,15 @@ std::string predict_layers_csv_text(const LayerTable& table, const GpuSpec* gpu,
       row[added[4]] = p.in_distribution;
       rows.push_back(std::move(row));
     }
-    const nlohmann::json out = {
-        {"schema_version", kPredictionSchemaVersion},
-        {"tool_version", CNNPERF_VERSION},
-        {"kind", "layer_predictions"},
-        {"model", model.name()},
-        {"gpu", gpu != nullptr ? nlohmann::json(*gpu) : nlohmann::json("per row: the gpu column")},
-        {"gpus", gpu_names},
-        {"source", table.table.source},
-        {"rows", rows}};
+    const OrderedJson out = {{"schema_version", kPredictionSchemaVersion},
+                             {"tool_version", CNNPERF_VERSION},
+                             {"kind", "layer_predictions"},
+                             {"model", model.name()},
+                             {"gpu", gpu != nullptr ? OrderedJson(nlohmann::json(*gpu))
+                                                    : OrderedJson("per row: the gpu column")},
+                             {"gpus", gpu_names},
+                             {"source", table.table.source},
+                             {"rows", rows}};
     return out.dump(2) + "\n";
   }
   std::vector<std::string> header = table.table.header;

@@ -140,6 +140,25 @@ TEST(PredictCli, AnOutputThatIsAnInputIsExitTwoAndLeavesTheInput) {
   EXPECT_NE(r.err.find("is also an input of this command"), std::string::npos) << r.err;
 }
 
+// DESIGN: --layers output is every input column unchanged and in order, then the predictions;
+// the JSON rows came out with their keys sorted.
+TEST(PredictCli, LayersJsonRowsKeepTheInputColumnOrder) {
+  const auto csv = temp_dir() / "layers_order.csv";
+  std::ofstream(csv) << "op,c_out,zeta,batch,c_in,alpha\nlinear,512,z,8,256,a\n";
+  const RunResult r =
+      run_cnnperf("predict --layers \"" + csv.string() + "\" --gpu v100 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::ordered_json::parse(r.out);
+  ASSERT_EQ(doc.at("rows").size(), 1U);
+  std::vector<std::string> keys;
+  for (const auto& item : doc.at("rows").at(0).items()) keys.push_back(item.key());
+  const std::vector<std::string> expected = {
+      "op",         "c_out",     "zeta",        "batch",       "c_in",           "alpha",
+      "latency_ms", "energy_mj", "avg_power_w", "roofline_ms", "in_distribution"};
+  EXPECT_EQ(keys, expected);
+  EXPECT_EQ(doc.at("rows").at(0).at("zeta"), "z");
+}
+
 // Network options on --layers rows were silently ignored (a budget never fired).
 TEST(PredictCli, NetworkOptionsOnLayerRowsAreExitTwo) {
   const auto csv = temp_dir() / "layers_opts.csv";
