@@ -88,6 +88,30 @@ TEST_F(TrainCommand, WritesReportAndAModelThatPredictsAboveTheRoofline) {
   }
 }
 
+// Issue 3: seeded and deterministic. The model file once held each fit's wall time.
+TEST_F(TrainCommand, TheSameCommandTwiceWritesTheSameModelFile) {
+  std::string first;
+  for (int run = 0; run < 2; ++run) {  // the same command, so the same --out (it is recorded)
+    TrainOptions opts = small_tree_options();
+    opts.regressor = "rf";
+    opts.params = R"({"n_trees": 8})";
+    opts.out = (dir_ / "again.json").string();
+    opts.output = (dir_ / "again.report.json").string();
+    opts.format = "json";
+    ASSERT_EQ(run_train(opts), 0);
+    const std::string text = read_text_file(opts.out);
+    if (first.empty()) {
+      first = text;
+    } else {
+      EXPECT_TRUE(text == first) << "the two model files differ";
+    }
+    // The printed report still says how long each fit took.
+    const auto report = nlohmann::json::parse(read_text_file(opts.output));
+    EXPECT_TRUE(report["cv"].at(0).contains("train_s"));
+  }
+  EXPECT_EQ(first.find("train_s"), std::string::npos);
+}
+
 TEST_F(TrainCommand, LeaveGpuOutReportsEveryGpu) {
   TrainOptions opts;
   opts.data = {sample_};
