@@ -141,12 +141,18 @@ TrainingData load_training_data(const std::vector<std::string>& files, std::size
             table.table.where(row) + ": field 'latency_ms': expected a measured time of at most " +
             format_number(kMaxMeasuredLatencyMs) + " ms, got " + format_number(*target));
       }
+      // A measured time at or below 0 is a corrupt row, not a missing one.
+      if (target && !(*target > 0)) {
+        throw InputError(table.table.where(row) +
+                         ": field 'latency_ms': expected a measured time above 0 ms, got " +
+                         format_number(*target));
+      }
       const bool asymmetric = exact && *exact == "0" && !has_pad_end;
-      if (asymmetric || !target || *target <= 0) {
+      if (asymmetric || !target) {
         if (skipped++ == 0) {
           first_skip = table.table.where(row) +
                        (asymmetric ? ": asymmetric padding without pad_h_end/pad_w_end"
-                                   : ": latency_ms empty or not positive");
+                                   : ": latency_ms empty");
         }
         continue;
       }
@@ -912,6 +918,15 @@ std::unique_ptr<LearnedModel> LearnedModel::from_json(const nlohmann::json& doc,
     f.gpus = field<std::vector<std::string>>(fams[i], "gpus", where);
     f.feature_min = field<std::vector<double>>(fams[i], "feature_min", where);
     f.feature_max = field<std::vector<double>>(fams[i], "feature_max", where);
+    // The range check reads one bound per feature: a shorter array would be read past its end.
+    for (const auto& [key, bounds] :
+         {std::pair{"feature_min", &f.feature_min}, std::pair{"feature_max", &f.feature_max}}) {
+      if (bounds->size() != names.size()) {
+        throw InputError(where + "." + key + ": expected " + std::to_string(names.size()) +
+                         " values, one per feature_names entry, got " +
+                         std::to_string(bounds->size()));
+      }
+    }
     std::string mode = "learned";  // files before 2026-11-24 have no unseen_gpu
     if (fams[i].contains("unseen_gpu")) {
       mode = field<std::string>(fams[i], "unseen_gpu", where);

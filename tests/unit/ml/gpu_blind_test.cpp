@@ -240,5 +240,30 @@ TEST(GpuBlind, AFileWhoseModeAndRegressorDisagreeIsAnInputError) {
   expect_error(bad, "unseen_gpu");
 }
 
+// The range check reads one bound per feature: a short feature_min was read past its end.
+TEST(LearnedModelFile, BoundsOfAnotherLengthThanTheFeaturesAreAnInputError) {
+  const auto doc = two_ratio_model(RegressorKind::kDecisionTree, kTree)->to_json();
+  const std::size_t n = doc["feature_names"].size();
+  ASSERT_EQ(doc["families"][0]["feature_min"].size(), n);
+  for (const char* key : {"feature_min", "feature_max"}) {
+    for (const std::size_t length : {std::size_t{3}, n + 1}) {
+      nlohmann::json bad = doc;
+      auto& bounds = bad["families"][0][key];
+      while (bounds.size() > length) bounds.erase(bounds.size() - 1);
+      while (bounds.size() < length) bounds.push_back(0.0);
+      try {
+        (void)LearnedModel::from_json(bad, "m.json");
+        ADD_FAILURE() << key << " of " << length << " values was accepted";
+      } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("m.json: families[0]." + std::string(key) +
+                                             ": expected " + std::to_string(n) + " values"),
+                  std::string::npos)
+            << e.what();
+      }
+    }
+  }
+  EXPECT_NO_THROW((void)LearnedModel::from_json(doc, "m.json"));
+}
+
 }  // namespace
 }  // namespace cnnperf

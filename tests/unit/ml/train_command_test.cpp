@@ -189,6 +189,33 @@ TEST_F(TrainCommand, BadInputIsInputError) {
   v.model = (dir_ / "missing.json").string();
   v.data = {sample_};
   EXPECT_THROW((void)validate_report(v), InputError);
+  // A measured time at or below 0 is corrupt input naming its line; an empty one is left out.
+  {
+    CsvTable table = read_csv(sample_);
+    const std::size_t col = *table.column("latency_ms");
+    const auto with_latency = [&](const std::string& value) {
+      std::string text = csv_line(table.header) + "\n";
+      for (std::size_t r = 0; r < 40; ++r) {
+        auto row = table.rows[r];
+        if (r == 3) row[col] = value;
+        text += csv_line(row) + "\n";
+      }
+      const std::string path =
+          (dir_ / ("latency_" + std::to_string(value.size()) + ".csv")).string();
+      write_output(path, text);
+      return path;
+    };
+    try {
+      (void)load_training_data({with_latency("-0.5")});
+      ADD_FAILURE() << "a negative latency_ms was accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(":5: field 'latency_ms': expected a measured time above "
+                                           "0 ms, got -0.5"),
+                std::string::npos)
+          << e.what();
+    }
+    EXPECT_EQ(load_training_data({with_latency("")}).skipped_rows, 1U);
+  }
   // An output that is an input, or two outputs in one file, fail before any fit.
   opts.params.clear();
   opts.out = sample_;
