@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // `ptx analyze`: file -> parsed module (cached) -> launch -> executed mix, bytes, efficiencies,
 // ptxas resources; printers for table/JSON/CSV.
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -127,6 +129,30 @@ std::map<std::string, PtxResources> parse_ptxas_output(const std::string& text,
   return out;
 }
 
+// ptxas's -arch values: sm_NN or compute_NN, with an optional 'a' or 'f' suffix (sm_90a, sm_100f).
+bool valid_ptxas_arch(const std::string& arch) {
+  std::size_t digits = 0;
+  for (const char* prefix : {"sm_", "compute_"}) {
+    if (arch.rfind(prefix, 0) != 0) continue;
+    std::size_t i = std::strlen(prefix);
+    while (i < arch.size() && std::isdigit(static_cast<unsigned char>(arch[i])) != 0) {
+      ++i;
+      ++digits;
+    }
+    const bool suffix_ok =
+        i == arch.size() || (i + 1 == arch.size() && (arch[i] == 'a' || arch[i] == 'f'));
+    return digits >= 2 && digits <= 3 && suffix_ok;
+  }
+  return false;
+}
+
+// 'text' for sh: a quote inside it closes, escapes and reopens ('\'').
+std::string shell_quote(const std::string& text) {
+  std::string out = "'";
+  for (const char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 std::optional<PtxResources> ptxas_resources(const std::string& file, const std::string& kernel,
                                             const std::string& arch,
                                             std::vector<std::string>& warnings) {
@@ -156,14 +182,20 @@ std::optional<PtxResources> ptxas_resources(const std::string& file, const std::
       if (line.rfind(prefix, 0) == 0) mine += line.substr(prefix.size()) + "\n";
     }
     if (!mine.empty()) table = parse_ptxas_output(mine, "models/ptx/resources.txt");
+    // Recorded for the file's own target: another --arch asks ptxas for that one.
+    if (table && std::any_of(table->begin(), table->end(),
+                             [&](const auto& entry) { return entry.second.arch != arch; })) {
+      table.reset();
+    }
   }
   if (!table) {
     const std::string ptxas = find_ptxas();
     if (ptxas.empty()) {
       warnings.push_back("ptxas not found: resources not reported");
     } else {
-      const std::string cmd =
-          "'" + ptxas + "' -v -O3 -arch=" + arch + " '" + file + "' -o /dev/null 2>&1";
+      // arch is checked (valid_ptxas_arch); the paths are quoted for the shell.
+      const std::string cmd = shell_quote(ptxas) + " -v -O3 -arch=" + arch + " " +
+                              shell_quote(file) + " -o /dev/null 2>&1";
       std::string text;
       if (FILE* pipe = popen(cmd.c_str(), "r"); pipe != nullptr) {
         char buf[4096];
@@ -266,6 +298,16 @@ PtxLaunchResult analyze_ptx_file(const std::string& file, const std::string& ker
     std::lock_guard<std::mutex> lock(g_mutex);
     arch = g_modules[file].module->target;
     arch = arch.substr(0, arch.find(','));
+  }
+  // It reaches ptxas on a command line: a GPU architecture name and nothing else.
+  if (!valid_ptxas_arch(arch)) {
+    throw InputError(arch_in.empty() ? file +
+                                           ": .target: expected a GPU architecture such as "
+                                           "sm_80, got '" +
+                                           arch + "'"
+                                     : "--arch: expected a GPU architecture such as sm_80 or "
+                                       "sm_90a, got '" +
+                                           arch + "'");
   }
   const std::string key = launch_key(file, kernel, spec, arch);
   {
@@ -619,9 +661,22 @@ int run_ptx_analyze(const PtxAnalyzeOptions& o) {
         parse_positive_int(o.extrapolate.substr(eq + 1, comma - eq - 1), "--extrapolate LO"));
     spec.extrapolate_hi = static_cast<std::uint64_t>(
         parse_positive_int(o.extrapolate.substr(comma + 1), "--extrapolate HI"));
+    if (spec.extrapolate_lo >= spec.extrapolate_hi) {
+      throw InputError("--extrapolate: expected LO below HI, got '" + o.extrapolate + "'");
+    }
   }
   // The bundled kernels (models/ptx/...) are found from any directory, like --model files.
-  const PtxLaunchResult r = analyze_ptx_file(user_file_or_resource(o.file), o.kernel, spec, o.arch);
+  PtxLaunchResult r = analyze_ptx_file(user_file_or_resource(o.file), o.kernel, spec, o.arch);
+  if (spec.extrapolate_param && !r.extrapolated) {
+    // Asked for, not done: say so rather than leave "extrapolated": false to be noticed.
+    const auto real = spec.params.find(*spec.extrapolate_param);
+    r.warnings.push_back(
+        spec.full ? std::string("--extrapolate: not used with --full")
+                  : "--extrapolate: parameter " + std::to_string(*spec.extrapolate_param) + " is " +
+                        (real != spec.params.end() ? std::to_string(real->second) : "?") +
+                        ", not above HI (" + std::to_string(spec.extrapolate_hi) +
+                        "): simulated at its real value");
+  }
   write_output(o.output, render({r}, format));
   return 0;
 }

@@ -238,6 +238,9 @@ Layer parse_layer_spec(const std::string& spec) {
       if (eq == std::string::npos || eq == 0) {
         throw InputError("--spec: expected key=value, got '" + kv + "'");
       }
+      if (eq + 1 == kv.size()) {  // "c_in=" took the default, as if the field were not given
+        throw InputError("--spec: field '" + kv.substr(0, eq) + "': expected a value after '='");
+      }
       // A layer CSV passes other columns through; a spec has no use for them, so a typo or a
       // repeated key is an error rather than a default silently kept.
       const std::string key = kv.substr(0, eq);

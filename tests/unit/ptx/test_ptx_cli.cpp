@@ -4,6 +4,9 @@
 #include <sys/wait.h>
 #include <array>
 #include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -115,6 +118,10 @@ TEST(PtxCli, BadInputIsExitTwoWithOneLine) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("the reference kernels are fp32 forward passes"), std::string::npos)
       << r.out;
+  r = cli("ptx layer conv2d:c_in=,c_out=8");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("--spec: field 'c_in': expected a value after '='"), std::string::npos)
+      << r.out;
   r = cli("ptx layer conv2d:c_in=8,c_in=16");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("--spec: field 'c_in' given twice"), std::string::npos) << r.out;
@@ -128,6 +135,56 @@ TEST(PtxCli, BadInputIsExitTwoWithOneLine) {
           " --kernel maxpool2d_nchw --grid 1 --block 1,1,128");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("--block: z must be in 1..64"), std::string::npos) << r.out;
+}
+
+// --arch reaches ptxas on a command line; the bundled PTX's recorded resources are its own
+// target's, so another --arch must not be reported with them.
+TEST(PtxCli, ArchIsAnArchitectureNameAndTheRecordedResourcesAreOnlyForTheirOwn) {
+  const std::string base = "ptx analyze " + test::ref_ptx("conv_direct") + kDirectArgs;
+  const std::string marker = ::testing::TempDir() + "/arch_injected";
+  std::remove(marker.c_str());
+  for (const std::string& arch :
+       std::vector<std::string>{"bogus", "sm_8", "sm_80x", "'sm_80;touch " + marker + "'"}) {
+    const CliRun r = cli(base + " --arch " + arch);
+    EXPECT_EQ(r.code, 2) << arch << ": " << r.out;
+    EXPECT_NE(r.out.find("--arch: expected a GPU architecture"), std::string::npos) << r.out;
+  }
+  EXPECT_FALSE(std::filesystem::exists(marker)) << "the shell ran the --arch text";
+  CliRun r = cli(base + " --format json");  // the file's own target: the recorded resources
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto res = nlohmann::json::parse(r.out).at("launches").at(0).at("resources");
+  EXPECT_EQ(res.at("arch"), "sm_80");
+  EXPECT_EQ(res.at("source"), "models/ptx/resources.txt");
+  r = cli(base + " --arch sm_90 --format json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  res = nlohmann::json::parse(r.out).at("launches").at(0).at("resources");
+  if (!res.is_null()) {  // from ptxas, where the toolkit is installed
+    EXPECT_EQ(res.at("arch"), "sm_90");
+    EXPECT_NE(res.at("source"), "models/ptx/resources.txt");
+  }
+}
+
+// --extrapolate that could not be used was dropped without a word.
+TEST(PtxCli, ExtrapolateThatCannotBeUsedIsSaid) {
+  const std::string base = "ptx analyze " + test::ref_ptx("gemm") +
+                           " --kernel _Z7gemm_ntILi32ELi32ELi8ELi2ELi2EEvPKfS1_S1_Pfiii --grid 4,4 "
+                           "--block 64 --param 4=128 --param 5=128 --param 6=256 --format json";
+  CliRun r = cli(base + " --extrapolate 6=16,8");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("--extrapolate: expected LO below HI, got '6=16,8'"), std::string::npos)
+      << r.out;
+  r = cli(base + " --extrapolate 6=8,512");
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto launch = nlohmann::json::parse(r.out).at("launches").at(0);
+  EXPECT_FALSE(launch.at("extrapolated").get<bool>());
+  EXPECT_NE(launch.at("warnings").dump().find("parameter 6 is 256, not above HI (512)"),
+            std::string::npos)
+      << launch.at("warnings").dump();
+  r = cli(base + " --extrapolate 6=8,16");
+  ASSERT_EQ(r.code, 0) << r.out;
+  launch = nlohmann::json::parse(r.out).at("launches").at(0);
+  EXPECT_TRUE(launch.at("extrapolated").get<bool>());
+  EXPECT_EQ(launch.at("warnings").dump().find("--extrapolate"), std::string::npos);
 }
 
 TEST(PtxCli, LayerSpecIsPositionalAsInTheDesign) {
