@@ -82,6 +82,7 @@ struct DataParallelTerms {
   double host_ms_per_op = 0;             ///< per extra GPU and op, ms
   double training_host_ms_per_op = 0;    ///< added per op in training, ms
   int rows = 0;                          ///< multi-GPU rows fitted on; 0: not calibrated
+  int max_num_gpus = 0;  ///< most GPUs of a row fitted on; 0: not recorded (older files)
 };
 
 /// What an eager framework adds around the kernels of one step (DESIGN `latency_ms`):

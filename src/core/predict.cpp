@@ -20,7 +20,8 @@ nlohmann::json data_parallel_json(const DataParallelTerms& d) {
           {"training_ms_per_weight_mb", d.training_ms_per_weight_mb},
           {"host_ms_per_op", d.host_ms_per_op},
           {"training_host_ms_per_op", d.training_host_ms_per_op},
-          {"rows", d.rows}};
+          {"rows", d.rows},
+          {"max_num_gpus", d.max_num_gpus}};
 }
 
 }  // namespace
@@ -99,6 +100,10 @@ DataParallelTerms data_parallel_from_json(const nlohmann::json& j, const std::st
   d.host_ms_per_op = json_number(j, "host_ms_per_op", where);
   d.training_host_ms_per_op = json_number(j, "training_host_ms_per_op", where);
   d.rows = static_cast<int>(json_number(j, "rows", where));
+  // Since 2026-11-26; a file without it has the range unrecorded (0), and no warning is given.
+  if (j.contains("max_num_gpus")) {
+    d.max_num_gpus = static_cast<int>(json_number(j, "max_num_gpus", where));
+  }
   return d;
 }
 
@@ -503,6 +508,14 @@ void set_num_gpus(NetworkPrediction& prediction, int num_gpus, const PowerModel&
                      "with num_gpus > 1");
   }
   prediction.eager.num_gpus = num_gpus;
+  const int fitted = prediction.overhead.data_parallel.max_num_gpus;
+  if (fitted > 1 && num_gpus > fitted) {
+    // DESIGN: out-of-distribution inputs are flagged. The terms are linear in the extra GPUs.
+    prediction.warnings.push_back("--num-gpus " + std::to_string(num_gpus) +
+                                  ": the data-parallel terms were fitted on rows " + "of at most " +
+                                  std::to_string(fitted) +
+                                  " GPUs; more is their linear extrapolation");
+  }
   set_power(prediction, power);  // recomputes the totals with the data-parallel terms
 }
 

@@ -439,7 +439,9 @@ DataParallelTerms calibrate_data_parallel(const EagerOverhead& base,
     run = nelder_mead(objective, run.x, 0.3, 3000);
     if (run.value < fit.value) fit = std::move(run);
   }
-  return data_parallel_from_vec(fit.x, static_cast<int>(multi.size()));
+  DataParallelTerms out = data_parallel_from_vec(fit.x, static_cast<int>(multi.size()));
+  for (const auto i : multi) out.max_num_gpus = std::max(out.max_num_gpus, terms[i].num_gpus);
+  return out;
 }
 
 Vec to_vec(const DataParallelTerms& d) {

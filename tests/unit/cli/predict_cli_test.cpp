@@ -83,6 +83,16 @@ TEST(PredictCli, NumGpusPredictsADataParallelStepWithTheBundledCalibration) {
   EXPECT_GT(ratio, 1.5);
   EXPECT_LT(ratio, 3.5);
   EXPECT_GT(four["eager_overhead"]["data_parallel"]["rows"].get<int>(), 0);
+  // The rows have 2 to 4 GPUs: 4 is inside them, 8 extrapolates and says so.
+  EXPECT_EQ(four["eager_overhead"]["data_parallel"]["max_num_gpus"].get<int>(), 4);
+  const auto said = [](const nlohmann::json& doc) {
+    return std::count_if(doc["warnings"].begin(), doc["warnings"].end(), [](const auto& w) {
+      return w.template get<std::string>().find("fitted on rows of at most 4 GPUs") !=
+             std::string::npos;
+    });
+  };
+  EXPECT_EQ(said(four), 0);
+  EXPECT_EQ(said(json_for("--num-gpus 8")), 1);
   const RunResult table =
       run_cnnperf("predict --net resnet50 --gpu titan-rtx --batch 12 --num-gpus 2");
   EXPECT_EQ(table.exit_code, 0) << table.err;
