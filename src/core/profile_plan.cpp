@@ -69,6 +69,10 @@ void set_field(Layer& layer, const std::string& field, const std::string& value,
                       : padding       ? "a non-negative integer"
                                       : "a positive integer"));
   }
+  if (v > kMaxLayerDim) {  // cuDNN's sizes are 32-bit: no layer has this either
+    throw InputError(where + ": " + field + " " + value + ": expected at most " +
+                     std::to_string(kMaxLayerDim) + " (cuDNN's 32-bit sizes)");
+  }
   if (field == "bias") {
     layer.bias = v != 0;
     return;

@@ -61,6 +61,11 @@ TEST(Sweep, OverlappingAxesAndImpossibleValuesAreInputErrors) {
   EXPECT_EQ(error_of({"pad=-1,0"}), "--sweep 'pad=-1,0': pad -1: expected a non-negative integer");
   EXPECT_EQ(error_of({"pad=0"}), "no error");
   EXPECT_EQ(error_of({"bias=0,2"}), "--sweep 'bias=0,2': bias 2: expected 0 or 1");
+  // Past cuDNN's 32-bit sizes: an error before anything runs, not an invalid_problem job.
+  EXPECT_EQ(error_of({"c_in=64,99999999999"}),
+            "--sweep 'c_in=64,99999999999': c_in 99999999999: expected at most 2147483647 "
+            "(cuDNN's 32-bit sizes)");
+  EXPECT_EQ(error_of({"c_in=2147483647"}), "no error");
 }
 
 TEST(Sweep, CartesianProductOverDefaults) {
