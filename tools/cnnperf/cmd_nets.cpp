@@ -15,7 +15,8 @@ void add_nets_command(CLI::App& app, Runner& run) {
       ->capture_default_str();
   sub->add_option("-o,--output", opts->output, "Write the result to FILE (default: stdout)");
   sub->add_option("--precision", opts->precision,
-                  "Element type for bytes: fp32|fp16 (default: fp32)");
+                  "Element type for `nets show`'s bytes: fp32|fp16 (the list has no bytes "
+                  "column)");
   sub->footer("Example: cnnperf nets --format csv --output zoo.csv");
 
   auto* show = sub->add_subcommand(

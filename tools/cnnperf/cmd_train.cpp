@@ -50,9 +50,11 @@ void add_train_command(CLI::App& app, Runner& run) {
       ->check(positive_integer());
   sub->add_option("--seed", opts->seed, "Seed for sampling and folds")->capture_default_str();
   sub->add_option("--params", opts->params,
-                  "JSON overriding the default hyper-parameters, e.g. '{\"n_estimators\":200}', "
-                  "per kind '{\"xgboost\":{\"max_depth\":6}}', and for one family's model of "
-                  "one source (--sources split) a section alike, "
+                  "JSON overriding the default hyper-parameters: top-level keys go to every "
+                  "kind trained (e.g. '{\"n_estimators\":200}' with --regressor xgboost), a "
+                  "section per kind to that kind only (with --regressor all: "
+                  "'{\"xgboost\":{\"max_depth\":6},\"rf\":{\"n_trees\":200}}'), and for "
+                  "one family's model of one source (--sources split) a section alike, "
                   "'{\"conv/mlpredict\":{\"xgboost\":{\"max_depth\":8}}}'");
   sub->add_option("--algo-study", opts->algo_study,
                   "Instead of training: measure whether the cuDNN algorithm (NeuSight kernel "
