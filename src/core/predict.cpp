@@ -512,7 +512,7 @@ void set_num_gpus(NetworkPrediction& prediction, int num_gpus, const PowerModel&
   if (fitted > 1 && num_gpus > fitted) {
     // DESIGN: out-of-distribution inputs are flagged. The terms are linear in the extra GPUs.
     prediction.warnings.push_back("--num-gpus " + std::to_string(num_gpus) +
-                                  ": the data-parallel terms were fitted on rows " + "of at most " +
+                                  ": the data-parallel terms were fitted on rows of at most " +
                                   std::to_string(fitted) +
                                   " GPUs; more is their linear extrapolation");
   }

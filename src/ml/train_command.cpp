@@ -438,10 +438,12 @@ nlohmann::json train_report(const TrainOptions& options) {
     check_output_not_input(path, inputs);
     if (path.empty() || path == "-") continue;
     // Two of them naming one file would keep only the last written (the model lost).
-    for (std::size_t j = 0; j < i; ++j) {
+    std::error_code ec;
+    const std::filesystem::path canonical = std::filesystem::weakly_canonical(path, ec);
+    for (std::size_t j = 0; j < i && !ec; ++j) {
       const std::string& other = *outputs[j].second;
       if (!other.empty() && other != "-" &&
-          std::filesystem::weakly_canonical(path) == std::filesystem::weakly_canonical(other)) {
+          std::filesystem::weakly_canonical(other, ec) == canonical && !ec) {
         throw InputError(std::string(outputs[i].first) + ": " + path + " is also " +
                          outputs[j].first + "; expected another file");
       }

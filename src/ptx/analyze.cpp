@@ -301,13 +301,9 @@ PtxLaunchResult analyze_ptx_file(const std::string& file, const std::string& ker
   }
   // It reaches ptxas on a command line: a GPU architecture name and nothing else.
   if (!valid_ptxas_arch(arch)) {
-    throw InputError(arch_in.empty() ? file +
-                                           ": .target: expected a GPU architecture such as "
-                                           "sm_80, got '" +
-                                           arch + "'"
-                                     : "--arch: expected a GPU architecture such as sm_80 or "
-                                       "sm_90a, got '" +
-                                           arch + "'");
+    const std::string what = arch_in.empty() ? file + ": .target" : std::string("--arch");
+    throw InputError(what + ": expected a GPU architecture such as sm_80 or sm_90a, got '" + arch +
+                     "'");
   }
   const std::string key = launch_key(file, kernel, spec, arch);
   {
