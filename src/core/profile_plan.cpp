@@ -132,6 +132,23 @@ std::vector<SourcedLayer> layers_from_options(const ProfileOptions& options) {
     throw InputError("profile: give exactly one of --net, --layers or --sweep (got " +
                      std::to_string(sources) + ")");
   }
+  // --input-size shapes a network, --batch a network or a sweep's default: given where the rows
+  // carry their own, they were silently ignored (1 is the default, so only other values count).
+  if (!options.input_size.empty() && options.net.empty()) {
+    throw InputError(
+        "--input-size: applies to --net only; --layers rows and --sweep layers carry "
+        "their own h_in and w_in (sweep them with hw=...)");
+  }
+  const bool sweeps_batch =
+      std::any_of(options.sweep.begin(), options.sweep.end(),
+                  [](const std::string& s) { return s.rfind("batch=", 0) == 0; });
+  if (options.batch != 1 && (!options.layers_csv.empty() || sweeps_batch)) {
+    throw InputError(std::string("--batch: ") +
+                     (sweeps_batch ? "the sweep sets batch itself (--sweep 'batch=...'); give one "
+                                     "of the two"
+                                   : "--layers rows carry their own batch; expected it only with "
+                                     "--net or --sweep"));
+  }
   std::vector<SourcedLayer> out;
   if (!options.layers_csv.empty()) {
     const LayerTable table = read_layers_csv(options.layers_csv);

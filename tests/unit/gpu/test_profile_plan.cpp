@@ -210,6 +210,33 @@ TEST(PlanJobs, NeedsExactlyOneSource) {
   o.sweep = {"c_in=3"};
   o.layers_csv = "x.csv";
   EXPECT_THROW((void)plan_jobs(o), InputError);
+  // Options the rows carry themselves were silently ignored; --batch still sets a sweep's batch.
+  const auto error_of = [](const ProfileOptions& opts) {
+    try {
+      (void)plan_jobs(opts);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  ProfileOptions sized;
+  sized.sweep = {"c_in=3", "hw=8"};
+  sized.input_size = "320x320";
+  EXPECT_EQ(error_of(sized).rfind("--input-size: applies to --net only", 0), 0U) << error_of(sized);
+  sized.input_size.clear();
+  sized.batch = 8;
+  ASSERT_EQ(error_of(sized), "no error");
+  EXPECT_EQ(plan_jobs(sized).at(0).layer.batch, 8);
+  sized.sweep.emplace_back("batch=1,2");
+  EXPECT_EQ(error_of(sized).rfind("--batch: the sweep sets batch itself", 0), 0U)
+      << error_of(sized);
+  const auto csv = temp_file("batch.csv", "op,batch,c_in,h_in,w_in,c_out\nconv2d,38,8,8,8,8\n");
+  ProfileOptions rows;
+  rows.layers_csv = csv.string();
+  rows.batch = 8;
+  EXPECT_EQ(error_of(rows).rfind("--batch: --layers rows carry their own batch", 0), 0U)
+      << error_of(rows);
+  std::filesystem::remove(csv);
   ProfileOptions bad_precision;
   bad_precision.sweep = {"c_in=3"};
   bad_precision.precision = "int8";
