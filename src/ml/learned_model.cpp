@@ -18,6 +18,7 @@
 #include <random>
 #include <string_view>
 #include <thread>
+#include <type_traits>
 #include <unordered_map>
 
 #include "cnnperf/analytical.hpp"
@@ -494,7 +495,11 @@ std::vector<int> family_folds(const TrainingData& data, const std::vector<std::s
       fold[i] = it->second;
     }
     n_folds = static_cast<int>(ids.size());
-    if (n_folds < 2) throw InputError("--cv leave-gpu-out: the data hold only one GPU");
+    if (n_folds < 2) {
+      throw InputError("leave-one-GPU-out: these rows hold only one GPU (" +
+                       (n > 0 ? data.gpus[rows[0]].name : std::string("none")) +
+                       "); expected rows of two or more");
+    }
   } else if (scheme == CvScheme::kGroupShape) {
     std::unordered_map<std::string, int> group_of;
     std::vector<int> group(n);
@@ -581,7 +586,13 @@ CvResult cross_validate_family(const TrainingData& data, OpFamily family, Regres
   const std::size_t n = result.rows.size();
   if (n == 0) return result;
   int n_folds = 0;
-  const std::vector<int> fold = family_folds(data, result.rows, scheme, folds, seed, &n_folds);
+  std::vector<int> fold;
+  try {
+    fold = family_folds(data, result.rows, scheme, folds, seed, &n_folds);
+  } catch (const InputError& e) {
+    // Name the family: another family of the same data may hold several GPUs.
+    throw InputError(to_string(family) + " rows: " + e.what());
+  }
   result.predicted_ms.assign(n, 0);
   const auto start = std::chrono::steady_clock::now();
   for (int f = 0; f < n_folds; ++f) {
@@ -831,7 +842,21 @@ T field(const nlohmann::json& j, const char* key, const std::string& where) {
   try {
     return j.at(key).get<T>();
   } catch (const nlohmann::json::exception&) {
-    throw InputError(where + "." + key + ": wrong type");
+    // Say what was expected, as every other input error does.
+    const char* expected = "a value of another type";
+    if constexpr (std::is_same_v<T, std::string>) {
+      expected = "a string";
+    } else if constexpr (std::is_integral_v<T>) {
+      expected = "an integer";
+    } else if constexpr (std::is_floating_point_v<T>) {
+      expected = "a number";
+    } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+      expected = "an array of strings";
+    } else if constexpr (std::is_same_v<T, std::vector<double>>) {
+      expected = "an array of numbers";
+    }
+    throw InputError(where + "." + key + ": expected " + expected + ", got " +
+                     j.at(key).type_name());
   }
 }
 
@@ -911,7 +936,14 @@ std::unique_ptr<LearnedModel> LearnedModel::from_json(const nlohmann::json& doc,
   for (std::size_t i = 0; i < fams.size(); ++i) {
     const std::string where = source + ": families[" + std::to_string(i) + "]";
     FamilyModel f;
-    f.family = op_family_from_string(field<std::string>(fams[i], "family", where));
+    try {
+      f.family = op_family_from_string(field<std::string>(fams[i], "family", where));
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      // op_family_from_string knows no file: name it and the field, once.
+      if (what.rfind(where, 0) == 0) throw;
+      throw InputError(where + ".family: " + what);
+    }
     // Files before the per-source split (2026-11-24) have one model per family and no key.
     if (fams[i].contains("source")) f.source = field<std::string>(fams[i], "source", where);
     f.rows = field<std::size_t>(fams[i], "rows", where);

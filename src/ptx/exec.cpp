@@ -1129,18 +1129,18 @@ std::vector<std::uint8_t> build_params(const Program& p, const LaunchSpec& spec)
 }
 
 void validate(const Program& p, const LaunchSpec& spec) {
-  auto check = [&](const Dim3& d, const char* what, std::int64_t max_x) {
-    if (d.x < 1 || d.y < 1 || d.z < 1 || d.x > max_x || d.y > kMaxGridYZ || d.z > kMaxGridYZ) {
+  // CUDA's limits: a grid up to 2^31-1 x 65535 x 65535, a block up to 1024 x 1024 x 64.
+  auto check = [&](const Dim3& d, const char* what, std::int64_t max_x, std::int64_t max_y,
+                   std::int64_t max_z) {
+    if (d.x < 1 || d.y < 1 || d.z < 1 || d.x > max_x || d.y > max_y || d.z > max_z) {
       throw InputError(std::string("--") + what + ": dimensions must be in 1.." +
-                       std::to_string(max_x) + " x 1..65535 x 1..65535");
+                       std::to_string(max_x) + " x 1.." + std::to_string(max_y) + " x 1.." +
+                       std::to_string(max_z) + " (CUDA's limits), got " + std::to_string(d.x) +
+                       "," + std::to_string(d.y) + "," + std::to_string(d.z));
     }
   };
-  check(spec.grid, "grid", kMaxGridX);
-  check(spec.block, "block", 1024);
-  if (spec.block.z > 64) {
-    throw InputError("--block: z must be in 1..64 (CUDA's limit), got " +
-                     std::to_string(spec.block.z));
-  }
+  check(spec.grid, "grid", kMaxGridX, kMaxGridYZ, kMaxGridYZ);
+  check(spec.block, "block", 1024, 1024, 64);
   if (spec.block.count() > 1024) {
     throw InputError("--block: at most 1024 threads per CTA, got " +
                      std::to_string(spec.block.count()));

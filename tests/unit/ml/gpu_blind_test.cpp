@@ -265,5 +265,28 @@ TEST(LearnedModelFile, BoundsOfAnotherLengthThanTheFeaturesAreAnInputError) {
   EXPECT_NO_THROW((void)LearnedModel::from_json(doc, "m.json"));
 }
 
+// A model file's errors name the file, the field and what was expected.
+TEST(LearnedModelFile, ErrorsNameTheFieldAndWhatWasExpected) {
+  const auto doc = two_ratio_model(RegressorKind::kDecisionTree, kTree)->to_json();
+  const auto error_of = [](const nlohmann::json& bad) {
+    try {
+      (void)LearnedModel::from_json(bad, "m.json");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  nlohmann::json bad = doc;
+  bad["families"][0]["family"] = "bogus";
+  EXPECT_EQ(error_of(bad).rfind("m.json: families[0].family: unknown op family 'bogus'", 0), 0U)
+      << error_of(bad);
+  bad = doc;
+  bad["families"][0]["rows"] = "12";
+  EXPECT_EQ(error_of(bad), "m.json: families[0].rows: expected an integer, got string");
+  bad = doc;
+  bad["families"][0]["gpus"] = 3;
+  EXPECT_EQ(error_of(bad), "m.json: families[0].gpus: expected an array of strings, got number");
+}
+
 }  // namespace
 }  // namespace cnnperf

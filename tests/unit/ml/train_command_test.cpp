@@ -112,6 +112,30 @@ TEST_F(TrainCommand, TheSameCommandTwiceWritesTheSameModelFile) {
   EXPECT_EQ(first.find("train_s"), std::string::npos);
 }
 
+// "the data hold only one GPU" was said of data holding five, when one family held one.
+TEST_F(TrainCommand, LeaveGpuOutOnOneGpuNamesTheFamilyAndTheGpu) {
+  const CsvTable table = read_csv(sample_);
+  const std::size_t op = *table.column("op");
+  const std::size_t gpu = *table.column("gpu");
+  std::string text = csv_line(table.header) + "\n";
+  for (const auto& row : table.rows) {
+    if (row[op] == "conv2d" && row[gpu] == "Tesla P4") text += csv_line(row) + "\n";
+  }
+  const std::string path = (dir_ / "conv_p4.csv").string();
+  write_output(path, text);
+  TrainOptions opts = small_tree_options();
+  opts.data = {path};
+  opts.cv = "leave-gpu-out";
+  try {
+    (void)train_report(opts);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "conv rows: leave-one-GPU-out: these rows hold only one GPU (p4); expected rows of "
+              "two or more");
+  }
+}
+
 TEST_F(TrainCommand, LeaveGpuOutReportsEveryGpu) {
   TrainOptions opts;
   opts.data = {sample_};

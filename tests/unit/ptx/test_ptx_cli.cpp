@@ -134,7 +134,16 @@ TEST(PtxCli, BadInputIsExitTwoWithOneLine) {
   r = cli("ptx analyze " + test::ref_ptx("pool") +
           " --kernel maxpool2d_nchw --grid 1 --block 1,1,128");
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.out.find("--block: z must be in 1..64"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--block: dimensions must be in 1..1024 x 1..1024 x 1..64 (CUDA's limits), "
+                       "got 1,1,128"),
+            std::string::npos)
+      << r.out;
+  r = cli("ptx analyze " + test::ref_ptx("pool") +
+          " --kernel maxpool2d_nchw --grid 1 --block 2000");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("--block: dimensions must be in 1..1024 x 1..1024 x 1..64"),
+            std::string::npos)
+      << r.out;
 }
 
 // --arch reaches ptxas on a command line; the bundled PTX's recorded resources are its own
