@@ -6,6 +6,8 @@
 #include <mutex>
 #include <sstream>
 
+#include <spdlog/spdlog.h>
+
 #include "cnnperf/error.hpp"
 #include "cnnperf/io.hpp"
 #include "cnnperf/layer_io.hpp"
@@ -116,6 +118,13 @@ std::vector<Launch> plan(const Layer& l, const PtxLayerOptions& o) {
   switch (l.op) {
     case Op::kConv2d: {
       if (l.groups == l.c_in && l.c_out == l.c_in && l.groups > 1) {
+        if (o.conv_kernel != "auto") {
+          // Not an error: in a --layers file the option still holds for the other convolutions.
+          spdlog::warn(
+              "--conv-kernel {}: a depthwise convolution (groups = c_in = c_out = {}) runs "
+              "the depthwise reference kernel",
+              o.conv_kernel, l.c_in);
+        }
         L.file = ptx_path("depthwise", o.arch);
         L.kernel = "depthwise_conv2d_nchw";
         const std::int64_t total = l.batch * l.c_in * P * Q;

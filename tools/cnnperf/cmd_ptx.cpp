@@ -53,7 +53,9 @@ void add_ptx_command(CLI::App& app, Runner& run) {
                  "Layer spec OP:key=value,... (canonical CSV column names), positional or --spec");
   ly->add_option("--layers", l->layers_csv, "Canonical layer CSV, one result per row");
   ly->add_option("--arch", l->arch, "Committed PTX to use: sm_80|sm_90")->capture_default_str();
-  ly->add_option("--conv-kernel", l->conv_kernel, "auto|igemm|direct")->capture_default_str();
+  ly->add_option("--conv-kernel", l->conv_kernel,
+                 "auto|igemm|direct (a depthwise layer always runs the depthwise kernel)")
+      ->capture_default_str();
   ly->add_flag("--full", l->full, "Simulate every CTA (no sampling, no extrapolation)");
   ly->add_option("--max-warp-insts", l->max_warp_insts,
                  "Stop (exit 2) after this many emulated warp instructions per launch")

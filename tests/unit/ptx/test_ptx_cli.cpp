@@ -196,6 +196,21 @@ TEST(PtxCli, ExtrapolateThatCannotBeUsedIsSaid) {
   EXPECT_EQ(launch.at("warnings").dump().find("--extrapolate"), std::string::npos);
 }
 
+// A depthwise layer runs the depthwise reference kernel whatever --conv-kernel names: said.
+TEST(PtxCli, ConvKernelOnADepthwiseLayerIsSaid) {
+  const std::string layer = "ptx layer conv2d:c_in=16,c_out=16,groups=16,h_in=8,w_in=8";
+  CliRun r = cli(layer + " --conv-kernel direct");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("--conv-kernel direct: a depthwise convolution (groups = c_in = c_out = "
+                       "16) runs the depthwise reference kernel"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("depthwise_conv2d_nchw"), std::string::npos) << r.out;
+  r = cli(layer);  // auto: nothing to say
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(r.out.find("--conv-kernel"), std::string::npos) << r.out;
+}
+
 TEST(PtxCli, LayerSpecIsPositionalAsInTheDesign) {
   const CliRun r = cli("ptx layer relu:c_in=8,h_in=4,w_in=4 --format csv");
   ASSERT_EQ(r.code, 0) << r.out;
