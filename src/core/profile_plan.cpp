@@ -139,15 +139,9 @@ std::vector<SourcedLayer> layers_from_options(const ProfileOptions& options) {
         "--input-size: applies to --net only; --layers rows and --sweep layers carry "
         "their own h_in and w_in (sweep them with hw=...)");
   }
-  const bool sweeps_batch =
-      std::any_of(options.sweep.begin(), options.sweep.end(),
-                  [](const std::string& s) { return s.rfind("batch=", 0) == 0; });
-  if (options.batch != 1 && (!options.layers_csv.empty() || sweeps_batch)) {
-    throw InputError(std::string("--batch: ") +
-                     (sweeps_batch ? "the sweep sets batch itself (--sweep 'batch=...'); give one "
-                                     "of the two"
-                                   : "--layers rows carry their own batch; expected it only with "
-                                     "--net or --sweep"));
+  if (options.batch != 1 && !options.layers_csv.empty()) {
+    throw InputError(
+        "--batch: --layers rows carry their own batch; expected it only with --net or --sweep");
   }
   std::vector<SourcedLayer> out;
   if (!options.layers_csv.empty()) {
@@ -254,6 +248,11 @@ std::vector<Layer> expand_sweep(const std::vector<std::string>& specs, std::int6
       throw InputError("--sweep: the product of all axes exceeds " +
                        std::to_string(kMaxSweepLayers) + " layers");
     }
+  }
+  // --batch is the sweep's default batch: beside a swept batch it was silently overwritten.
+  if (const auto it = swept.find("batch"); batch != 1 && it != swept.end()) {
+    throw InputError("--batch: the sweep sets batch itself (--sweep '" + it->second +
+                     "'); give one of the two");
   }
   Layer base;
   base.op = Op::kConv2d;

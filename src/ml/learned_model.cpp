@@ -936,13 +936,11 @@ std::unique_ptr<LearnedModel> LearnedModel::from_json(const nlohmann::json& doc,
   for (std::size_t i = 0; i < fams.size(); ++i) {
     const std::string where = source + ": families[" + std::to_string(i) + "]";
     FamilyModel f;
+    const auto family_name = field<std::string>(fams[i], "family", where);
     try {
-      f.family = op_family_from_string(field<std::string>(fams[i], "family", where));
+      f.family = op_family_from_string(family_name);
     } catch (const InputError& e) {
-      const std::string what = e.what();
-      // op_family_from_string knows no file: name it and the field, once.
-      if (what.rfind(where, 0) == 0) throw;
-      throw InputError(where + ".family: " + what);
+      throw InputError(where + ".family: " + e.what());  // it knows no file: name it and the field
     }
     // Files before the per-source split (2026-11-24) have one model per family and no key.
     if (fams[i].contains("source")) f.source = field<std::string>(fams[i], "source", where);

@@ -131,14 +131,12 @@ std::map<std::string, PtxResources> parse_ptxas_output(const std::string& text,
 
 // ptxas's -arch values: sm_NN or compute_NN, with an optional 'a' or 'f' suffix (sm_90a, sm_100f).
 bool valid_ptxas_arch(const std::string& arch) {
-  std::size_t digits = 0;
   for (const char* prefix : {"sm_", "compute_"}) {
     if (arch.rfind(prefix, 0) != 0) continue;
-    std::size_t i = std::strlen(prefix);
-    while (i < arch.size() && std::isdigit(static_cast<unsigned char>(arch[i])) != 0) {
-      ++i;
-      ++digits;
-    }
+    const std::size_t first_digit = std::strlen(prefix);
+    std::size_t i = first_digit;
+    while (i < arch.size() && std::isdigit(static_cast<unsigned char>(arch[i])) != 0) ++i;
+    const std::size_t digits = i - first_digit;
     const bool suffix_ok =
         i == arch.size() || (i + 1 == arch.size() && (arch[i] == 'a' || arch[i] == 'f'));
     return digits >= 2 && digits <= 3 && suffix_ok;

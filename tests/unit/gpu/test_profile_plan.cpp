@@ -230,6 +230,9 @@ TEST(PlanJobs, NeedsExactlyOneSource) {
   sized.sweep.emplace_back("batch=1,2");
   EXPECT_EQ(error_of(sized).rfind("--batch: the sweep sets batch itself", 0), 0U)
       << error_of(sized);
+  sized.sweep.back() = "Batch=1,2";  // the field as the sweep parser reads it, not its spelling
+  EXPECT_EQ(error_of(sized),
+            "--batch: the sweep sets batch itself (--sweep 'Batch=1,2'); give one of the two");
   const auto csv = temp_file("batch.csv", "op,batch,c_in,h_in,w_in,c_out\nconv2d,38,8,8,8,8\n");
   ProfileOptions rows;
   rows.layers_csv = csv.string();
