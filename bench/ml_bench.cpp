@@ -11,7 +11,7 @@
 
 #include <benchmark/benchmark.h>
 
-#include "cnnperf/regressor.hpp"
+#include "cnnperf/ml/regressor.hpp"
 
 namespace {
 

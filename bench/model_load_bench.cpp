@@ -15,11 +15,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cnnperf/gpu_spec.hpp"
-#include "cnnperf/learned_model.hpp"
-#include "cnnperf/power.hpp"
-#include "cnnperf/predict.hpp"
-#include "cnnperf/zoo.hpp"
+#include "cnnperf/ml/learned_model.hpp"
+#include "cnnperf/model/gpu_spec.hpp"
+#include "cnnperf/model/zoo.hpp"
+#include "cnnperf/predict/power.hpp"
+#include "cnnperf/predict/predict.hpp"
 
 namespace {
 

@@ -8,9 +8,9 @@
 
 #include <cstddef>
 
-#include "cnnperf/gpu_spec.hpp"
-#include "cnnperf/predict.hpp"
-#include "cnnperf/zoo.hpp"
+#include "cnnperf/model/gpu_spec.hpp"
+#include "cnnperf/model/zoo.hpp"
+#include "cnnperf/predict/predict.hpp"
 
 namespace {
 

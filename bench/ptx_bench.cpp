@@ -6,8 +6,8 @@
 //   BM_RepeatedLayerFromCache   the same layer again (served by the launch cache)
 #include <benchmark/benchmark.h>
 
-#include "cnnperf/ptx.hpp"
-#include "cnnperf/zoo.hpp"
+#include "cnnperf/model/zoo.hpp"
+#include "cnnperf/ptx/ptx.hpp"
 
 namespace {
 

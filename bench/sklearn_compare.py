@@ -103,7 +103,7 @@ def metrics(y, p):
 
 
 def sklearn_models(threads, seed):
-    # The same hyper-parameters as cnnperf's defaults (see include/cnnperf/regressor.hpp).
+    # The same hyper-parameters as cnnperf's defaults (see include/cnnperf/ml/regressor.hpp).
     return {
         "linear": lambda: make_pipeline(StandardScaler(), LinearRegression()),
         "knn": lambda: make_pipeline(StandardScaler(), KNeighborsRegressor(n_neighbors=5)),

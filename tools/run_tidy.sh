@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make tidy: clang-tidy (.clang-tidy) on every library and CLI source in the compile database
-# (src/gpu/ only when CUDA was found), in parallel. Prints the findings; fails when there is
+# (src/profile/gpu/ only when CUDA was found), in parallel. Prints the findings; fails when there is
 # one, when run-clang-tidy itself fails, or when it checked no source at all.
 # Usage: tools/run_tidy.sh BUILD_DIR [JOBS]
 set -euo pipefail
@@ -12,7 +12,11 @@ if [ ! -f "$build/compile_commands.json" ]; then
 fi
 log=$build/tidy.log
 status=0
-run-clang-tidy -p "$build" -quiet -j "$jobs" '/(src|tools/cnnperf)/' >"$log" 2>"$build/tidy.err" ||
+# Sources are chosen by their path inside the checkout, so a checkout that itself lies under
+# a folder named src/ does not pull in tests and benchmarks.
+root=$(cd "$(dirname "$0")/.." && pwd)
+root_re=$(printf '%s' "$root" | sed 's/[][\\.*^$+?(){}|]/\\&/g')
+run-clang-tidy -p "$build" -quiet -j "$jobs" "^$root_re/(src|tools/cnnperf)/" >"$log" 2>"$build/tidy.err" ||
   status=$?
 # run-clang-tidy prints one command line per source it checks; the rest is findings.
 checked=$(grep -c '^clang-tidy-[0-9]* ' "$log" || true)

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // cuDNN algorithm classes of measured convolutions and the one-vs-rest classifier.
-#include "cnnperf/algo.hpp"
+#include "cnnperf/ml/algo.hpp"
 
 #include <algorithm>
 #include <unordered_map>
 
-#include "cnnperf/error.hpp"
-#include "cnnperf/io.hpp"
-#include "cnnperf/layer_io.hpp"
+#include "cnnperf/common/error.hpp"
+#include "cnnperf/common/io.hpp"
+#include "cnnperf/model/layer_io.hpp"
 
 namespace cnnperf {
 

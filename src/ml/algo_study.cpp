@@ -9,12 +9,12 @@
 #include <random>
 #include <unordered_map>
 
-#include "cnnperf/algo.hpp"
-#include "cnnperf/analytical.hpp"
-#include "cnnperf/error.hpp"
-#include "cnnperf/features.hpp"
-#include "cnnperf/io.hpp"
-#include "cnnperf/layer_io.hpp"
+#include "cnnperf/common/error.hpp"
+#include "cnnperf/common/io.hpp"
+#include "cnnperf/ml/algo.hpp"
+#include "cnnperf/ml/features.hpp"
+#include "cnnperf/model/layer_io.hpp"
+#include "cnnperf/predict/analytical.hpp"
 
 namespace cnnperf {
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Fold assignment and out-of-fold evaluation.
-#include "cnnperf/cross_validation.hpp"
+#include "cnnperf/ml/cross_validation.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -8,7 +8,7 @@
 #include <numeric>
 #include <random>
 
-#include "cnnperf/error.hpp"
+#include "cnnperf/common/error.hpp"
 #include "parallel.hpp"
 #include "regressor_internal.hpp"
 

@@ -10,7 +10,7 @@
 #include <numeric>
 #include <random>
 
-#include "cnnperf/error.hpp"
+#include "cnnperf/common/error.hpp"
 #include "regressor_internal.hpp"
 
 namespace cnnperf::ml_detail {

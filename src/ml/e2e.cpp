@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // End-to-end rows, eager-framework overhead calibration (Nelder-Mead) and evaluation.
-#include "cnnperf/e2e.hpp"
+#include "cnnperf/ml/e2e.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -15,10 +15,10 @@
 #include <thread>
 #include <tuple>
 
-#include "cnnperf/error.hpp"
-#include "cnnperf/io.hpp"
-#include "cnnperf/json_io.hpp"
-#include "cnnperf/zoo.hpp"
+#include "cnnperf/common/error.hpp"
+#include "cnnperf/common/io.hpp"
+#include "cnnperf/common/json_io.hpp"
+#include "cnnperf/model/zoo.hpp"
 #include "nelder_mead.hpp"
 #include "parallel.hpp"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Feature extraction for the learned models.
-#include "cnnperf/features.hpp"
+#include "cnnperf/ml/features.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,11 +10,11 @@
 #include <thread>
 #include <utility>
 
-#include "cnnperf/analytical.hpp"
-#include "cnnperf/error.hpp"
-#include "cnnperf/io.hpp"
-#if __has_include("cnnperf/ptx.hpp")
-#include "cnnperf/ptx.hpp"
+#include "cnnperf/common/error.hpp"
+#include "cnnperf/common/io.hpp"
+#include "cnnperf/predict/analytical.hpp"
+#if __has_include("cnnperf/ptx/ptx.hpp")
+#include "cnnperf/ptx/ptx.hpp"
 #define CNNPERF_HAVE_PTX_FEATURES 1
 #endif
 

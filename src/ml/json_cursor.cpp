@@ -16,7 +16,7 @@
 #include <emmintrin.h>
 #endif
 
-#include "cnnperf/error.hpp"
+#include "cnnperf/common/error.hpp"
 
 namespace cnnperf::ml_detail {
 namespace {

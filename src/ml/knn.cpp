@@ -11,7 +11,7 @@
 
 #include <nanoflann.hpp>
 
-#include "cnnperf/error.hpp"
+#include "cnnperf/common/error.hpp"
 #include "regressor_internal.hpp"
 
 namespace cnnperf::ml_detail {

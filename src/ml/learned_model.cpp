@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Training data loading, per-family learned models over the analytical baseline, CV.
-#include "cnnperf/learned_model.hpp"
+#include "cnnperf/ml/learned_model.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -21,13 +21,13 @@
 #include <type_traits>
 #include <unordered_map>
 
-#include "cnnperf/analytical.hpp"
-#include "cnnperf/config.hpp"
-#include "cnnperf/e2e.hpp"
-#include "cnnperf/error.hpp"
-#include "cnnperf/io.hpp"
-#include "cnnperf/json_io.hpp"
-#include "cnnperf/layer_io.hpp"
+#include "cnnperf/common/config.hpp"
+#include "cnnperf/common/error.hpp"
+#include "cnnperf/common/io.hpp"
+#include "cnnperf/common/json_io.hpp"
+#include "cnnperf/ml/e2e.hpp"
+#include "cnnperf/model/layer_io.hpp"
+#include "cnnperf/predict/analytical.hpp"
 #include "json_cursor.hpp"
 #include "regressor_internal.hpp"
 

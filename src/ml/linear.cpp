@@ -7,7 +7,7 @@
 
 #include <Eigen/Dense>
 
-#include "cnnperf/error.hpp"
+#include "cnnperf/common/error.hpp"
 #include "regressor_internal.hpp"
 
 namespace cnnperf::ml_detail {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Accuracy metrics. Percent-error metrics skip rows whose true value is 0 (undefined ratio).
-#include "cnnperf/metrics.hpp"
+#include "cnnperf/ml/metrics.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include <numeric>
 #include <string>
 
-#include "cnnperf/error.hpp"
+#include "cnnperf/common/error.hpp"
 
 namespace cnnperf {
 namespace {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Power model calibration and validation on measured training-epoch power under power caps.
-#include "cnnperf/power_calibration.hpp"
+#include "cnnperf/ml/power_calibration.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -10,11 +10,11 @@
 #include <set>
 #include <tuple>
 
-#include "cnnperf/config.hpp"
-#include "cnnperf/e2e.hpp"
-#include "cnnperf/error.hpp"
-#include "cnnperf/io.hpp"
-#include "cnnperf/zoo.hpp"
+#include "cnnperf/common/config.hpp"
+#include "cnnperf/common/error.hpp"
+#include "cnnperf/common/io.hpp"
+#include "cnnperf/ml/e2e.hpp"
+#include "cnnperf/model/zoo.hpp"
 
 namespace cnnperf {
 

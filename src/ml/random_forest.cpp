@@ -10,7 +10,7 @@
 #include <random>
 #include <thread>
 
-#include "cnnperf/error.hpp"
+#include "cnnperf/common/error.hpp"
 #include "decision_tree.hpp"
 #include "parallel.hpp"
 #include "regressor_internal.hpp"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Regressor base class (validation, log-target wrapper, JSON envelope), factory, params.
-#include "cnnperf/regressor.hpp"
+#include "cnnperf/ml/regressor.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -10,7 +10,7 @@
 #include <thread>
 #include <utility>
 
-#include "cnnperf/error.hpp"
+#include "cnnperf/common/error.hpp"
 #include "regressor_internal.hpp"
 
 namespace cnnperf {

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cnnperf/regressor.hpp"
+#include "cnnperf/ml/regressor.hpp"
 
 namespace cnnperf::ml_detail {
 

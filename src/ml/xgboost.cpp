@@ -26,7 +26,7 @@
 
 #include <xgboost/c_api.h>
 
-#include "cnnperf/error.hpp"
+#include "cnnperf/common/error.hpp"
 #include "json_cursor.hpp"
 #include "regressor_internal.hpp"
 

@@ -14,10 +14,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cnnperf/config.hpp"
-#include "cnnperf/error.hpp"
-#include "cnnperf/io.hpp"
-#include "cnnperf/ptx.hpp"
+#include "cnnperf/common/config.hpp"
+#include "cnnperf/common/error.hpp"
+#include "cnnperf/common/io.hpp"
+#include "cnnperf/ptx/ptx.hpp"
 #include "internal.hpp"
 
 namespace cnnperf {

@@ -10,8 +10,8 @@
 #include <sstream>
 #include <type_traits>
 
-#include "cnnperf/error.hpp"
-#include "cnnperf/ptx_emu.hpp"
+#include "cnnperf/common/error.hpp"
+#include "cnnperf/ptx/ptx_emu.hpp"
 #include "internal.hpp"
 
 namespace cnnperf::ptx {

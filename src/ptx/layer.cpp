@@ -8,10 +8,10 @@
 
 #include <spdlog/spdlog.h>
 
-#include "cnnperf/error.hpp"
-#include "cnnperf/io.hpp"
-#include "cnnperf/layer_io.hpp"
-#include "cnnperf/ptx.hpp"
+#include "cnnperf/common/error.hpp"
+#include "cnnperf/common/io.hpp"
+#include "cnnperf/model/layer_io.hpp"
+#include "cnnperf/ptx/ptx.hpp"
 
 namespace cnnperf {
 

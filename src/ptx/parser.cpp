@@ -6,8 +6,8 @@
 #include <cstring>
 #include <string_view>
 
-#include "cnnperf/error.hpp"
-#include "cnnperf/ptx_emu.hpp"
+#include "cnnperf/common/error.hpp"
+#include "cnnperf/ptx/ptx_emu.hpp"
 
 namespace cnnperf::ptx {
 namespace {

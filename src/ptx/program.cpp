@@ -8,8 +8,8 @@
 #include <set>
 #include <string_view>
 
-#include "cnnperf/error.hpp"
-#include "cnnperf/ptx_emu.hpp"
+#include "cnnperf/common/error.hpp"
+#include "cnnperf/ptx/ptx_emu.hpp"
 #include "internal.hpp"
 
 namespace cnnperf::ptx {

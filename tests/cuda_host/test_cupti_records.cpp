@@ -10,8 +10,8 @@
 
 #include <cupti.h>
 
-#include "../../src/gpu/cupti_activity.hpp"
-#include "../../src/gpu/cupti_record_convert.hpp"
+#include "../../src/profile/gpu/cupti_activity.hpp"
+#include "../../src/profile/gpu/cupti_record_convert.hpp"
 
 namespace cnnperf::gpu {
 namespace {

@@ -5,8 +5,8 @@
 
 #include <filesystem>
 
-#include "cnnperf/io.hpp"
-#include "cnnperf/profile.hpp"
+#include "cnnperf/common/io.hpp"
+#include "cnnperf/profile/profile.hpp"
 
 namespace cnnperf {
 namespace {

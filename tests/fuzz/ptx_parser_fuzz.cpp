@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string>
 
-#include "cnnperf/error.hpp"
-#include "cnnperf/ptx_emu.hpp"
+#include "cnnperf/common/error.hpp"
+#include "cnnperf/ptx/ptx_emu.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

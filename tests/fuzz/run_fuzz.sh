@@ -15,9 +15,9 @@ if [[ -z "$(ls -A "$here/corpus")" ]]; then
     cp "$f" "$here/corpus/seed_$(basename "$f")"
   done
 fi
-mkdir -p "$out/generated/cnnperf"
+mkdir -p "$out/generated/cnnperf/common"
 sed -e 's/@PROJECT_VERSION@/0/' -e 's/#cmakedefine01 CNNPERF_HAVE_CUDA/#define CNNPERF_HAVE_CUDA 0/' \
-    -e "s|@CMAKE_SOURCE_DIR@|$root|" "$root/include/cnnperf/config.hpp.in" > "$out/generated/cnnperf/config.hpp"
+    -e "s|@CMAKE_SOURCE_DIR@|$root|" "$root/include/cnnperf/common/config.hpp.in" > "$out/generated/cnnperf/common/config.hpp"
 clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -I"$root/include" -I"$out/generated" \
   "$here/ptx_parser_fuzz.cpp" "$root/src/ptx/parser.cpp" "$root/src/ptx/program.cpp" \

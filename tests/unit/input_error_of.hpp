@@ -5,7 +5,7 @@
 #include <string>
 #include <utility>
 
-#include "cnnperf/error.hpp"
+#include "cnnperf/common/error.hpp"
 
 namespace cnnperf::test {
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Subcommand registration. Each cmd_<name>.cpp declares its options into a plain struct and,
-// when its subcommand is chosen, stores in `run` one call into the library.
+// Subcommand registration. Each <name>/<name>_cli.cpp declares its options into a plain
+// struct and, when its subcommand is chosen, stores in `run` one call into the library.
 #pragma once
 
 #include <functional>
@@ -8,10 +8,16 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cnnperf/error.hpp"
-#include "cnnperf/io.hpp"
+#include "cnnperf/common/error.hpp"
+#include "cnnperf/common/io.hpp"
 
 namespace cnnperf::cli {
+
+/// Exit codes (DESIGN §3): a runtime failure (cnnperf::Error, e.g. no usable GPU) is 1.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitRuntimeFailure = 1;
+inline constexpr int kExitBadInput = 2;    ///< bad usage or input (cnnperf::InputError)
+inline constexpr int kExitOverBudget = 3;  ///< cnnperf::BudgetExceeded
 
 /// For an option whose 0 means "not given" in its options struct: a value typed on the
 /// command line must be a positive integer (else exit 2 naming the option).

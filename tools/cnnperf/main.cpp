@@ -7,8 +7,8 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include "cnnperf/config.hpp"
-#include "cnnperf/error.hpp"
+#include "cnnperf/common/config.hpp"
+#include "cnnperf/common/error.hpp"
 #include "commands.hpp"
 
 namespace {
@@ -78,23 +78,26 @@ int run_cli(int argc, char** argv) {
              " times; expected once";
     }
     std::fprintf(stderr, "cnnperf: error: %s (see --help)\n", what.c_str());
-    return 2;
+    return cnnperf::cli::kExitBadInput;
   }
   // An explicitly empty value ("--nets ''", "gpus show ''") read as "not given" before, which
   // for several options means "everything": name it instead.
   if (const std::string empty = empty_value_option(app); !empty.empty()) {
     std::fprintf(stderr, "cnnperf: error: %s: expected a value, got an empty string (see --help)\n",
                  empty.c_str());
-    return 2;
+    return cnnperf::cli::kExitBadInput;
   }
   try {
-    return run ? run() : 2;
-  } catch (const cnnperf::Error& e) {
+    return run ? run() : cnnperf::cli::kExitBadInput;
+  } catch (const cnnperf::BudgetExceeded& e) {
     std::fprintf(stderr, "cnnperf: error: %s\n", e.what());
-    return e.exit_code();
+    return cnnperf::cli::kExitOverBudget;
+  } catch (const cnnperf::InputError& e) {
+    std::fprintf(stderr, "cnnperf: error: %s\n", e.what());
+    return cnnperf::cli::kExitBadInput;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cnnperf: error: %s\n", e.what());
-    return 1;
+    return cnnperf::cli::kExitRuntimeFailure;
   }
 }
 
@@ -107,6 +110,6 @@ int main(int argc, char** argv) {
     return run_cli(argc, argv);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cnnperf: error: %s\n", e.what());
-    return 1;
+    return cnnperf::cli::kExitRuntimeFailure;
   }
 }

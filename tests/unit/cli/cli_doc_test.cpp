@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cli_runner.hpp"
-#include "cnnperf/io.hpp"
+#include "cnnperf/common/io.hpp"
 
 namespace cnnperf {
 namespace {

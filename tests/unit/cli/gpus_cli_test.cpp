@@ -15,8 +15,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
-#include "cnnperf/config.hpp"
-#include "cnnperf/gpu_spec.hpp"
+#include "cnnperf/common/config.hpp"
+#include "cnnperf/model/gpu_spec.hpp"
 
 namespace {
 

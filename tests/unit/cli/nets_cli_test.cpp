@@ -15,11 +15,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
-#include "cnnperf/config.hpp"
-#include "cnnperf/io.hpp"
-#include "cnnperf/layer_io.hpp"
-#include "cnnperf/network_io.hpp"
-#include "cnnperf/zoo.hpp"
+#include "cnnperf/common/config.hpp"
+#include "cnnperf/common/io.hpp"
+#include "cnnperf/model/layer_io.hpp"
+#include "cnnperf/model/network_io.hpp"
+#include "cnnperf/model/zoo.hpp"
 
 namespace cnnperf {
 namespace {

@@ -16,10 +16,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
-#include "cnnperf/io.hpp"
-#include "cnnperf/layer.hpp"
-#include "cnnperf/network.hpp"
-#include "cnnperf/zoo.hpp"
+#include "cnnperf/common/io.hpp"
+#include "cnnperf/model/layer.hpp"
+#include "cnnperf/model/network.hpp"
+#include "cnnperf/model/zoo.hpp"
 
 namespace cnnperf {
 namespace {

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "cli_runner.hpp"
-#include "cnnperf/io.hpp"
+#include "cnnperf/common/io.hpp"
 
 namespace cnnperf {
 namespace {

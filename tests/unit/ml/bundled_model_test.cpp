@@ -8,11 +8,11 @@
 
 #include <gtest/gtest.h>
 
-#include "cnnperf/gpu_spec.hpp"
-#include "cnnperf/io.hpp"
-#include "cnnperf/layer_io.hpp"
-#include "cnnperf/learned_model.hpp"
-#include "cnnperf/predict_command.hpp"
+#include "cnnperf/common/io.hpp"
+#include "cnnperf/ml/learned_model.hpp"
+#include "cnnperf/model/gpu_spec.hpp"
+#include "cnnperf/model/layer_io.hpp"
+#include "predict/predict_command.hpp"
 
 namespace cnnperf {
 namespace {

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "cnnperf/e2e.hpp"
-#include "cnnperf/error.hpp"
-#include "cnnperf/gpu_spec.hpp"
-#include "cnnperf/zoo.hpp"
+#include "cnnperf/common/error.hpp"
+#include "cnnperf/ml/e2e.hpp"
+#include "cnnperf/model/gpu_spec.hpp"
+#include "cnnperf/model/zoo.hpp"
 #include "synthetic_e2e.hpp"
 #include "temp_file.hpp"
 

@@ -3,8 +3,8 @@
 // calibration `cnnperf train --e2e datasets/e2e_torchvision.csv` gives today.
 #include <gtest/gtest.h>
 
-#include "cnnperf/e2e.hpp"
-#include "cnnperf/error.hpp"
+#include "cnnperf/common/error.hpp"
+#include "cnnperf/ml/e2e.hpp"
 
 namespace cnnperf {
 namespace {

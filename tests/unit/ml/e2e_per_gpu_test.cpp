@@ -6,9 +6,9 @@
 
 #include <cmath>
 
-#include "cnnperf/e2e.hpp"
-#include "cnnperf/error.hpp"
-#include "cnnperf/gpu_spec.hpp"
+#include "cnnperf/common/error.hpp"
+#include "cnnperf/ml/e2e.hpp"
+#include "cnnperf/model/gpu_spec.hpp"
 #include "synthetic_e2e.hpp"
 
 namespace cnnperf {

@@ -7,8 +7,8 @@
 #include <random>
 #include <string>
 
-#include "cnnperf/e2e.hpp"
-#include "cnnperf/zoo.hpp"
+#include "cnnperf/ml/e2e.hpp"
+#include "cnnperf/model/zoo.hpp"
 #include "synthetic_e2e.hpp"
 
 namespace cnnperf {

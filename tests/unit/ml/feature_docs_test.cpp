@@ -6,10 +6,10 @@
 #include <string>
 
 #include "../input_error_of.hpp"
-#include "cnnperf/features.hpp"
-#include "cnnperf/gpu_spec.hpp"
-#include "cnnperf/io.hpp"
-#include "cnnperf/layer.hpp"
+#include "cnnperf/common/io.hpp"
+#include "cnnperf/ml/features.hpp"
+#include "cnnperf/model/gpu_spec.hpp"
+#include "cnnperf/model/layer.hpp"
 
 namespace cnnperf {
 namespace {

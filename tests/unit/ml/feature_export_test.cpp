@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "cnnperf/analytical.hpp"
-#include "cnnperf/error.hpp"
-#include "cnnperf/features.hpp"
-#include "cnnperf/io.hpp"
-#include "cnnperf/learned_model.hpp"
+#include "cnnperf/common/error.hpp"
+#include "cnnperf/common/io.hpp"
+#include "cnnperf/ml/features.hpp"
+#include "cnnperf/ml/learned_model.hpp"
+#include "cnnperf/predict/analytical.hpp"
 #include "synthetic_data.hpp"
 #include "training_rows.hpp"
 

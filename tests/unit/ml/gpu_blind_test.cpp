@@ -8,9 +8,9 @@
 #include <limits>
 #include <random>
 
-#include "cnnperf/analytical.hpp"
-#include "cnnperf/error.hpp"
-#include "cnnperf/learned_model.hpp"
+#include "cnnperf/common/error.hpp"
+#include "cnnperf/ml/learned_model.hpp"
+#include "cnnperf/predict/analytical.hpp"
 #include "synthetic_data.hpp"
 #include "temp_file.hpp"
 #include "training_rows.hpp"

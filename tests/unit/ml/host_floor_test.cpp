@@ -8,12 +8,12 @@
 #include <cmath>
 #include <random>
 
-#include "cnnperf/analytical.hpp"
-#include "cnnperf/error.hpp"
-#include "cnnperf/learned_model.hpp"
-#include "cnnperf/network.hpp"
-#include "cnnperf/power.hpp"
-#include "cnnperf/predict.hpp"
+#include "cnnperf/common/error.hpp"
+#include "cnnperf/ml/learned_model.hpp"
+#include "cnnperf/model/network.hpp"
+#include "cnnperf/predict/analytical.hpp"
+#include "cnnperf/predict/power.hpp"
+#include "cnnperf/predict/predict.hpp"
 #include "synthetic_data.hpp"
 #include "training_rows.hpp"
 

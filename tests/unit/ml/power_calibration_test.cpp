@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "cnnperf/e2e.hpp"
-#include "cnnperf/error.hpp"
-#include "cnnperf/power_calibration.hpp"
+#include "cnnperf/common/error.hpp"
+#include "cnnperf/ml/e2e.hpp"
+#include "cnnperf/ml/power_calibration.hpp"
 #include "temp_file.hpp"
 
 namespace cnnperf {

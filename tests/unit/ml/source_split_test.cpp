@@ -7,10 +7,10 @@
 #include <cmath>
 #include <random>
 
-#include "cnnperf/analytical.hpp"
-#include "cnnperf/error.hpp"
-#include "cnnperf/learned_model.hpp"
-#include "cnnperf/zoo.hpp"
+#include "cnnperf/common/error.hpp"
+#include "cnnperf/ml/learned_model.hpp"
+#include "cnnperf/model/zoo.hpp"
+#include "cnnperf/predict/analytical.hpp"
 #include "synthetic_data.hpp"
 #include "training_rows.hpp"
 

@@ -10,8 +10,8 @@
 #include <random>
 #include <vector>
 
-#include "cnnperf/layer.hpp"
-#include "cnnperf/regressor.hpp"
+#include "cnnperf/ml/regressor.hpp"
+#include "cnnperf/model/layer.hpp"
 
 namespace cnnperf::testing {
 

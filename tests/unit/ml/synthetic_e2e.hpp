@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "cnnperf/e2e.hpp"
-#include "cnnperf/error.hpp"
+#include "cnnperf/common/error.hpp"
+#include "cnnperf/ml/e2e.hpp"
 
 namespace cnnperf::testing {
 

@@ -13,14 +13,14 @@
 
 #include <gtest/gtest.h>
 
-#include "cnnperf/algo.hpp"
-#include "cnnperf/analytical.hpp"
-#include "cnnperf/error.hpp"
-#include "cnnperf/features.hpp"
-#include "cnnperf/gpu_spec.hpp"
-#include "cnnperf/io.hpp"
-#include "cnnperf/train_command.hpp"
+#include "cnnperf/common/error.hpp"
+#include "cnnperf/common/io.hpp"
+#include "cnnperf/ml/algo.hpp"
+#include "cnnperf/ml/features.hpp"
+#include "cnnperf/model/gpu_spec.hpp"
+#include "cnnperf/predict/analytical.hpp"
 #include "synthetic_data.hpp"
+#include "train/train_command.hpp"
 
 namespace cnnperf {
 namespace {

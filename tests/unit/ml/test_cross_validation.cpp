@@ -7,8 +7,8 @@
 
 #include <gtest/gtest.h>
 
-#include "cnnperf/cross_validation.hpp"
-#include "cnnperf/error.hpp"
+#include "cnnperf/common/error.hpp"
+#include "cnnperf/ml/cross_validation.hpp"
 #include "synthetic_data.hpp"
 
 namespace cnnperf {

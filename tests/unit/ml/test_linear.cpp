@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "cnnperf/error.hpp"
-#include "cnnperf/regressor.hpp"
+#include "cnnperf/common/error.hpp"
+#include "cnnperf/ml/regressor.hpp"
 #include "synthetic_data.hpp"
 
 namespace cnnperf {

@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "cnnperf/error.hpp"
-#include "cnnperf/metrics.hpp"
+#include "cnnperf/common/error.hpp"
+#include "cnnperf/ml/metrics.hpp"
 
 namespace cnnperf {
 namespace {

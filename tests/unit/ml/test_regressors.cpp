@@ -7,9 +7,9 @@
 
 #include <gtest/gtest.h>
 
-#include "cnnperf/error.hpp"
-#include "cnnperf/metrics.hpp"
-#include "cnnperf/regressor.hpp"
+#include "cnnperf/common/error.hpp"
+#include "cnnperf/ml/metrics.hpp"
+#include "cnnperf/ml/regressor.hpp"
 #include "synthetic_data.hpp"
 
 namespace cnnperf {

@@ -18,12 +18,12 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "cnnperf/error.hpp"
-#include "cnnperf/features.hpp"
-#include "cnnperf/gpu_spec.hpp"
-#include "cnnperf/learned_model.hpp"
-#include "cnnperf/regressor.hpp"
-#include "cnnperf/zoo.hpp"
+#include "cnnperf/common/error.hpp"
+#include "cnnperf/ml/features.hpp"
+#include "cnnperf/ml/learned_model.hpp"
+#include "cnnperf/ml/regressor.hpp"
+#include "cnnperf/model/gpu_spec.hpp"
+#include "cnnperf/model/zoo.hpp"
 #include "synthetic_data.hpp"
 
 namespace cnnperf {

@@ -11,14 +11,14 @@
 
 #include <gtest/gtest.h>
 
-#include "cnnperf/error.hpp"
-#include "cnnperf/gpu_spec.hpp"
-#include "cnnperf/io.hpp"
-#include "cnnperf/layer_io.hpp"
-#include "cnnperf/learned_model.hpp"
-#include "cnnperf/predict_command.hpp"
-#include "cnnperf/train_command.hpp"
-#include "cnnperf/validate_command.hpp"
+#include "cnnperf/common/error.hpp"
+#include "cnnperf/common/io.hpp"
+#include "cnnperf/ml/learned_model.hpp"
+#include "cnnperf/model/gpu_spec.hpp"
+#include "cnnperf/model/layer_io.hpp"
+#include "predict/predict_command.hpp"
+#include "train/train_command.hpp"
+#include "validate/validate_command.hpp"
 
 namespace cnnperf {
 namespace {

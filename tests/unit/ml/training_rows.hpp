@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "cnnperf/learned_model.hpp"
+#include "cnnperf/ml/learned_model.hpp"
 
 namespace cnnperf::testing {
 

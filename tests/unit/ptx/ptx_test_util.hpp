@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "cnnperf/ptx.hpp"
+#include "cnnperf/ptx/ptx.hpp"
 
 namespace cnnperf::test {
 

@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "cnnperf/io.hpp"
+#include "cnnperf/common/io.hpp"
 #include "ptx_test_util.hpp"
 
 namespace cnnperf {

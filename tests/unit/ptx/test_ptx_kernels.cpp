@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "cnnperf/error.hpp"
+#include "cnnperf/common/error.hpp"
 #include "ptx_test_util.hpp"
 
 namespace cnnperf {

@@ -13,7 +13,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "cnnperf/io.hpp"
+#include "cnnperf/common/io.hpp"
 #include "ptx_test_util.hpp"
 
 namespace cnnperf {

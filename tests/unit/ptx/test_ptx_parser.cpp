@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "cnnperf/error.hpp"
-#include "cnnperf/io.hpp"
+#include "cnnperf/common/error.hpp"
+#include "cnnperf/common/io.hpp"
 #include "ptx_test_util.hpp"
 
 namespace cnnperf {

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: Apache-2.0
+// Learned latency models: training data, the model file, and the LatencyModel that uses it.
+#pragma once
+
+#include <array>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cnnperf/ml/features.hpp"
+#include "cnnperf/ml/metrics.hpp"
+#include "cnnperf/ml/regressor.hpp"
+#include "cnnperf/model/gpu_spec.hpp"
+#include "cnnperf/predict/predict.hpp"
+
+namespace cnnperf {
+
+inline constexpr int kModelSchemaVersion = 1;
+
+/// Measured per-layer rows (datasets/ schema): a layer, its GPU, source and latency.
+struct TrainingData {
+  std::vector<Layer> layers;
+  std::vector<std::string> gpu_names;  ///< as written in the file
+  std::vector<GpuSpec> gpus;           ///< resolved database entries
+  std::vector<std::string> sources;    ///< `source` column ("" when absent)
+  std::vector<double> latency_ms;      ///< measured target
+  std::vector<std::string> files;
+  std::string fingerprint;       ///< FNV-1a of the files' contents, hex
+  std::size_t skipped_rows = 0;  ///< rows without a usable target or exact shape
+};
+
+/// Reads layer CSVs with `latency_ms` and `gpu` columns. Rows whose padding is asymmetric
+/// (`symmetric_pad_exact` == 0) are skipped and counted unless the file has `pad_h_end`
+/// (then the layer is exact). `max_rows` > 0 keeps a seeded
+/// uniform sample. Unknown GPU names are InputError naming file:line. Each file is found as
+/// user_file_or_resource finds it (bundled `datasets/...` from any directory).
+[[nodiscard]] TrainingData load_training_data(const std::vector<std::string>& files,
+                                              std::size_t max_rows = 0, std::uint64_t seed = 42);
+
+/// Row indices of one op family.
+[[nodiscard]] std::vector<std::size_t> family_rows(const TrainingData& data, OpFamily family);
+
+/// Cross-validation schemes.
+enum class CvScheme { kKfold, kGroupShape, kLeaveGpuOut };
+[[nodiscard]] CvScheme cv_scheme_from_string(std::string_view text);
+[[nodiscard]] std::string to_string(CvScheme scheme);
+
+/// The fitted regressor of one op family (and, when the sources are split, one measurement
+/// source) plus what it needs at prediction time.
+struct FamilyModel {
+  OpFamily family = OpFamily::kConv;
+  std::string source;  ///< the measurement source it was trained on; "" = every source
+  std::unique_ptr<Regressor> regressor;
+  std::vector<double> feature_min;  ///< training range per feature
+  std::vector<double> feature_max;
+  std::vector<std::string> gpus;  ///< GPUs seen in training
+  std::size_t rows = 0;
+  /// Rows of the reference source on a GPU outside `gpus` (and without a seen_sibling in
+  /// them) get the analytical estimate: set by
+  /// `train --unseen-gpu-check` when, leave-one-GPU-out, the analytical model was the more
+  /// accurate of the two on this family's reference-source rows.
+  bool analytical_for_unseen_gpus = false;
+  /// Rows of the reference source on a GPU outside `gpus` (and without a seen_sibling in
+  /// them) get this regressor instead of
+  /// `regressor` when non-null: fitted on the same rows and target with the gpu feature group
+  /// held at 0 (FeatureSpec::gpu_held_constant), set by `train --unseen-gpu-check` when,
+  /// leave-one-GPU-out, it was the most accurate of the three. Exclusive with
+  /// analytical_for_unseen_gpus.
+  std::unique_ptr<Regressor> gpu_blind_regressor;
+  /// Host floor in ms per (source, GPU name): what the measurement adds to a kernel at the
+  /// smallest work (PyTorch's dispatch inside NeuSight's CUDA events, TensorFlow's session),
+  /// a property of the measuring machine rather than of the GPU. Fitted on the family's
+  /// smallest rows (fit_host_floors); the regressor's baseline is analytical + floor. Empty in
+  /// files from before 2026-11-24 (floor 0).
+  std::map<std::pair<std::string, std::string>, double> host_floor_ms;
+  /// The floor of a (source, GPU) pair: its own, else the geometric mean of the source's GPUs
+  /// (a GPU without measurements is on an unknown machine: the typical one), else of all, else 0.
+  [[nodiscard]] double floor_ms(const std::string& source, const std::string& gpu) const;
+};
+
+/// A learned model: per family, log(measured / analytical) is regressed on the features;
+/// prediction = analytical x exp(regressor), never below the roofline bound.
+class LearnedModel final : public LatencyModel {
+ public:
+  LearnedModel(FeatureSpec spec, std::vector<FamilyModel> families, EagerOverhead overhead,
+               nlohmann::json metadata);
+  /// Loads a model file (a relative path that does not exist is looked up among the bundled
+  /// files, user_file_or_resource); throws InputError naming the file and the field. With
+  /// `reference_source_only`, only the model each op family uses for rows without a source
+  /// (predict_layers, e.g. `predict --net`) is kept and parsed: those predictions are the
+  /// same, and a file with a model per source loads in about half the time.
+  /// With `reference_source_only` and `only_gpu`, also of each family only the regressor
+  /// rows on that GPU use (the gpu-blind one for a GPU the family was not trained on and has
+  /// no seen_sibling of, the other otherwise): such a model predicts for that GPU only
+  /// (another throws Error).
+  [[nodiscard]] static std::unique_ptr<LearnedModel> load(const std::string& path,
+                                                          bool reference_source_only = false,
+                                                          const GpuSpec* only_gpu = nullptr);
+  [[nodiscard]] static std::unique_ptr<LearnedModel> from_json(const nlohmann::json& doc,
+                                                               const std::string& source);
+  [[nodiscard]] nlohmann::json to_json() const;
+
+  [[nodiscard]] std::string name() const override { return name_; }
+  [[nodiscard]] std::vector<LayerPrediction> predict_layers(const std::vector<Layer>& layers,
+                                                            const GpuSpec& gpu) const override;
+  [[nodiscard]] std::vector<LayerPrediction> predict_layers_as(
+      const std::vector<Layer>& layers, const GpuSpec& gpu,
+      const std::vector<std::string>& sources) const override;
+  /// predict_layers with the host floor dropped: exp(regressor) x analytical, never below the
+  /// roofline (the floor is the harness's; inside a network the eager overhead has it).
+  [[nodiscard]] std::vector<LayerPrediction> predict_network_layers(
+      const std::vector<Layer>& layers, const GpuSpec& gpu) const override;
+  [[nodiscard]] EagerOverhead eager_overhead() const override { return overhead_; }
+  void set_eager_overhead(EagerOverhead overhead) { overhead_ = std::move(overhead); }
+  void set_name(std::string name) { name_ = std::move(name); }
+  [[nodiscard]] const FeatureSpec& feature_spec() const { return spec_; }
+  [[nodiscard]] nlohmann::json& metadata() { return metadata_; }
+  /// The fitted family models (validate predicts rows with their own source through them).
+  [[nodiscard]] const std::vector<FamilyModel>& families() const { return families_; }
+
+ private:
+  [[nodiscard]] std::vector<LayerPrediction> predict(const std::vector<Layer>& layers,
+                                                     const GpuSpec& gpu,
+                                                     const std::vector<std::string>& sources,
+                                                     bool with_floor) const;
+
+  FeatureSpec spec_;
+  std::vector<FamilyModel> families_;
+  EagerOverhead overhead_;
+  nlohmann::json metadata_;
+  std::string name_ = "learned";
+  std::string only_gpu_;  ///< set by load(..., only_gpu): predictions for other GPUs throw
+};
+
+/// Rows fit_host_floors reads per (source, GPU): the fastest 1 / kFloorRowShare of them, at
+/// least kFloorMinRows (or all of a smaller pair).
+inline constexpr std::size_t kFloorRowShare = 100;
+inline constexpr std::size_t kFloorMinRows = 10;
+/// Host floors of `rows` per (source, GPU name), in ms: the median of max(0, measured -
+/// analytical) over each pair's fastest measured rows.
+[[nodiscard]] std::map<std::pair<std::string, std::string>, double> fit_host_floors(
+    const TrainingData& data, const std::vector<std::size_t>& rows);
+
+/// One family's regressor hyper-parameters: `base` for each of its models, with the keys of
+/// `by_source[s]` replacing base's in the model of source s (a model of one source's rows,
+/// split or not; a joint model of several sources takes `base`). Built from a bare JSON object,
+/// it is that object for every source.
+struct FamilyParams {
+  nlohmann::json base = nlohmann::json::object();
+  std::map<std::string, nlohmann::json> by_source;
+
+  FamilyParams() = default;
+  FamilyParams(nlohmann::json params)  // NOLINT(google-explicit-constructor): one set for all
+      : base(std::move(params)) {}
+  /// `base` with by_source[source]'s keys replacing its own.
+  [[nodiscard]] nlohmann::json for_source(const std::string& source) const;
+};
+
+/// Fits one family on the given rows (target: log ratio to analytical + host floor; with
+/// `host_floor` false, the floor is 0, the model before 2026-11-24).
+[[nodiscard]] FamilyModel fit_family(const TrainingData& data, const std::vector<std::size_t>& rows,
+                                     OpFamily family, RegressorKind kind,
+                                     const nlohmann::json& params, const FeatureSpec& spec,
+                                     bool host_floor = true);
+
+/// How a family's rows of several measurement sources are fitted.
+enum class SourceSplit {
+  kJoint,  ///< one regressor, the source a one-hot feature
+  kSplit,  ///< one regressor per source when every source has kMinRowsPerSourceModel rows
+};
+[[nodiscard]] SourceSplit source_split_from_string(std::string_view text);
+[[nodiscard]] std::string to_string(SourceSplit split);
+inline constexpr std::size_t kMinRowsPerSourceModel = 1000;
+/// Whether fit_family_models fits one regressor per source on rows with these counts (by
+/// source name): `split` is kSplit and there are two or more sources, each named and with
+/// kMinRowsPerSourceModel rows.
+[[nodiscard]] bool fits_per_source(const std::map<std::string, std::size_t>& rows_per_source,
+                                   SourceSplit split);
+
+/// Fits a family: one model, or one per source (`split`); each model's `source` says which.
+[[nodiscard]] std::vector<FamilyModel> fit_family_models(const TrainingData& data,
+                                                         const std::vector<std::size_t>& rows,
+                                                         OpFamily family, RegressorKind kind,
+                                                         const FamilyParams& params,
+                                                         const FeatureSpec& spec, SourceSplit split,
+                                                         bool host_floor = true);
+
+/// The model of `models` (one family's) that predicts rows of `source`: the one trained on
+/// that source, else the one trained on every source, else the reference source's, else the
+/// first. Null when `models` is empty.
+[[nodiscard]] const FamilyModel* model_for_source(const std::vector<const FamilyModel*>& models,
+                                                  const std::string& source);
+
+/// The GPU `model` was trained on that stands in for `gpu` when `gpu` itself was not: another
+/// board of its chip among the model's GPUs (GpuDatabase::board_of_same_chip of the bundled
+/// database, e.g. an A100-PCIe for an A100-SXM4). It runs a shape with the same cuDNN kernels
+/// and wave and tile steps, which the regressor learned on it; the analytical baseline still
+/// takes `gpu`'s own clocks and bandwidth. Null when `gpu` was trained on or has no sibling.
+[[nodiscard]] const GpuSpec* seen_sibling(const FamilyModel& model, const GpuSpec& gpu);
+
+/// Whether `model` gives a row of `source` on `gpu` the analytical estimate instead of its
+/// own (FamilyModel::analytical_for_unseen_gpus, a reference-source row, `gpu` not trained on
+/// and without a seen_sibling).
+[[nodiscard]] bool analytical_for(const FamilyModel& model, const GpuSpec& gpu,
+                                  const std::string& source);
+
+/// Whether `model` gives a row of `source` on `gpu` its gpu_blind_regressor (set, a
+/// reference-source row, `gpu` not trained on and without a seen_sibling).
+[[nodiscard]] bool gpu_blind_for(const FamilyModel& model, const GpuSpec& gpu,
+                                 const std::string& source);
+
+/// `spec` with the gpu group held at 0: the features of a gpu_blind_regressor.
+[[nodiscard]] FeatureSpec gpu_blind_spec(FeatureSpec spec);
+
+/// The rows of `data` measured by `source`, as data of their own (same files, fingerprint
+/// and skipped count).
+[[nodiscard]] TrainingData rows_of_source(const TrainingData& data, const std::string& source);
+
+/// Predicted latency (ms) of rows with a fitted family model (source = the rows' own).
+[[nodiscard]] std::vector<double> predict_rows(const FamilyModel& model, const TrainingData& data,
+                                               const std::vector<std::size_t>& rows,
+                                               const FeatureSpec& spec);
+/// Same with one family's models, each row by the model for its own source.
+[[nodiscard]] std::vector<double> predict_rows(const std::vector<const FamilyModel*>& models,
+                                               const TrainingData& data,
+                                               const std::vector<std::size_t>& rows,
+                                               const FeatureSpec& spec);
+
+/// Out-of-fold results of one regressor on one family.
+struct CvResult {
+  RegressorKind kind = RegressorKind::kXgboost;
+  OpFamily family = OpFamily::kConv;
+  std::vector<std::size_t> rows;  ///< data rows evaluated
+  std::vector<double> predicted_ms;
+  Metrics overall;
+  std::map<std::string, Metrics> per_gpu;
+  std::map<std::string, Metrics> per_source;  ///< by the rows' `source` column
+  double train_seconds = 0;
+};
+
+/// The fold of each of `rows` (a family's rows of `data`) under `scheme`, as
+/// cross_validate_family assigns them; `n_folds` (when non-null) receives the fold count
+/// (leave-gpu-out: the number of GPUs). Throws InputError for leave-gpu-out on one GPU.
+[[nodiscard]] std::vector<int> family_folds(const TrainingData& data,
+                                            const std::vector<std::size_t>& rows, CvScheme scheme,
+                                            int folds, std::uint64_t seed, int* n_folds);
+
+/// What `train` fits, as CSV text, one row per measured row of each op family: `family`,
+/// `source`, `gpu`, `fold` (the row's fold under `scheme`, `folds`, `seed`, as `train --cv`
+/// would hold it out), every feature of `spec` (feature_names order), `baseline_ms` (analytical
+/// + the host floor fitted, as in cross_validate_family, on the family's rows outside the row's
+/// fold), the measured `latency_ms` and `log_ratio` = log(latency_ms / baseline_ms), the
+/// regression target.
+[[nodiscard]] std::string feature_matrix_csv(const TrainingData& data, const FeatureSpec& spec,
+                                             CvScheme scheme, int folds, std::uint64_t seed,
+                                             bool host_floor = true);
+
+/// Cross-validates a regressor on a family's rows (each fold fitted as fit_family_models
+/// with `split` and `host_floor` would fit it: floors from the fold's training rows only).
+[[nodiscard]] CvResult cross_validate_family(const TrainingData& data, OpFamily family,
+                                             RegressorKind kind, const FamilyParams& params,
+                                             const FeatureSpec& spec, CvScheme scheme, int folds,
+                                             std::uint64_t seed,
+                                             SourceSplit split = SourceSplit::kSplit,
+                                             bool host_floor = true);
+
+/// Leave-one-GPU-out, on a family's rows of the reference source: the learned model's and the
+/// analytical model's MAPE, and whether unseen GPUs should get the analytical estimate (plus
+/// the host floor, FamilyModel::floor_ms).
+struct UnseenGpuCheck {
+  OpFamily family = OpFamily::kConv;
+  std::size_t rows = 0;  ///< reference-source rows compared (0: none, no decision)
+  double learned_mape_pct = 0;
+  double analytical_mape_pct = 0;
+  /// The learned model with the gpu group held at 0, on the same rows and folds; NaN when
+  /// not cross-validated (then it is not a candidate).
+  double gpu_blind_mape_pct = std::numeric_limits<double>::quiet_NaN();
+  /// The most accurate: "learned", "analytical" or "gpu-blind" (ties keep the earlier).
+  [[nodiscard]] std::string choice() const;
+  [[nodiscard]] bool prefer_analytical() const { return choice() == "analytical"; }
+};
+/// The check from a leave-one-GPU-out CvResult of the family (cv.rows, cv.predicted_ms).
+/// With `host_floor`, the analytical side is what the fallback predicts: analytical + the host
+/// floor an unseen GPU gets, fitted (like the learned side's) without the held-out GPU's rows.
+[[nodiscard]] UnseenGpuCheck unseen_gpu_check(const TrainingData& data, const CvResult& logo,
+                                              bool host_floor = true);
+
+/// Default hyper-parameters per regressor kind used by `train` (log_target on).
+[[nodiscard]] nlohmann::json default_params(RegressorKind kind);
+
+}  // namespace cnnperf

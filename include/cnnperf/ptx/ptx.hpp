@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: Apache-2.0
+// `cnnperf ptx`: executed PTX instruction mixes by dynamic analysis on the CPU.
+// `analyze` runs one kernel of a PTX file for a launch; `layer` runs the bundled reference
+// kernel (models/ptx/) that implements a layer; ptx_layer_features() gives the ML code
+// normalised PTX-mix features per layer (cached by layer shape).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cnnperf/model/layer.hpp"
+#include "cnnperf/ptx/ptx_emu.hpp"
+
+namespace cnnperf {
+
+/// `ptxas -v` resource usage of one kernel.
+struct PtxResources {
+  std::string arch;   ///< e.g. "sm_80"
+  int registers = 0;  ///< per thread
+  int spill_stores_bytes = 0;
+  int spill_loads_bytes = 0;
+  int stack_frame_bytes = 0;
+  int shared_bytes = 0;  ///< static shared memory per CTA
+  int barriers = 0;
+  std::string source;  ///< "ptxas <version>" or the resources file it was read from
+};
+
+/// Executed instruction mix of one kernel launch (counts scaled to the whole grid).
+struct PtxLaunchResult {
+  std::string file;
+  std::string kernel;
+  std::string layer;  ///< layer description (ptx layer), empty for ptx analyze
+  ptx::Dim3 grid, block;
+  bool sampled = false;       ///< fewer CTAs simulated than launched
+  bool extrapolated = false;  ///< trip-count extrapolation used
+  std::uint64_t ctas_total = 0;
+  std::uint64_t ctas_simulated = 0;
+  std::uint64_t warp_insts_simulated = 0;
+  std::map<std::string, double> opcodes_thread;  ///< opcode as written -> lane executions
+  std::map<std::string, double> opcodes_warp;    ///< opcode as written -> warp executions
+  std::map<std::string, double> classes_thread;  ///< class name -> lane executions
+  std::map<std::string, double> classes_warp;
+  double warp_insts = 0, thread_insts = 0;
+  double branches = 0, divergent_branches = 0;
+  double global_ld_bytes = 0, global_st_bytes = 0, shared_ld_bytes = 0, shared_st_bytes = 0,
+         local_ld_bytes = 0, local_st_bytes = 0;
+  double branch_efficiency = 1;       ///< 1 - divergent/branches
+  double active_lane_efficiency = 1;  ///< thread_insts / (32 * warp_insts)
+  std::optional<PtxResources> resources;
+  std::vector<std::string> warnings;
+  double analysis_seconds = 0;  ///< wall time of the emulation that produced this result
+  bool from_cache = false;      ///< true when an earlier identical launch's result was reused
+  int launches = 1;             ///< identical launches this result stands for (grouped conv)
+};
+
+/// Options of `cnnperf ptx analyze`.
+struct PtxAnalyzeOptions {
+  std::string file;
+  std::string kernel;
+  std::string grid = "1,1,1";
+  std::string block = "1,1,1";
+  std::vector<std::string>
+      params;  ///< "INDEX=VALUE" (integer, 0x hex, float with '.' or 'f' suffix)
+  bool full = false;
+  std::uint64_t max_warp_insts = ptx::LaunchSpec::kDefaultMaxWarpInsts;  ///< emulation budget
+  int samples = 3;          ///< interior CTAs sampled per grid dimension
+  std::string extrapolate;  ///< "INDEX=LO,HI": trip-count extrapolation
+  std::string arch;         ///< ptxas arch; default: the module's .target
+  std::string format = "table";
+  std::string output;
+};
+
+/// Options of `cnnperf ptx layer`.
+struct PtxLayerOptions {
+  std::string spec;  ///< e.g. "conv2d:batch=1,c_in=64,h_in=56,w_in=56,c_out=64,kernel_h=3,..."
+  std::string layers_csv;            ///< canonical layer CSV (one result per row)
+  std::string arch = "sm_80";        ///< which committed PTX to use: sm_80 or sm_90
+  std::string conv_kernel = "auto";  ///< auto|igemm|direct for groups == 1 convolutions
+  bool full = false;
+  std::uint64_t max_warp_insts = ptx::LaunchSpec::kDefaultMaxWarpInsts;  ///< per launch
+  std::string format = "table";
+  std::string output;
+};
+
+/// Runs `ptx analyze`; returns the exit code. Throws InputError on bad input.
+int run_ptx_analyze(const PtxAnalyzeOptions& options);
+/// Runs `ptx layer`; returns the exit code.
+int run_ptx_layer(const PtxLayerOptions& options);
+
+/// Analyses one launch of `kernel` in `file` (results cached by file, kernel and launch).
+[[nodiscard]] PtxLaunchResult analyze_ptx_file(const std::string& file, const std::string& kernel,
+                                               const ptx::LaunchSpec& spec,
+                                               const std::string& arch = "");
+/// Analyses the reference kernel(s) implementing `layer` (a conv may need one launch).
+[[nodiscard]] std::vector<PtxLaunchResult> analyze_layer(const Layer& layer,
+                                                         const PtxLayerOptions& options = {});
+/// Parses "conv2d:batch=1,c_in=64,..." (canonical CSV column names). Throws InputError.
+[[nodiscard]] Layer parse_layer_spec(const std::string& spec);
+
+/// Normalised PTX-mix features of a layer for the regressors (names start with "ptx_"):
+///   ptx_available          1 when a reference kernel exists for the op, else 0 (others absent)
+///   ptx_warp_insts_per_out warp-level instructions per output element
+///   ptx_thread_insts_per_out thread-level instructions per output element
+///   ptx_share_<class>      share of warp-level instructions in fp32, int, ld_global, st_global,
+///                          ld_shared, st_shared, control, sync, conversion, move, predicate
+///   ptx_fma_per_mac        fp32 FMAs executed per MAC (1 = no waste; > 1 tile padding)
+///   ptx_global_bytes_per_out, ptx_shared_bytes_per_out  bytes per output element
+///   ptx_global_bytes_ratio global bytes / compulsory bytes of the layer (re-reads)
+///   ptx_branch_efficiency, ptx_active_lane_efficiency  in [0, 1]
+///   ptx_ctas, ptx_threads_per_cta, ptx_registers, ptx_shared_bytes_per_cta (ptxas)
+/// Cached by layer shape; thread-safe.
+[[nodiscard]] std::map<std::string, double> ptx_layer_features(const Layer& layer);
+
+/// Drops every cached module, launch result and feature map (benchmarks use it to time cold runs).
+void ptx_clear_caches();
+
+/// Printers (one result model, several formats).
+[[nodiscard]] std::string ptx_results_json(const std::vector<PtxLaunchResult>& results);
+[[nodiscard]] std::string ptx_results_csv(const std::vector<PtxLaunchResult>& results);
+[[nodiscard]] std::string ptx_results_table(const std::vector<PtxLaunchResult>& results);
+
+/// Parses "X,Y,Z" (Y and Z optional). Throws InputError naming `what`.
+[[nodiscard]] ptx::Dim3 parse_dim3(const std::string& text, const std::string& what);
+
+}  // namespace cnnperf

@@ -1,0 +1,643 @@
+// SPDX-License-Identifier: Apache-2.0
+// GPU database: loading and validating models/gpus.json, name matching, custom spec files.
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <exception>
+#include <filesystem>
+#include <limits>
+#include <set>
+#include <string>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "cnnperf/common/error.hpp"
+#include "cnnperf/common/io.hpp"
+#include "cnnperf/common/json_io.hpp"
+#include "cnnperf/model/gpu_spec.hpp"
+
+namespace cnnperf {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kSchemaVersion = 1;
+constexpr std::array<std::string_view, 5> kVendorWords = {"nvidia", "geforce", "tesla", "quadro",
+                                                          "corporation"};
+const std::set<std::string> kArchitectures = {"kepler", "maxwell", "pascal", "volta",    "turing",
+                                              "ampere", "ada",     "hopper", "blackwell"};
+const std::set<std::string> kSegments = {"datacenter", "desktop", "workstation", "jetson"};
+
+// Per-SM limits by compute capability (CUDA C++ Programming Guide, "Technical Specifications
+// per Compute Capability"), used only to fill the gaps of a custom spec file.
+struct SmLimits {
+  double shared_kb;
+  int registers;
+  int threads;
+  int blocks;
+};
+const std::map<std::string, SmLimits>& sm_limits_by_cc() {
+  static const std::map<std::string, SmLimits> table = {
+      {"3.5", {48, 65536, 2048, 16}},   {"3.7", {112, 131072, 2048, 16}},
+      {"5.0", {64, 65536, 2048, 32}},   {"5.2", {96, 65536, 2048, 32}},
+      {"5.3", {64, 65536, 2048, 32}},   {"6.0", {64, 65536, 2048, 32}},
+      {"6.1", {96, 65536, 2048, 32}},   {"6.2", {64, 65536, 2048, 32}},
+      {"7.0", {96, 65536, 2048, 32}},   {"7.2", {96, 65536, 2048, 32}},
+      {"7.5", {64, 65536, 1024, 16}},   {"8.0", {164, 65536, 2048, 32}},
+      {"8.6", {100, 65536, 1536, 16}},  {"8.7", {164, 65536, 2048, 16}},
+      {"8.9", {100, 65536, 1536, 24}},  {"9.0", {228, 65536, 2048, 32}},
+      {"10.0", {228, 65536, 2048, 32}}, {"12.0", {100, 65536, 1536, 32}},
+  };
+  return table;
+}
+
+std::string describe(const json& value) {
+  std::string text = value.dump();
+  if (text.size() > 40) text = text.substr(0, 37) + "...";
+  return text;
+}
+
+[[noreturn]] void fail(const std::string& where, const std::string& field,
+                       const std::string& expected, const json* got = nullptr) {
+  std::string message = where + "." + field + ": expected " + expected;
+  if (got != nullptr) message += ", got " + describe(*got);
+  throw InputError(message);
+}
+
+// Reads fields of one GPU object, tracking which were present.
+class FieldReader {
+ public:
+  FieldReader(const json& object, std::string where, bool require_all)
+      : object_(object), where_(std::move(where)), require_all_(require_all) {}
+
+  const json* get(const std::string& field, bool required) {
+    const auto it = object_.find(field);
+    if (it == object_.end() || it->is_null()) {
+      if (required || (require_all_ && !is_optional(field))) {
+        fail(where_, field, "a value (field is missing)");
+      }
+      return nullptr;
+    }
+    return &*it;
+  }
+
+  // Fields only some GPUs have, absent even in the bundled database for the others.
+  static bool is_optional(const std::string& field) { return field == "nvlink_gbs"; }
+
+  bool text(const std::string& field, std::string& out, bool required) {
+    const json* v = get(field, required);
+    if (v == nullptr) return false;
+    if (!v->is_string() || v->get<std::string>().empty()) {
+      fail(where_, field, "a non-empty string", v);
+    }
+    out = v->get<std::string>();
+    return true;
+  }
+
+  bool positive_int(const std::string& field, int& out, bool required) {
+    const json* v = get(field, required);
+    if (v == nullptr) return false;
+    if (!v->is_number()) fail(where_, field, "a positive integer", v);
+    const double d = v->get<double>();
+    if (!(d >= 1) || d != std::floor(d) || d > 1e9) fail(where_, field, "a positive integer", v);
+    out = static_cast<int>(d);
+    return true;
+  }
+
+  bool number(const std::string& field, double& out, bool required, bool allow_zero) {
+    const json* v = get(field, required);
+    if (v == nullptr) return false;
+    const char* expected = allow_zero ? "a number >= 0" : "a positive number";
+    if (!v->is_number()) fail(where_, field, expected, v);
+    const double d = v->get<double>();
+    if (!std::isfinite(d) || d < 0 || (!allow_zero && d == 0)) fail(where_, field, expected, v);
+    out = d;
+    return true;
+  }
+
+  const std::string& where() const { return where_; }
+
+ private:
+  const json& object_;
+  std::string where_;
+  bool require_all_;
+};
+
+bool looks_like_file(std::string_view text) {
+  const std::string lower = to_lower(text);
+  return (lower.size() > 5 && lower.ends_with(".json")) || text.find('/') != std::string_view::npos;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// GpuSpec helpers
+
+double GpuSpec::compute_capability_number() const {
+  if (compute_capability.empty()) return 0;
+  try {
+    return std::stod(compute_capability);
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+std::string GpuSpec::source_of(const std::string& field) const {
+  if (const auto it = sources.find(field); it != sources.end()) return it->second;
+  if (const auto it = sources.find("default"); it != sources.end()) return it->second;
+  return {};
+}
+
+const std::vector<std::string>& gpu_spec_field_names() {
+  static const std::vector<std::string> names = {"name",
+                                                 "display_name",
+                                                 "family",
+                                                 "architecture",
+                                                 "segment",
+                                                 "compute_capability",
+                                                 "release_year",
+                                                 "sm_count",
+                                                 "fp32_cores_per_sm",
+                                                 "base_clock_mhz",
+                                                 "boost_clock_mhz",
+                                                 "fp32_tflops",
+                                                 "fp16_tflops",
+                                                 "tensor_fp16_tflops",
+                                                 "memory_bandwidth_gbs",
+                                                 "memory_gb",
+                                                 "l2_cache_mb",
+                                                 "nvlink_gbs",
+                                                 "shared_mem_per_sm_kb",
+                                                 "registers_per_sm",
+                                                 "max_threads_per_sm",
+                                                 "max_blocks_per_sm",
+                                                 "tdp_w",
+                                                 "idle_power_w",
+                                                 "clock_assumed",
+                                                 "aliases",
+                                                 "sources"};
+  return names;
+}
+
+void to_json(nlohmann::json& out, const GpuSpec& g) {
+  out = json::object();
+  out["name"] = g.name;
+  out["display_name"] = g.display_name;
+  out["family"] = g.family;
+  out["architecture"] = g.architecture;
+  out["segment"] = g.segment;
+  out["compute_capability"] = g.compute_capability;
+  out["release_year"] = g.release_year;
+  out["sm_count"] = g.sm_count;
+  out["fp32_cores_per_sm"] = g.fp32_cores_per_sm;
+  out["base_clock_mhz"] = g.base_clock_mhz;
+  out["boost_clock_mhz"] = g.boost_clock_mhz;
+  out["fp32_tflops"] = g.fp32_tflops;
+  out["fp16_tflops"] = g.fp16_tflops;
+  out["tensor_fp16_tflops"] = g.tensor_fp16_tflops;
+  out["memory_bandwidth_gbs"] = g.memory_bandwidth_gbs;
+  out["memory_gb"] = g.memory_gb;
+  out["l2_cache_mb"] = g.l2_cache_mb;
+  out["nvlink_gbs"] = g.nvlink_gbs;
+  out["shared_mem_per_sm_kb"] = g.shared_mem_per_sm_kb;
+  out["registers_per_sm"] = g.registers_per_sm;
+  out["max_threads_per_sm"] = g.max_threads_per_sm;
+  out["max_blocks_per_sm"] = g.max_blocks_per_sm;
+  out["tdp_w"] = g.tdp_w;
+  out["idle_power_w"] = g.idle_power_w;
+  out["clock_assumed"] = g.clock_assumed;
+  out["aliases"] = g.aliases;
+  out["sources"] = g.sources;
+}
+
+GpuSpec gpu_spec_from_json(const nlohmann::json& object, const std::string& where,
+                           bool require_all) {
+  if (!object.is_object()) {
+    throw InputError(where + ": expected a JSON object describing one GPU, got " +
+                     describe(object));
+  }
+  const auto& known = gpu_spec_field_names();
+  for (const auto& [key, value] : object.items()) {
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      throw InputError(where + "." + key + ": unknown field (expected one of the GpuSpec fields " +
+                       "listed in docs/gpus.md)");
+    }
+  }
+  FieldReader r(object, where, require_all);
+  GpuSpec g;
+  std::map<std::string, std::string> defaulted;  // field -> how it was filled in
+
+  r.text("name", g.name, true);
+  if (!r.text("display_name", g.display_name, false)) {
+    g.display_name = g.name;
+    defaulted["display_name"] = "not given: the name";
+  }
+  if (!r.text("family", g.family, false)) {
+    g.family = g.name;
+    defaulted["family"] = "not given: the name";
+  }
+  r.text("architecture", g.architecture, true);
+  g.architecture = to_lower(g.architecture);
+  if (kArchitectures.count(g.architecture) == 0) {
+    const json got = g.architecture;
+    fail(where, "architecture",
+         "one of kepler|maxwell|pascal|volta|turing|ampere|ada|hopper|blackwell", &got);
+  }
+  if (r.text("segment", g.segment, false)) {
+    if (kSegments.count(g.segment) == 0) {
+      const json got = g.segment;
+      fail(where, "segment", "one of datacenter|desktop|workstation|jetson", &got);
+    }
+  } else {
+    g.segment = "custom";
+    defaulted["segment"] = "not given: custom";
+  }
+  if (r.text("compute_capability", g.compute_capability, false)) {
+    const auto& cc = g.compute_capability;
+    const auto dot = cc.find('.');
+    const bool ok = dot != std::string::npos && dot > 0 && dot + 1 < cc.size() &&
+                    std::all_of(cc.begin(), cc.end(),
+                                [](unsigned char c) { return std::isdigit(c) || c == '.'; }) &&
+                    std::count(cc.begin(), cc.end(), '.') == 1;
+    if (!ok) {
+      const json got = cc;
+      fail(where, "compute_capability", "a string like \"8.0\"", &got);
+    }
+  }
+  if (!r.positive_int("release_year", g.release_year, false)) {
+    g.release_year = 0;
+    defaulted["release_year"] = "not given";
+  }
+  r.positive_int("sm_count", g.sm_count, true);
+  r.positive_int("fp32_cores_per_sm", g.fp32_cores_per_sm, true);
+  if (!r.number("base_clock_mhz", g.base_clock_mhz, false, true)) {
+    g.base_clock_mhz = 0;
+    defaulted["base_clock_mhz"] = "not given";
+  }
+  r.number("boost_clock_mhz", g.boost_clock_mhz, true, false);
+  if (!r.number("fp32_tflops", g.fp32_tflops, false, false)) {
+    g.fp32_tflops = 2.0 * g.sm_count * g.fp32_cores_per_sm * g.boost_clock_mhz / 1e6;
+    defaulted["fp32_tflops"] = "derived: 2 x sm_count x fp32_cores_per_sm x boost_clock_mhz";
+  }
+  if (!r.number("fp16_tflops", g.fp16_tflops, false, true)) {
+    defaulted["fp16_tflops"] = "not given: 0 (no native FP16 rate known)";
+  }
+  if (!r.number("tensor_fp16_tflops", g.tensor_fp16_tflops, false, true)) {
+    defaulted["tensor_fp16_tflops"] = "not given: 0 (no tensor cores assumed)";
+  }
+  r.number("memory_bandwidth_gbs", g.memory_bandwidth_gbs, true, false);
+  if (!r.number("memory_gb", g.memory_gb, false, false)) defaulted["memory_gb"] = "not given";
+  if (!r.number("l2_cache_mb", g.l2_cache_mb, false, false)) defaulted["l2_cache_mb"] = "not given";
+  if (!r.number("nvlink_gbs", g.nvlink_gbs, false, true)) {
+    defaulted["nvlink_gbs"] = "not given: 0 (GPUs of the board talk over PCIe)";
+  }
+
+  // Per-SM limits: from the compute-capability table when not given.
+  const auto& limits_table = sm_limits_by_cc();
+  const auto limits = limits_table.find(g.compute_capability);
+  const bool have_limits = limits != limits_table.end();
+  const std::string limits_note =
+      have_limits ? "not given: CUDA C++ Programming Guide value for compute capability " +
+                        g.compute_capability
+                  : "not given: GpuSpec default";
+  if (!r.number("shared_mem_per_sm_kb", g.shared_mem_per_sm_kb, false, false)) {
+    g.shared_mem_per_sm_kb = have_limits ? limits->second.shared_kb : 48;
+    defaulted["shared_mem_per_sm_kb"] = limits_note;
+  }
+  if (!r.positive_int("registers_per_sm", g.registers_per_sm, false)) {
+    if (have_limits) g.registers_per_sm = limits->second.registers;
+    defaulted["registers_per_sm"] = limits_note;
+  }
+  if (!r.positive_int("max_threads_per_sm", g.max_threads_per_sm, false)) {
+    if (have_limits) g.max_threads_per_sm = limits->second.threads;
+    defaulted["max_threads_per_sm"] = limits_note;
+  }
+  if (!r.positive_int("max_blocks_per_sm", g.max_blocks_per_sm, false)) {
+    if (have_limits) g.max_blocks_per_sm = limits->second.blocks;
+    defaulted["max_blocks_per_sm"] = limits_note;
+  }
+  r.number("tdp_w", g.tdp_w, true, false);
+  if (!r.number("idle_power_w", g.idle_power_w, false, true)) {
+    g.idle_power_w = 0.1 * g.tdp_w;
+    defaulted["idle_power_w"] = "not given: estimated as 10% of tdp_w";
+  }
+  if (!r.text("clock_assumed", g.clock_assumed, false)) {
+    g.clock_assumed = "boost";
+    defaulted["clock_assumed"] = "not given: boost";
+  }
+
+  // Ranges no GPU of the last 15 years or the next 15 leaves: a value outside is a typo or a
+  // unit mistake (GB/s given in TB/s, MHz in GHz), which would give absurd predictions.
+  struct Plausible {
+    const char* field;
+    double value, low, high;
+  };
+  for (const Plausible& p : {Plausible{"sm_count", double(g.sm_count), 1, 1024},
+                             {"fp32_cores_per_sm", double(g.fp32_cores_per_sm), 8, 1024},
+                             {"boost_clock_mhz", g.boost_clock_mhz, 100, 5000},
+                             {"fp32_tflops", g.fp32_tflops, 0.01, 5000},
+                             {"fp16_tflops", g.fp16_tflops, 0, 20000},
+                             {"tensor_fp16_tflops", g.tensor_fp16_tflops, 0, 100000},
+                             {"memory_bandwidth_gbs", g.memory_bandwidth_gbs, 1, 100000},
+                             {"memory_gb", g.memory_gb, 0, 10000},
+                             {"l2_cache_mb", g.l2_cache_mb, 0, 4096},
+                             {"shared_mem_per_sm_kb", g.shared_mem_per_sm_kb, 1, 4096},
+                             {"tdp_w", g.tdp_w, 1, 5000}}) {
+    if (!(p.value >= p.low && p.value <= p.high)) {
+      const json got = p.value;
+      fail(where, p.field,
+           "a value in " + format_number(p.low) + ".." + format_number(p.high) +
+               " (a plausible figure for a GPU; check the unit)",
+           &got);
+    }
+  }
+  if (!g.compute_capability.empty() && std::stoi(g.compute_capability) > 20) {
+    const json got = g.compute_capability;
+    fail(where, "compute_capability", "a major version of at most 20", &got);
+  }
+  if (g.base_clock_mhz > g.boost_clock_mhz) {
+    const json got = g.base_clock_mhz;
+    fail(where, "base_clock_mhz",
+         "at most boost_clock_mhz (" + format_number(g.boost_clock_mhz) + ")", &got);
+  }
+  if (g.idle_power_w >= g.tdp_w) {
+    const json got = g.idle_power_w;
+    fail(where, "idle_power_w", "less than tdp_w (" + format_number(g.tdp_w) + ")", &got);
+  }
+
+  if (const json* aliases = r.get("aliases", false); aliases != nullptr) {
+    if (!aliases->is_array()) fail(where, "aliases", "an array of strings", aliases);
+    for (std::size_t i = 0; i < aliases->size(); ++i) {
+      const json& a = (*aliases)[i];
+      if (!a.is_string() || a.get<std::string>().empty() ||
+          exact_gpu_key(a.get<std::string>()).empty()) {
+        fail(where, "aliases[" + std::to_string(i) + "]", "a non-empty name", &a);
+      }
+      g.aliases.push_back(a.get<std::string>());
+    }
+  } else {
+    defaulted["aliases"] = "not given";
+  }
+  if (const json* sources = r.get("sources", false); sources != nullptr) {
+    if (!sources->is_object()) fail(where, "sources", "an object of field -> source text", sources);
+    for (const auto& [field, text] : sources->items()) {
+      if (!text.is_string()) fail(where, "sources." + field, "a string", &text);
+      if (field != "default" && std::find(known.begin(), known.end(), field) == known.end()) {
+        fail(where, "sources." + field, "a GpuSpec field name or \"default\"");
+      }
+      g.sources[field] = text.get<std::string>();
+    }
+  }
+  for (const auto& [field, note] : defaulted) {
+    if (g.sources.count(field) == 0) g.sources[field] = note;
+  }
+  return g;
+}
+
+GpuSpec load_gpu_spec_file(const std::string& path) {
+  const json doc = read_json_file(path);
+  if (doc.is_object() && doc.contains("gpus")) {
+    throw InputError(path +
+                     ": expected one GPU object, found a database file ('gpus' array); "
+                     "pass one entry of it, or a name");
+  }
+  GpuSpec g = gpu_spec_from_json(doc, path, false);
+  if (g.sources.count("default") == 0) g.sources["default"] = "user spec file " + path;
+  return g;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Name matching
+
+std::string exact_gpu_key(std::string_view name) {
+  std::string out;
+  out.reserve(name.size());
+  for (const unsigned char c : name) {
+    if (std::isalnum(c)) out.push_back(static_cast<char>(std::tolower(c)));
+  }
+  return out;
+}
+
+std::string normalize_gpu_name(std::string_view name) {
+  // Token-wise: "NVIDIA GeForce RTX 3090" -> {rtx, 3090}; vendor tokens dropped.
+  std::string out;
+  std::string token;
+  auto flush = [&] {
+    if (token.empty()) return;
+    if (std::find(kVendorWords.begin(), kVendorWords.end(), token) == kVendorWords.end()) {
+      out += token;
+    }
+    token.clear();
+  };
+  for (const unsigned char c : name) {
+    if (std::isalnum(c)) {
+      token.push_back(static_cast<char>(std::tolower(c)));
+    } else {
+      flush();
+    }
+  }
+  flush();
+  // Names written without separators ("GeForceRTX3090"): strip leading vendor words too.
+  for (bool stripped = true; stripped;) {
+    stripped = false;
+    for (const auto word : kVendorWords) {
+      if (out.size() > word.size() && out.starts_with(word)) {
+        out.erase(0, word.size());
+        stripped = true;
+      }
+    }
+  }
+  return out;
+}
+
+void GpuDatabase::build_index() {
+  exact_keys_.clear();
+  loose_keys_.clear();
+  std::map<std::string, std::size_t> by_name;
+  for (std::size_t i = 0; i < gpus_.size(); ++i) by_name[gpus_[i].name] = i;
+
+  // Family names resolve to their default variant; they take priority among loose keys.
+  std::map<std::string, std::vector<std::size_t>> members;
+  for (std::size_t i = 0; i < gpus_.size(); ++i) members[gpus_[i].family].push_back(i);
+  for (const auto& [family, indices] : members) {
+    std::size_t target = indices.front();
+    if (const auto it = family_defaults_.find(family); it != family_defaults_.end()) {
+      target = by_name.at(it->second);  // validated by load()
+    } else if (indices.size() > 1) {
+      throw InputError(source_path_ + ": family_defaults: family '" + family + "' has " +
+                       std::to_string(indices.size()) + " entries but no default variant");
+    }
+    const std::string key = normalize_gpu_name(family);
+    if (!key.empty()) loose_keys_.emplace(key, target);
+  }
+
+  for (std::size_t i = 0; i < gpus_.size(); ++i) {
+    const GpuSpec& g = gpus_[i];
+    std::vector<std::string> names = {g.name, g.display_name};
+    names.insert(names.end(), g.aliases.begin(), g.aliases.end());
+    for (const auto& n : names) {
+      const std::string key = exact_gpu_key(n);
+      if (key.empty()) continue;
+      const auto [it, inserted] = exact_keys_.emplace(key, i);
+      if (!inserted && it->second != i) {
+        throw InputError(source_path_ + ": gpus[" + std::to_string(i) + "] '" + g.name +
+                         "': name or alias '" + n + "' is already used by '" +
+                         gpus_[it->second].name + "'");
+      }
+      // First writer wins among loose keys (families, then file order); the exact keys above
+      // already separate any names that collide only after vendor words are dropped.
+      const std::string loose = normalize_gpu_name(n);
+      if (!loose.empty()) loose_keys_.emplace(loose, i);
+    }
+  }
+}
+
+GpuDatabase GpuDatabase::load(const std::string& path) {
+  const json doc = read_json_file(path);
+  if (!doc.is_object()) throw InputError(path + ": expected a JSON object at the top level");
+  for (const auto& [key, value] : doc.items()) {
+    if (key != "schema_version" && key != "description" && key != "family_defaults" &&
+        key != "gpus") {
+      throw InputError(path + ": " + key +
+                       ": unknown top-level key (expected schema_version, description, "
+                       "family_defaults, gpus)");
+    }
+  }
+  GpuDatabase db;
+  db.source_path_ = path;
+  const auto version = doc.find("schema_version");
+  if (version == doc.end() || !version->is_number_integer()) {
+    throw InputError(path + ": schema_version: expected the integer " +
+                     std::to_string(kSchemaVersion));
+  }
+  db.schema_version_ = version->get<int>();
+  if (db.schema_version_ != kSchemaVersion) {
+    throw InputError(path + ": schema_version: expected " + std::to_string(kSchemaVersion) +
+                     ", got " + std::to_string(db.schema_version_));
+  }
+  const auto gpus = doc.find("gpus");
+  if (gpus == doc.end() || !gpus->is_array() || gpus->empty()) {
+    throw InputError(path + ": gpus: expected a non-empty array of GPU objects");
+  }
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < gpus->size(); ++i) {
+    const std::string where = path + ": gpus[" + std::to_string(i) + "]";
+    GpuSpec g = gpu_spec_from_json((*gpus)[i], where, true);
+    if (!names.insert(g.name).second) {
+      throw InputError(where + ".name: expected a unique name, '" + g.name + "' appears twice");
+    }
+    db.gpus_.push_back(std::move(g));
+  }
+  if (const auto fd = doc.find("family_defaults"); fd != doc.end()) {
+    if (!fd->is_object()) throw InputError(path + ": family_defaults: expected an object");
+    for (const auto& [family, target] : fd->items()) {
+      if (!target.is_string() || names.count(target.get<std::string>()) == 0) {
+        throw InputError(path + ": family_defaults." + family +
+                         ": expected the name of a gpus entry, got " + describe(target));
+      }
+      const auto& t = target.get<std::string>();
+      const auto entry = std::find_if(db.gpus_.begin(), db.gpus_.end(),
+                                      [&](const GpuSpec& g) { return g.name == t; });
+      if (entry->family != family) {
+        throw InputError(path + ": family_defaults." + family + ": entry '" + t +
+                         "' belongs to family '" + entry->family + "'");
+      }
+      db.family_defaults_[family] = t;
+    }
+  }
+  db.build_index();
+  return db;
+}
+
+const GpuDatabase& GpuDatabase::bundled() {
+  static const GpuDatabase db = load(find_resource("models/gpus.json").string());
+  return db;
+}
+
+const GpuSpec* GpuDatabase::board_of_same_chip(const GpuSpec& gpu,
+                                               const std::vector<std::string>& among) const {
+  const auto named = [&](const std::string& name) {
+    return std::find(among.begin(), among.end(), name) != among.end();
+  };
+  if (gpu.family.empty() || named(gpu.name)) return nullptr;
+  const auto log_gap = [](double a, double b) {
+    return a > 0 && b > 0 ? std::abs(std::log(a / b)) : 0.0;
+  };
+  const GpuSpec* best = nullptr;
+  double best_gap = std::numeric_limits<double>::infinity();
+  for (const auto& entry : gpus_) {
+    if (entry.family != gpu.family || entry.architecture != gpu.architecture ||
+        entry.sm_count != gpu.sm_count || !named(entry.name)) {
+      continue;
+    }
+    const double gap = log_gap(entry.boost_clock_mhz, gpu.boost_clock_mhz) +
+                       log_gap(entry.memory_bandwidth_gbs, gpu.memory_bandwidth_gbs) +
+                       log_gap(entry.tdp_w, gpu.tdp_w);
+    if (gap < best_gap) {
+      best = &entry;
+      best_gap = gap;
+    }
+  }
+  return best;
+}
+
+std::optional<GpuSpec> GpuDatabase::find(std::string_view name) const {
+  const std::string exact = exact_gpu_key(name);
+  if (exact.empty()) return std::nullopt;
+  if (const auto it = exact_keys_.find(exact); it != exact_keys_.end()) return gpus_[it->second];
+  if (const auto it = loose_keys_.find(normalize_gpu_name(name)); it != loose_keys_.end()) {
+    return gpus_[it->second];
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> GpuDatabase::closest(std::string_view name, int count) const {
+  const std::string query = normalize_gpu_name(name);
+  std::vector<std::pair<std::size_t, std::size_t>> scored;  // (distance, index)
+  // A typed name is often a family or the start of a full name ("a1000" for an A100, "A100
+  // PCIe" for a100-pcie-40gb): a candidate's prefix of the query's length counts too.
+  const auto distance = [&](std::string_view candidate) {
+    const std::string c = normalize_gpu_name(candidate);
+    return std::min(edit_distance(query, c),
+                    edit_distance(query, std::string_view(c).substr(0, query.size())));
+  };
+  for (std::size_t i = 0; i < gpus_.size(); ++i) {
+    const GpuSpec& g = gpus_[i];
+    std::size_t best = std::min(distance(g.name), distance(g.display_name));
+    if (!g.family.empty()) best = std::min(best, distance(g.family));
+    for (const auto& a : g.aliases) best = std::min(best, distance(a));
+    scored.emplace_back(best, i);
+  }
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> out;
+  for (std::size_t k = 0; k < scored.size() && static_cast<int>(k) < count; ++k) {
+    out.push_back(gpus_[scored[k].second].name);
+  }
+  return out;
+}
+
+GpuSpec GpuDatabase::resolve(std::string_view name_or_file, std::string_view option) const {
+  const std::string text(name_or_file);
+  if (exact_gpu_key(text).empty()) {
+    throw InputError(std::string(option) + ": expected a GPU name, alias or JSON spec file, got '" +
+                     text + "'");
+  }
+  if (looks_like_file(text)) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(text, ec)) {
+      throw InputError(text + ": GPU spec file not found");
+    }
+    return load_gpu_spec_file(text);
+  }
+  if (auto found = find(text)) return *found;
+  std::string message = "unknown GPU '" + text + "'; closest: ";
+  const auto near = closest(text, 3);
+  for (std::size_t i = 0; i < near.size(); ++i) message += (i ? ", " : "") + near[i];
+  message += " (list them with 'cnnperf gpus')";
+  throw InputError(message);
+}
+
+}  // namespace cnnperf

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: Apache-2.0
+// Canonical layer CSV reading and writing.
+#include "cnnperf/model/layer_io.hpp"
+
+#include <cmath>
+
+#include "cnnperf/common/error.hpp"
+
+namespace cnnperf {
+
+namespace {
+
+std::int64_t integer_field(const CsvTable& table, std::size_t row, const char* name,
+                           const char* square_alias, std::int64_t fallback) {
+  auto read = [&](const char* field) -> std::optional<std::int64_t> {
+    const std::optional<std::string> text = table.get(row, field);
+    if (!text) return std::nullopt;
+    const std::string where = table.where(row) + ": field '" + field + "'";
+    const double value = parse_number(*text, where);
+    if (value != std::floor(value) || std::fabs(value) > 9.0e15) {
+      throw InputError(where + ": expected an integer, got '" + *text + "'");
+    }
+    return static_cast<std::int64_t>(value);
+  };
+  const std::optional<std::int64_t> value = read(name);
+  const std::optional<std::int64_t> square =
+      square_alias != nullptr ? read(square_alias) : std::nullopt;
+  // kernel=3 beside kernel_h=5 is ambiguous (a typo, or a 5x3 meant?): both must agree.
+  if (value && square && *value != *square) {
+    throw InputError(table.where(row) + ": field '" + name + "': " + std::to_string(*value) +
+                     " contradicts " + square_alias + " " + std::to_string(*square) + "; give " +
+                     square_alias + " or the _h/_w pair");
+  }
+  return value.value_or(square.value_or(fallback));
+}
+
+bool bool_field(const CsvTable& table, std::size_t row, const char* name) {
+  const auto text = table.get(row, name);
+  if (!text) return false;
+  const std::string lower = to_lower(*text);
+  if (lower == "1" || lower == "true" || lower == "yes") return true;
+  if (lower == "0" || lower == "false" || lower == "no") return false;
+  throw InputError(table.where(row) + ": field '" + name + "': expected 0/1 or true/false, got '" +
+                   *text + "'");
+}
+
+}  // namespace
+
+const std::vector<std::string>& layer_row_fields() {
+  static const std::vector<std::string> fields = [] {
+    std::vector<std::string> all = layer_csv_columns();
+    for (const char* extra : {"kernel", "stride", "padding", "dilation", "pad_h_end", "pad_w_end",
+                              "name", "activation", "optimizer"}) {
+      all.emplace_back(extra);
+    }
+    return all;
+  }();
+  return fields;
+}
+
+Layer layer_from_row(const CsvTable& table, std::size_t row) {
+  Layer layer;
+  const auto op_text = table.get(row, "op");
+  if (!op_text) throw InputError(table.where(row) + ": field 'op': expected an operator name");
+  try {
+    layer.op = op_from_string(*op_text);
+    if (const auto d = table.get(row, "dtype")) layer.dtype = dtype_from_string(*d);
+    if (const auto p = table.get(row, "pass")) layer.pass = pass_from_string(*p);
+  } catch (const InputError& e) {
+    throw InputError(table.where(row) + ": " + e.what());
+  }
+  // Set-up columns of the measurement (MLPredict's rows); absent: the layer alone.
+  const auto setup_field = [&](const char* field, auto parse, auto& target) {
+    const auto text = table.get(row, field);
+    if (!text) return;
+    try {
+      target = parse(*text);
+    } catch (const InputError& e) {
+      throw InputError(table.where(row) + ": field '" + field + "': " + e.what());
+    }
+  };
+  setup_field("activation", activation_from_string, layer.activation);
+  setup_field("optimizer", optimizer_from_string, layer.optimizer);
+  if (const auto n = table.get(row, "name")) layer.name = *n;
+  layer.batch = integer_field(table, row, "batch", nullptr, 1);
+  layer.c_in = integer_field(table, row, "c_in", nullptr, 1);
+  layer.h_in = integer_field(table, row, "h_in", nullptr, 1);
+  layer.w_in = integer_field(table, row, "w_in", nullptr, 1);
+  const bool elementwise = op_class(layer.op) != OpClass::kConv &&
+                           op_class(layer.op) != OpClass::kGemm &&
+                           op_class(layer.op) != OpClass::kCopy;
+  layer.c_out = integer_field(table, row, "c_out", nullptr, elementwise ? layer.c_in : 1);
+  layer.kernel_h = integer_field(table, row, "kernel_h", "kernel", 1);
+  layer.kernel_w = integer_field(table, row, "kernel_w", "kernel", layer.kernel_h);
+  layer.stride_h = integer_field(table, row, "stride_h", "stride", 1);
+  layer.stride_w = integer_field(table, row, "stride_w", "stride", layer.stride_h);
+  layer.pad_h = integer_field(table, row, "pad_h", "padding", 0);
+  layer.pad_w = integer_field(table, row, "pad_w", "padding", layer.pad_h);
+  // Bottom/right padding (datasets: MLPredict's TensorFlow SAME rows); absent: symmetric.
+  layer.pad_h_end = integer_field(table, row, "pad_h_end", nullptr, -1);
+  layer.pad_w_end = integer_field(table, row, "pad_w_end", nullptr, -1);
+  if (layer.pad_h_end == layer.pad_h) layer.pad_h_end = -1;
+  if (layer.pad_w_end == layer.pad_w) layer.pad_w_end = -1;
+  layer.dilation_h = integer_field(table, row, "dilation_h", "dilation", 1);
+  layer.dilation_w = integer_field(table, row, "dilation_w", "dilation", layer.dilation_h);
+  layer.groups = integer_field(table, row, "groups", nullptr, 1);
+  layer.bias = bool_field(table, row, "bias");
+  if (layer.op == Op::kAdd || layer.op == Op::kMul) layer.num_inputs = 2;
+  layer.validate(table.where(row));
+  return layer;
+}
+
+LayerTable parse_layers_csv(std::string_view text, const std::string& source) {
+  LayerTable out;
+  out.table = parse_csv(text, source);
+  if (!out.table.column("op")) {
+    throw InputError(source +
+                     ":1: no 'op' column (expected the canonical layer CSV header, "
+                     "e.g. op,batch,c_in,h_in,w_in,c_out,kernel_h,...)");
+  }
+  out.layers.reserve(out.table.rows.size());
+  for (std::size_t row = 0; row < out.table.rows.size(); ++row) {
+    out.layers.push_back(layer_from_row(out.table, row));
+  }
+  return out;
+}
+
+LayerTable read_layers_csv(const std::filesystem::path& path) {
+  return parse_layers_csv(read_text_file(path), path.string());
+}
+
+std::vector<std::string> layer_csv_fields(const Layer& layer) {
+  auto s = [](std::int64_t v) { return std::to_string(v); };
+  return {to_string(layer.op),    s(layer.batch),       s(layer.c_in),     s(layer.h_in),
+          s(layer.w_in),          s(layer.c_out),       s(layer.kernel_h), s(layer.kernel_w),
+          s(layer.stride_h),      s(layer.stride_w),    s(layer.pad_h),    s(layer.pad_w),
+          s(layer.dilation_h),    s(layer.dilation_w),  s(layer.groups),   layer.bias ? "1" : "0",
+          to_string(layer.dtype), to_string(layer.pass)};
+}
+
+}  // namespace cnnperf

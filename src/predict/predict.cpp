@@ -1,0 +1,1068 @@
+// SPDX-License-Identifier: Apache-2.0
+// Analytical LatencyModel, end-to-end assembly, and the printers of NetworkPrediction.
+#include "cnnperf/predict/predict.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+
+#include "cnnperf/common/config.hpp"
+#include "cnnperf/common/error.hpp"
+#include "cnnperf/model/zoo.hpp"
+
+namespace cnnperf {
+
+namespace {
+
+nlohmann::json data_parallel_json(const DataParallelTerms& d) {
+  return {{"fixed_ms", d.fixed_ms},
+          {"ms_per_weight_mb", d.ms_per_weight_mb},
+          {"training_ms_per_weight_mb", d.training_ms_per_weight_mb},
+          {"host_ms_per_op", d.host_ms_per_op},
+          {"training_host_ms_per_op", d.training_host_ms_per_op},
+          {"rows", d.rows},
+          {"max_num_gpus", d.max_num_gpus}};
+}
+
+}  // namespace
+
+nlohmann::json to_json(const EagerOverhead& o) {
+  nlohmann::json out = {{"host_ms_per_op", o.host_ms_per_op},
+                        {"gpu_gap_ms_per_kernel", o.gpu_gap_ms_per_kernel},
+                        {"fixed_ms", o.fixed_ms},
+                        {"h2d_gbs", o.h2d_gbs},
+                        {"training_host_factor", o.training_host_factor},
+                        {"heavy_op_factor", o.heavy_op_factor},
+                        {"per_op_overlap", o.per_op_overlap},
+                        {"kernel_time_scale", o.kernel_time_scale},
+                        {"unseen_gpu_terms", to_string(o.unseen_gpu_terms)},
+                        {"step_scale", o.step_scale},
+                        {"source", o.source}};
+  if (!o.step_scale_family.empty()) out["step_scale_family"] = o.step_scale_family;
+  if (!o.terms_architecture.empty()) out["terms_architecture"] = o.terms_architecture;
+  if (!o.kernel_time_scale_board.empty()) {
+    out["kernel_time_scale_board"] = o.kernel_time_scale_board;
+  }
+  if (!o.per_gpu.empty()) {
+    nlohmann::json per_gpu = nlohmann::json::object();
+    for (const auto& [gpu, c] : o.per_gpu) {
+      per_gpu[gpu] = {{"host_ms_per_op", c.host_ms_per_op},
+                      {"fixed_ms", c.fixed_ms},
+                      {"training_host_factor", c.training_host_factor},
+                      {"kernel_time_scale", c.kernel_time_scale},
+                      {"rows", c.rows}};
+      if (!c.architecture.empty()) per_gpu[gpu]["architecture"] = c.architecture;
+    }
+    out["per_gpu"] = per_gpu;
+  }
+  if (!o.per_network.empty()) {
+    nlohmann::json per_network = nlohmann::json::object();
+    for (const auto& [key, n] : o.per_network) {
+      per_network[key] = {{"step_scale", n.step_scale}, {"rows", n.rows}};
+    }
+    out["per_network"] = per_network;
+  }
+  if (!o.per_gpu_network.empty()) {
+    nlohmann::json per_gpu_network = nlohmann::json::object();
+    for (const auto& [key, n] : o.per_gpu_network) {
+      per_gpu_network[key] = {{"step_scale", n.step_scale}, {"rows", n.rows}};
+    }
+    out["per_gpu_network"] = per_gpu_network;
+  }
+  if (o.data_parallel.rows > 0) out["data_parallel"] = data_parallel_json(o.data_parallel);
+  if (!o.data_parallel_per_gpu.empty()) {
+    nlohmann::json per_gpu = nlohmann::json::object();
+    for (const auto& [gpu, d] : o.data_parallel_per_gpu) per_gpu[gpu] = data_parallel_json(d);
+    out["data_parallel_per_gpu"] = per_gpu;
+  }
+  return out;
+}
+
+namespace {
+
+// A non-negative finite number at object[key]; `where` names the object in the error.
+double json_number(const nlohmann::json& object, const char* key, const std::string& where) {
+  if (!object.is_object() || !object.contains(key) || !object[key].is_number()) {
+    throw InputError(where + "." + key + ": missing or not a number");
+  }
+  const double v = object[key].get<double>();
+  if (!(v >= 0) || !std::isfinite(v)) {
+    throw InputError(where + "." + key + ": expected a non-negative number");
+  }
+  return v;
+}
+
+DataParallelTerms data_parallel_from_json(const nlohmann::json& j, const std::string& where) {
+  DataParallelTerms d;
+  d.fixed_ms = json_number(j, "fixed_ms", where);
+  d.ms_per_weight_mb = json_number(j, "ms_per_weight_mb", where);
+  d.training_ms_per_weight_mb = json_number(j, "training_ms_per_weight_mb", where);
+  d.host_ms_per_op = json_number(j, "host_ms_per_op", where);
+  d.training_host_ms_per_op = json_number(j, "training_host_ms_per_op", where);
+  d.rows = static_cast<int>(json_number(j, "rows", where));
+  // Since 2026-11-26; a file without it has the range unrecorded (0), and no warning is given.
+  if (j.contains("max_num_gpus")) {
+    d.max_num_gpus = static_cast<int>(json_number(j, "max_num_gpus", where));
+  }
+  return d;
+}
+
+}  // namespace
+
+EagerOverhead eager_overhead_from_json(const nlohmann::json& j, const std::string& where) {
+  auto number = [&](const char* key) { return json_number(j, key, where); };
+  EagerOverhead o;
+  o.host_ms_per_op = number("host_ms_per_op");
+  o.gpu_gap_ms_per_kernel = number("gpu_gap_ms_per_kernel");
+  o.fixed_ms = number("fixed_ms");
+  o.h2d_gbs = number("h2d_gbs");
+  o.training_host_factor = number("training_host_factor");
+  // Files written before the per-GPU calibration (2026-11-24) have neither key.
+  if (j.contains("kernel_time_scale")) o.kernel_time_scale = number("kernel_time_scale");
+  // Files written before the per-op-kind host time (2026-11-24) count every op the same.
+  if (j.contains("heavy_op_factor")) o.heavy_op_factor = number("heavy_op_factor");
+  // Files written before the per-op overlap (2026-11-24) take the max of the sums alone.
+  if (j.contains("per_op_overlap")) o.per_op_overlap = number("per_op_overlap");
+  // Files written before 2026-11-24 give a GPU without rows the shared terms.
+  if (j.contains("unseen_gpu_terms")) {
+    if (!j["unseen_gpu_terms"].is_string()) {
+      throw InputError(where + ".unseen_gpu_terms: expected a string");
+    }
+    try {
+      o.unseen_gpu_terms = unseen_gpu_terms_from_string(j["unseen_gpu_terms"].get<std::string>());
+    } catch (const InputError& e) {
+      throw InputError(where + "." + e.what());
+    }
+  }
+  if (j.contains("per_gpu")) {
+    const auto& per_gpu = j["per_gpu"];
+    if (!per_gpu.is_object()) throw InputError(where + ".per_gpu: expected an object");
+    for (const auto& [gpu, c] : per_gpu.items()) {
+      const std::string at = where + ".per_gpu." + gpu;
+      GpuEagerCalibration g;
+      g.host_ms_per_op = json_number(c, "host_ms_per_op", at);
+      g.fixed_ms = json_number(c, "fixed_ms", at);
+      g.training_host_factor = json_number(c, "training_host_factor", at);
+      g.kernel_time_scale = json_number(c, "kernel_time_scale", at);
+      g.rows = static_cast<int>(json_number(c, "rows", at));
+      if (g.host_ms_per_op <= 0 || g.kernel_time_scale <= 0) {
+        throw InputError(at + ": expected positive host_ms_per_op and kernel_time_scale");
+      }
+      if (c.contains("architecture")) {
+        if (!c["architecture"].is_string()) {
+          throw InputError(at + ".architecture: expected a string");
+        }
+        g.architecture = c["architecture"].get<std::string>();
+      } else if (const auto spec = GpuDatabase::bundled().find(gpu)) {
+        g.architecture = spec->architecture;  // files from before 2026-11-24
+      }
+      o.per_gpu.emplace(gpu, g);
+    }
+  }
+  // Files written before the per-network scales (2026-11-24) have neither key.
+  if (j.contains("step_scale")) o.step_scale = number("step_scale");
+  if (j.contains("step_scale_family")) {
+    if (!j["step_scale_family"].is_string()) {
+      throw InputError(where + ".step_scale_family: expected a string");
+    }
+    o.step_scale_family = j["step_scale_family"].get<std::string>();
+  }
+  for (const auto& [key, field] :
+       {std::pair{"terms_architecture", &o.terms_architecture},
+        std::pair{"kernel_time_scale_board", &o.kernel_time_scale_board}}) {
+    if (!j.contains(key)) continue;
+    if (!j[key].is_string()) throw InputError(where + "." + key + ": expected a string");
+    *field = j[key].get<std::string>();
+  }
+  // per_gpu_network since 2026-11-24 (HELP's rows); optional like per_network.
+  for (const auto& [name, map] : {std::pair{"per_network", &o.per_network},
+                                  std::pair{"per_gpu_network", &o.per_gpu_network}}) {
+    if (!j.contains(name)) continue;
+    const auto& scales = j[name];
+    if (!scales.is_object()) throw InputError(where + "." + name + ": expected an object");
+    for (const auto& [key, n] : scales.items()) {
+      const std::string at = where + "." + name + "." + key;
+      NetworkStepScale scale;
+      scale.step_scale = json_number(n, "step_scale", at);
+      scale.rows = static_cast<int>(json_number(n, "rows", at));
+      if (scale.step_scale <= 0) throw InputError(at + ".step_scale: expected a positive number");
+      map->emplace(key, scale);
+    }
+  }
+  // Files written before the data-parallel terms (2026-11-24) have neither key.
+  if (j.contains("data_parallel")) {
+    o.data_parallel = data_parallel_from_json(j["data_parallel"], where + ".data_parallel");
+  }
+  if (j.contains("data_parallel_per_gpu")) {
+    const auto& per_gpu = j["data_parallel_per_gpu"];
+    if (!per_gpu.is_object()) {
+      throw InputError(where + ".data_parallel_per_gpu: expected an object");
+    }
+    for (const auto& [gpu, d] : per_gpu.items()) {
+      o.data_parallel_per_gpu.emplace(
+          gpu, data_parallel_from_json(d, where + ".data_parallel_per_gpu." + gpu));
+    }
+  }
+  if (!j.contains("source") || !j["source"].is_string()) {
+    throw InputError(where + ".source: missing or not a string");
+  }
+  o.source = j["source"].get<std::string>();
+  return o;
+}
+
+void assign_power(std::vector<LayerPrediction>& predictions, const GpuSpec& gpu,
+                  const PowerParams& params) {
+  for (auto& p : predictions) {
+    p.avg_power_w =
+        layer_power_w(p.compute_utilization, p.memory_utilization, p.kernels, gpu, params);
+    p.energy_mj = p.avg_power_w * p.latency_ms;  // W x ms = mJ
+  }
+}
+
+std::vector<LayerPrediction> AnalyticalModel::predict_layers(const std::vector<Layer>& layers,
+                                                             const GpuSpec& gpu) const {
+  std::vector<LayerPrediction> out;
+  out.reserve(layers.size());
+  for (const auto& layer : layers) {
+    const LayerEstimate e = estimate_layer(layer, gpu, params_);
+    LayerPrediction p;
+    p.latency_ms = e.latency_ms;
+    p.roofline_ms = e.roofline_ms;
+    p.compute_utilization = e.compute_utilization;
+    p.memory_utilization = e.memory_utilization;
+    p.kernels = e.kernels;
+    p.bound = e.bound;
+    p.algorithm = e.algorithm;
+    p.in_distribution = true;  // first-principles: no training range to leave
+    out.push_back(p);
+  }
+  return out;
+}
+
+std::string to_string(Mode mode) {
+  return mode == Mode::kTraining ? "training" : "inference";
+}
+
+Mode mode_from_string(std::string_view text) {
+  const std::string lower = to_lower(text);
+  if (lower == "inference" || lower == "forward") return Mode::kInference;
+  if (lower == "training" || lower == "train") return Mode::kTraining;
+  throw InputError("--mode: unknown mode '" + std::string(text) +
+                   "' (expected inference or training)");
+}
+
+double weight_broadcast_factor(const GpuSpec& gpu) {
+  return gpu.nvlink_gbs > 0 ? std::min(1.0, kPcieGen3x16Gbs / gpu.nvlink_gbs) : 1.0;
+}
+
+namespace {
+
+// A GPU without terms of its own under UnseenGpuTerms::kArchitecture: the geometric mean of
+// the host time, fixed cost and kernel-time scale of its architecture's GPUs with terms (the
+// mean of their training factors), written into `out`; `out` keeps the shared terms when
+// there is no such GPU.
+void apply_architecture_terms(const EagerOverhead& overhead, const GpuSpec& gpu,
+                              EagerOverhead& out) {
+  double log_host = 0;
+  double log_fixed = 0;
+  double log_scale = 0;
+  double training = 0;
+  std::string names;
+  int n = 0;
+  for (const auto& [name, c] : overhead.per_gpu) {
+    if (c.architecture != gpu.architecture) continue;
+    log_host += std::log(c.host_ms_per_op);
+    log_fixed += std::log(std::max(c.fixed_ms, 1e-12));  // a fit may end at ~0 ms
+    log_scale += std::log(c.kernel_time_scale);
+    training += c.training_host_factor;
+    names += (n == 0 ? "" : ", ") + name;
+    ++n;
+  }
+  if (n == 0) return;
+  out.host_ms_per_op = std::exp(log_host / n);
+  out.fixed_ms = std::exp(log_fixed / n);
+  out.kernel_time_scale = std::exp(log_scale / n);
+  out.training_host_factor = training / n;
+  out.terms_architecture = gpu.architecture;
+  out.source += "; host_ms_per_op, fixed_ms, training_host_factor and kernel_time_scale of " +
+                gpu.name + ": the mean of its architecture's (" + gpu.architecture + ") " +
+                std::to_string(n) + " GPUs with end-to-end rows (" + names + ")";
+}
+
+}  // namespace
+
+std::string to_string(UnseenGpuTerms terms) {
+  return terms == UnseenGpuTerms::kArchitecture ? "architecture" : "shared";
+}
+
+UnseenGpuTerms unseen_gpu_terms_from_string(std::string_view text) {
+  if (text == "shared") return UnseenGpuTerms::kShared;
+  if (text == "architecture") return UnseenGpuTerms::kArchitecture;
+  throw InputError("unseen_gpu_terms: expected \"shared\" or \"architecture\", got \"" +
+                   std::string(text) + "\"");
+}
+
+EagerOverhead overhead_for_gpu(const EagerOverhead& overhead, const GpuSpec& gpu) {
+  EagerOverhead out = overhead;
+  out.per_gpu.clear();
+  out.data_parallel_per_gpu.clear();
+  if (const auto dp = overhead.data_parallel_per_gpu.find(gpu.name);
+      dp != overhead.data_parallel_per_gpu.end()) {
+    out.data_parallel = dp->second;  // fitted on that machine's own link
+  } else {
+    // The shared terms describe PCIe; NVLink broadcasts the weights that much faster.
+    const double f = weight_broadcast_factor(gpu);
+    out.data_parallel.ms_per_weight_mb *= f;
+    out.data_parallel.training_ms_per_weight_mb *= f;
+  }
+  const auto it = overhead.per_gpu.find(gpu.name);
+  if (it == overhead.per_gpu.end()) {
+    if (overhead.unseen_gpu_terms == UnseenGpuTerms::kArchitecture && !gpu.architecture.empty()) {
+      apply_architecture_terms(overhead, gpu, out);
+    }
+    // Another board of a chip with terms of its own runs the same kernels: its kernel-time
+    // scale applies; the host terms stay the machine-independent ones.
+    std::vector<std::string> calibrated;
+    for (const auto& [name, c] : overhead.per_gpu) calibrated.push_back(name);
+    if (const GpuSpec* board = GpuDatabase::bundled().board_of_same_chip(gpu, calibrated)) {
+      const auto& c = overhead.per_gpu.at(board->name);
+      out.kernel_time_scale = c.kernel_time_scale;
+      out.kernel_time_scale_board = board->name;
+      out.source += "; kernel_time_scale of " + gpu.name + ": that of " + board->name +
+                    ", another board of its chip, fitted on its " + std::to_string(c.rows) +
+                    " end-to-end rows";
+    }
+    return out;
+  }
+  out.host_ms_per_op = it->second.host_ms_per_op;
+  out.fixed_ms = it->second.fixed_ms;
+  out.training_host_factor = it->second.training_host_factor;
+  out.kernel_time_scale = it->second.kernel_time_scale;
+  out.source += "; host_ms_per_op, fixed_ms, training_host_factor and kernel_time_scale of " +
+                gpu.name + " fitted on its " + std::to_string(it->second.rows) + " end-to-end rows";
+  return out;
+}
+
+std::string network_step_key(std::string_view zoo_name, DType dtype, Mode mode) {
+  return std::string(zoo_name) + " " + to_string(dtype) + " " + to_string(mode);
+}
+
+FamilyStepScale family_step_scale(const EagerOverhead& overhead, const std::string& network_key) {
+  FamilyStepScale out;
+  const auto space = network_key.find(' ');
+  if (space == std::string::npos) return out;
+  const ZooEntry* entry = find_zoo_entry(std::string_view(network_key).substr(0, space));
+  if (entry == nullptr) return out;
+  const std::string_view setting = std::string_view(network_key).substr(space);  // precision, mode
+  double log_sum = 0;
+  for (const auto& [key, scale] : overhead.per_network) {
+    const auto at = key.find(' ');
+    if (at == std::string::npos || std::string_view(key).substr(at) != setting) continue;
+    const ZooEntry* sibling = find_zoo_entry(std::string_view(key).substr(0, at));
+    if (sibling == nullptr || sibling->family != entry->family) continue;
+    log_sum += std::log(scale.step_scale);
+    ++out.networks;
+  }
+  if (out.networks > 0) {
+    out.family = entry->family;
+    out.step_scale = std::exp(log_sum / out.networks);
+  }
+  return out;
+}
+
+EagerOverhead overhead_for(const EagerOverhead& overhead, const GpuSpec& gpu,
+                           const std::string& network_key) {
+  EagerOverhead out = overhead_for_gpu(overhead, gpu);
+  out.per_network.clear();
+  out.per_gpu_network.clear();
+  if (network_key.empty()) return out;
+  if (const auto it = overhead.per_network.find(network_key); it != overhead.per_network.end()) {
+    out.step_scale = it->second.step_scale;
+    out.source += "; step time of " + network_key + " x " + format_number(out.step_scale, 3) +
+                  ", fitted on its " + std::to_string(it->second.rows) + " end-to-end rows";
+  } else if (const FamilyStepScale f = family_step_scale(overhead, network_key); f.networks > 0) {
+    out.step_scale = f.step_scale;
+    out.step_scale_family = f.family;
+    out.source += "; step time of " + network_key + " x " + format_number(f.step_scale, 3) +
+                  ", the geometric mean of its family's (" + f.family + ") " +
+                  std::to_string(f.networks) + " networks with end-to-end rows at that setting";
+  }
+  if (const auto it = overhead.per_gpu_network.find(gpu.name + " " + network_key);
+      it != overhead.per_gpu_network.end()) {
+    out.step_scale *= it->second.step_scale;
+    out.source += "; on " + gpu.name + "'s machine x " + format_number(it->second.step_scale, 3) +
+                  " more, fitted on its " + std::to_string(it->second.rows) + " rows";
+  }
+  return out;
+}
+
+double host_issue_ms(const EagerTerms& t, const EagerOverhead& o) {
+  const double op_units = t.ops + (o.heavy_op_factor - 1.0) * t.heavy_ops;
+  return op_units * o.host_ms_per_op * (t.training ? o.training_host_factor : 1.0);
+}
+
+double eager_latency_ms(const EagerTerms& t, const EagerOverhead& o) {
+  const double host_ms = host_issue_ms(t, o);
+  const double gpu_ms = t.kernel_ms * o.kernel_time_scale + t.kernels * o.gpu_gap_ms_per_kernel;
+  double core_ms = std::max(gpu_ms, host_ms);
+  if (o.per_op_overlap > 0 && !t.op_costs.empty()) {
+    // The calibration's hot loop: HELP's 222k rows times ~50 op kinds per loss evaluation.
+    const double light_ms = o.host_ms_per_op * (t.training ? o.training_host_factor : 1.0);
+    const double heavy_ms = light_ms * o.heavy_op_factor;
+    double per_op_ms = 0;
+    for (const EagerOpCost& c : t.op_costs) {
+      const double op_gpu_ms =
+          c.kernel_ms * o.kernel_time_scale + c.kernels * o.gpu_gap_ms_per_kernel;
+      per_op_ms += c.count * std::max(c.heavy ? heavy_ms : light_ms, op_gpu_ms);
+    }
+    core_ms = o.per_op_overlap * per_op_ms + (1.0 - o.per_op_overlap) * core_ms;
+  }
+  // The global batch's input: nn.DataParallel scatters num_gpus x batch images.
+  const double copy_ms = o.h2d_gbs > 0 ? t.num_gpus * t.input_bytes / (o.h2d_gbs * 1e6) : 0;
+  double data_parallel_ms = 0;
+  if (t.num_gpus > 1) {
+    const DataParallelTerms& d = o.data_parallel;
+    const double weight_mb = t.weight_bytes / 1e6;
+    const double per_gpu_ms =
+        d.fixed_ms + weight_mb * d.ms_per_weight_mb + t.ops * d.host_ms_per_op +
+        (t.training ? weight_mb * d.training_ms_per_weight_mb + t.ops * d.training_host_ms_per_op
+                    : 0.0);
+    data_parallel_ms = (t.num_gpus - 1) * per_gpu_ms;
+  }
+  return o.fixed_ms + copy_ms + o.step_scale * core_ms + data_parallel_ms;
+}
+
+namespace {
+
+// Totals of one step from its layers' kernel time and energy: the eager wall time, and idle
+// power for the part of it outside kernels.
+struct StepTotals {
+  double kernel_ms = 0;
+  double latency_ms = 0;
+  double energy_mj = 0;
+};
+
+// `predictions`: r's layers' at the clock in question (a power cap stretches them).
+StepTotals step_totals(const std::vector<LayerPrediction>& predictions,
+                       const NetworkPrediction& r) {
+  double kernel_ms = 0;
+  double layer_energy_mj = 0;
+  for (const auto& p : predictions) {
+    kernel_ms += p.latency_ms;
+    layer_energy_mj += p.energy_mj;
+  }
+  EagerTerms terms = r.eager;
+  terms.kernel_ms = kernel_ms;
+  terms.op_costs = eager_op_costs(r.layers, predictions);
+  StepTotals t;
+  t.kernel_ms = kernel_ms;
+  t.latency_ms = eager_latency_ms(terms, r.overhead);
+  // A per-GPU kernel-time scale (and a network's step scale) stretches the kernels at their
+  // predicted power.
+  const double scale = r.overhead.kernel_time_scale * r.overhead.step_scale;
+  // With nn.DataParallel every GPU runs the same layers on its share of the batch.
+  t.energy_mj =
+      r.eager.num_gpus * (layer_energy_mj * scale +
+                          std::max(0.0, t.latency_ms - kernel_ms * scale) * r.gpu.idle_power_w);
+  return t;
+}
+
+void set_totals(NetworkPrediction& r) {
+  const StepTotals t = step_totals(r.predictions, r);
+  r.kernel_ms = t.kernel_ms;
+  r.latency_ms = t.latency_ms;
+  r.energy_j = t.energy_mj / 1e3;
+  r.avg_power_w = t.latency_ms > 0 ? t.energy_mj / t.latency_ms : 0;
+}
+
+}  // namespace
+
+void set_power(NetworkPrediction& prediction, const PowerModel& power) {
+  assign_power(prediction.predictions, prediction.gpu, power.activity_for(prediction.gpu));
+  prediction.power_model = power.source;
+  set_totals(prediction);
+}
+
+void set_host_ms_per_op(NetworkPrediction& prediction, double ms, const PowerModel& power) {
+  if (!(ms > 0) || !std::isfinite(ms)) {
+    throw InputError("--host-ms-per-op: expected a positive number of ms, got " +
+                     format_number(ms));
+  }
+  // The host's issue rate is a property of the user's CPU and stack, not of the GPU
+  // (docs/accuracy.md: 30-83 us per op across the measured machines).
+  // The flag's value is a mean over ops (a step's host time / its ops), so every op costs it.
+  prediction.overhead.host_ms_per_op = ms;
+  prediction.overhead.heavy_op_factor = 1.0;
+  prediction.overhead.source += "; host_ms_per_op set by --host-ms-per-op";
+  set_power(prediction, power);  // recomputes the totals with the new overhead
+}
+
+void set_num_gpus(NetworkPrediction& prediction, int num_gpus, const PowerModel& power) {
+  if (num_gpus < 1 || num_gpus > kMaxDataParallelGpus) {
+    throw InputError("--num-gpus: expected 1 to " + std::to_string(kMaxDataParallelGpus) +
+                     ", got " + std::to_string(num_gpus));
+  }
+  if (num_gpus > 1 && prediction.overhead.data_parallel.rows == 0) {
+    throw InputError("--num-gpus: the model's eager overhead (" + prediction.overhead.source +
+                     ") has no data-parallel calibration; retrain it with train --e2e on rows "
+                     "with num_gpus > 1");
+  }
+  prediction.eager.num_gpus = num_gpus;
+  const int fitted = prediction.overhead.data_parallel.max_num_gpus;
+  if (fitted > 1 && num_gpus > fitted) {
+    // DESIGN: out-of-distribution inputs are flagged. The terms are linear in the extra GPUs.
+    prediction.warnings.push_back("--num-gpus " + std::to_string(num_gpus) +
+                                  ": the data-parallel terms were fitted on rows of at most " +
+                                  std::to_string(fitted) +
+                                  " GPUs; more is their linear extrapolation");
+  }
+  set_power(prediction, power);  // recomputes the totals with the data-parallel terms
+}
+
+EagerOverhead AnalyticalModel::eager_overhead_for(std::string_view network_source) const {
+  return is_nas_source(network_source) && nas_overhead_ ? *nas_overhead_ : overhead_;
+}
+
+namespace {
+
+// Ops whose eager host path is longer than an elementwise kernel's: cuDNN/cuBLAS calls with
+// descriptors, batch norm's argument checks, and ShuffleNet's view-permute-contiguous-view.
+bool is_heavy_host_op(Op op) {
+  switch (op) {
+    case Op::kConv2d:
+    case Op::kLinear:
+    case Op::kBatchNorm:
+    case Op::kLayerNorm:
+    case Op::kChannelShuffle: return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+std::vector<EagerOpCost> eager_op_costs(const std::vector<Layer>& layers,
+                                        const std::vector<LayerPrediction>& predictions) {
+  std::vector<EagerOpCost> out;
+  for (std::size_t i = 0; i < predictions.size() && i < layers.size(); ++i) {
+    if (predictions[i].kernels == 0) continue;
+    out.push_back(
+        {predictions[i].latency_ms, predictions[i].kernels, is_heavy_host_op(layers[i].op), 1});
+  }
+  // Merged: a NAS-Bench-201 step's ~250 ops are ~40 kinds, which keeps the calibration's loss
+  // over HELP's rows fast.
+  const auto key = [](const EagerOpCost& c) {
+    return std::make_tuple(c.heavy, c.kernels, c.kernel_ms);
+  };
+  std::sort(out.begin(), out.end(),
+            [&](const EagerOpCost& a, const EagerOpCost& b) { return key(a) < key(b); });
+  std::vector<EagerOpCost> merged;
+  for (const auto& c : out) {
+    if (!merged.empty() && key(merged.back()) == key(c)) {
+      ++merged.back().count;
+    } else {
+      merged.push_back(c);
+    }
+  }
+  return merged;
+}
+
+std::string step_scale_network(const Network& network) {
+  if (network.source == "zoo") return network.name;
+  if (!network.zoo_network.empty()) return network.zoo_network;
+  if (is_nas_source(network.source)) return network.source;
+  return {};
+}
+
+NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
+                                  const LatencyModel& model, Mode mode, const PowerModel& power) {
+  NetworkPrediction result;
+  result.gpu = gpu;
+  result.network = network.name;
+  result.network_source = network.source;
+  result.model = model.name();
+  result.batch = network.batch;
+  result.mode = mode;
+  result.layers = network.layers;
+  if (!network.layers.empty()) result.precision = network.layers.front().dtype;
+  for (auto& layer : result.layers) {
+    layer.pass = mode == Mode::kTraining ? Pass::kTraining : Pass::kForward;
+  }
+  result.predictions = model.predict_network_layers(result.layers, gpu);
+  for (const auto& layer : result.layers) result.tf32_convolutions += runs_tf32(layer, gpu) ? 1 : 0;
+  for (std::size_t i = 0; i < result.predictions.size(); ++i) {
+    const int kernels = result.predictions[i].kernels;
+    result.eager.kernels += kernels;
+    if (kernels == 0) continue;
+    ++result.eager.ops;
+    result.eager.heavy_ops += is_heavy_host_op(result.layers[i].op) ? 1 : 0;
+  }
+  result.eager.input_bytes =
+      static_cast<double>(network.batch * network.input_c * network.input_h * network.input_w) *
+      bytes_per_element(result.precision);
+  result.eager.training = mode == Mode::kTraining;
+  for (const auto& layer : result.layers) {
+    result.eager.weight_bytes +=
+        static_cast<double>(layer.params()) * bytes_per_element(result.precision);
+  }
+  const std::string scaled = step_scale_network(network);
+  result.overhead = overhead_for(
+      model.eager_overhead_for(network.source), gpu,
+      scaled.empty() ? std::string() : network_step_key(scaled, result.precision, mode));
+  set_power(result, power);
+  result.eager.kernel_ms = result.kernel_ms;
+  result.eager.op_costs = eager_op_costs(result.layers, result.predictions);
+  // What must be resident at once, whatever the allocator does: every weight (and, in
+  // training, its gradient) and one layer's input and output. In training also, when the
+  // backward pass starts: every weight and every normalization layer's input, which it keeps
+  // for its gradients. (Each is a tensor of its own, a convolution's fresh output; the inputs
+  // of convolutions are not summed, since branches share them.) In the precision's bytes.
+  double largest_layer_bytes = 0;
+  double saved_input_bytes = 0;
+  for (const auto& layer : result.layers) {
+    const double bytes = static_cast<double>(bytes_per_element(result.precision));
+    largest_layer_bytes =
+        std::max(largest_layer_bytes,
+                 static_cast<double>(layer.input_elements() + layer.output_elements()) * bytes);
+    if (layer.op == Op::kBatchNorm || layer.op == Op::kLayerNorm) {
+      saved_input_bytes += static_cast<double>(layer.input_elements()) * bytes;
+    }
+  }
+  const double weights = result.eager.weight_bytes;
+  result.min_memory_gb = (mode == Mode::kTraining ? std::max(2 * weights + largest_layer_bytes,
+                                                             weights + saved_input_bytes)
+                                                  : weights + largest_layer_bytes) /
+                         1e9;
+  const double weight_copies = mode == Mode::kTraining ? 2.0 : 1.0;
+  if (exceeds_gpu_memory(result.min_memory_gb, gpu.memory_gb)) {
+    const double weights_gb = weight_copies * result.eager.weight_bytes / 1e9;
+    // The weights do not shrink with the batch: say which part is over.
+    const bool weights_alone = exceeds_gpu_memory(weights_gb, gpu.memory_gb);
+    result.warnings.push_back(
+        "out of memory: the step needs at least " + format_number(result.min_memory_gb, 3) +
+        " GB (" +
+        (mode == Mode::kTraining
+             ? "weights and their gradients plus the largest layer's input and output, or "
+               "weights plus the normalization inputs kept for the backward pass"
+             : "weights plus the largest layer's input and output") +
+        ") but " + gpu.name + " has " + format_number(gpu.memory_gb, 3) + " GB (" +
+        format_number(gpu.memory_gb * kGbPerGib, 3) + " GB if GiB); " +
+        (weights_alone ? "the weights alone need " + format_number(weights_gb, 3) + " GB"
+                       : std::string("a smaller --batch or --input-size may fit")));
+  }
+  // One summary line, not one per layer: the per-layer flag is in every output format.
+  std::size_t outside = 0;
+  std::string first;
+  for (std::size_t i = 0; i < result.predictions.size(); ++i) {
+    if (result.predictions[i].in_distribution) continue;
+    if (outside++ == 0) first = result.layers[i].name;
+  }
+  if (outside > 0) {
+    result.warnings.push_back(std::to_string(outside) + " of " +
+                              std::to_string(result.layers.size()) +
+                              " layers lie outside the model's training ranges (first: '" + first +
+                              "'); see in_distribution");
+  }
+  return result;
+}
+
+namespace {
+
+// One layer at SM clock ratio s: compute-bound time stretches as 1/s; core dynamic energy per
+// operation scales as s^exponent, memory and idle energy per unit time do not.
+struct ClockedLayer {
+  double latency_ms = 0;
+  double energy_mj = 0;
+  double stretch = 1;  // latency / uncapped latency
+};
+
+ClockedLayer clock_layer(const LayerPrediction& base, const GpuSpec& gpu, const PowerModel& power,
+                         double s) {
+  if (base.kernels == 0 || base.latency_ms <= 0) return {base.latency_ms, base.energy_mj, 1};
+  const double cu = std::clamp(base.compute_utilization, 0.0, 1.0);
+  const double stretch = cu / s + (1.0 - cu);
+  const PowerParams& a = power.activity;
+  const double core = a.compute_weight * cu;
+  const double memory = a.memory_weight * std::clamp(base.memory_utilization, 0.0, 1.0);
+  const double core_share = core + memory > 0 ? core / (core + memory) : 1.0;
+  const double dynamic_mj = (base.avg_power_w - gpu.idle_power_w) * base.latency_ms;
+  const double voltage_clock = std::max(s, power.cap.voltage_floor_clock_ratio);
+  const double scaled_dynamic_mj =
+      dynamic_mj *
+      (core_share * std::pow(voltage_clock, power.cap.core_energy_exponent) + 1.0 - core_share);
+  const double latency_ms = base.latency_ms * stretch;
+  return {latency_ms, gpu.idle_power_w * latency_ms + scaled_dynamic_mj, stretch};
+}
+
+// Average step power (W) at clock ratio s, without building the layers (the bisection's hot loop).
+double step_power_at_clock(const NetworkPrediction& base, const PowerModel& power, double s) {
+  std::vector<LayerPrediction> clocked = base.predictions;
+  for (auto& p : clocked) {
+    const ClockedLayer c = clock_layer(p, base.gpu, power, s);
+    p.latency_ms = c.latency_ms;
+    p.energy_mj = c.energy_mj;
+  }
+  const StepTotals t = step_totals(clocked, base);
+  return t.latency_ms > 0 ? t.energy_mj / t.latency_ms : 0;
+}
+
+void rescale_to_clock(NetworkPrediction& r, const PowerModel& power, double s) {
+  for (auto& p : r.predictions) {
+    const ClockedLayer c = clock_layer(p, r.gpu, power, s);
+    p.compute_utilization = std::clamp(p.compute_utilization, 0.0, 1.0) / s / c.stretch;
+    p.memory_utilization /= c.stretch;
+    p.latency_ms = c.latency_ms;  // roofline_ms stays the boost-clock bound
+    p.energy_mj = c.energy_mj;
+    p.avg_power_w = c.latency_ms > 0 ? c.energy_mj / c.latency_ms : p.avg_power_w;
+  }
+  set_totals(r);
+}
+
+}  // namespace
+
+void apply_power_limit(NetworkPrediction& prediction, double limit_w,
+                       const PowerModel& any_gpu_power) {
+  const GpuSpec& gpu = prediction.gpu;
+  if (prediction.eager.num_gpus > 1) {
+    // The cap model is fitted on single-GPU steps; N capped GPUs are not measured.
+    throw InputError("--power-limit with --num-gpus " + std::to_string(prediction.eager.num_gpus) +
+                     ": not modelled (expected one of them)");
+  }
+  // The clock search needs this GPU's activity and the cap response, not the file's metadata.
+  PowerModel power;
+  power.activity = any_gpu_power.activity_for(gpu);
+  power.cap = any_gpu_power.cap;
+  if (!(limit_w > gpu.idle_power_w)) {
+    throw InputError(input_message("--power-limit",
+                                   "a cap of " + format_number(limit_w) +
+                                       " W leaves nothing above the idle power of " + gpu.name,
+                                   "more than " + format_number(gpu.idle_power_w) + " W"));
+  }
+  PowerCapOutcome outcome;
+  outcome.limit_w = limit_w;
+  outcome.uncapped_latency_ms = prediction.latency_ms;
+  outcome.uncapped_energy_j = prediction.energy_j;
+  outcome.uncapped_avg_power_w = prediction.avg_power_w;
+  if (prediction.avg_power_w > limit_w) {
+    outcome.binding = true;
+    const double floor = power.cap.min_clock_ratio;
+    double clock = floor;
+    if (step_power_at_clock(prediction, power, floor) > limit_w) {
+      outcome.at_clock_floor = true;
+    } else {
+      // Average step power grows with the clock: bisect for the highest clock that fits.
+      double high = 1.0;
+      while (high - clock > 1e-5) {
+        const double mid = 0.5 * (clock + high);
+        (step_power_at_clock(prediction, power, mid) > limit_w ? high : clock) = mid;
+      }
+    }
+    outcome.clock_ratio = clock;
+    rescale_to_clock(prediction, power, clock);
+    if (outcome.at_clock_floor) {
+      prediction.warnings.push_back("power cap " + format_number(limit_w) +
+                                    " W is below what the model draws at the "
+                                    "lowest clock (" +
+                                    format_number(prediction.avg_power_w, 4) +
+                                    " W); predicted at that clock");
+    }
+  }
+  if (limit_w > gpu.tdp_w) {
+    // NVML refuses a limit above the board's maximum, which no board sets above its TDP by
+    // much: such a cap cannot be set, and predicts the same as none.
+    prediction.warnings.push_back("power cap " + format_number(limit_w) + " W is above " +
+                                  gpu.name + "'s board power (" + format_number(gpu.tdp_w) +
+                                  " W): a board does not accept it; predicted uncapped");
+  }
+  prediction.power_cap = outcome;
+}
+
+namespace {
+
+nlohmann::json layer_json(const Layer& l, const LayerPrediction& p) {
+  return {{"name", l.name},
+          {"op", to_string(l.op)},
+          {"batch", l.batch},
+          {"c_in", l.c_in},
+          {"h_in", l.h_in},
+          {"w_in", l.w_in},
+          {"c_out", l.c_out},
+          {"h_out", l.h_out()},
+          {"w_out", l.w_out()},
+          {"kernel_h", l.kernel_h},
+          {"kernel_w", l.kernel_w},
+          {"stride_h", l.stride_h},
+          {"stride_w", l.stride_w},
+          {"pad_h", l.pad_h},
+          {"pad_w", l.pad_w},
+          {"dilation_h", l.dilation_h},
+          {"dilation_w", l.dilation_w},
+          {"groups", l.groups},
+          {"params", l.params()},
+          {"flops", l.flops()},
+          {"bytes", l.bytes()},
+          {"latency_ms", p.latency_ms},
+          {"energy_mj", p.energy_mj},
+          {"avg_power_w", p.avg_power_w},
+          {"roofline_ms", p.roofline_ms},
+          {"bound", p.bound},
+          {"kernels", p.kernels},
+          {"in_distribution", p.in_distribution}};
+}
+
+std::string shape_text(const Layer& l) {
+  return std::to_string(l.c_in) + "x" + std::to_string(l.h_in) + "x" + std::to_string(l.w_in) +
+         " -> " + std::to_string(l.c_out) + "x" + std::to_string(l.h_out()) + "x" +
+         std::to_string(l.w_out());
+}
+
+// Sums over a network's layers that the JSON `total` and the CSV's total row report.
+struct LayerSums {
+  std::int64_t params = 0;
+  double flops = 0;
+  double bytes = 0;
+  double roofline_ms = 0;
+  bool in_distribution = true;  ///< every layer is
+};
+
+LayerSums layer_sums(const NetworkPrediction& r) {
+  LayerSums t;
+  for (std::size_t i = 0; i < r.layers.size(); ++i) {
+    t.params += r.layers[i].params();
+    t.flops += r.layers[i].flops();
+    t.bytes += r.layers[i].bytes();
+    t.roofline_ms += r.predictions[i].roofline_ms;
+    t.in_distribution = t.in_distribution && r.predictions[i].in_distribution;
+  }
+  return t;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const NetworkPrediction& r) {
+  nlohmann::json layers = nlohmann::json::array();
+  for (std::size_t i = 0; i < r.layers.size(); ++i) {
+    layers.push_back(layer_json(r.layers[i], r.predictions[i]));
+  }
+  const LayerSums sums = layer_sums(r);
+  nlohmann::json out = {
+      {"schema_version", kPredictionSchemaVersion},
+      {"tool_version", CNNPERF_VERSION},
+      {"kind", "network_prediction"},
+      {"model", r.model},
+      {"gpu", nlohmann::json(r.gpu)},
+      {"network", r.network},
+      {"network_source", r.network_source},
+      {"batch", r.batch},
+      {"num_gpus", r.eager.num_gpus},
+      {"mode", to_string(r.mode)},
+      {"precision", to_string(r.precision)},
+      {"tf32_convolutions", r.tf32_convolutions},
+      {"layers", layers},
+      {"total",
+       {{"params", sums.params},
+        {"flops", sums.flops},
+        {"kernel_ms", r.kernel_ms},
+        {"latency_ms", r.latency_ms},
+        {"energy_j", r.energy_j},
+        {"avg_power_w", r.avg_power_w},
+        {"min_memory_gb", r.min_memory_gb}}},
+      {"eager_overhead", to_json(r.overhead)},
+      {"warnings", r.warnings},
+  };
+  out["power_model"] = r.power_model;
+  if (r.power_cap) {
+    const auto& c = *r.power_cap;
+    out["power_limit_w"] = c.limit_w;
+    out["power_cap"] = {
+        {"limit_w", c.limit_w},
+        {"binding", c.binding},
+        {"at_clock_floor", c.at_clock_floor},
+        {"clock_ratio", c.clock_ratio},
+        {"uncapped_latency_ms", c.uncapped_latency_ms},
+        {"uncapped_energy_j", c.uncapped_energy_j},
+        {"uncapped_avg_power_w", c.uncapped_avg_power_w},
+        {"slowdown", c.uncapped_latency_ms > 0 ? r.latency_ms / c.uncapped_latency_ms : 1.0}};
+  }
+  return out;
+}
+
+std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
+  if (format == OutputFormat::kJson) return to_json(r).dump(2) + "\n";
+  if (format == OutputFormat::kCsv) {
+    std::vector<std::vector<std::string>> rows;
+    for (std::size_t i = 0; i < r.layers.size(); ++i) {
+      const auto& l = r.layers[i];
+      const auto& p = r.predictions[i];
+      auto s = [](std::int64_t v) { return std::to_string(v); };
+      rows.push_back({l.name,
+                      to_string(l.op),
+                      s(l.batch),
+                      s(l.c_in),
+                      s(l.h_in),
+                      s(l.w_in),
+                      s(l.c_out),
+                      s(l.h_out()),
+                      s(l.w_out()),
+                      s(l.kernel_h),
+                      s(l.kernel_w),
+                      s(l.stride_h),
+                      s(l.stride_w),
+                      s(l.pad_h),
+                      s(l.pad_w),
+                      s(l.groups),
+                      s(l.params()),
+                      format_number(l.flops(), 10),
+                      format_number(l.bytes(), 10),
+                      format_number(p.latency_ms, 6),
+                      format_number(p.energy_mj, 6),
+                      format_number(p.avg_power_w, 5),
+                      format_number(p.roofline_ms, 6),
+                      p.bound,
+                      p.in_distribution ? "true" : "false",
+                      format_number(p.latency_ms, 6),
+                      r.gpu.name,
+                      r.model});
+    }
+    // The network's totals close the file as one row named `total`, so a CSV reader gets the
+    // end-to-end step (`latency_ms`, launch overhead and input copy included) without the JSON.
+    const LayerSums sums = layer_sums(r);
+    const std::vector<std::string> header{
+        "name",      "op",          "batch",       "c_in",  "h_in",
+        "w_in",      "c_out",       "h_out",       "w_out", "kernel_h",
+        "kernel_w",  "stride_h",    "stride_w",    "pad_h", "pad_w",
+        "groups",    "params",      "flops",       "bytes", "latency_ms",
+        "energy_mj", "avg_power_w", "roofline_ms", "bound", "in_distribution",
+        "kernel_ms", "gpu",         "model"};
+    std::vector<std::string> total(header.size());
+    auto set = [&](std::string_view column, std::string value) {
+      total[static_cast<std::size_t>(std::find(header.begin(), header.end(), column) -
+                                     header.begin())] = std::move(value);
+    };
+    set("name", "total");
+    set("op", "total");
+    set("batch", std::to_string(r.batch));
+    set("params", std::to_string(sums.params));
+    set("flops", format_number(sums.flops, 10));
+    set("bytes", format_number(sums.bytes, 10));
+    set("latency_ms", format_number(r.latency_ms, 6));
+    set("energy_mj", format_number(r.energy_j * 1e3, 6));
+    set("avg_power_w", format_number(r.avg_power_w, 5));
+    set("roofline_ms", format_number(sums.roofline_ms, 6));
+    set("in_distribution", sums.in_distribution ? "true" : "false");
+    set("kernel_ms", format_number(r.kernel_ms, 6));
+    set("gpu", r.gpu.name);
+    set("model", r.model);
+    rows.push_back(std::move(total));
+    return csv_with_schema(header, rows, kPredictionSchemaVersion);
+  }
+  std::vector<std::vector<std::string>> rows;
+  for (std::size_t i = 0; i < r.layers.size(); ++i) {
+    const auto& l = r.layers[i];
+    const auto& p = r.predictions[i];
+    rows.push_back({l.name, to_string(l.op), shape_text(l), format_number(l.flops() / 1e6, 4),
+                    format_number(p.latency_ms, 3), format_number(p.roofline_ms, 3),
+                    format_number(p.energy_mj, 3), p.bound,
+                    p.in_distribution ? "" : "out-of-range"});
+  }
+  std::string out = r.network + " on " + r.gpu.display_name + " (" + r.gpu.name + "), batch " +
+                    std::to_string(r.batch) + ", " + to_string(r.mode) + ", " +
+                    to_string(r.precision) +
+                    (r.tf32_convolutions > 0
+                         ? " (" + std::to_string(r.tf32_convolutions) +
+                               " convolutions on TF32 tensor cores, PyTorch's default; --no-tf32: "
+                               "strict fp32)"
+                         : std::string()) +
+                    ", model: " + r.model + "\n";
+  out += format_table({"layer", "op", "shape (CxHxW)", "MFLOPs", "latency_ms", "roofline_ms",
+                       "energy_mj", "bound", "note"},
+                      rows);
+  out += "\nkernel_ms   " + format_number(r.kernel_ms, 4) + "  (sum of GPU kernel time)\n";
+  out += "latency_ms  " + format_number(r.latency_ms, 4) +
+         "  (end-to-end step in an eager framework, incl. launch overhead and input copy)\n";
+  if (r.overhead.kernel_time_scale != 1.0) {
+    // The host terms may come from --host-ms-per-op; the scale always comes from the fit.
+    out += "            kernel time x" + format_number(r.overhead.kernel_time_scale, 3) + " = " +
+           format_number(r.kernel_ms * r.overhead.kernel_time_scale, 4) +
+           (!r.overhead.kernel_time_scale_board.empty()
+                ? " ms: that of " + r.overhead.kernel_time_scale_board +
+                      ", another board of this GPU's chip, fitted on its end-to-end rows; host "
+                      "terms of a GPU without rows (eager_overhead.source)\n"
+            : r.overhead.terms_architecture.empty()
+                ? " ms: this GPU's measuring machine, fitted on its end-to-end rows with its host "
+                  "terms (eager_overhead.source)\n"
+                : " ms: the mean of its architecture's (" + r.overhead.terms_architecture +
+                      ") GPUs with end-to-end rows, with their host terms "
+                      "(eager_overhead.source)\n");
+  }
+  if (r.eager.num_gpus > 1) {
+    EagerTerms one_gpu = r.eager;
+    one_gpu.kernel_ms = r.kernel_ms;
+    one_gpu.num_gpus = 1;
+    out += "            nn.DataParallel on " + std::to_string(r.eager.num_gpus) + " GPUs x batch " +
+           std::to_string(r.batch) + ": +" +
+           format_number(r.latency_ms - eager_latency_ms(one_gpu, r.overhead), 4) +
+           " ms over one GPU (weights broadcast, every replica's ops, gradient reduce; "
+           "eager_overhead.data_parallel); energy_j and avg_power_w of all " +
+           std::to_string(r.eager.num_gpus) + "\n";
+  }
+  if (r.overhead.step_scale != 1.0) {
+    // A NAS network's scale is its search space's (step_scale_network).
+    const std::string whose = !r.overhead.step_scale_family.empty()
+                                  ? "its family's (" + r.overhead.step_scale_family + " networks')"
+                              : is_nas_source(r.network_source) ? r.network_source + " networks'"
+                                                                : r.network + "'s";
+    out += "            step x" + format_number(r.overhead.step_scale, 3) + ": " + whose +
+           " measured " + to_string(r.precision) + " " + to_string(r.mode) +
+           " steps against this formula (eager_overhead.source)\n";
+  }
+  if (r.latency_ms < r.kernel_ms) {
+    // Two calibrations meet here: kernel_ms is the per-layer model's, the step is fitted to
+    // measured steps of whole networks; say which terms put the step under the sum.
+    out += "            below kernel_ms: the end-to-end calibration (kernel-time scale x" +
+           format_number(r.overhead.kernel_time_scale, 3) + ", step x" +
+           format_number(r.overhead.step_scale, 3) +
+           ") finds measured steps faster than the per-layer kernel sum\n";
+  }
+  // Same terms as eager_latency_ms: say when the host, not the GPU, sets the step time.
+  const double host_ms = host_issue_ms(r.eager, r.overhead);
+  const double host_op_ms = host_ms / std::max(r.eager.ops, 1);
+  const double gpu_ms = r.kernel_ms * r.overhead.kernel_time_scale +
+                        r.eager.kernels * r.overhead.gpu_gap_ms_per_kernel;
+  if (host_ms > gpu_ms) {
+    out += "            host-bound: " + std::to_string(r.eager.ops) + " ops x " +
+           format_number(host_op_ms, 3) +
+           " ms to issue each (mean) = " + format_number(host_ms, 4) + " ms > " +
+           format_number(gpu_ms, 4) + " ms on the GPU (--host-ms-per-op sets your machine's)\n";
+  }
+  if (r.overhead.per_op_overlap > 0 && !r.eager.op_costs.empty()) {
+    out += "            per-op overlap " + format_number(r.overhead.per_op_overlap, 3) +
+           ": that share of the step is each op's max(host, GPU) time, summed (ops whose "
+           "kernels outlast their issue delay the ops behind them)\n";
+  }
+  out += "energy_j    " + format_number(r.energy_j, 4) + "\n";
+  out += "avg_power_w " + format_number(r.avg_power_w, 4) + "\n";
+  out += "min_memory_gb " + format_number(r.min_memory_gb, 3) + "  (at least: " +
+         (r.mode == Mode::kTraining
+              ? "weights x2 + the largest layer's input and output, or weights + the "
+                "normalization inputs kept for the backward pass; "
+              : "weights + the largest layer's input and output; ") +
+         (r.gpu.memory_gb > 0 ? "the GPU has " + format_number(r.gpu.memory_gb, 3) + " GB"
+                              : std::string("the GPU's memory_gb is not given")) +
+         ")\n";
+  if (r.power_cap) {
+    const auto& c = *r.power_cap;
+    out += "power_cap   " + format_number(c.limit_w, 4) + " W: " +
+           (c.binding
+                ? "binding, SM clock at " + format_number(100 * c.clock_ratio, 3) +
+                      "% of boost; uncapped latency_ms " + format_number(c.uncapped_latency_ms, 4) +
+                      ", energy_j " + format_number(c.uncapped_energy_j, 4) + ", avg_power_w " +
+                      format_number(c.uncapped_avg_power_w, 4)
+                : std::string("not binding (uncapped avg_power_w ") +
+                      format_number(c.uncapped_avg_power_w, 4) + ")") +
+           "\n";
+  }
+  for (const auto& w : r.warnings) out += "warning: " + w + "\n";
+  return out;
+}
+
+}  // namespace cnnperf

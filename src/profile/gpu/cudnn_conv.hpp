@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+// cuDNN (legacy convolution API) for one forward convolution: RAII descriptors and buffers,
+// descriptor set-up from our Layer (usable without a GPU), the algorithm enum mapping, and the
+// ConvRunner that launches it.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+
+#include <cuda_runtime_api.h>
+#include <cudnn.h>
+
+#include "cnnperf/profile/profile.hpp"
+
+namespace cnnperf::gpu {
+
+/// Owns one cuDNN descriptor; destroyed with the matching cudnnDestroy*.
+template <typename T, cudnnStatus_t (*Create)(T*), cudnnStatus_t (*Destroy)(T)>
+class CudnnDescriptor {
+ public:
+  CudnnDescriptor();
+  ~CudnnDescriptor();
+  CudnnDescriptor(const CudnnDescriptor&) = delete;
+  CudnnDescriptor& operator=(const CudnnDescriptor&) = delete;
+  [[nodiscard]] T get() const { return descriptor_; }
+
+ private:
+  T descriptor_{};
+};
+using TensorDescriptor = CudnnDescriptor<cudnnTensorDescriptor_t, cudnnCreateTensorDescriptor,
+                                         cudnnDestroyTensorDescriptor>;
+using FilterDescriptor = CudnnDescriptor<cudnnFilterDescriptor_t, cudnnCreateFilterDescriptor,
+                                         cudnnDestroyFilterDescriptor>;
+using ConvolutionDescriptor =
+    CudnnDescriptor<cudnnConvolutionDescriptor_t, cudnnCreateConvolutionDescriptor,
+                    cudnnDestroyConvolutionDescriptor>;
+
+/// The descriptors of one forward problem.
+struct ConvDescriptors {
+  TensorDescriptor x;
+  FilterDescriptor w;
+  ConvolutionDescriptor conv;
+  TensorDescriptor y;
+  std::array<int, 4> y_dims{};  ///< n, c, h, w from cudnnGetConvolution2dForwardOutputDim
+  cudnnDataType_t data_type = CUDNN_DATA_FLOAT;
+  cudnnDataType_t compute_type = CUDNN_DATA_FLOAT;
+  cudnnMathType_t math_type = CUDNN_DEFAULT_MATH;
+};
+
+/// Sets all descriptors for `layer` (NCHW/NHWC, fp32/fp16, groups, dilation). Needs no
+/// handle and no GPU. fp16 uses float accumulation and tensor-op math (as frameworks do);
+/// fp32 uses CUDNN_DEFAULT_MATH (TF32 allowed on Ampere and newer, PyTorch's default).
+/// Not ok: the outcome cuDNN's status maps to, with the call and message.
+[[nodiscard]] Status set_conv_descriptors(const Layer& layer, Layout layout, ConvDescriptors& d);
+
+[[nodiscard]] cudnnConvolutionFwdAlgo_t to_cudnn(ConvAlgo algo);
+[[nodiscard]] ConvAlgo from_cudnn(cudnnConvolutionFwdAlgo_t algo);
+
+/// A device allocation (cudaMalloc/cudaFree).
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  /// Allocates; status not ok (e.g. out of memory) leaves the buffer empty.
+  Status allocate(std::size_t bytes, const char* what);
+  ~DeviceBuffer();
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  [[nodiscard]] void* get() const { return ptr_; }
+  [[nodiscard]] std::size_t bytes() const { return bytes_; }
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+/// Fills a buffer with reproducible pseudo-random values in [-1, 1) of `dtype` (zeros would
+/// understate power).
+Status fill_random(DeviceBuffer& buffer, std::size_t elements, DType dtype, std::uint32_t seed);
+/// IEEE binary16 bits of a float (round to nearest even; finite inputs).
+[[nodiscard]] std::uint16_t float_to_half_bits(float value);
+
+/// The runner: tensors, workspace, an L2-flush buffer, launched on `stream`.
+class CudnnConvRunner final : public ConvRunner {
+ public:
+  /// Sets up and runs once to check; `status` tells whether the algorithm works.
+  CudnnConvRunner(cudnnHandle_t handle, cudaStream_t stream, std::int64_t l2_bytes,
+                  const Layer& layer, Layout layout, ConvAlgo algo, Status& status);
+  void run(int launches, bool trace, std::uint64_t job, std::uint32_t first_sample) override;
+  void flush_l2() override;
+  [[nodiscard]] std::int64_t workspace_bytes() const override {
+    return static_cast<std::int64_t>(workspace_.bytes());
+  }
+
+ private:
+  cudnnStatus_t launch();
+  cudnnHandle_t handle_;
+  cudaStream_t stream_;
+  cudnnConvolutionFwdAlgo_t algo_;
+  ConvDescriptors d_;
+  DeviceBuffer x_, w_, y_, workspace_, l2_;
+  std::int64_t l2_bytes_ = 0;
+  int l2_flushes_ = 0;
+};
+
+/// The heuristic's first working choice (cudnnGetConvolutionForwardAlgorithm_v7).
+[[nodiscard]] std::optional<ConvAlgo> heuristic_choice(cudnnHandle_t handle, const Layer& layer,
+                                                       Layout layout, Status& status);
+
+}  // namespace cnnperf::gpu

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+// CUPTI Activity API: concurrent-kernel and external-correlation records, buffers handed to
+// CUPTI through the requested/completed callbacks, forced flushes, dropped-record counts.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "cnnperf/profile/profile.hpp"
+
+namespace cnnperf::gpu {
+
+/// CUPTI requires activity buffers aligned to 8 bytes.
+inline constexpr std::size_t kActivityBufferAlignment = 8;
+/// Size of each buffer handed to CUPTI.
+inline constexpr std::size_t kActivityBufferBytes = std::size_t{4} << 20;
+
+/// What one completed buffer held.
+struct ActivityBatch {
+  std::vector<KernelRecord> kernels;
+  std::vector<ExternalCorrelation> correlations;
+  std::size_t other_records = 0;  ///< records of kinds we do not use
+};
+
+/// Walks the valid bytes of an activity buffer with cuptiActivityGetNextRecord and converts
+/// every kernel and external-correlation record into `batch`. Returns the records read.
+std::size_t walk_activity_buffer(std::uint8_t* buffer, std::size_t valid_bytes,
+                                 ActivityBatch& batch);
+
+/// Aligned allocation as CUPTI's buffer-requested callback must return; free with
+/// free_activity_buffer.
+[[nodiscard]] std::uint8_t* allocate_activity_buffer(std::size_t bytes);
+void free_activity_buffer(std::uint8_t* buffer) noexcept;
+
+/// Process-wide tracer (CUPTI's callbacks carry no user pointer). start() registers the
+/// callbacks and enables CONCURRENT_KERNEL + EXTERNAL_CORRELATION; the destructor flushes
+/// and disables them.
+class CuptiTracer {
+ public:
+  /// Not ok with the CUPTI reason when tracing cannot be enabled (e.g. no driver).
+  [[nodiscard]] static std::unique_ptr<CuptiTracer> start(Status& status);
+  ~CuptiTracer();
+  CuptiTracer(const CuptiTracer&) = delete;
+  CuptiTracer& operator=(const CuptiTracer&) = delete;
+
+  /// Forces a flush and returns every kernel collected since the last call, external ids
+  /// attached.
+  [[nodiscard]] std::vector<KernelRecord> collect();
+  /// Records CUPTI reported dropped since the last call.
+  [[nodiscard]] std::uint64_t take_dropped();
+  /// Pushes / pops our external correlation id (CUSTOM0) around launches.
+  static void push(std::uint64_t external_id);
+  static void pop();
+
+ private:
+  CuptiTracer() = default;
+};
+
+}  // namespace cnnperf::gpu

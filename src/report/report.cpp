@@ -1,0 +1,1285 @@
+// SPDX-License-Identifier: Apache-2.0
+// `cnnperf report`: JSON results -> one self-contained HTML page. Each input is recognised
+// (report kind), then rendered by the section writer of that kind; anything unrecognised
+// goes through the generic writer, which accepts every valid JSON value.
+#include "cnnperf/report/report.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdlib>
+#include <iostream>
+#include <iterator>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cnnperf/common/config.hpp"
+#include "cnnperf/common/error.hpp"
+#include "cnnperf/common/io.hpp"
+#include "cnnperf/common/json_io.hpp"
+#include "cnnperf/model/layer.hpp"
+#include "cnnperf/report/svg_chart.hpp"
+
+namespace cnnperf {
+
+namespace {
+
+// Ordered, so tables keep the column order the producing command wrote.
+using Json = nlohmann::ordered_json;
+using KeyValues = std::vector<std::pair<std::string, std::string>>;
+
+constexpr const char* kUsage =
+    "usage: cnnperf report INPUT.json [MORE.json ...] [--output report.html] [--title TEXT]";
+// Caps keep a report of a 100k-row layer file viewable; per-layer network charts are far
+// below them (ResNet-152 has ~500 layers), so every layer of a network is always drawn.
+constexpr std::size_t kMaxTableRows = 1000;
+constexpr std::size_t kMaxBars = 2000;
+constexpr std::size_t kMaxScatterPoints = 20000;
+constexpr std::size_t kSlowestLayers = 15;
+constexpr std::size_t kMaxCellChars = 160;
+constexpr int kMaxFlattenDepth = 4;
+
+constexpr const char* kStyle = R"(
+body{font-family:sans-serif;font-size:14px;color:#222;margin:24px auto;max-width:1180px;padding:0 16px}
+h1{font-size:22px;margin-bottom:4px}h2{font-size:18px;margin-top:36px;border-bottom:2px solid #4e79a7;padding-bottom:4px}
+h3{font-size:15px;margin-top:22px}
+p.meta{color:#555;margin-top:0}
+table{border-collapse:collapse;margin:8px 0 12px 0;font-size:12px}
+th,td{border:1px solid #ddd;padding:3px 7px;vertical-align:top;text-align:left}
+th{background:#f2f4f7}
+td{white-space:nowrap}table.kv td{white-space:normal}
+td.num{text-align:right;font-variant-numeric:tabular-nums}
+table.kv th{width:220px;font-weight:normal;color:#444;background:#f7f7f7}
+tr.muted td{color:#999;background:#fafafa}
+ul.warnings li{color:#8a4b00}
+p.note{color:#666;font-size:12px}
+div.scroll{overflow-x:auto}
+svg.chart{display:block;margin:8px 0 16px 0;max-width:100%;height:auto}
+details{margin:8px 0}summary{cursor:pointer;color:#333}
+)";
+
+// Top-level fields that say where a result came from; the provenance table shows them, so
+// the per-kind field tables leave them out.
+const std::vector<std::string> kProvenanceKeys{
+    "schema_version", "tool_version",    "kind",           "model",      "model_fingerprint",
+    "latency_model",  "power_model",     "network_source", "source",     "sources",
+    "database",       "accuracy_source", "data",           "fingerprint"};
+
+bool is_provenance_key(const std::string& key) {
+  return std::find(kProvenanceKeys.begin(), kProvenanceKeys.end(), key) != kProvenanceKeys.end();
+}
+
+/// `cols` with the names in `front` first (those present, in that order), then the rest in
+/// their own order, then the names in `back`.
+std::vector<std::string> order_columns(const std::vector<std::string>& cols,
+                                       const std::vector<std::string>& front,
+                                       const std::vector<std::string>& back = {}) {
+  auto has = [&](const std::string& c) {
+    return std::find(cols.begin(), cols.end(), c) != cols.end();
+  };
+  auto listed = [&](const std::vector<std::string>& list, const std::string& c) {
+    return std::find(list.begin(), list.end(), c) != list.end();
+  };
+  std::vector<std::string> out;
+  for (const auto& c : front) {
+    if (has(c) && !listed(out, c)) {
+      out.push_back(c);
+    }
+  }
+  for (const auto& c : cols) {
+    if (!listed(front, c) && !listed(back, c)) {
+      out.push_back(c);
+    }
+  }
+  for (const auto& c : back) {
+    if (has(c) && !listed(out, c)) {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+// Identity columns first, then the headline metric, as the train/validate tables print them.
+const std::vector<std::string> kMetricColumns{
+    "regressor", "family", "gpu",         "cv",           "scope",    "n",
+    "mape_pct",  "r2",     "adjusted_r2", "within_10pct", "spearman", "rmse"};
+
+// ---- JSON value helpers -----------------------------------------------------------------
+
+std::string dump_compact(const Json& v) {
+  return v.dump(-1, ' ', false, nlohmann::detail::error_handler_t::replace);
+}
+
+std::string cut(std::string text, std::size_t limit) {
+  if (text.size() > limit) {
+    text = text.substr(0, limit - 3) + "...";
+  }
+  return text;
+}
+
+bool is_scalar(const Json& v) {
+  return !v.is_object() && !v.is_array();
+}
+
+bool is_array_of_objects(const Json& v) {
+  return v.is_array() && !v.empty() &&
+         std::all_of(v.begin(), v.end(), [](const Json& e) { return e.is_object(); });
+}
+
+/// Text of a value as shown in a table cell: numbers with `digits` significant digits
+/// (integers exact), arrays of scalars joined, anything nested as compact JSON.
+std::string value_text(const Json& v, int digits = 4) {
+  if (v.is_string()) {
+    return v.get<std::string>();
+  }
+  if (v.is_boolean()) {
+    return v.get<bool>() ? "true" : "false";
+  }
+  if (v.is_null()) {
+    return "null";
+  }
+  if (v.is_number_unsigned()) {
+    return std::to_string(v.get<std::uint64_t>());
+  }
+  if (v.is_number_integer()) {
+    return std::to_string(v.get<std::int64_t>());
+  }
+  if (v.is_number_float()) {
+    return format_number(v.get<double>(), digits);
+  }
+  if (v.is_array() && std::all_of(v.begin(), v.end(), is_scalar)) {
+    std::string out;
+    for (const auto& e : v) {
+      out += (out.empty() ? "" : ", ") + value_text(e, digits);
+    }
+    return out;
+  }
+  return cut(dump_compact(v), kMaxCellChars);
+}
+
+/// A numeric value, also from a numeric string (layer CSV cells pass through as text).
+std::optional<double> number_of(const Json& v) {
+  if (v.is_number()) {
+    return v.get<double>();
+  }
+  if (v.is_string()) {
+    const std::string& s = v.get_ref<const std::string&>();
+    if (s.empty()) {
+      return std::nullopt;
+    }
+    char* end = nullptr;
+    const double d = std::strtod(s.c_str(), &end);
+    if (end == s.c_str() + s.size() && std::isfinite(d)) {
+      return d;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<double> number_at(const Json& obj, const std::string& key) {
+  if (!obj.is_object()) {
+    return std::nullopt;
+  }
+  const auto it = obj.find(key);
+  if (it == obj.end()) {
+    return std::nullopt;
+  }
+  return number_of(*it);
+}
+
+bool bool_at(const Json& obj, const std::string& key, bool fallback) {
+  if (!obj.is_object()) {
+    return fallback;
+  }
+  const auto it = obj.find(key);
+  return it != obj.end() && it->is_boolean() ? it->get<bool>() : fallback;
+}
+
+/// The member `key` of an object, or null (also for non-objects).
+Json member(const Json& obj, const std::string& key) {
+  if (!obj.is_object()) {
+    return Json();
+  }
+  const auto it = obj.find(key);
+  return it == obj.end() ? Json() : *it;
+}
+
+std::string string_at(const Json& obj, const std::string& key, const std::string& fallback = {}) {
+  if (!obj.is_object()) {
+    return fallback;
+  }
+  const auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) {
+    return fallback;
+  }
+  return value_text(*it, 6);
+}
+
+bool numeric_looking(const std::string& text) {
+  if (text.empty()) {
+    return false;
+  }
+  char* end = nullptr;
+  (void)std::strtod(text.c_str(), &end);
+  return end == text.c_str() + text.size();
+}
+
+/// Scalars of an object as "a.b.c" keys; arrays of objects are left to the table writer.
+void flatten(const Json& obj, const std::string& prefix, KeyValues& out, int depth = 0) {
+  for (const auto& [key, v] : obj.items()) {
+    const std::string name = prefix.empty() ? key : prefix + "." + key;
+    if (v.is_object() && !v.empty() && depth < kMaxFlattenDepth) {
+      flatten(v, name, out, depth + 1);
+    } else if (is_array_of_objects(v)) {
+      out.emplace_back(name, std::to_string(v.size()) + " object(s), tabulated below");
+    } else {
+      out.emplace_back(name, value_text(v, 6));
+    }
+  }
+}
+
+// ---- HTML pieces ----------------------------------------------------------------------
+
+std::string kv_table(const KeyValues& rows) {
+  std::string out = "<table class=\"kv\">\n";
+  for (const auto& [k, v] : rows) {
+    out += "<tr><th>" + html_escape(k) + "</th><td>" + html_escape(v) + "</td></tr>\n";
+  }
+  return out + "</table>\n";
+}
+
+/// A table; cells that look numeric are right-aligned; rows flagged muted are greyed.
+std::string html_table(const std::vector<std::string>& header,
+                       const std::vector<std::vector<std::string>>& rows,
+                       const std::vector<bool>& muted = {}) {
+  std::string out = "<div class=\"scroll\"><table>\n<tr>";
+  for (const auto& h : header) {
+    out += "<th>" + html_escape(h) + "</th>";
+  }
+  out += "</tr>\n";
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    out += (r < muted.size() && muted[r]) ? "<tr class=\"muted\">" : "<tr>";
+    for (const auto& cell : rows[r]) {
+      out += numeric_looking(cell) ? "<td class=\"num\">" : "<td>";
+      out += html_escape(cell) + "</td>";
+    }
+    out += "</tr>\n";
+  }
+  return out + "</table></div>\n";
+}
+
+std::string note(const std::string& text) {
+  return "<p class=\"note\">" + html_escape(text) + "</p>\n";
+}
+
+std::string h3(const std::string& text) {
+  return "<h3>" + html_escape(text) + "</h3>\n";
+}
+
+std::string warnings_list(const Json& doc) {
+  const auto it = doc.find("warnings");
+  if (it == doc.end()) {
+    return {};
+  }
+  std::string out = h3("Warnings");
+  if (!it->is_array() || it->empty()) {
+    if (it->is_array()) {
+      return out + note("none");
+    }
+    return out + "<ul class=\"warnings\"><li>" + html_escape(value_text(*it)) + "</li></ul>\n";
+  }
+  out += "<ul class=\"warnings\">\n";
+  for (const auto& w : *it) {
+    out += "<li>" + html_escape(value_text(w)) + "</li>\n";
+  }
+  return out + "</ul>\n";
+}
+
+/// schema_version, tool_version, kind and every provenance field the producer wrote.
+std::string provenance(const Json& doc, const std::set<std::string>& shown_elsewhere) {
+  KeyValues rows;
+  if (!doc.is_object()) {
+    rows.emplace_back("schema_version", "not given");
+    rows.emplace_back("tool_version", "not given");
+    return kv_table(rows);
+  }
+  for (const char* key : {"schema_version", "tool_version"}) {
+    rows.emplace_back(key, string_at(doc, key, "not given"));
+  }
+  for (const auto& key : kProvenanceKeys) {
+    if (key == "schema_version" || key == "tool_version") {
+      continue;
+    }
+    const auto it = doc.find(key);
+    if (it == doc.end() || shown_elsewhere.count(key) > 0) {
+      continue;
+    }
+    if (it->is_object()) {
+      flatten(*it, key, rows);
+    } else {
+      rows.emplace_back(key, value_text(*it, 6));
+    }
+  }
+  return kv_table(rows);
+}
+
+// ---- generic ------------------------------------------------------------------------------
+
+/// Column union of an array of objects, in first-seen order.
+std::vector<std::string> columns_of(const Json& array) {
+  std::vector<std::string> cols;
+  std::set<std::string> seen;
+  for (const auto& row : array) {
+    for (const auto& [k, v] : row.items()) {
+      if (seen.insert(k).second) {
+        cols.push_back(k);
+      }
+    }
+  }
+  return cols;
+}
+
+std::string object_table(const Json& array, const std::vector<std::string>& cols,
+                         std::size_t limit = kMaxTableRows) {
+  std::vector<std::vector<std::string>> rows;
+  for (std::size_t i = 0; i < array.size() && i < limit; ++i) {
+    std::vector<std::string> row;
+    for (const auto& c : cols) {
+      const auto it = array[i].find(c);
+      row.push_back(it == array[i].end() ? "" : value_text(*it));
+    }
+    rows.push_back(std::move(row));
+  }
+  std::string out = html_table(cols, rows);
+  if (array.size() > limit) {
+    out += note("first " + std::to_string(limit) + " of " + std::to_string(array.size()) +
+                " rows shown");
+  }
+  return out;
+}
+
+/// Label column of a table: "name" or the first string-valued column.
+std::optional<std::string> label_column(const Json& array, const std::vector<std::string>& cols) {
+  for (const char* preferred : {"name", "label", "network", "kernel", "regressor"}) {
+    if (std::find(cols.begin(), cols.end(), preferred) != cols.end()) {
+      return preferred;
+    }
+  }
+  for (const auto& c : cols) {
+    const auto it = array.front().find(c);
+    if (it != array.front().end() && it->is_string() && !number_of(*it)) {
+      return c;
+    }
+  }
+  return std::nullopt;
+}
+
+/// The numeric column a generic bar chart shows: a well-known measure when present, else
+/// the first numeric column whose values are not all the same.
+std::optional<std::string> measure_column(const Json& array, const std::vector<std::string>& cols) {
+  auto numeric = [&](const std::string& c) {
+    std::size_t count = 0;
+    std::set<double> distinct;
+    for (const auto& row : array) {
+      const auto it = row.find(c);
+      if (it == row.end() || !it->is_number()) {
+        continue;
+      }
+      ++count;
+      if (distinct.size() < 2) {
+        distinct.insert(it->get<double>());
+      }
+    }
+    return std::pair{count, distinct.size()};
+  };
+  for (const char* preferred : {"latency_ms", "mape_pct", "score", "energy_j", "energy_mj", "flops",
+                                "macs", "params", "value"}) {
+    if (std::find(cols.begin(), cols.end(), preferred) == cols.end()) {
+      continue;
+    }
+    if (numeric(preferred).first > 0) {
+      return preferred;
+    }
+  }
+  for (const auto& c : cols) {
+    const auto [count, distinct] = numeric(c);
+    if (count > 0 && distinct > 1) {
+      return c;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string generic_array_section(const std::string& path, const Json& array) {
+  const auto cols = columns_of(array);
+  std::string out = h3(path + " (" + std::to_string(array.size()) + " rows)");
+  const auto measure = measure_column(array, cols);
+  if (measure) {
+    const auto label = label_column(array, cols);
+    BarChart chart;
+    chart.title = *measure + " per row of " + path;
+    chart.value_label = *measure + " (as given)";
+    for (std::size_t i = 0; i < array.size() && i < kMaxBars; ++i) {
+      const auto v = number_at(array[i], *measure);
+      if (!v) {
+        continue;
+      }
+      std::string text = "#" + std::to_string(i + 1);
+      if (label && array[i].contains(*label)) {
+        text += " " + value_text(array[i][*label]);
+      }
+      chart.bars.push_back({text, *v, std::nullopt, false, {}});
+    }
+    out += render_bar_chart(chart);
+    if (array.size() > kMaxBars) {
+      out += note("chart shows the first " + std::to_string(kMaxBars) + " rows");
+    }
+  }
+  return out + object_table(array, cols);
+}
+
+void collect_arrays(const Json& v, const std::string& path,
+                    std::vector<std::pair<std::string, const Json*>>& out, int depth) {
+  if (is_array_of_objects(v)) {
+    out.emplace_back(path, &v);
+    return;
+  }
+  if (!v.is_object() || depth >= kMaxFlattenDepth) {
+    return;
+  }
+  for (const auto& [k, child] : v.items()) {
+    collect_arrays(child, path.empty() ? k : path + "." + k, out, depth + 1);
+  }
+}
+
+std::string render_generic(const Json& doc) {
+  std::string out;
+  if (!doc.is_object()) {
+    if (is_array_of_objects(doc)) {
+      return generic_array_section("(top level)", doc);
+    }
+    return kv_table({{"value", value_text(doc, 6)}});
+  }
+  KeyValues rows;
+  Json rest = Json::object();
+  for (const auto& [k, v] : doc.items()) {
+    if (!is_provenance_key(k)) {
+      rest[k] = v;
+    }
+  }
+  flatten(rest, "", rows);
+  if (!rows.empty()) {
+    out += h3("Fields") + kv_table(rows);
+  }
+  std::vector<std::pair<std::string, const Json*>> arrays;
+  collect_arrays(doc, "", arrays, 0);
+  for (const auto& [path, array] : arrays) {
+    out += generic_array_section(path, *array);
+  }
+  return out;
+}
+
+// ---- network_prediction --------------------------------------------------------------------
+
+std::string render_network_prediction(const Json& doc) {
+  std::string out;
+  const Json& gpu = doc.contains("gpu") ? doc["gpu"] : Json();
+  KeyValues setup;
+  const std::string gpu_name =
+      gpu.is_object() ? string_at(gpu, "display_name") + " (" + string_at(gpu, "name") + ")"
+                      : value_text(gpu);
+  setup.emplace_back("GPU", gpu_name);
+  setup.emplace_back(
+      "network",
+      string_at(doc, "network") +
+          (doc.contains("network_source") ? " (" + string_at(doc, "network_source") + ")" : ""));
+  for (const char* key : {"batch", "mode", "precision", "model", "power_model", "power_limit_w"}) {
+    if (doc.contains(key)) {
+      setup.emplace_back(key, string_at(doc, key));
+    }
+  }
+  out += h3("Setup") + kv_table(setup);
+  if (doc.contains("power_cap") && doc["power_cap"].is_object()) {
+    KeyValues cap;
+    flatten(doc["power_cap"], "", cap);
+    out += h3("Power cap") + kv_table(cap);
+  }
+  if (doc.contains("total") && doc["total"].is_object()) {
+    // The four figures a reader looks for first, with units, then whatever else is there.
+    const Json& total = doc["total"];
+    KeyValues totals;
+    const std::vector<std::pair<std::string, std::string>> main_figures{
+        {"kernel_ms", "ms"}, {"latency_ms", "ms"}, {"energy_j", "J"}, {"avg_power_w", "W"}};
+    for (const auto& [key, unit] : main_figures) {
+      if (total.contains(key)) {
+        totals.emplace_back(key + " (" + unit + ")", value_text(total[key], 6));
+      }
+    }
+    for (const auto& item : total.items()) {
+      const std::string& key = item.key();
+      const bool main = std::any_of(main_figures.begin(), main_figures.end(),
+                                    [&](const auto& f) { return f.first == key; });
+      if (!main) {
+        totals.emplace_back(key, value_text(item.value(), 6));
+      }
+    }
+    out += h3("Totals") + kv_table(totals) +
+           note(
+               "kernel_ms: sum of predicted GPU kernel time; latency_ms: end-to-end time of one "
+               "step in an eager framework (launch overhead and input copy included).");
+  }
+
+  const Json layers =
+      doc.contains("layers") && doc["layers"].is_array() ? doc["layers"] : Json::array();
+  BarChart latency;
+  latency.title = "Predicted latency per layer (" + std::to_string(layers.size()) + " layers)";
+  latency.value_label = "latency_ms (ms)";
+  latency.marker_label = "roofline_ms (lower bound)";
+  BarChart energy;
+  energy.title = "Predicted energy per layer (" + std::to_string(layers.size()) + " layers)";
+  energy.value_label = "energy_mj (mJ)";
+  // Layers the model flags as outside its training range are drawn in the warning colour.
+  latency.flag_label = energy.flag_label = "in_distribution: false";
+  double summed_ms = 0;
+  for (const auto& l : layers) {
+    const std::string label = string_at(l, "name", "?");
+    const bool out_of_range = !bool_at(l, "in_distribution", true);
+    const std::string what = string_at(l, "op") + ", bound: " + string_at(l, "bound", "?") +
+                             (out_of_range ? ", out of range" : "");
+    const double ms = number_at(l, "latency_ms").value_or(0);
+    summed_ms += ms;
+    latency.bars.push_back({label, ms, number_at(l, "roofline_ms"), false, what, out_of_range});
+    energy.bars.push_back(
+        {label, number_at(l, "energy_mj").value_or(0), std::nullopt, false, what, out_of_range});
+  }
+  if (!layers.empty()) {
+    out += h3("Per-layer latency") + render_bar_chart(latency);
+    out += h3("Per-layer energy") + render_bar_chart(energy);
+
+    std::vector<std::size_t> order(layers.size());
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      order[i] = i;
+    }
+    // Stable, so equal latencies keep network order and the page stays deterministic.
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return number_at(layers[a], "latency_ms").value_or(0) >
+             number_at(layers[b], "latency_ms").value_or(0);
+    });
+    std::vector<std::vector<std::string>> rows;
+    for (std::size_t k = 0; k < order.size() && k < kSlowestLayers; ++k) {
+      const Json& l = layers[order[k]];
+      const double ms = number_at(l, "latency_ms").value_or(0);
+      rows.push_back({std::to_string(k + 1), string_at(l, "name"), string_at(l, "op"),
+                      value_text(member(l, "latency_ms")), value_text(member(l, "roofline_ms")),
+                      summed_ms > 0 ? format_number(100 * ms / summed_ms, 3) : "",
+                      value_text(member(l, "energy_mj")), value_text(member(l, "avg_power_w")),
+                      string_at(l, "bound"), string_at(l, "in_distribution")});
+    }
+    out += h3("Slowest layers") +
+           html_table({"rank", "name", "op", "latency_ms", "roofline_ms", "share (%)", "energy_mj",
+                       "avg_power_w", "bound", "in_distribution"},
+                      rows) +
+           note(
+               "share: the layer's latency_ms over the sum of all layers' latency_ms "
+               "(computed by the report).");
+  }
+  out += warnings_list(doc);
+  if (gpu.is_object()) {
+    KeyValues spec;
+    flatten(gpu, "", spec);
+    out += "<details><summary>GPU database entry as given (with its sources)</summary>\n" +
+           kv_table(spec) + "</details>\n";
+  }
+  return out;
+}
+
+// ---- layer_predictions ---------------------------------------------------------------------
+
+std::string render_layer_predictions(const Json& doc) {
+  std::string out;
+  KeyValues setup;
+  const Json& gpu = doc.contains("gpu") ? doc["gpu"] : Json();
+  if (gpu.is_object()) {
+    setup.emplace_back("GPU", string_at(gpu, "display_name") + " (" + string_at(gpu, "name") + ")");
+  }
+  for (const char* key : {"model", "source"}) {
+    if (doc.contains(key)) {
+      setup.emplace_back(key, string_at(doc, key));
+    }
+  }
+  const Json rows = doc.contains("rows") && doc["rows"].is_array() ? doc["rows"] : Json::array();
+  setup.emplace_back("rows", std::to_string(rows.size()));
+  out += h3("Setup") + kv_table(setup);
+  if (!is_array_of_objects(rows)) {
+    return out + note("no rows");
+  }
+
+  // predict renames its own columns to predicted_* when the input already has them, and
+  // the input's latency_ms is then the measurement.
+  bool renamed = false;
+  for (const auto& r : rows) {
+    renamed = renamed || r.contains("predicted_latency_ms");
+  }
+  const std::string predicted = renamed ? "predicted_latency_ms" : "latency_ms";
+  const std::string roofline = renamed && rows[0].contains("predicted_roofline_ms")
+                                   ? "predicted_roofline_ms"
+                                   : "roofline_ms";
+  auto row_label = [&](std::size_t i) {
+    const Json& r = rows[i];
+    std::string label = "#" + std::to_string(i + 1);
+    if (r.contains("name")) {
+      return label + " " + string_at(r, "name");
+    }
+    if (r.contains("op")) {
+      label += " " + string_at(r, "op");
+    }
+    if (r.contains("c_in")) {
+      label += " " + string_at(r, "c_in") + "x" + string_at(r, "h_in", "1") + "x" +
+               string_at(r, "w_in", "1") + "->" + string_at(r, "c_out", "?");
+    }
+    return label;
+  };
+
+  BarChart chart;
+  chart.title = "Predicted latency per row";
+  chart.value_label = predicted + " (ms)";
+  chart.marker_label = roofline + " (lower bound)";
+  chart.flag_label = "in_distribution: false";
+  const std::string in_range = rows[0].contains("predicted_in_distribution")
+                                   ? "predicted_in_distribution"
+                                   : "in_distribution";
+  for (std::size_t i = 0; i < rows.size() && i < kMaxBars; ++i) {
+    const bool out_of_range = !bool_at(rows[i], in_range, true);
+    chart.bars.push_back({row_label(i), number_at(rows[i], predicted).value_or(0),
+                          number_at(rows[i], roofline), false, out_of_range ? "out of range" : "",
+                          out_of_range});
+  }
+  out += h3("Latency per row") + render_bar_chart(chart);
+  if (rows.size() > kMaxBars) {
+    out += note("chart shows the first " + std::to_string(kMaxBars) + " of " +
+                std::to_string(rows.size()) + " rows");
+  }
+
+  if (renamed) {
+    ScatterChart scatter;
+    scatter.title = "Predicted vs measured latency (log-log)";
+    scatter.x_label = "measured latency_ms (ms, from the input file)";
+    scatter.y_label = "predicted_latency_ms (ms)";
+    double ape_sum = 0;
+    std::size_t pairs = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const auto m = number_at(rows[i], "latency_ms");
+      const auto p = number_at(rows[i], predicted);
+      if (!m || !p) {
+        continue;
+      }
+      if (*m > 0) {
+        ape_sum += std::fabs(*p - *m) / *m;
+        ++pairs;
+      }
+      if (scatter.points.size() < kMaxScatterPoints) {
+        scatter.points.push_back({*m, *p, row_label(i)});
+      }
+    }
+    out += h3("Predicted vs measured") + render_scatter_chart(scatter);
+    if (pairs > 0) {
+      out +=
+          note("MAPE over the " + std::to_string(pairs) + " rows with a measured latency_ms > 0: " +
+               format_number(100 * ape_sum / static_cast<double>(pairs), 4) +
+               " % (computed by the report from the file's own columns).");
+    }
+  }
+  // name, op and the latency columns first so they are visible without scrolling, then the
+  // other layer columns in canonical order, then the rest (predict's JSON objects are sorted).
+  std::vector<std::string> front{"name",
+                                 "op",
+                                 "latency_ms",
+                                 "predicted_latency_ms",
+                                 "roofline_ms",
+                                 "predicted_roofline_ms",
+                                 "energy_mj",
+                                 "predicted_energy_mj",
+                                 "avg_power_w",
+                                 "predicted_avg_power_w",
+                                 "in_distribution",
+                                 "predicted_in_distribution"};
+  for (const auto& c : layer_csv_columns()) {
+    front.push_back(c);
+  }
+  out += h3("Rows") + object_table(rows, order_columns(columns_of(rows), front));
+  return out;
+}
+
+// ---- plan ----------------------------------------------------------------------------------
+
+std::string render_plan(const Json& doc) {
+  std::string out;
+  KeyValues setup;
+  // profile, weights, tolerances and whatever else plan says about the run, in its order.
+  for (const auto& [key, v] : doc.items()) {
+    if (key == "candidates" || key == "warnings" || is_provenance_key(key)) {
+      continue;
+    }
+    if (v.is_object()) {
+      flatten(v, key, setup);
+    } else {
+      setup.emplace_back(key, value_text(v, 6));
+    }
+  }
+  out += h3("Profile") + kv_table(setup);
+  const Json candidates = doc.contains("candidates") && doc["candidates"].is_array()
+                              ? doc["candidates"]
+                              : Json::array();
+  if (!is_array_of_objects(candidates)) {
+    return out + note("no candidates") + warnings_list(doc);
+  }
+
+  // Term names: the weights' keys, else the first candidate's terms.
+  std::vector<std::string> terms;
+  const Json weights =
+      doc.contains("weights") && doc["weights"].is_object() ? doc["weights"] : Json::object();
+  for (const auto& [k, v] : weights.items()) {
+    terms.push_back(k);
+  }
+  if (terms.empty() && candidates[0].contains("terms") && candidates[0]["terms"].is_object()) {
+    for (const auto& [k, v] : candidates[0]["terms"].items()) {
+      terms.push_back(k);
+    }
+  }
+
+  auto cap_text = [](const Json& c) {
+    const auto it = c.find("power_limit_w");
+    return it == c.end() || it->is_null() ? std::string("none") : value_text(*it);
+  };
+  auto label = [&](const Json& c) {
+    std::string l = "#" + string_at(c, "rank", "?") + " " + string_at(c, "network") + " @ " +
+                    string_at(c, "gpu") + " b" + string_at(c, "batch", "?") + " " +
+                    string_at(c, "precision");
+    if (cap_text(c) != "none") {
+      l += " " + cap_text(c) + "W";
+    }
+    return l;
+  };
+
+  std::vector<std::string> header{"rank",        "network",     "gpu",
+                                  "batch",       "precision",   "power_limit_w",
+                                  "latency_ms",  "energy_j",    "energy_per_image_j",
+                                  "avg_power_w", "top1_percent"};
+  for (const auto& t : terms) {
+    header.push_back("term " + t);
+  }
+  header.emplace_back("score");
+  header.emplace_back("feasible");
+  std::vector<std::vector<std::string>> rows;
+  std::vector<bool> muted;
+  StackedBarChart chart;
+  chart.title = "Score per candidate: weighted satisfaction terms";
+  chart.value_label = "score = sum of weight x term (as given); grey = infeasible";
+  for (const auto& t : terms) {
+    const auto w = number_at(weights, t);
+    chart.series.push_back(t + (w ? " (w=" + format_number(*w, 3) + ")" : ""));
+  }
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const Json& c = candidates[i];
+    const bool feasible = bool_at(c, "feasible", true);
+    const Json term_values =
+        c.contains("terms") && c["terms"].is_object() ? c["terms"] : Json::object();
+    if (i < kMaxTableRows) {
+      std::vector<std::string> row;
+      for (const char* key : {"rank", "network", "gpu", "batch", "precision"}) {
+        row.push_back(string_at(c, key));
+      }
+      row.push_back(cap_text(c));
+      for (const char* key : {"latency_ms", "energy_j", "energy_per_image_j", "avg_power_w"}) {
+        row.push_back(c.contains(key) ? value_text(c[key]) : "");
+      }
+      row.push_back(c.contains("top1_percent") && !c["top1_percent"].is_null()
+                        ? value_text(c["top1_percent"])
+                        : "unknown");
+      for (const auto& t : terms) {
+        row.push_back(term_values.contains(t) ? value_text(term_values[t]) : "");
+      }
+      row.push_back(c.contains("score") ? value_text(c["score"]) : "");
+      row.push_back(feasible ? "yes"
+                             : "no: " + string_at(c, "infeasible_reason", "no reason given"));
+      rows.push_back(std::move(row));
+      muted.push_back(!feasible);
+    }
+    if (i < kMaxBars) {
+      StackedBar bar{label(c), {}, !feasible, feasible ? "" : string_at(c, "infeasible_reason")};
+      for (const auto& t : terms) {
+        const auto term = number_at(term_values, t);
+        const auto w = number_at(weights, t);
+        bar.parts.push_back(term ? *term * w.value_or(1.0) : 0.0);
+      }
+      chart.bars.push_back(std::move(bar));
+    }
+  }
+  out += h3("Ranked candidates") + html_table(header, rows, muted);
+  if (candidates.size() > kMaxTableRows) {
+    out += note("first " + std::to_string(kMaxTableRows) + " of " +
+                std::to_string(candidates.size()) + " candidates shown");
+  }
+  if (!terms.empty()) {
+    out += h3("Score breakdown") + render_stacked_bar_chart(chart) +
+           note(
+               "Each segment is the candidate's satisfaction term times its weight from the "
+               "file; a term given as null (e.g. unknown accuracy) contributes 0.");
+  }
+  return out + warnings_list(doc);
+}
+
+// ---- train / validate metrics ---------------------------------------------------------------
+
+std::string mape_chart(const std::string& title,
+                       const std::vector<std::pair<std::string, double>>& bars) {
+  BarChart chart;
+  chart.title = title;
+  chart.value_label = "MAPE (%, lower is better)";
+  for (const auto& [label, v] : bars) {
+    chart.bars.push_back({label, v, std::nullopt, false, {}});
+  }
+  return render_bar_chart(chart);
+}
+
+std::string render_train(const Json& doc) {
+  std::string out;
+  KeyValues fields;
+  for (const auto& [k, v] : doc.items()) {
+    if (k == "cv" || is_provenance_key(k)) {
+      continue;
+    }
+    if (v.is_object()) {
+      flatten(v, k, fields);
+    } else {
+      fields.emplace_back(k, value_text(v, 6));
+    }
+  }
+  out += h3("Run") + kv_table(fields);
+  const Json& cv = doc.at("cv");
+  if (!is_array_of_objects(cv)) {
+    return out + note("no cross-validation rows");
+  }
+  out += h3("Cross-validation metrics") +
+         object_table(cv, order_columns(columns_of(cv), kMetricColumns));
+  std::vector<std::pair<std::string, double>> overall;
+  std::vector<std::pair<std::string, double>> per_gpu;
+  for (const auto& r : cv) {
+    const auto mape = number_at(r, "mape_pct");
+    if (!mape) {
+      continue;
+    }
+    const std::string gpu = string_at(r, "gpu", "all");
+    std::string label = string_at(r, "regressor", "?");
+    if (r.contains("family")) {
+      label += " / " + string_at(r, "family");
+    }
+    if (gpu == "all") {
+      overall.emplace_back(label, *mape);
+    } else {
+      per_gpu.emplace_back(label + " / " + gpu, *mape);
+    }
+  }
+  if (!overall.empty()) {
+    out += mape_chart("MAPE per regressor and op family (all GPUs)", overall);
+  }
+  if (!per_gpu.empty()) {
+    out += mape_chart(
+        "MAPE per regressor, op family and GPU (" + string_at(doc, "cv_scheme", "?") + ")",
+        per_gpu);
+  }
+  return out;
+}
+
+/// Rows of a validate part: "overall" and every "per_x" map of metric objects.
+std::vector<std::pair<std::string, const Json*>> metric_rows(const Json& part) {
+  std::vector<std::pair<std::string, const Json*>> rows;
+  for (const auto& [k, v] : part.items()) {
+    if (!v.is_object()) {
+      continue;
+    }
+    if (v.contains("mape_pct")) {
+      rows.emplace_back(k, &v);
+      continue;
+    }
+    for (const auto& [sub, m] : v.items()) {
+      if (m.is_object() && m.contains("mape_pct")) {
+        rows.emplace_back(k + ": " + sub, &m);
+      }
+    }
+  }
+  return rows;
+}
+
+std::string render_validate(const Json& doc) {
+  std::string out;
+  // Per-layer accuracy before end-to-end, then anything else a newer validate writes.
+  std::vector<std::string> parts;
+  for (const char* known : {"layers", "e2e"}) {
+    if (doc.contains(known)) {
+      parts.emplace_back(known);
+    }
+  }
+  for (const auto& [k, v] : doc.items()) {
+    if (k != "layers" && k != "e2e" && !is_provenance_key(k)) {
+      parts.push_back(k);
+    }
+  }
+  for (const auto& part_name : parts) {
+    const Json& part = doc.at(part_name);
+    if (!part.is_object()) {
+      continue;
+    }
+    const auto rows = metric_rows(part);
+    const std::string title = part_name == "layers" ? "Per-layer accuracy"
+                              : part_name == "e2e"  ? "End-to-end accuracy"
+                                                    : part_name;
+    KeyValues fields;
+    for (const auto& [k, v] : part.items()) {
+      if (!v.is_object()) {
+        fields.emplace_back(k, value_text(v, 6));
+      }
+    }
+    out += h3(title + " (" + part_name + ")") + kv_table(fields);
+    if (rows.empty()) {
+      continue;
+    }
+    std::vector<std::string> cols{"scope"};
+    std::set<std::string> seen;
+    for (const auto& [scope, m] : rows) {
+      for (const auto& [k, v] : m->items()) {
+        if (seen.insert(k).second) {
+          cols.push_back(k);
+        }
+      }
+    }
+    cols = order_columns(cols, kMetricColumns);
+    std::vector<std::vector<std::string>> cells;
+    std::vector<std::pair<std::string, double>> bars;
+    for (const auto& [scope, m] : rows) {
+      std::vector<std::string> row{scope};
+      for (std::size_t c = 1; c < cols.size(); ++c) {
+        row.push_back(m->contains(cols[c]) ? value_text((*m)[cols[c]]) : "");
+      }
+      cells.push_back(std::move(row));
+      if (const auto mape = number_at(*m, "mape_pct")) {
+        bars.emplace_back(scope, *mape);
+      }
+    }
+    out += html_table(cols, cells) + mape_chart("MAPE, " + title, bars);
+  }
+  return out;
+}
+
+// ---- ptx ------------------------------------------------------------------------------------
+
+std::string render_ptx(const Json& doc) {
+  std::string out;
+  const Json& launches = doc.at("launches");
+  if (!launches.is_array() || launches.empty()) {
+    return note("no launches");
+  }
+  for (std::size_t i = 0; i < launches.size(); ++i) {
+    const Json& l = launches[i];
+    if (!l.is_object()) {
+      continue;
+    }
+    out += h3("Launch " + std::to_string(i + 1) + ": " + string_at(l, "kernel", "?"));
+    KeyValues fields;
+    for (const auto& [k, v] : l.items()) {
+      if (k == "classes" || k == "opcodes_thread" || k == "opcodes_warp" || k == "bytes" ||
+          k == "warnings") {
+        continue;
+      }
+      if (v.is_object()) {
+        flatten(v, k, fields);
+      } else {
+        fields.emplace_back(k, value_text(v, 6));
+      }
+    }
+    out += kv_table(fields);
+    if (l.contains("classes") && l["classes"].is_object()) {
+      double total = 0;
+      for (const auto& [k, v] : l["classes"].items()) {
+        total += number_at(v, "warp").value_or(0);
+      }
+      BarChart chart;
+      chart.title = "Instruction-class mix (executed warp instructions)";
+      chart.value_label = "share of executed warp instructions (%)";
+      for (const auto& [k, v] : l["classes"].items()) {
+        const double warp = number_at(v, "warp").value_or(0);
+        chart.bars.push_back({k, total > 0 ? 100 * warp / total : 0, std::nullopt, false,
+                              format_number(warp, 6) + " warp / " +
+                                  format_number(number_at(v, "thread").value_or(0), 6) +
+                                  " thread instructions"});
+      }
+      out += render_bar_chart(chart);
+    }
+    if (l.contains("bytes") && l["bytes"].is_object()) {
+      BarChart chart;
+      chart.title = "Bytes moved per memory space";
+      chart.value_label = "MB (10^6 bytes)";
+      for (const auto& [k, v] : l["bytes"].items()) {
+        chart.bars.push_back({k, number_of(v).value_or(0) / 1e6, std::nullopt, false, {}});
+      }
+      out += render_bar_chart(chart);
+    }
+    out += warnings_list(l);
+  }
+  return out;
+}
+
+// ---- gpus show ------------------------------------------------------------------------------
+
+std::string render_gpu_spec(const Json& doc) {
+  std::string out;
+  KeyValues fields;
+  KeyValues sources;
+  for (const auto& [k, v] : doc.items()) {
+    if (k != "gpu" && !is_provenance_key(k)) {
+      fields.emplace_back(k, value_text(v, 6));
+    }
+  }
+  const Json& gpu = doc.at("gpu");
+  for (const auto& [k, v] : gpu.items()) {
+    if (k == "sources" && v.is_object()) {
+      flatten(v, "", sources);
+    } else if (v.is_object()) {
+      flatten(v, k, fields);
+    } else {
+      fields.emplace_back(k, value_text(v, 6));
+    }
+  }
+  out += h3("Specification") + kv_table(fields);
+  if (!sources.empty()) {
+    out += h3("Sources per field") + kv_table(sources);
+  }
+  return out;
+}
+
+// ---- parsing and page ---------------------------------------------------------------------
+
+Json parse_input(const ReportInput& input) {
+  return parse_json_text(input.json_text, input.name);
+}
+
+ReportKind kind_of(const Json& doc) {
+  if (!doc.is_object()) {
+    return ReportKind::kGeneric;
+  }
+  const std::string kind =
+      doc.contains("kind") && doc["kind"].is_string() ? doc["kind"].get<std::string>() : "";
+  if (kind == "network_prediction") {
+    return ReportKind::kNetworkPrediction;
+  }
+  if (kind == "layer_predictions") {
+    return ReportKind::kLayerPredictions;
+  }
+  if (kind == "plan") {
+    return ReportKind::kPlan;
+  }
+  if (!kind.empty()) {
+    return ReportKind::kGeneric;
+  }
+  // Producers without a "kind" field, recognised by what only they write.
+  if (doc.contains("cv") && doc["cv"].is_array() && doc.contains("cv_scheme")) {
+    return ReportKind::kTrainMetrics;
+  }
+  if (doc.contains("model_fingerprint") && (doc.contains("layers") || doc.contains("e2e"))) {
+    return ReportKind::kValidateMetrics;
+  }
+  if (doc.contains("launches") && doc["launches"].is_array()) {
+    return ReportKind::kPtxAnalysis;
+  }
+  if (doc.contains("gpu") && doc["gpu"].is_object() && doc.contains("query")) {
+    return ReportKind::kGpuSpec;
+  }
+  if (doc.contains("network") && doc.contains("layers") && doc.contains("total") &&
+      doc.contains("input")) {
+    return ReportKind::kNetworkLayers;
+  }
+  return ReportKind::kGeneric;
+}
+
+// A figure's key ends in its unit (latency_ms, energy_j): such a member must hold a number
+// (a numeric string from a passed-through CSV cell, or null for "none").
+bool is_figure_key(const std::string& key) {
+  static const std::array<std::string_view, 8> units{"_ms", "_j", "_mj",  "_w",
+                                                     "_gb", "_s", "_pct", "_mhz"};
+  return std::any_of(units.begin(), units.end(), [&](std::string_view unit) {
+    return key.size() > unit.size() &&
+           key.compare(key.size() - unit.size(), unit.size(), unit) == 0;
+  });
+}
+
+void check_figures(const Json& object, const std::string& path, const std::string& name) {
+  for (const auto& [key, v] : object.items()) {
+    const bool text_ok = v.is_string() && (v.get_ref<const std::string&>().empty() || number_of(v));
+    if (is_figure_key(key) && !v.is_null() && !v.is_number() && !text_ok) {
+      throw InputError(
+          input_message(name + ": " + path + key, "got " + cut(dump_compact(v), 40), "a number"));
+    }
+  }
+}
+
+// The kinds with a renderer of their own are cnnperf's outputs: a member they read that has
+// the wrong shape means a damaged or hand-edited file, which would otherwise render as
+// "no rows" or show a text latency as a feasible candidate.
+void check_known_shape(ReportKind kind, const Json& doc, const std::string& name) {
+  const char* array_key = kind == ReportKind::kNetworkPrediction  ? "layers"
+                          : kind == ReportKind::kLayerPredictions ? "rows"
+                          : kind == ReportKind::kPlan             ? "candidates"
+                                                                  : nullptr;
+  if (array_key == nullptr) return;
+  if (doc.contains(array_key)) {
+    const Json& rows = doc[array_key];
+    if (!rows.is_array() || (!rows.empty() && !is_array_of_objects(rows))) {
+      throw InputError(input_message(name + ": " + array_key, "got " + cut(dump_compact(rows), 40),
+                                     "an array of objects"));
+    }
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      check_figures(rows[i], std::string(array_key) + "[" + std::to_string(i) + "].", name);
+    }
+  }
+  if (doc.contains("total")) {
+    if (!doc["total"].is_object()) {
+      throw InputError(input_message(name + ": total", "got " + cut(dump_compact(doc["total"]), 40),
+                                     "an object"));
+    }
+    check_figures(doc["total"], "total.", name);
+  }
+}
+
+std::string section_body(ReportKind kind, const Json& doc) {
+  switch (kind) {
+    case ReportKind::kNetworkPrediction: return render_network_prediction(doc);
+    case ReportKind::kLayerPredictions: return render_layer_predictions(doc);
+    case ReportKind::kPlan: return render_plan(doc);
+    case ReportKind::kTrainMetrics: return render_train(doc);
+    case ReportKind::kValidateMetrics: return render_validate(doc);
+    case ReportKind::kPtxAnalysis: return render_ptx(doc);
+    case ReportKind::kGpuSpec: return render_gpu_spec(doc);
+    case ReportKind::kNetworkLayers:  // key/value table + layer table: the generic layout
+    case ReportKind::kGeneric: break;
+  }
+  return render_generic(doc);
+}
+
+std::string section_heading(ReportKind kind, const Json& doc) {
+  switch (kind) {
+    case ReportKind::kNetworkPrediction: {
+      const std::string gpu = doc.contains("gpu") && doc["gpu"].is_object()
+                                  ? string_at(doc["gpu"], "name")
+                                  : string_at(doc, "gpu");
+      return string_at(doc, "network") + " on " + gpu;
+    }
+    case ReportKind::kGpuSpec: return string_at(member(doc, "gpu"), "name");
+    case ReportKind::kNetworkLayers: return string_at(doc, "network");
+    default: return {};
+  }
+}
+
+}  // namespace
+
+std::string to_string(ReportKind kind) {
+  switch (kind) {
+    case ReportKind::kNetworkPrediction: return "network prediction";
+    case ReportKind::kLayerPredictions: return "layer predictions";
+    case ReportKind::kPlan: return "deployment plan";
+    case ReportKind::kTrainMetrics: return "training metrics";
+    case ReportKind::kValidateMetrics: return "validation metrics";
+    case ReportKind::kPtxAnalysis: return "PTX analysis";
+    case ReportKind::kGpuSpec: return "GPU specification";
+    case ReportKind::kNetworkLayers: return "network layers";
+    case ReportKind::kGeneric: return "JSON result";
+  }
+  return "JSON result";
+}
+
+ReportKind detect_report_kind(const ReportInput& input) {
+  return kind_of(parse_input(input));
+}
+
+std::string render_report(const std::vector<ReportInput>& inputs, const std::string& title) {
+  if (inputs.empty()) {
+    throw InputError(std::string("report: expected at least one JSON result file; ") + kUsage);
+  }
+  // Parse everything first so a bad input fails before any work is done.
+  std::vector<Json> docs;
+  docs.reserve(inputs.size());
+  for (const auto& input : inputs) {
+    docs.push_back(parse_input(input));
+    check_known_shape(kind_of(docs.back()), docs.back(), input.name);
+  }
+
+  const std::string page_title = title.empty() ? "cnnperf report" : title;
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  out += "<meta name=\"generator\" content=\"cnnperf " + html_escape(CNNPERF_VERSION) + "\">\n";
+  out += "<meta name=\"cnnperf-report\" content=\"schema_version=" +
+         std::to_string(kReportSchemaVersion) + "\">\n";
+  out += "<title>" + html_escape(page_title) + "</title>\n<style>" + kStyle +
+         "</style>\n</head>\n<body>\n";
+  out += "<h1>" + html_escape(page_title) + "</h1>\n";
+  out += "<p class=\"meta\">Written by cnnperf " + html_escape(CNNPERF_VERSION) +
+         " (report layout schema_version " + std::to_string(kReportSchemaVersion) + ") from " +
+         std::to_string(inputs.size()) +
+         " input file(s). Figures are shown as the inputs give them; a value the report "
+         "computes itself says so. Self-contained: no script, no external resource.</p>\n";
+  std::vector<ReportKind> kinds;
+  out += "<ol>\n";
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    kinds.push_back(kind_of(docs[i]));
+    const std::string heading = section_heading(kinds[i], docs[i]);
+    out += "<li><a href=\"#input-" + std::to_string(i + 1) + "\">" + html_escape(inputs[i].name) +
+           "</a>: " + html_escape(to_string(kinds[i])) +
+           (heading.empty() ? "" : ", " + html_escape(heading)) + "</li>\n";
+  }
+  out += "</ol>\n";
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const std::string heading = section_heading(kinds[i], docs[i]);
+    out += "<section id=\"input-" + std::to_string(i + 1) + "\">\n<h2>" + std::to_string(i + 1) +
+           ". " + html_escape(to_string(kinds[i])) +
+           (heading.empty() ? "" : ": " + html_escape(heading)) + "</h2>\n";
+    out += "<p class=\"meta\">file: " + html_escape(inputs[i].name) + "</p>\n";
+    // Fields the section's own header shows are not repeated in the provenance table.
+    std::set<std::string> shown;
+    if (kinds[i] == ReportKind::kNetworkPrediction) {
+      shown = {"model", "power_model", "network_source"};
+    }
+    if (kinds[i] == ReportKind::kLayerPredictions) {
+      shown = {"model", "source"};
+    }
+    out += provenance(docs[i], shown) + section_body(kinds[i], docs[i]) + "</section>\n";
+  }
+  return out + "</body>\n</html>\n";
+}
+
+std::string render_report_files(const ReportOptions& options) {
+  std::vector<ReportInput> inputs;
+  for (const auto& path : options.inputs) {
+    if (path == "-") {
+      std::ostringstream text;
+      text << std::cin.rdbuf();
+      inputs.push_back({"(stdin)", text.str()});
+    } else {
+      inputs.push_back({path, read_text_file(path)});
+    }
+  }
+  return render_report(inputs, options.title);
+}
+
+int run_report(const ReportOptions& options) {
+  check_output_not_input(options.output, options.inputs);
+  write_output(options.output, render_report_files(options));
+  return 0;
+}
+
+}  // namespace cnnperf

@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: Apache-2.0
+// Inline-SVG charts for `cnnperf report`. Coordinates are printed with one decimal through
+// snprintf so the same data always gives the same bytes; no JavaScript, no external fonts.
+#include "cnnperf/report/svg_chart.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cnnperf/common/io.hpp"
+
+namespace cnnperf {
+
+namespace {
+
+constexpr double kWidthPx = 900;
+constexpr double kRowPx = 14;  // one bar per row; 10 px bar + 4 px gap
+constexpr double kBarPx = 10;
+constexpr double kValueMarginPx = 80;  // room right of the longest bar for its value text
+constexpr double kCharPx = 6.2;        // average glyph width of 10 px sans-serif
+constexpr std::size_t kMaxLabelChars = 40;
+constexpr const char* kMutedColor = "#c4c4c4";
+constexpr const char* kMarkerColor = "#b00020";
+constexpr const char* kFlagColor = "#f28e2b";
+constexpr std::array<const char*, 7> kPalette{"#4e79a7", "#f28e2b", "#59a14f", "#e15759",
+                                              "#76b7b2", "#edc948", "#b07aa1"};
+
+std::string px(double v) {
+  std::array<char, 32> buffer{};
+  std::snprintf(buffer.data(), buffer.size(), "%.1f", v);
+  return buffer.data();
+}
+
+double finite_or_zero(double v) {
+  return std::isfinite(v) ? v : 0.0;
+}
+
+/// Labels longer than the label column are cut (the full text stays in the tooltip).
+std::string short_label(const std::string& label) {
+  if (label.size() <= kMaxLabelChars) {
+    return label;
+  }
+  return label.substr(0, kMaxLabelChars - 3) + "...";
+}
+
+double label_width(const std::vector<std::string>& labels) {
+  std::size_t longest = 4;
+  for (const auto& l : labels) {
+    longest = std::max(longest, short_label(l).size());
+  }
+  return std::clamp(static_cast<double>(longest) * kCharPx + 12, 60.0, 280.0);
+}
+
+std::string svg_open(double width, double height, const std::string& title) {
+  // No xmlns: inline SVG in HTML5 needs none, and the page must not name any URL.
+  return "<svg class=\"chart\" width=\"" + px(width) + "\" height=\"" + px(height) +
+         "\" viewBox=\"0 0 " + px(width) + " " + px(height) +
+         "\" font-family=\"sans-serif\" font-size=\"10\" role=\"img\" aria-label=\"" +
+         html_escape(title) + "\">\n<title>" + html_escape(title) + "</title>\n";
+}
+
+std::string text(double x, double y, const std::string& content, const std::string& anchor = "",
+                 const std::string& extra = "") {
+  std::string out = "<text x=\"" + px(x) + "\" y=\"" + px(y) + "\"";
+  if (!anchor.empty()) {
+    out += " text-anchor=\"" + anchor + "\"";
+  }
+  if (!extra.empty()) {
+    out += " " + extra;
+  }
+  return out + ">" + html_escape(content) + "</text>\n";
+}
+
+std::string line(double x1, double y1, double x2, double y2, const std::string& stroke,
+                 const std::string& extra = "") {
+  std::string out = "<line x1=\"" + px(x1) + "\" y1=\"" + px(y1) + "\" x2=\"" + px(x2) +
+                    "\" y2=\"" + px(y2) + "\" stroke=\"" + stroke + "\"";
+  if (!extra.empty()) {
+    out += " " + extra;
+  }
+  return out + "/>\n";
+}
+
+std::string rect(double x, double y, double w, double h, const std::string& fill) {
+  return "<rect x=\"" + px(x) + "\" y=\"" + px(y) + "\" width=\"" + px(std::max(0.0, w)) +
+         "\" height=\"" + px(h) + "\" fill=\"" + fill + "\"/>\n";
+}
+
+/// Shared frame of the horizontal bar charts: title, legend row, grid, top and bottom axes.
+struct HorizontalFrame {
+  double x0 = 0;  // left edge of the plot area
+  double plot_w = 0;
+  double top = 0;     // y of the first row
+  double height = 0;  // total SVG height
+  double scale = 1;   // px per value unit
+  std::vector<double> ticks;
+};
+
+HorizontalFrame horizontal_frame(const std::vector<std::string>& labels, double max_value,
+                                 std::size_t rows, bool legend) {
+  HorizontalFrame f;
+  f.x0 = label_width(labels);
+  f.plot_w = kWidthPx - f.x0 - kValueMarginPx;
+  f.top = legend ? 60 : 44;
+  f.height = f.top + static_cast<double>(rows) * kRowPx + 44;
+  f.ticks = linear_ticks(max_value);
+  f.scale = f.plot_w / f.ticks.back();
+  return f;
+}
+
+/// Tick text; large axes get SI suffixes (250M rather than 250000000) so ticks do not collide.
+std::string tick_text(double v, double axis_max) {
+  constexpr std::array<std::pair<double, const char*>, 4> kSi{
+      {{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}}};
+  if (axis_max >= 1e5) {
+    for (const auto& [scale, suffix] : kSi) {
+      if (axis_max >= scale) {
+        return v == 0 ? "0" : format_number(v / scale, 4) + suffix;
+      }
+    }
+  }
+  return format_number(v, 4);
+}
+
+std::string horizontal_axes(const HorizontalFrame& f, std::size_t rows,
+                            const std::string& value_label) {
+  std::string out;
+  const double bottom = f.top + static_cast<double>(rows) * kRowPx;
+  for (const double t : f.ticks) {
+    const double x = f.x0 + t * f.scale;
+    out += line(x, f.top - 4, x, bottom, "#e3e3e3");
+    out += text(x, f.top - 7, tick_text(t, f.ticks.back()), "middle", "fill=\"#555\"");
+    out += text(x, bottom + 12, tick_text(t, f.ticks.back()), "middle", "fill=\"#555\"");
+  }
+  out += line(f.x0, f.top - 4, f.x0, bottom, "#888");
+  out += text(f.x0 + f.plot_w / 2, bottom + 28, value_label, "middle", "font-size=\"11\"");
+  return out;
+}
+
+std::string title_text(const std::string& title) {
+  return text(4, 16, title, "", "font-size=\"13\" font-weight=\"bold\"");
+}
+
+}  // namespace
+
+std::string html_escape(std::string_view in) {
+  std::string out;
+  out.reserve(in.size());
+  for (const char c : in) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::vector<double> linear_ticks(double max_value) {
+  if (!(max_value > 0) || !std::isfinite(max_value)) {
+    return {0.0, 1.0};
+  }
+  // The smallest 1-2-5 step that needs at most 8 intervals: the axis ends close to the data.
+  const double raw = max_value / 8;
+  const double power = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = power;
+  for (const double m : {1.0, 2.0, 5.0, 10.0}) {
+    if (m * power >= raw * (1 - 1e-12)) {
+      step = m * power;
+      break;
+    }
+  }
+  std::vector<double> ticks;
+  // Stop at the first tick at or beyond the maximum, so the longest bar fits the axis.
+  for (int i = 0;; ++i) {
+    const double t = step * i;
+    ticks.push_back(t);
+    if (t >= max_value * (1 - 1e-12)) {
+      break;
+    }
+  }
+  return ticks;
+}
+
+std::string render_bar_chart(const BarChart& chart) {
+  std::vector<std::string> labels;
+  double max_value = 0;
+  bool any_marker = false;
+  bool any_flagged = false;
+  for (const Bar& b : chart.bars) {
+    labels.push_back(b.label);
+    any_flagged = any_flagged || b.flagged;
+    max_value = std::max(max_value, finite_or_zero(b.value));
+    if (b.marker) {
+      any_marker = true;
+      max_value = std::max(max_value, finite_or_zero(*b.marker));
+    }
+  }
+  const bool marker_legend = any_marker && !chart.marker_label.empty();
+  const bool flag_legend = any_flagged && !chart.flag_label.empty();
+  const bool legend = marker_legend || flag_legend;
+  const HorizontalFrame f = horizontal_frame(labels, max_value, chart.bars.size(), legend);
+  std::string out = svg_open(kWidthPx, f.height, chart.title) + title_text(chart.title);
+  if (legend) {
+    double x = f.x0;
+    auto advance = [&](const std::string& label) {
+      x += 16 + static_cast<double>(label.size()) * kCharPx + 18;
+    };
+    out += rect(x, 30, 12, 8, kPalette[0]);
+    out += text(x + 16, 38, chart.value_label);
+    advance(chart.value_label);
+    if (marker_legend) {
+      out += line(x + 6, 28, x + 6, 40, kMarkerColor, "stroke-width=\"2\"");
+      out += text(x + 16, 38, chart.marker_label);
+      advance(chart.marker_label);
+    }
+    if (flag_legend) {
+      out += rect(x, 30, 12, 8, kFlagColor);
+      out += text(x + 16, 38, chart.flag_label);
+    }
+  }
+  out += horizontal_axes(f, chart.bars.size(), chart.value_label);
+  for (std::size_t i = 0; i < chart.bars.size(); ++i) {
+    const Bar& b = chart.bars[i];
+    const double y = f.top + static_cast<double>(i) * kRowPx;
+    const double v = std::max(0.0, finite_or_zero(b.value));
+    std::string tip = b.label + ": " + format_number(b.value, 4);
+    if (b.marker) {
+      tip += " (" + chart.marker_label + " " + format_number(*b.marker, 4) + ")";
+    }
+    if (!b.note.empty()) {
+      tip += " - " + b.note;
+    }
+    out += "<g><title>" + html_escape(tip) + "</title>\n";
+    out += text(f.x0 - 4, y + kBarPx, short_label(b.label), "end", b.muted ? "fill=\"#999\"" : "");
+    const char* fill = b.muted ? kMutedColor : (b.flagged ? kFlagColor : kPalette[0]);
+    out += rect(f.x0, y + 1, v * f.scale, kBarPx, fill);
+    if (b.marker && std::isfinite(*b.marker)) {
+      const double x = f.x0 + std::max(0.0, *b.marker) * f.scale;
+      out += line(x, y, x, y + kBarPx + 2, kMarkerColor, "stroke-width=\"2\"");
+    }
+    out += text(f.x0 + v * f.scale + 4, y + kBarPx, format_number(b.value, 4), "", "fill=\"#333\"");
+    out += "</g>\n";
+  }
+  return out + "</svg>\n";
+}
+
+std::string render_stacked_bar_chart(const StackedBarChart& chart) {
+  std::vector<std::string> labels;
+  double max_value = 0;
+  for (const StackedBar& b : chart.bars) {
+    labels.push_back(b.label);
+    double sum = 0;
+    for (const double p : b.parts) {
+      sum += std::max(0.0, finite_or_zero(p));
+    }
+    max_value = std::max(max_value, sum);
+  }
+  const HorizontalFrame f = horizontal_frame(labels, max_value, chart.bars.size(), true);
+  std::string out = svg_open(kWidthPx, f.height, chart.title) + title_text(chart.title);
+  double legend_x = f.x0;
+  for (std::size_t s = 0; s < chart.series.size(); ++s) {
+    out += rect(legend_x, 30, 12, 8, kPalette[s % kPalette.size()]);
+    out += text(legend_x + 16, 38, chart.series[s]);
+    legend_x += 16 + static_cast<double>(chart.series[s].size()) * kCharPx + 18;
+  }
+  out += horizontal_axes(f, chart.bars.size(), chart.value_label);
+  for (std::size_t i = 0; i < chart.bars.size(); ++i) {
+    const StackedBar& b = chart.bars[i];
+    const double y = f.top + static_cast<double>(i) * kRowPx;
+    double sum = 0;
+    std::string tip = b.label + ":";
+    for (std::size_t s = 0; s < b.parts.size(); ++s) {
+      tip += " " + (s < chart.series.size() ? chart.series[s] : std::to_string(s)) + " " +
+             format_number(b.parts[s], 4);
+    }
+    if (!b.note.empty()) {
+      tip += " - " + b.note;
+    }
+    out += "<g><title>" + html_escape(tip) + "</title>\n";
+    out += text(f.x0 - 4, y + kBarPx, short_label(b.label), "end", b.muted ? "fill=\"#999\"" : "");
+    for (std::size_t s = 0; s < b.parts.size(); ++s) {
+      const double v = std::max(0.0, finite_or_zero(b.parts[s]));
+      if (v <= 0) {
+        continue;
+      }
+      out += rect(f.x0 + sum * f.scale, y + 1, v * f.scale, kBarPx,
+                  b.muted ? kMutedColor : kPalette[s % kPalette.size()]);
+      sum += v;
+    }
+    // A muted bar's sum is not a score (e.g. infeasible candidates have none): show why.
+    const std::string end_text = b.muted && !b.note.empty() ? b.note : format_number(sum, 4);
+    out += text(f.x0 + sum * f.scale + 4, y + kBarPx, end_text, "",
+                b.muted ? "fill=\"#777\"" : "fill=\"#333\"");
+    out += "</g>\n";
+  }
+  return out + "</svg>\n";
+}
+
+std::string render_scatter_chart(const ScatterChart& chart) {
+  constexpr double kPlotPx = 380;
+  constexpr double kLeftPx = 70;
+  constexpr double kTopPx = 44;
+  std::vector<const ScatterPoint*> placed;
+  double lo = 0;
+  double hi = 0;
+  for (const ScatterPoint& p : chart.points) {
+    if (!(p.x > 0) || !(p.y > 0) || !std::isfinite(p.x) || !std::isfinite(p.y)) {
+      continue;
+    }
+    const double a = std::min(p.x, p.y);
+    const double b = std::max(p.x, p.y);
+    lo = placed.empty() ? a : std::min(lo, a);
+    hi = placed.empty() ? b : std::max(hi, b);
+    placed.push_back(&p);
+  }
+  // Both axes share one decade range so y = x is the diagonal of the square.
+  int lo_exp = placed.empty() ? -1 : static_cast<int>(std::floor(std::log10(lo)));
+  int hi_exp = placed.empty() ? 1 : static_cast<int>(std::ceil(std::log10(hi)));
+  if (hi_exp <= lo_exp) {
+    hi_exp = lo_exp + 1;
+  }
+  const double span = hi_exp - lo_exp;
+  auto to_x = [&](double v) { return kLeftPx + (std::log10(v) - lo_exp) / span * kPlotPx; };
+  auto to_y = [&](double v) {
+    return kTopPx + kPlotPx - (std::log10(v) - lo_exp) / span * kPlotPx;
+  };
+  const double width = kLeftPx + kPlotPx + 30;
+  const double height = kTopPx + kPlotPx + 50;
+  std::string out = svg_open(width, height, chart.title) + title_text(chart.title);
+  const std::size_t skipped = chart.points.size() - placed.size();
+  if (skipped > 0) {
+    out += text(4, 32, std::to_string(skipped) + " point(s) with a value <= 0 not shown (log axes)",
+                "", "fill=\"#777\"");
+  }
+  for (int e = lo_exp; e <= hi_exp; ++e) {
+    const double v = std::pow(10.0, e);
+    const std::string label = format_number(v, 1);
+    out += line(to_x(v), kTopPx, to_x(v), kTopPx + kPlotPx, "#e3e3e3");
+    out += line(kLeftPx, to_y(v), kLeftPx + kPlotPx, to_y(v), "#e3e3e3");
+    out += text(to_x(v), kTopPx + kPlotPx + 13, label, "middle", "fill=\"#555\"");
+    out += text(kLeftPx - 4, to_y(v) + 3, label, "end", "fill=\"#555\"");
+  }
+  out += "<rect x=\"" + px(kLeftPx) + "\" y=\"" + px(kTopPx) + "\" width=\"" + px(kPlotPx) +
+         "\" height=\"" + px(kPlotPx) + "\" fill=\"none\" stroke=\"#888\"/>\n";
+  if (chart.diagonal) {
+    const double a = std::pow(10.0, lo_exp);
+    const double b = std::pow(10.0, hi_exp);
+    out += line(to_x(a), to_y(a), to_x(b), to_y(b), "#999", "stroke-dasharray=\"4 3\"");
+    out += text(to_x(b) - 4, to_y(b) + 12, "y = x", "end", "fill=\"#777\"");
+  }
+  for (const ScatterPoint* p : placed) {
+    out += "<circle cx=\"" + px(to_x(p->x)) + "\" cy=\"" + px(to_y(p->y)) + "\" r=\"3\" fill=\"" +
+           kPalette[0] + "\" fill-opacity=\"0.6\"><title>" +
+           html_escape(p->label + ": " + format_number(p->x, 4) + ", " + format_number(p->y, 4)) +
+           "</title></circle>\n";
+  }
+  out += text(kLeftPx + kPlotPx / 2, kTopPx + kPlotPx + 32, chart.x_label, "middle",
+              "font-size=\"11\"");
+  out += "<text transform=\"translate(14," + px(kTopPx + kPlotPx / 2) +
+         ") rotate(-90)\" text-anchor=\"middle\" font-size=\"11\">" + html_escape(chart.y_label) +
+         "</text>\n";
+  return out + "</svg>\n";
+}
+
+}  // namespace cnnperf

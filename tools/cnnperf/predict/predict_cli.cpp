@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+// `cnnperf predict`: fills PredictOptions, calls run_predict.
+#include <memory>
+
+#include "commands.hpp"
+#include "predict/predict_command.hpp"
+
+namespace cnnperf::cli {
+
+void add_predict_command(CLI::App& app, Runner& run) {
+  auto opts = std::make_shared<PredictOptions>();
+  auto* sub = app.add_subcommand("predict", "Predict per-layer and end-to-end latency and energy");
+  sub->add_option("--net", opts->net,
+                  "Zoo network name, ONNX file, JSON layer list, or a NAS-space network: "
+                  "nb201:<NAS-Bench-201 cell> or fbnet:<22 FBNet blocks> (CIFAR-100, 32x32)");
+  sub->add_option("--layers", opts->layers_csv, "Canonical layer CSV: one prediction per row");
+  sub->add_option("--gpu", opts->gpu,
+                  "GPU name, alias (as nvidia-smi prints it) or JSON spec; with --layers it may "
+                  "be left out when the CSV has a gpu column (each row on its own GPU)");
+  sub->add_option("--batch", opts->batch, "Batch size (default: 1, or the ONNX model's)")
+      ->check(positive_integer());
+  sub->add_option("--mode", opts->mode, "inference|training")->capture_default_str();
+  sub->add_option("--precision", opts->precision,
+                  "fp32|fp16 (default: an ONNX or JSON file's own, else fp32)");
+  sub->add_option("--input-size", opts->input_size, "Input HxW, e.g. 320x320");
+  sub->add_option("--power-limit", opts->power_limit_w,
+                  "GPU board power cap, W: the SM clock drops until the step's predicted "
+                  "average power fits (calibrated power model)")
+      ->check(positive_number());
+  sub->add_option("--host-ms-per-op", opts->host_ms_per_op,
+                  "Host time to issue one op on your machine, ms (default: the model's "
+                  "calibrated value); sets latency_ms of host-bound networks")
+      ->check(positive_number());
+  sub->add_option("--num-gpus", opts->num_gpus,
+                  "--net: GPUs of one PyTorch nn.DataParallel step, each with --batch "
+                  "(calibrated on 2-4 GPU rows; energy of all GPUs)")
+      ->capture_default_str();
+  sub->add_option("--model", opts->model,
+                  "Trained model file (default: models/cnnperf_default.json for --layers, "
+                  "the analytical baseline for --net; docs/accuracy.md says why)");
+  sub->add_flag("--analytical", opts->analytical, "Use the analytical baseline model");
+  sub->add_flag("!--no-tf32", opts->allow_tf32,
+                "--net: strict fp32 convolutions (by default fp32 convolutions run on TF32 "
+                "tensor cores on Ampere and later, as PyTorch runs them)");
+  sub->add_flag("--skip-unsupported", opts->skip_unsupported,
+                "Flag unsupported ONNX nodes instead of failing");
+  sub->add_option("--max-latency-ms", opts->max_latency_ms,
+                  "Exit 3 when the predicted latency_ms exceeds this budget")
+      ->check(positive_number());
+  sub->add_option("--max-energy-j", opts->max_energy_j,
+                  "Exit 3 when the predicted energy_j exceeds this budget")
+      ->check(positive_number());
+  sub->add_option("--format", opts->format,
+                  "table|json|csv (default: table for --net, csv for --layers)");
+  sub->add_option("-o,--output", opts->output, "Write to FILE instead of stdout");
+  sub->footer(
+      "Examples:\n"
+      "  cnnperf predict --net resnet50 --gpu a100\n"
+      "  cnnperf predict --net mobilenet_v2 --gpu \"Tesla T4\" --batch 32 --format json\n"
+      "  cnnperf predict --net model.onnx --gpu rtx3090 --precision fp16\n"
+      "  cnnperf predict --layers layers.csv --gpu v100 --format csv -o out.csv\n"
+      "  cnnperf predict --layers rows_with_gpu_column.csv -o out.csv   # each row on its GPU\n"
+      "  cnnperf predict --net resnet50 --gpu v100 --model models/cnnperf_default.json\n"
+      "  cnnperf predict --net resnet50 --gpu t4 --max-latency-ms 10   # exit 3 if over\n"
+      "  cnnperf predict --net resnet50 --gpu v100 --mode training --batch 64 --power-limit 150\n"
+      "  cnnperf predict --net resnet50 --gpu titan-rtx --batch 12 --num-gpus 4 --mode training\n"
+      "  cnnperf predict --gpu \"GeForce GTX 1080 Ti\" --batch 32 --net \\\n"
+      "      "
+      "'nb201:|nor_conv_3x3~0|+|none~0|nor_conv_1x1~1|+|skip_connect~0|nor_conv_1x1~1|none~2|'\n"
+      "--layers: a `source` column naming a measurement source the model was trained on\n"
+      "(neusight, mlpredict) predicts what that source's timing would measure; otherwise\n"
+      "the latency is kernel time as per-op CUDA events measure it. A column the input\n"
+      "already has (a dataset's measured latency_ms) gets the prefix predicted_.");
+  sub->callback([opts, &run] { run = [opts] { return run_predict(*opts); }; });
+}
+
+}  // namespace cnnperf::cli

@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: Apache-2.0
+// `cnnperf predict`: network or layer-CSV predictions, budgets for CI.
+#include "predict/predict_command.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <optional>
+
+#include "cnnperf/common/config.hpp"
+#include "cnnperf/common/error.hpp"
+#include "cnnperf/ml/e2e.hpp"
+#include "cnnperf/ml/features.hpp"
+#include "cnnperf/ml/learned_model.hpp"
+#include "cnnperf/model/network_io.hpp"
+
+namespace cnnperf {
+
+namespace {
+
+std::pair<std::int64_t, std::int64_t> parse_input_size(const std::string& text) {
+  if (text.empty()) return {0, 0};
+  const auto x = text.find_first_of("xX");
+  if (x == std::string::npos) {
+    const long side = parse_positive_int(text, "--input-size");
+    return {side, side};
+  }
+  return {parse_positive_int(text.substr(0, x), "--input-size (height of HxW)"),
+          parse_positive_int(text.substr(x + 1), "--input-size (width of HxW)")};
+}
+
+std::string fmt_ms(double v) {
+  return format_number(v, 6);
+}
+
+}  // namespace
+
+bool reference_rows_only(const LayerTable& table) {
+  if (!table.table.column("source")) return true;
+  const auto& known = known_sources();
+  for (std::size_t i = 0; i < table.layers.size(); ++i) {
+    const std::string source = table.table.get(i, "source").value_or("");
+    if (source != kReferenceSource &&
+        std::find(known.begin(), known.end(), source) != known.end()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::unique_ptr<LatencyModel> select_model(const PredictOptions& options, const GpuSpec* net_gpu,
+                                           bool reference_rows) {
+  if (options.analytical && !options.model.empty()) {
+    throw InputError("--analytical and --model: expected one of them, not both");
+  }
+  if (options.analytical) {
+    spdlog::info("model: analytical baseline (--analytical)");
+    return bundled_analytical_model();
+  }
+  // A network's layers have no measurement source: only the reference models are needed;
+  // likewise rows whose sources all predict as the reference source.
+  const bool net = options.layers_csv.empty();
+  if (!options.model.empty()) {
+    spdlog::info("model: {} (--model)", options.model);
+    return LearnedModel::load(options.model, net || reference_rows, net ? net_gpu : nullptr);
+  }
+  // Defaults by what each was measured to do best (docs/accuracy.md, "Learned model"): per
+  // layer the bundled learned model, whole networks the analytical baseline, since the
+  // learned kernel times, fitted on standalone odd-shaped layers, run long inside networks.
+  if (!options.layers_csv.empty()) {
+    const std::filesystem::path path = find_resource(kBundledLearnedModel);
+    spdlog::info("model: {} (default for --layers; --analytical for the baseline)", path.string());
+    return LearnedModel::load(path.string(), reference_rows);
+  }
+  spdlog::info("model: analytical baseline (default for --net; --model FILE for a learned model)");
+  return bundled_analytical_model();
+}
+
+NetworkPrediction predict_for_options(const PredictOptions& options, const LatencyModel& model) {
+  if (options.net.empty()) throw InputError("--net: expected a zoo name, .onnx or .json file");
+  const GpuSpec gpu = GpuDatabase::bundled().resolve(options.gpu);
+  ImportOptions import;
+  import.batch = options.batch > 0 ? options.batch : 1;
+  import.batch_given = options.batch > 0;
+  // Unset: an ONNX model's input type or a layer list's dtype decides (zoo networks: fp32).
+  import.dtype = optional_dtype_from_option(options.precision, "--precision");
+  const auto [h, w] = parse_input_size(options.input_size);
+  import.input_h = h;
+  import.input_w = w;
+  import.skip_unsupported = options.skip_unsupported;
+  ImportResult imported = import_network(options.net, import);
+  allow_tf32_convolutions(imported.network, options.allow_tf32);
+  const PowerModel& power = PowerModel::bundled();
+  NetworkPrediction result =
+      predict_network(imported.network, gpu, model, mode_from_string(options.mode), power);
+  if (options.host_ms_per_op > 0) set_host_ms_per_op(result, options.host_ms_per_op, power);
+  if (options.num_gpus != 1) set_num_gpus(result, options.num_gpus, power);
+  if (options.power_limit_w > 0) apply_power_limit(result, options.power_limit_w, power);
+  for (const auto& skipped : imported.skipped) {
+    result.warnings.push_back("node '" + skipped.name + "' (" + skipped.op_type +
+                              ") not predicted: " + skipped.reason);
+  }
+  for (const auto& warning : imported.warnings) result.warnings.push_back(warning);
+  return result;
+}
+
+std::string predict_layers_csv_text(const LayerTable& table, const GpuSpec* gpu,
+                                    const LatencyModel& model, OutputFormat format) {
+  const bool has_sources = table.table.column("source").has_value();
+  // Rows grouped by the GPU they run on: one group for --gpu, else one per `gpu` value.
+  std::map<std::string, std::vector<std::size_t>> groups;
+  for (std::size_t i = 0; i < table.layers.size(); ++i) {
+    if (gpu != nullptr) {
+      groups[""].push_back(i);
+      continue;
+    }
+    const auto name = table.table.get(i, "gpu");
+    if (!name || name->empty()) {
+      throw InputError(table.table.where(i) + ": field 'gpu': expected a GPU name (or --gpu)");
+    }
+    groups[*name].push_back(i);
+  }
+  if (has_sources) {
+    // A source no model knows is predicted like a row without one; say so once per value.
+    std::map<std::string, std::size_t> unknown;
+    for (std::size_t i = 0; i < table.layers.size(); ++i) {
+      const std::string source = table.table.get(i, "source").value_or("");
+      const auto& known = known_sources();
+      if (!source.empty() && std::find(known.begin(), known.end(), source) == known.end()) {
+        ++unknown[source];
+      }
+    }
+    for (const auto& [source, n] : unknown) {
+      spdlog::warn(
+          "source '{}' ({} rows) is not a measurement source cnnperf knows; those rows "
+          "are predicted as kernel time, like rows without a source",
+          source, n);
+    }
+  }
+  std::vector<LayerPrediction> predictions(table.layers.size());
+  std::vector<std::string> gpu_names;
+  for (const auto& [name, rows] : groups) {
+    GpuSpec resolved;
+    if (gpu == nullptr) {
+      try {
+        resolved = GpuDatabase::bundled().resolve(name);
+      } catch (const InputError& e) {
+        throw InputError(table.table.where(rows.front()) + ": field 'gpu': " + e.what());
+      }
+    }
+    const GpuSpec& target = gpu != nullptr ? *gpu : resolved;
+    gpu_names.push_back(target.name);
+    std::vector<Layer> layers;
+    std::vector<std::string> sources;
+    for (const std::size_t i : rows) {
+      layers.push_back(table.layers[i]);
+      if (has_sources) sources.push_back(table.table.get(i, "source").value_or(""));
+    }
+    std::vector<LayerPrediction> part = model.predict_layers_as(layers, target, sources);
+    assign_power(part, target, PowerModel::bundled().activity_for(target));
+    for (std::size_t j = 0; j < rows.size(); ++j) predictions[rows[j]] = std::move(part[j]);
+  }
+  std::vector<std::string> added{"latency_ms", "energy_mj", "avg_power_w", "roofline_ms",
+                                 "in_distribution"};
+  for (auto& name : added) {
+    // Until unique: an input holding both latency_ms and predicted_latency_ms keeps both.
+    while (table.table.column(name)) name = "predicted_" + name;
+  }
+  auto values = [&](std::size_t i) {
+    const auto& p = predictions[i];
+    return std::vector<std::string>{fmt_ms(p.latency_ms), format_number(p.energy_mj, 6),
+                                    format_number(p.avg_power_w, 5), fmt_ms(p.roofline_ms),
+                                    p.in_distribution ? "true" : "false"};
+  };
+  if (format == OutputFormat::kJson) {
+    // Ordered: each row keeps the input's columns in file order, as DESIGN says of --layers.
+    using OrderedJson = nlohmann::ordered_json;
+    OrderedJson rows = OrderedJson::array();
+    for (std::size_t i = 0; i < table.layers.size(); ++i) {
+      OrderedJson row = OrderedJson::object();
+      for (std::size_t c = 0; c < table.table.header.size(); ++c) {
+        row[table.table.header[c]] = table.table.rows[i][c];
+      }
+      const auto& p = predictions[i];
+      row[added[0]] = p.latency_ms;
+      row[added[1]] = p.energy_mj;
+      row[added[2]] = p.avg_power_w;
+      row[added[3]] = p.roofline_ms;
+      row[added[4]] = p.in_distribution;
+      rows.push_back(std::move(row));
+    }
+    const OrderedJson out = {{"schema_version", kPredictionSchemaVersion},
+                             {"tool_version", CNNPERF_VERSION},
+                             {"kind", "layer_predictions"},
+                             {"model", model.name()},
+                             {"gpu", gpu != nullptr ? OrderedJson(nlohmann::json(*gpu))
+                                                    : OrderedJson("per row: the gpu column")},
+                             {"gpus", gpu_names},
+                             {"source", table.table.source},
+                             {"rows", rows}};
+    return out.dump(2) + "\n";
+  }
+  std::vector<std::string> header = table.table.header;
+  header.insert(header.end(), added.begin(), added.end());
+  if (format == OutputFormat::kTable) {
+    std::vector<std::vector<std::string>> rows;
+    for (std::size_t i = 0; i < table.layers.size(); ++i) {
+      auto row = table.table.rows[i];
+      const auto extra = values(i);
+      row.insert(row.end(), extra.begin(), extra.end());
+      rows.push_back(std::move(row));
+    }
+    return format_table(header, rows);
+  }
+  // Where the numbers came from, and the version of the JSON form, end each CSV row (the
+  // table, for a person, leaves them out).
+  for (std::string name : {"model", "schema_version"}) {
+    while (std::find(header.begin(), header.end(), name) != header.end()) {
+      name = "predicted_" + name;
+    }
+    header.push_back(name);
+  }
+  std::string out = csv_line(header) + "\n";
+  const std::string provenance = csv_line({model.name(), std::to_string(kPredictionSchemaVersion)});
+  for (std::size_t i = 0; i < table.layers.size(); ++i) {
+    auto row = table.table.rows[i];
+    const auto extra = values(i);
+    row.insert(row.end(), extra.begin(), extra.end());
+    out += csv_line(row) + "," + provenance + "\n";
+  }
+  return out;
+}
+
+std::optional<std::string> check_budget(const PredictOptions& options,
+                                        const NetworkPrediction& prediction) {
+  if (options.max_latency_ms > 0 && prediction.latency_ms > options.max_latency_ms) {
+    const double over = prediction.latency_ms - options.max_latency_ms;
+    return "latency budget exceeded: predicted " + format_number(prediction.latency_ms, 4) +
+           " ms > " + format_number(options.max_latency_ms, 4) + " ms by " +
+           format_number(over, 3) + " ms (" +
+           format_number(100 * over / options.max_latency_ms, 3) + "%)";
+  }
+  if (options.max_energy_j > 0 && prediction.energy_j > options.max_energy_j) {
+    const double over = prediction.energy_j - options.max_energy_j;
+    return "energy budget exceeded: predicted " + format_number(prediction.energy_j, 4) + " J > " +
+           format_number(options.max_energy_j, 4) + " J by " + format_number(over, 3) + " J (" +
+           format_number(100 * over / options.max_energy_j, 3) + "%)";
+  }
+  return std::nullopt;
+}
+
+int run_predict(const PredictOptions& options) {
+  const bool layers_mode = !options.layers_csv.empty();
+  check_output_not_input(options.output,
+                         {options.net, options.layers_csv, options.gpu, options.model});
+  // --layers writes rows for other tools (DESIGN: csv|json); a table only when asked for.
+  const OutputFormat format = output_format_from_string(
+      options.format.empty() ? (layers_mode ? "csv" : "table") : options.format);
+  // 0 is each option's "not given"; a negative value is a mistake to name.
+  for (const auto& [flag, value] : {std::pair{"--max-latency-ms", options.max_latency_ms},
+                                    std::pair{"--max-energy-j", options.max_energy_j},
+                                    std::pair{"--power-limit", options.power_limit_w},
+                                    std::pair{"--host-ms-per-op", options.host_ms_per_op}}) {
+    if (value < 0 || !std::isfinite(value)) {
+      throw InputError(std::string(flag) + ": expected a positive number, got " +
+                       format_number(value, 6));
+    }
+  }
+  if (options.batch < 0) {
+    throw InputError("--batch: expected a positive integer, got " + std::to_string(options.batch));
+  }
+  if (options.gpu.empty() && options.layers_csv.empty()) {
+    throw InputError("--gpu: required (a GPU name, alias or JSON file)");
+  }
+  std::optional<GpuSpec> net_gpu;
+  if (options.layers_csv.empty()) net_gpu = GpuDatabase::bundled().resolve(options.gpu);
+  if (!options.layers_csv.empty()) {
+    if (!options.net.empty()) {
+      throw InputError("--layers and --net: expected one of them, not both");
+    }
+    if (options.power_limit_w > 0) {
+      // A cap acts on a whole step's average power; single rows have no step to share it.
+      throw InputError("--power-limit: applies to --net predictions, not to --layers rows");
+    }
+    if (options.num_gpus != 1) {
+      throw InputError("--num-gpus: applies to --net predictions, not to --layers rows");
+    }
+    // Each row carries its own sizes and pass; network options would be silently ignored.
+    for (const auto& [flag, given] : {std::pair{"--max-latency-ms", options.max_latency_ms > 0},
+                                      std::pair{"--max-energy-j", options.max_energy_j > 0},
+                                      std::pair{"--batch", options.batch > 0},
+                                      std::pair{"--input-size", !options.input_size.empty()},
+                                      std::pair{"--mode", options.mode != "inference"},
+                                      std::pair{"--host-ms-per-op", options.host_ms_per_op > 0}}) {
+      if (given) {
+        throw InputError(std::string(flag) +
+                         ": applies to --net predictions, not to --layers rows (each row gives "
+                         "its own sizes and pass; a budget applies to a network's step)");
+      }
+    }
+    const LayerTable table = read_layers_csv(options.layers_csv);
+    const auto model = select_model(options, nullptr, reference_rows_only(table));
+    std::optional<GpuSpec> gpu;
+    if (!options.gpu.empty()) {
+      gpu = GpuDatabase::bundled().resolve(options.gpu);
+    } else if (!table.table.column("gpu")) {
+      throw InputError("--gpu: required unless " + options.layers_csv + " has a 'gpu' column");
+    }
+    write_output(options.output,
+                 predict_layers_csv_text(table, gpu ? &*gpu : nullptr, *model, format));
+    return 0;
+  }
+  const auto model = select_model(options, net_gpu ? &*net_gpu : nullptr);
+  const NetworkPrediction prediction = predict_for_options(options, *model);
+  // A table on stdout ends with its warnings; saying them on stderr too printed each twice
+  // on a terminal. JSON and CSV (and a table written to a file) still say them there.
+  const bool table_on_stdout =
+      format == OutputFormat::kTable && (options.output.empty() || options.output == "-");
+  if (!table_on_stdout) {
+    for (const auto& warning : prediction.warnings) spdlog::warn("{}", warning);
+  }
+  write_output(options.output, format_prediction(prediction, format));
+  if (const auto over = check_budget(options, prediction)) {
+    throw BudgetExceeded(*over);
+  }
+  return 0;
+}
+
+}  // namespace cnnperf

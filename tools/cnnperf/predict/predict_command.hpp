@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+// `cnnperf predict`: options and the one library call behind the subcommand.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cnnperf/common/io.hpp"
+#include "cnnperf/model/layer_io.hpp"
+#include "cnnperf/predict/predict.hpp"
+
+namespace cnnperf {
+
+struct PredictOptions {
+  std::string net;         ///< zoo name, .onnx or .json layer list (or empty with layers_csv)
+  std::string layers_csv;  ///< canonical layer CSV: one prediction per row
+  std::string gpu;         ///< database name, alias, or JSON spec file
+  std::int64_t batch = 0;  ///< 0: the network's default (1)
+  std::string mode = "inference";
+  std::string precision;      ///< fp32|fp16; empty: the network file's, else fp32
+  std::string input_size;     ///< "HxW" or empty
+  double power_limit_w = 0;   ///< 0: no cap
+  double host_ms_per_op = 0;  ///< host time to issue one op on the user's machine, ms; 0: model's
+  int num_gpus = 1;           ///< --net: GPUs of nn.DataParallel, batch per GPU unchanged
+  std::string model;          ///< model file; empty: the default (see select_model)
+  bool analytical = false;    ///< force the analytical baseline
+  bool allow_tf32 = true;     ///< --net: fp32 convolutions on TF32 tensor cores (PyTorch's default)
+  bool skip_unsupported = false;
+  double max_latency_ms = 0;  ///< CI budget; 0: none (exit 3 when exceeded)
+  double max_energy_j = 0;    ///< CI budget; 0: none (exit 3 when exceeded)
+  std::string format;         ///< table|json|csv; empty: table for --net, csv for --layers
+  std::string output;         ///< file, or empty for stdout
+};
+
+/// The bundled learned model, `predict --layers`'s default (found with find_resource).
+inline constexpr const char* kBundledLearnedModel = "models/cnnperf_default.json";
+
+/// Chooses the LatencyModel: --analytical, --model FILE, or the default: the bundled learned
+/// model for --layers, the analytical baseline for --net (docs/accuracy.md says why).
+/// `net_gpu`: with --model and --net, the GPU predicted; only the boosters it uses are read
+/// (LearnedModel::load's only_gpu), so the model serves that GPU only.
+/// `reference_rows`: with --layers, the rows need only the reference source's models
+/// (reference_rows_only), so only those are read.
+[[nodiscard]] std::unique_ptr<LatencyModel> select_model(const PredictOptions& options,
+                                                         const GpuSpec* net_gpu = nullptr,
+                                                         bool reference_rows = false);
+
+/// Whether each row of `table` is predicted by the reference source's models (LearnedModel:
+/// model_for_source): no `source` column, or none naming another source cnnperf knows.
+[[nodiscard]] bool reference_rows_only(const LayerTable& table);
+
+/// Predicts a network for the options (no output). Throws InputError for bad input.
+[[nodiscard]] NetworkPrediction predict_for_options(const PredictOptions& options,
+                                                    const LatencyModel& model);
+
+/// Text of `predict --layers`: input columns unchanged, plus latency_ms, energy_mj,
+/// avg_power_w, roofline_ms, in_distribution (a name already present gets "predicted_").
+/// `gpu`: every row runs on it; nullptr: each row on the GPU its `gpu` column names (a name
+/// or alias; an unknown one is an InputError naming the row).
+[[nodiscard]] std::string predict_layers_csv_text(const LayerTable& table, const GpuSpec* gpu,
+                                                  const LatencyModel& model, OutputFormat format);
+
+/// Checks the budgets; returns the one-line message when one is exceeded.
+[[nodiscard]] std::optional<std::string> check_budget(const PredictOptions& options,
+                                                      const NetworkPrediction& prediction);
+
+/// Runs the subcommand: writes the result, returns the exit code (0, or 3 over budget).
+int run_predict(const PredictOptions& options);
+
+}  // namespace cnnperf

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: Apache-2.0
+// `cnnperf validate`: a model file's accuracy on measured per-layer and end-to-end data.
+#include "validate/validate_command.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <memory>
+
+#include "cnnperf/common/config.hpp"
+#include "cnnperf/common/error.hpp"
+#include "cnnperf/common/io.hpp"
+#include "cnnperf/ml/e2e.hpp"
+#include "cnnperf/ml/learned_model.hpp"
+#include "cnnperf/ml/power_calibration.hpp"
+#include "predict/predict_command.hpp"
+
+namespace cnnperf {
+
+namespace {
+
+struct Pairs {
+  std::vector<double> truth;
+  std::vector<double> pred;
+  void add(double t, double p) {
+    truth.push_back(t);
+    pred.push_back(p);
+  }
+};
+
+nlohmann::json metrics_map(const std::map<std::string, Pairs>& groups, std::size_t n_features) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [key, pairs] : groups) {
+    out[key] = to_json(compute_metrics(pairs.truth, pairs.pred, n_features));
+  }
+  return out;
+}
+
+std::string cell(const nlohmann::json& j, const char* key) {
+  if (!j.contains(key) || j[key].is_null()) return "nan";
+  return format_number(j[key].get<double>(), 4);
+}
+
+void add_rows(std::vector<std::vector<std::string>>& rows, const std::string& scope,
+              const std::string& group, const nlohmann::json& m) {
+  rows.push_back({scope, group, std::to_string(m.value("n", std::size_t{0})), cell(m, "mape_pct"),
+                  cell(m, "r2"), cell(m, "adjusted_r2"), cell(m, "within_10pct"),
+                  cell(m, "spearman")});
+}
+
+std::string render(const nlohmann::json& report, OutputFormat format) {
+  if (format == OutputFormat::kJson) return report.dump(2) + "\n";
+  // The power section has its own columns (power, slowdown and energy errors).
+  std::string power =
+      report.contains("power") ? format_power_report(report["power"], format) : std::string();
+  if (!report.contains("layers") && !report.contains("e2e")) return power;
+  const std::vector<std::string> header = {
+      "scope", "group", "n", "mape_pct", "r2", "adjusted_r2", "within_10pct", "spearman"};
+  std::vector<std::vector<std::string>> rows;
+  if (report.contains("layers")) {
+    const auto& l = report["layers"];
+    add_rows(rows, "layer", "all", l["overall"]);
+    for (const auto& [fam, m] : l["per_family"].items()) {
+      add_rows(rows, "layer", "family=" + fam, m);
+    }
+    for (const auto& [gpu, m] : l["per_gpu"].items()) add_rows(rows, "layer", "gpu=" + gpu, m);
+  }
+  if (report.contains("e2e")) {
+    const auto& e = report["e2e"];
+    add_rows(rows, "end-to-end", "all", e["overall"]);
+    for (const auto& [gpu, m] : e["per_gpu"].items()) add_rows(rows, "end-to-end", "gpu=" + gpu, m);
+    if (e.contains("per_slice")) {
+      for (const auto& [slice, m] : e["per_slice"].items()) add_rows(rows, "end-to-end", slice, m);
+    }
+    if (e.contains("data_parallel")) {
+      const auto& d = e["data_parallel"];
+      add_rows(rows, "end-to-end, 2+ GPUs", "all", d["overall"]);
+      for (const auto& [gpu, m] : d["per_gpu"].items()) {
+        add_rows(rows, "end-to-end, 2+ GPUs", "gpu=" + gpu, m);
+      }
+    }
+  }
+  if (format == OutputFormat::kCsv) {
+    return csv_with_schema(header, rows, report.at("schema_version").get<int>()) +
+           (power.empty() ? "" : "\n" + power);
+  }
+  std::string models;
+  if (report.contains("layers")) models += "per layer: " + report["model"].get<std::string>();
+  if (report.contains("e2e")) {
+    models += std::string(models.empty() ? "" : "; ") +
+              "end to end: " + report["e2e"]["latency_model"].get<std::string>();
+  }
+  return format_table(header, rows) + "models scored: " + models + "\n" +
+         (power.empty() ? "" : "\n" + power);
+}
+
+}  // namespace
+
+nlohmann::json validate_report(const ValidateOptions& options) {
+  if (options.data.empty() && options.e2e.empty() && options.power.empty()) {
+    throw InputError("--data/--e2e/--power: expected at least one measured dataset");
+  }
+  nlohmann::json power_section;
+  if (!options.power.empty()) {
+    const PowerModel power = options.power_model.empty()
+                                 ? PowerModel::bundled()
+                                 : PowerModel::load(user_file_or_resource(options.power_model));
+    power_section = power_validation_report(options.power, power);
+    if (options.data.empty() && options.e2e.empty()) {
+      return {{"schema_version", kModelSchemaVersion},
+              {"tool_version", CNNPERF_VERSION},
+              {"power", power_section}};
+    }
+  }
+  nlohmann::json report = {{"schema_version", kModelSchemaVersion},
+                           {"tool_version", CNNPERF_VERSION}};
+  // Without --model, each part is scored with the model `predict` would use for it: the
+  // bundled learned model per layer, the analytical baseline end to end.
+  std::unique_ptr<LearnedModel> learned;
+  if (!options.model.empty() || !options.data.empty()) {
+    const std::string path =
+        options.model.empty() ? find_resource(kBundledLearnedModel).string() : options.model;
+    learned = LearnedModel::load(path);
+    report["model"] = options.model.empty() ? std::string(kBundledLearnedModel) : path;
+    report["model_fingerprint"] = learned->metadata().value("fingerprint", std::string());
+  }
+  if (!options.data.empty()) {
+    const LearnedModel* model = learned.get();
+    const FeatureSpec& spec = model->feature_spec();
+    const std::size_t n_features = feature_names(spec).size();
+    const TrainingData data = load_training_data(options.data);
+    Pairs overall;
+    std::map<std::string, Pairs> per_gpu, per_family;
+    std::size_t unmodelled = 0;
+    for (const auto family : kOpFamilies) {
+      const auto rows = family_rows(data, family);
+      if (rows.empty()) continue;
+      std::vector<const FamilyModel*> fams;
+      for (const auto& f : model->families()) {
+        if (f.family == family) fams.push_back(&f);
+      }
+      if (fams.empty()) {
+        unmodelled += rows.size();
+        continue;
+      }
+      // Each row is predicted with its own measurement source (not the reference source
+      // predict uses), so the comparison is against what that source's timing measures.
+      const auto pred = predict_rows(fams, data, rows, spec);
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        const double truth = data.latency_ms[rows[i]];
+        overall.add(truth, pred[i]);
+        per_gpu[data.gpus[rows[i]].name].add(truth, pred[i]);
+        per_family[to_string(family)].add(truth, pred[i]);
+      }
+    }
+    if (unmodelled > 0) {
+      spdlog::warn("{} rows belong to op families the model has no regressor for; not scored",
+                   unmodelled);
+    }
+    if (overall.truth.empty()) {
+      throw InputError("--data: no rows the model can score in " + join(data.files, ", ") +
+                       "; expected measured rows of an op family the model has (" +
+                       std::to_string(unmodelled) + " rows of others)");
+    }
+    report["layers"] = {
+        {"files", data.files},
+        {"fingerprint", data.fingerprint},
+        {"rows", overall.truth.size()},
+        {"skipped_rows", data.skipped_rows},
+        {"unmodelled_rows", unmodelled},
+        {"source_features", "each row's own `source` column"},
+        {"overall", to_json(compute_metrics(overall.truth, overall.pred, n_features))},
+        {"per_gpu", metrics_map(per_gpu, n_features)},
+        {"per_family", metrics_map(per_family, n_features)}};
+  }
+  if (!options.e2e.empty()) {
+    auto rows = load_e2e_rows(options.e2e);
+    const std::string files = join(options.e2e, " ");
+    std::unique_ptr<LatencyModel> baseline;
+    if (options.model.empty()) baseline = bundled_analytical_model();
+    const LatencyModel* model = options.model.empty() ? baseline.get() : learned.get();
+    // A model calibrated before the data-parallel terms predicts single-GPU steps only.
+    const bool data_parallel = model->eager_overhead().data_parallel.rows > 0;
+    const auto multi_rows = static_cast<std::size_t>(
+        std::count_if(rows.begin(), rows.end(), [](const E2eRow& r) { return r.num_gpus > 1; }));
+    if (!data_parallel) {
+      std::erase_if(rows, [](const E2eRow& r) { return r.num_gpus > 1; });
+    }
+    require_single_gpu_rows(rows, files);
+    const auto terms = e2e_terms(rows, *model);
+    const EagerOverhead overhead = model->eager_overhead_for(e2e_network_source(rows));
+    const E2eEvaluation eval = evaluate_e2e(rows, terms, overhead);
+    report["e2e"] = {{"file", files},
+                     {"latency_model", options.model.empty() ? "analytical" : report["model"]},
+                     {"rows", rows.size()},
+                     {"eager_overhead_source", overhead.source}};
+    report["e2e"].update(to_json(eval));
+    if (eval.data_parallel_rows == 0 && multi_rows > 0) {
+      report["e2e"]["unmodelled_multi_gpu_rows"] = multi_rows;
+    }
+  }
+  if (!power_section.is_null()) report["power"] = power_section;
+  return report;
+}
+
+int run_validate(const ValidateOptions& options) {
+  const OutputFormat format = output_format_from_string(options.format);
+  const std::optional<double> gate = options.fail_if_mape_above;
+  if (gate && (*gate < 0 || !std::isfinite(*gate))) {
+    throw InputError("--fail-if-mape-above: expected a non-negative percentage");
+  }
+  std::vector<std::string> inputs = options.data;
+  inputs.insert(inputs.end(), options.e2e.begin(), options.e2e.end());
+  inputs.insert(inputs.end(), options.power.begin(), options.power.end());
+  inputs.push_back(options.model);
+  inputs.push_back(options.power_model);
+  check_output_not_input(options.output, inputs);
+  const nlohmann::json report = validate_report(options);
+  write_output(options.output, render(report, format));
+  if (gate) {
+    // Every overall MAPE the report prints is gated, the 2+ GPU end-to-end rows' too.
+    const std::array<std::pair<const char*, const char*>, 4> gated{{
+        {"per-layer", "/layers/overall/mape_pct"},
+        {"end-to-end", "/e2e/overall/mape_pct"},
+        {"end-to-end 2+ GPUs", "/e2e/data_parallel/overall/mape_pct"},
+        {"power-cap slowdown", "/power/scores/overall/slowdown_mape_pct"},
+    }};
+    for (const auto& [label, pointer] : gated) {
+      const nlohmann::json::json_pointer at(pointer);
+      if (!report.contains(at) || !report[at].is_number()) continue;
+      const double mape = report[at].get<double>();
+      if (mape > *gate) {
+        std::fprintf(stderr, "cnnperf: validate: %s MAPE %s %% exceeds --fail-if-mape-above %s\n",
+                     label, format_number(mape, 4).c_str(), format_number(*gate, 4).c_str());
+        return 1;
+      }
+    }
+  }
+  return 0;
+}
+
+}  // namespace cnnperf
