@@ -48,6 +48,10 @@ inline CLI::Validator positive_number() {
       "POSITIVE");
 }
 
+/// The option that sets a library parameter: "--" + the parameter with '_' as '-'
+/// ("host_ms_per_op" -> "--host-ms-per-op"), unless `kOptionOverrides` names another.
+[[nodiscard]] std::string option_for_parameter(const std::string& parameter);
+
 /// What main() runs after parsing; returns the exit code.
 using Runner = std::function<int()>;
 

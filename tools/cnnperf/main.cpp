@@ -92,6 +92,10 @@ int run_cli(int argc, char** argv) {
   } catch (const cnnperf::BudgetExceeded& e) {
     std::fprintf(stderr, "cnnperf: error: %s\n", e.what());
     return cnnperf::cli::kExitOverBudget;
+  } catch (const cnnperf::ParameterError& e) {
+    std::fprintf(stderr, "cnnperf: error: %s: %s\n",
+                 cnnperf::cli::option_for_parameter(e.parameter()).c_str(), e.detail().c_str());
+    return cnnperf::cli::kExitBadInput;
   } catch (const cnnperf::InputError& e) {
     std::fprintf(stderr, "cnnperf: error: %s\n", e.what());
     return cnnperf::cli::kExitBadInput;

@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace cnnperf {
 
@@ -17,6 +18,23 @@ class Error : public std::runtime_error {
 class InputError : public Error {
  public:
   using Error::Error;
+};
+
+/// Bad value of one named parameter of a library call (an options struct's member, e.g.
+/// "batch", "host_ms_per_op"). what() is "<parameter>: <detail>"; the CLI prints the option
+/// that set the parameter instead (tools/cnnperf/main.cpp), so the library names no flag.
+class ParameterError : public InputError {
+ public:
+  ParameterError(std::string parameter, std::string detail)
+      : InputError(parameter + ": " + detail),
+        parameter_(std::move(parameter)),
+        detail_(std::move(detail)) {}
+  [[nodiscard]] const std::string& parameter() const noexcept { return parameter_; }
+  [[nodiscard]] const std::string& detail() const noexcept { return detail_; }
+
+ private:
+  std::string parameter_;
+  std::string detail_;
 };
 
 /// A prediction exceeded a budget the user set.

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: Apache-2.0
+// Library parameter names to the options that set them.
+#include <algorithm>
+#include <array>
+#include <string>
+#include <utility>
+
+#include "commands.hpp"
+
+namespace cnnperf::cli {
+
+namespace {
+
+// Parameters whose option is not the parameter's own name with dashes.
+constexpr std::array<std::pair<const char*, const char*>, 2> kOptionOverrides{{
+    {"allow_tf32", "--no-tf32"},
+    {"layers_csv", "--layers"},
+}};
+
+}  // namespace
+
+std::string option_for_parameter(const std::string& parameter) {
+  for (const auto& [name, option] : kOptionOverrides) {
+    if (parameter == name) return option;
+  }
+  std::string option = "--" + parameter;
+  std::replace(option.begin(), option.end(), '_', '-');
+  return option;
+}
+
+}  // namespace cnnperf::cli
