@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Would removing each GPU's level before fitting help a GPU without rows?
-(docs/accuracy.md, "Where the remaining error sits".)
+(research/notes/accuracy-history.md, "Where the remaining error sits".)
 
 Reads a `cnnperf train --cv leave-gpu-out --export-features` CSV (fold = GPU; baseline_ms with
 the host floor as cross-validation fits it). Per op family, held out one GPU at a time, it fits
@@ -9,7 +9,7 @@ after subtracting each training GPU's median log ratio, predicting the held-out 
 mean of those medians (`level-normalized`). Prints the MAPE of the latency per held-out GPU
 and over all rows. Needs Debian's python3-sklearn (/usr/bin/python3).
 
-Usage: tools/logo_level_study.py FEATURES.csv [FAMILY ...]   (default: conv gemm pointwise)
+Usage: research/logo_level_study.py FEATURES.csv [FAMILY ...]   (default: conv gemm pointwise)
 """
 import sys
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Bias of a prediction file by the size of the measurement (docs/accuracy.md, "An unseen
+"""Bias of a prediction file by the size of the measurement (research/notes/accuracy-history.md, "An unseen
 GPU's `linear` layers inherit two cards' slow long calls").
 
 Reads `cnnperf predict --layers ... --format csv` output (the input's measured `latency_ms`
@@ -7,7 +7,7 @@ and the appended `predicted_latency_ms`) and prints, per file, the MAPE and, per
 measured latency, the rows, the median of predicted / measured and the MAPE. A median away
 from 1 in one decade is a bias there that the overall MAPE hides.
 
-Usage: tools/ratio_by_decade.py PRED.csv [PRED.csv ...]
+Usage: research/ratio_by_decade.py PRED.csv [PRED.csv ...]
 """
 import csv
 import math

@@ -6,11 +6,11 @@ each kind a network has; `skip` is the baseline, so each coefficient is what tha
 over it. NAS-Bench-201 repeats its cell 15 times, so its coefficients are divided by 15: the
 cost of one edge. docs/methodology.md ("End-to-end latency") quotes the RTX 2080 Ti's.
 With --cnnperf, the same fit on cnnperf's predictions (latency and kernel time) of a seeded
-sample of one GPU's rows, next to the measured one (docs/accuracy.md, "NAS networks").
+sample of one GPU's rows, next to the measured one (research/notes/accuracy-history.md, "NAS networks").
 Needs numpy (Debian: python3-numpy).
 
-    python3 tools/help_op_costs.py [--batch 1]
-    python3 tools/help_op_costs.py --batch 64 --space fbnet --gpu-key titanxp \
+    python3 research/help_op_costs.py [--batch 1]
+    python3 research/help_op_costs.py --batch 64 --space fbnet --gpu-key titanxp \
         --cnnperf build/cnnperf --sample 300
 """
 import argparse

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Would cost ratios of cuDNN's other conv algorithms help MLPredict's held-out shapes?
-(docs/accuracy.md, "Where the remaining error sits".)
+(research/notes/accuracy-history.md, "Where the remaining error sits".)
 
 MLPredict's conv rows are weakest at stride 1 (where cuDNN may pick FFT or Winograd instead
 of an implicit GEMM), and more so for larger kernels. This script adds, to the features
@@ -13,7 +13,7 @@ per variant.
 The op counts are rough (5 N log2 N per complex FFT, 8 flops per complex multiply-add):
 what is asked is whether the ranking they give adds anything the trees cannot find.
 
-Usage: tools/conv_algorithm_cost_study.py ROWS.csv FEATURES.csv
+Usage: research/conv_algorithm_cost_study.py ROWS.csv FEATURES.csv
   ROWS.csv      the conv2d rows (the rows --export-features was given, same order)
   FEATURES.csv  the export; needs Debian's python3-sklearn (/usr/bin/python3)
 """

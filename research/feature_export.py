@@ -1,4 +1,4 @@
-"""Reads a `cnnperf train --export-features` CSV for the study scripts in tools/.
+"""Reads a `cnnperf train --export-features` CSV for the study scripts in research/.
 
 The columns between `fold` and `baseline_ms` are the features; `log_ratio` is the target
 (log of measured over baseline latency). Plain numpy, no scikit-learn.

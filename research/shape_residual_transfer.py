@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Does a shape's residual on the training GPUs help predict it on a held-out GPU?
-(docs/accuracy.md, "Where the remaining error sits".)
+(research/notes/accuracy-history.md, "Where the remaining error sits".)
 
 Reads pairs of `predict --layers --format csv` outputs of one leave-one-GPU-out model each:
 HELD the held-out GPU's rows, TRAIN the training GPUs' rows (in-sample). Each held-out
@@ -8,7 +8,7 @@ prediction is multiplied by exp(a x the mean log(measured / predicted) of the sa
 the training GPUs); prints the MAPE for several a (a = 0: the model alone) and, per held-out
 file, the median measured / predicted. Standard library only.
 
-Usage: tools/shape_residual_transfer.py HELD1.csv TRAIN1.csv [HELD2.csv TRAIN2.csv ...]
+Usage: research/shape_residual_transfer.py HELD1.csv TRAIN1.csv [HELD2.csv TRAIN2.csv ...]
 """
 import csv
 import math

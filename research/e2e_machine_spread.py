@@ -8,7 +8,7 @@ MAPE any one prediction per configuration could reach on all its runs (a floor f
 that sees only the GPU). Then the median ratio of the TITAN RTX's step time to the RTX 2080
 Ti's (same TU102 chip) per precision and mode. Standard library only.
 
-Usage: python3 tools/e2e_machine_spread.py [--data datasets/e2e_torchvision.csv]
+Usage: python3 research/e2e_machine_spread.py [--data datasets/e2e_torchvision.csv]
 """
 import argparse
 import csv

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Prototype: does a step behave like max(sum of host, sum of GPU) or like a sum over ops of
-max(host, GPU)? (docs/accuracy.md, "NAS networks". It led to cnnperf's per_op_overlap term,
+max(host, GPU)? (research/notes/accuracy-history.md, "NAS networks". It led to cnnperf's per_op_overlap term,
 fitted there on all rows; this script keeps the in-sample check on one slice.)
 
 For a seeded sample of HELP's rows of one space, GPU and batch, it reads every layer's
@@ -10,7 +10,7 @@ for step = fixed + alpha x sum_i max(host_i, gpu_i) + (1 - alpha) x max(sum host
 alpha 0 (cnnperf's form), 0.5 and 1. Needs numpy and scipy (Debian: python3-numpy,
 python3-scipy).
 
-    python3 tools/proto_per_op_overlap.py --cnnperf build/cnnperf fbnet titanxp 64
+    python3 research/proto_per_op_overlap.py --cnnperf build/cnnperf fbnet titanxp 64
 """
 import argparse
 import csv

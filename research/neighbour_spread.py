@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How far apart near-identical NeuSight conv2d shapes run, per GPU (docs/accuracy.md,
+"""How far apart near-identical NeuSight conv2d shapes run, per GPU (research/notes/accuracy-history.md,
 "How rough the NeuSight conv surface is").
 
 For every conv2d row, its nearest other shape on the same GPU in (log2 batch, log2 c_in,
@@ -9,7 +9,7 @@ surface would give ratios near 1 for such pairs: what remains is what no model o
 alone can interpolate at this sampling density (cuDNN's choices and measurement noise).
 Needs Debian's python3-numpy and python3-scipy.
 
-Usage: tools/neighbour_spread.py [datasets/layers_neusight.csv.gz]
+Usage: research/neighbour_spread.py [datasets/layers_neusight.csv.gz]
 """
 import csv
 import gzip

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Would a GPU outside the data be predicted better by a blend of the learned regressor
-(GPU spec features) and the gpu-blind one (without them)? (docs/accuracy.md, "Where the
+(GPU spec features) and the gpu-blind one (without them)? (research/notes/accuracy-history.md, "Where the
 remaining error sits".)
 
 Reads a `cnnperf train --cv leave-gpu-out --export-features` CSV (fold = GPU). Per op family,
@@ -10,7 +10,7 @@ geometric blend exp(w log learned + (1 - w) log gpu-blind) for w = 1, 0.75, 0.5,
 MAPE of the latency over all rows and per held-out GPU. Needs Debian's python3-sklearn
 (/usr/bin/python3).
 
-Usage: tools/logo_blend_study.py FEATURES.csv [FAMILY ...]   (default: conv gemm pointwise)
+Usage: research/logo_blend_study.py FEATURES.csv [FAMILY ...]   (default: conv gemm pointwise)
 """
 import sys
 
