@@ -123,7 +123,7 @@ EagerOverhead eager_overhead_from_json(const nlohmann::json& j, const std::strin
   if (j.contains("heavy_op_factor")) o.heavy_op_factor = number("heavy_op_factor");
   // Optional: a file without the per-op overlap takes the max of the sums alone.
   if (j.contains("per_op_overlap")) o.per_op_overlap = number("per_op_overlap");
-  // Files written before 2026-11-24 give a GPU without rows the shared terms.
+  // Optional: a file without unseen_gpu_terms gives a GPU without rows the shared terms.
   if (j.contains("unseen_gpu_terms")) {
     if (!j["unseen_gpu_terms"].is_string()) {
       throw InputError(where + ".unseen_gpu_terms: expected a string");
