@@ -6,7 +6,7 @@ Per layer: every row of datasets/layers_neusight.csv.gz and datasets/layers_mlpr
 is predicted with `cnnperf predict --analytical --layers FILE --gpu G --format csv` (one call
 per GPU, since --gpu names one GPU). cnnperf reads pad_h_end/pad_w_end, so rows with
 TensorFlow's asymmetric SAME padding (symmetric_pad_exact == 0) are predicted with their real
-geometry (until 2026-11-24 they were skipped). Rows without a positive latency are skipped.
+geometry. Rows without a positive latency are skipped.
 
 End to end: every single-GPU row of datasets/e2e_torchvision.csv is predicted with
 `cnnperf predict --analytical --net NET --gpu GPU --batch B --precision P --mode M

@@ -208,9 +208,10 @@ using Vec = std::vector<double>;
 
 // Physical bounds of two parameters. Per-op host time and a per-kernel GPU gap both explain a
 // cost per op, so unbounded fits can trade one for the other: without the GPU it predicts,
-// a fit once chose 24 us of idle GPU per kernel and 207 host ops per training op, and
-// predicted the held-out GPU worse (docs/accuracy.md). A busy stream's gap between dependent
-// kernels is a few microseconds, and a training step issues a few host ops per forward op.
+// an unbounded fit chose 24 us of idle GPU per kernel and 207 host ops per training op,
+// and predicted the held-out GPU worse (research/notes/accuracy-history.md). A busy stream's
+// gap between dependent kernels is a few microseconds, and a training step issues a few host
+// ops per forward op.
 constexpr double kMaxGpuGapMs = 0.005;
 constexpr double kMinTrainingHostFactor = 1.0;
 constexpr double kMaxTrainingHostFactor = 10.0;
@@ -355,7 +356,7 @@ GpuEagerCalibration calibrate_gpu(const EagerOverhead& shared, const std::vector
 
 // Stage three's prior: a network's scale is its rows' geometric-mean ratio with one more row
 // at ratio 1, so a network measured once moves half-way (10-fold over configurations
-// preferred 1 to 0.3 and 3; docs/accuracy.md).
+// preferred 1 to 0.3 and 3; research/notes/accuracy-history.md).
 constexpr double kNetworkPriorRows = 1.0;
 // A network that runs more than 2x off the formula points at a zoo or model defect.
 constexpr double kMaxStepScale = 2.0;
@@ -606,7 +607,8 @@ EagerOverhead calibrate_overhead(const std::vector<E2eRow>& rows,
   }
   // Stage three b: a network key with 50 or more rows on one GPU (HELP's search spaces; no
   // zoo network) also gets that machine's scale: the RTX 2080 Ti's machine runs FBNet blocks
-  // relatively faster than NAS-Bench-201 cells than the other three do (docs/accuracy.md).
+  // relatively faster than NAS-Bench-201 cells than the other three do
+  // (research/notes/accuracy-history.md).
   std::map<std::string, std::pair<double, int>> gpu_log_ratios;
   for (const auto i : subset) {
     const std::string key = step_key(rows[i]);

@@ -223,7 +223,7 @@ std::vector<std::string> feature_names(const FeatureSpec& spec) {
       names.emplace_back(f.name);
     }
   }
-  // setup follows the default groups; a model file from before it existed does not list it.
+  // setup follows the default groups; a model file without it does not list it.
   for (const auto& f : kFeatureDocs) {
     if (spec.setup && std::string_view(f.group) == "setup") names.emplace_back(f.name);
   }

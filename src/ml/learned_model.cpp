@@ -942,7 +942,7 @@ std::unique_ptr<LearnedModel> LearnedModel::from_json(const nlohmann::json& doc,
     } catch (const InputError& e) {
       throw InputError(where + ".family: " + e.what());  // it knows no file: name it and the field
     }
-    // Files before the per-source split (2026-11-24) have one model per family and no key.
+    // A file without the key has one joint model per family (no per-source split).
     if (fams[i].contains("source")) f.source = field<std::string>(fams[i], "source", where);
     f.rows = field<std::size_t>(fams[i], "rows", where);
     f.gpus = field<std::vector<std::string>>(fams[i], "gpus", where);
@@ -957,7 +957,7 @@ std::unique_ptr<LearnedModel> LearnedModel::from_json(const nlohmann::json& doc,
                          std::to_string(bounds->size()));
       }
     }
-    std::string mode = "learned";  // files before 2026-11-24 have no unseen_gpu
+    std::string mode = "learned";  // a file without unseen_gpu
     if (fams[i].contains("unseen_gpu")) {
       mode = field<std::string>(fams[i], "unseen_gpu", where);
       if (mode != "learned" && mode != "analytical" && mode != "gpu-blind") {
@@ -980,7 +980,7 @@ std::unique_ptr<LearnedModel> LearnedModel::from_json(const nlohmann::json& doc,
       }
     };
     if (mode == "gpu-blind") f.gpu_blind_regressor = regressor_at("gpu_blind_regressor");
-    if (fams[i].contains("host_floor_ms")) {  // absent before 2026-11-24: no floor
+    if (fams[i].contains("host_floor_ms")) {  // absent: no floor
       const auto& floors = fams[i]["host_floor_ms"];
       if (!floors.is_array()) throw InputError(where + ".host_floor_ms: expected an array");
       for (std::size_t k = 0; k < floors.size(); ++k) {
@@ -1000,7 +1000,7 @@ std::unique_ptr<LearnedModel> LearnedModel::from_json(const nlohmann::json& doc,
   if (doc.contains("eager_overhead")) {
     o = eager_overhead_from_json(doc["eager_overhead"], source + ": eager_overhead");
   }
-  // Files before the separate power model carried a "power" object; it is ignored now
+  // A "power" object in a model file is ignored
   // (models/power_model.json is the one power model).
   auto model = std::make_unique<LearnedModel>(spec, std::move(families), o,
                                               doc.value("metadata", nlohmann::json::object()));

@@ -33,7 +33,7 @@ struct Workload {
 // ImageNet-1k (ILSVRC 2012) has 1,281,167 training images, CIFAR-100 50,000. The CIFAR-100
 // epochs are scored, not fitted on: at 32x32 a step takes well under a millisecond of GPU
 // time and the epoch is mostly the input pipeline, which the model does not describe (fitting
-// on them moved the voltage floor from 0.70 to 0.35 of boost; docs/accuracy.md).
+// on them too would put the voltage floor at 0.35 of boost; research/notes/accuracy-history.md).
 constexpr Workload kModelled[] = {{"imagenet", "resnet50", "resnet50", 1281167, true},
                                   {"cifar100", "shufflenetv2", kCifarShuffleNetV2, 50000, false}};
 

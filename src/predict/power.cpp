@@ -71,7 +71,7 @@ PowerModel PowerModel::from_json(const nlohmann::json& doc, const std::string& w
   }
   m.source = doc["source"].get<std::string>();
   m.calibration = doc.value("calibration", nlohmann::json::object());
-  // Files written before the per-GPU scales (2026-11-24) have none.
+  // A file without per-GPU scales gives every GPU the shared one.
   if (doc.contains("activity_scale_by_gpu")) {
     const auto& scales = doc["activity_scale_by_gpu"];
     if (!scales.is_object()) {

@@ -100,7 +100,7 @@ DataParallelTerms data_parallel_from_json(const nlohmann::json& j, const std::st
   d.host_ms_per_op = json_number(j, "host_ms_per_op", where);
   d.training_host_ms_per_op = json_number(j, "training_host_ms_per_op", where);
   d.rows = static_cast<int>(json_number(j, "rows", where));
-  // Since 2026-11-26; a file without it has the range unrecorded (0), and no warning is given.
+  // Optional: a file without it has the range unrecorded (0), and no warning is given.
   if (j.contains("max_num_gpus")) {
     d.max_num_gpus = static_cast<int>(json_number(j, "max_num_gpus", where));
   }
@@ -117,13 +117,13 @@ EagerOverhead eager_overhead_from_json(const nlohmann::json& j, const std::strin
   o.fixed_ms = number("fixed_ms");
   o.h2d_gbs = number("h2d_gbs");
   o.training_host_factor = number("training_host_factor");
-  // Files written before the per-GPU calibration (2026-11-24) have neither key.
+  // Optional: a file without the per-GPU calibration has neither key.
   if (j.contains("kernel_time_scale")) o.kernel_time_scale = number("kernel_time_scale");
-  // Files written before the per-op-kind host time (2026-11-24) count every op the same.
+  // Optional: a file without the per-op-kind host time counts every op the same.
   if (j.contains("heavy_op_factor")) o.heavy_op_factor = number("heavy_op_factor");
-  // Files written before the per-op overlap (2026-11-24) take the max of the sums alone.
+  // Optional: a file without the per-op overlap takes the max of the sums alone.
   if (j.contains("per_op_overlap")) o.per_op_overlap = number("per_op_overlap");
-  // Files written before 2026-11-24 give a GPU without rows the shared terms.
+  // Optional: a file without unseen_gpu_terms gives a GPU without rows the shared terms.
   if (j.contains("unseen_gpu_terms")) {
     if (!j["unseen_gpu_terms"].is_string()) {
       throw InputError(where + ".unseen_gpu_terms: expected a string");
@@ -154,12 +154,12 @@ EagerOverhead eager_overhead_from_json(const nlohmann::json& j, const std::strin
         }
         g.architecture = c["architecture"].get<std::string>();
       } else if (const auto spec = GpuDatabase::bundled().find(gpu)) {
-        g.architecture = spec->architecture;  // files from before 2026-11-24
+        g.architecture = spec->architecture;  // a file that does not record it
       }
       o.per_gpu.emplace(gpu, g);
     }
   }
-  // Files written before the per-network scales (2026-11-24) have neither key.
+  // Optional: a file without the per-network scales has neither key.
   if (j.contains("step_scale")) o.step_scale = number("step_scale");
   if (j.contains("step_scale_family")) {
     if (!j["step_scale_family"].is_string()) {
@@ -174,7 +174,7 @@ EagerOverhead eager_overhead_from_json(const nlohmann::json& j, const std::strin
     if (!j[key].is_string()) throw InputError(where + "." + key + ": expected a string");
     *field = j[key].get<std::string>();
   }
-  // per_gpu_network since 2026-11-24 (HELP's rows); optional like per_network.
+  // per_gpu_network (HELP's rows) is optional like per_network.
   for (const auto& [name, map] : {std::pair{"per_network", &o.per_network},
                                   std::pair{"per_gpu_network", &o.per_gpu_network}}) {
     if (!j.contains(name)) continue;
@@ -189,7 +189,7 @@ EagerOverhead eager_overhead_from_json(const nlohmann::json& j, const std::strin
       map->emplace(key, scale);
     }
   }
-  // Files written before the data-parallel terms (2026-11-24) have neither key.
+  // Optional: a file without the data-parallel terms has neither key.
   if (j.contains("data_parallel")) {
     o.data_parallel = data_parallel_from_json(j["data_parallel"], where + ".data_parallel");
   }

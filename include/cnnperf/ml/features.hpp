@@ -24,8 +24,8 @@ struct FeatureSpec {
   bool ptx = false;        ///< executed PTX mix of the matching reference kernel
   bool quant = false;      ///< tile/wave quantization residues (c_out mod 64/128, N*P*Q mod tiles)
   /// What the timed region held besides the layer: activation and optimizer one-hots and
-  /// asymmetric padding (a separate pad op). A spec read from a model file written before this
-  /// group existed lists its groups, so it is off.
+  /// asymmetric padding (a separate pad op). A spec read from a model file that lists its
+  /// groups without this one has it off.
   bool setup = true;
   /// Writes the gpu group's columns as 0 (same columns, same order): a model fitted so tells
   /// GPUs apart only through the analytical features (roofline, waves, occupancy). The

@@ -77,7 +77,7 @@ struct FamilyModel {
   /// smallest work (PyTorch's dispatch inside NeuSight's CUDA events, TensorFlow's session),
   /// a property of the measuring machine rather than of the GPU. Fitted on the family's
   /// smallest rows (fit_host_floors); the regressor's baseline is analytical + floor. Empty in
-  /// files from before 2026-11-24 (floor 0).
+  /// files without floors (floor 0).
   std::map<std::pair<std::string, std::string>, double> host_floor_ms;
   /// The floor of a (source, GPU) pair: its own, else the geometric mean of the source's GPUs
   /// (a GPU without measurements is on an unknown machine: the typical one), else of all, else 0.
@@ -163,7 +163,7 @@ struct FamilyParams {
 };
 
 /// Fits one family on the given rows (target: log ratio to analytical + host floor; with
-/// `host_floor` false, the floor is 0, the model before 2026-11-24).
+/// `host_floor` false, the floor is 0).
 [[nodiscard]] FamilyModel fit_family(const TrainingData& data, const std::vector<std::size_t>& rows,
                                      OpFamily family, RegressorKind kind,
                                      const nlohmann::json& params, const FeatureSpec& spec,

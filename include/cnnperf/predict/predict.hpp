@@ -46,7 +46,7 @@ struct GpuEagerCalibration {
   double kernel_time_scale = 1;     ///< multiplies the predicted kernel time of a step
   int rows = 0;                     ///< end-to-end rows it was fitted on
   /// The GPU's architecture (GpuSpec::architecture), which UnseenGpuTerms::kArchitecture
-  /// groups by; empty when unknown (a file from before 2026-11-24 naming a GPU outside the
+  /// groups by; empty when unknown (a file that does not record it, naming a GPU outside the
   /// database).
   std::string architecture;
 };

@@ -133,7 +133,7 @@ TEST(PredictCli, NumGpusOutsideOneToSixteenOrWithLayersOrACapIsExitTwo) {
   EXPECT_NE(r.err.find("--num-gpus"), std::string::npos) << r.err;
 }
 
-// `-o` naming the input replaced it with the output (exit 0); now exit 2, the input intact.
+// `-o` naming the input would replace it with the output: exit 2, the input intact.
 TEST(PredictCli, AnOutputThatIsAnInputIsExitTwoAndLeavesTheInput) {
   const auto csv = temp_dir() / "layers_same.csv";
   const std::string rows = "op,batch,c_in,c_out\nlinear,8,512,512\n";

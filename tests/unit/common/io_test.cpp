@@ -119,8 +119,8 @@ TEST(Files, ReadsGzip) {
   fs::remove_all(dir);
 }
 
-// A truncated .gz used to read as a complete, shorter file (zlib ends it cleanly with
-// Z_BUF_ERROR); both a cut in the data and a missing checksum trailer are now errors.
+// A truncated .gz must not read as a complete, shorter file (zlib ends it cleanly with
+// Z_BUF_ERROR); both a cut in the data and a missing checksum trailer are errors.
 TEST(Files, TruncatedGzipIsAnInputError) {
   const fs::path dir = temp_dir();
   const fs::path gz = dir / "t.csv.gz";

@@ -76,7 +76,7 @@ TEST(EagerOverheadDataParallel, RoundTripsThroughJsonAndReadsFilesWithoutIt) {
   ASSERT_EQ(back.data_parallel_per_gpu.size(), 2u);
   EXPECT_DOUBLE_EQ(back.data_parallel_per_gpu.at("gpu-b").training_host_ms_per_op, 0.045);
 
-  nlohmann::json old = to_json(o);  // written before the data-parallel terms existed
+  nlohmann::json old = to_json(o);  // a file without the data-parallel terms
   old.erase("data_parallel");
   old.erase("data_parallel_per_gpu");
   const EagerOverhead plain = eager_overhead_from_json(old, "x");
@@ -163,7 +163,7 @@ TEST(EagerOverheadDataParallel, SetNumGpusRecomputesTheStepAndChecksItsInput) {
   NetworkPrediction bad = one;
   EXPECT_THROW(set_num_gpus(bad, 0, PowerModel{}), InputError);
   EXPECT_THROW(set_num_gpus(bad, kMaxDataParallelGpus + 1, PowerModel{}), InputError);
-  // A model calibrated before the data-parallel terms cannot say.
+  // A model calibrated without data-parallel terms cannot say.
   EagerOverhead old = overhead;
   old.data_parallel = {};
   old.data_parallel_per_gpu.clear();

@@ -59,7 +59,7 @@ TEST(EagerOverheadPerGpu, RoundTripsThroughJsonAndReadsFilesWithoutIt) {
   EXPECT_DOUBLE_EQ(back.per_gpu.at("gpu-b").kernel_time_scale, 1.3);
   EXPECT_EQ(back.per_gpu.at("gpu-b").rows, 120);
 
-  nlohmann::json old = to_json(o);  // a file written before the per-GPU terms existed
+  nlohmann::json old = to_json(o);  // a file without the per-GPU terms
   old.erase("per_gpu");
   old.erase("kernel_time_scale");
   const EagerOverhead plain = eager_overhead_from_json(old, "x");
@@ -214,7 +214,7 @@ TEST(EagerOverheadUnseenGpu, PolicyAndArchitecturesRoundTripThroughJson) {
   EXPECT_EQ(back.unseen_gpu_terms, UnseenGpuTerms::kArchitecture);
   EXPECT_EQ(back.per_gpu.at("gpu-a").architecture, "alpha");
   EXPECT_EQ(back.per_gpu.at("gpu-z").architecture, "omega");
-  // Files from before 2026-11-24: the shared policy, and a database GPU's architecture read
+  // A file without either key: the shared policy, and a database GPU's architecture read
   // from the database (a name outside it stays without one).
   nlohmann::json old = to_json(o);
   old.erase("unseen_gpu_terms");

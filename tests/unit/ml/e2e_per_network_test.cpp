@@ -62,7 +62,7 @@ TEST(EagerOverheadPerNetwork, RoundTripsThroughJsonAndReadsFilesWithoutIt) {
   EXPECT_DOUBLE_EQ(back.per_network.at("net0 fp32 inference").step_scale, 1.4);
   EXPECT_EQ(back.per_network.at("net0 fp32 inference").rows, 4);
 
-  nlohmann::json old = to_json(o);  // a file written before the per-network scales existed
+  nlohmann::json old = to_json(o);  // a file without the per-network scales
   old.erase("per_network");
   old.erase("step_scale");
   EXPECT_TRUE(eager_overhead_from_json(old, "x").per_network.empty());

@@ -48,7 +48,7 @@ TEST(SetupFeatures, OneHotsFollowTheDefaultGroupsAndOldSpecsLeaveThemOut) {
   const FeatureSpec defaults = FeatureSpec::parse("default");
   EXPECT_TRUE(defaults.setup);
   EXPECT_FALSE(FeatureSpec::parse("-setup").setup);
-  // A model file written before the group existed lists its groups without it.
+  // A model file that lists its groups without setup has it off.
   const FeatureSpec old = FeatureSpec::parse("layer,analytical,gpu,source");
   EXPECT_FALSE(old.setup);
   const auto old_names = feature_names(old);

@@ -233,7 +233,7 @@ TEST(GpuBlind, AFileWhoseModeAndRegressorDisagreeIsAnInputError) {
   bad = doc;
   bad["families"][0]["unseen_gpu"] = "learned";
   expect_error(bad, "gpu_blind_regressor");
-  bad["families"][0].erase("unseen_gpu");  // a file before 2026-11-24 reads as "learned"
+  bad["families"][0].erase("unseen_gpu");  // a file without it reads as "learned"
   expect_error(bad, "gpu_blind_regressor");
   bad = doc;
   bad["families"][0]["unseen_gpu"] = "blind";

@@ -88,7 +88,7 @@ TEST(HostFloor, FitsEachPairsFloorFromItsFastestRows) {
 
 TEST(HostFloor, AnUnseenGpuGetsTheGeometricMeanOfItsSourcesFloors) {
   FamilyModel m;
-  EXPECT_EQ(m.floor_ms("neusight", "v100-sxm2-16gb"), 0.0) << "no floors: a file before them";
+  EXPECT_EQ(m.floor_ms("neusight", "v100-sxm2-16gb"), 0.0) << "no floors: a file without them";
   m.host_floor_ms = {{{"neusight", "v100-sxm2-16gb"}, 0.04},
                      {{"neusight", "p100-pcie-16gb"}, 0.01},
                      {{"mlpredict", "k80"}, 0.25}};
@@ -118,7 +118,7 @@ TEST(HostFloor, PredictionsAreAnalyticalPlusTheFloorTimesTheLearnedRatio) {
                 1e-9);
   }
 
-  // The file keeps the floors; a file without them (before 2026-11-24) predicts without.
+  // The file keeps the floors; a file without them predicts without.
   const nlohmann::json doc = model.to_json();
   ASSERT_EQ(doc["families"][0]["host_floor_ms"].size(), 2u);
   const auto back = LearnedModel::from_json(doc, "round trip");

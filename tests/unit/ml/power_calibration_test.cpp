@@ -170,7 +170,7 @@ TEST(PowerModelPerGpu, ScalesTheWeightsOfItsGpuOnlyAndRoundTrips) {
   EXPECT_DOUBLE_EQ(m.activity_for(b).compute_weight, m.activity.compute_weight);
   const PowerModel back = PowerModel::from_json(m.to_json(), "x");
   EXPECT_DOUBLE_EQ(back.activity_scale_by_gpu.at("gpu-a"), 0.5);
-  nlohmann::json old = m.to_json();  // written before the per-GPU scales
+  nlohmann::json old = m.to_json();  // a file without per-GPU scales
   old.erase("activity_scale_by_gpu");
   EXPECT_TRUE(PowerModel::from_json(old, "x").activity_scale_by_gpu.empty());
   nlohmann::json bad = m.to_json();

@@ -114,7 +114,7 @@ TEST(SourceSplit, EachRowIsPredictedByItsSourcesModelAndTheFileKeepsTheSplit) {
   for (std::size_t i = 0; i < layers.size(); ++i) {
     EXPECT_DOUBLE_EQ(ml_back[i].latency_ms, ml[i].latency_ms);
   }
-  // A model file written before the split has no "source" key: one joint model per family.
+  // A model file without a "source" key holds one joint model per family.
   nlohmann::json old = model.to_json();
   for (auto& f : old["families"]) f.erase("source");
   EXPECT_EQ(LearnedModel::from_json(old, "old file")->families()[0].source, "");

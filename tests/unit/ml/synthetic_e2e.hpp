@@ -98,7 +98,7 @@ inline std::vector<std::size_t> every_row(const SyntheticE2e& d) {
 }
 
 /// Expects an overhead's `field` set to `value` to come back from its JSON, and JSON without
-/// `key` (a file written before the field existed) to read as `absent`.
+/// `key` (a file without the field) to read as `absent`.
 inline void expect_optional_field(double EagerOverhead::*field, const char* key, double value,
                                   double absent) {
   EagerOverhead o;

@@ -174,7 +174,7 @@ TEST_F(TrainCommand, ValidateScoresEveryRowAndGatesOnMape) {
   EXPECT_NE(read_text_file(opts.output).find("layer,all,"), std::string::npos);
   opts.fail_if_mape_above = 1e-6;
   EXPECT_EQ(run_validate(opts), 1);
-  // 0 is a gate like any other (it used to mean "no gate"); unset is no gate.
+  // 0 is a gate like any other; unset is no gate.
   opts.fail_if_mape_above = 0.0;
   EXPECT_EQ(run_validate(opts), 1);
   opts.fail_if_mape_above.reset();

@@ -473,7 +473,7 @@ TEST(GpuSpecFile, RejectsUnknownFieldsBadValuesAndMissingFiles) {
     "boost_clock_mhz": 1500, "memory_bandwidth_gbs": 400, "tdp_w": 100
   })");
   EXPECT_THROW((void)db().resolve(bad_arch), InputError);
-  // Implausible values (a clock in GHz, 1e-300 MHz) used to give absurd latencies, not errors.
+  // Implausible values (a clock in GHz, 1e-300 MHz) are errors, not absurd latencies.
   const std::string ghz = dir.write("synthetic_ghz.json", R"({
     "name": "g", "architecture": "ampere", "sm_count": 10, "fp32_cores_per_sm": 128,
     "boost_clock_mhz": 1.5, "memory_bandwidth_gbs": 400, "tdp_w": 100

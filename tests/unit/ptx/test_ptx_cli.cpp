@@ -109,7 +109,7 @@ TEST(PtxCli, BadInputIsExitTwoWithOneLine) {
   r = cli("ptx layer --spec softmax:c_in=10");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("no reference kernel for op 'softmax'"), std::string::npos) << r.out;
-  // A spec is not a CSV row: a typo or a repeated key no longer falls back to a default.
+  // A spec is not a CSV row: a typo or a repeated key does not fall back to a default.
   r = cli("ptx layer conv2d:c_in=8,kernal_h=3");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("--spec: unknown field 'kernal_h'"), std::string::npos) << r.out;
@@ -217,7 +217,7 @@ TEST(PtxCli, LayerSpecIsPositionalAsInTheDesign) {
   EXPECT_EQ(parse_csv(r.out, "stdout").rows.size(), 1u);
 }
 
-// A loop whose bound never comes used to run forever; the emulation budget stops it.
+// A loop whose bound never comes would run forever; the emulation budget stops it.
 TEST(PtxCli, LaunchThatNeverEndsStopsAtTheBudget) {
   const std::string spin = ::testing::TempDir() + "/spin.ptx";
   write_output(spin,

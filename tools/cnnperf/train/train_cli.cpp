@@ -30,8 +30,8 @@ void add_train_command(CLI::App& app, Runner& run) {
   sub->add_flag_callback(
       "--no-host-floor", [opts] { opts->host_floor = false; },
       "Regress on the analytical estimate alone, without each machine's fitted host "
-      "floor (what a measurement adds at the smallest work); the model before "
-      "2026-11-24");
+      "floor (what a measurement adds at the smallest work); every floor is then "
+      "0");
   sub->add_option("--cv", opts->cv, "kfold|group-shape|leave-gpu-out")->capture_default_str();
   sub->add_flag("--unseen-gpu-check", opts->unseen_gpu_check,
                 "Also cross-validate leave-one-GPU-out on the reference source's rows; GPUs "

@@ -17,7 +17,7 @@ struct TrainOptions {
   std::string cv = "kfold";           ///< kfold|group-shape|leave-gpu-out
   std::string sources = "split";      ///< split (a model per measurement source) | joint
   /// Fit each (source, GPU)'s host floor and regress on analytical + floor (FamilyModel::
-  /// host_floor_ms); false: floor 0, the model before 2026-11-24.
+  /// host_floor_ms); false: floor 0.
   bool host_floor = true;
   /// Also run leave-one-GPU-out per family and keep, for GPUs outside the training data, the
   /// best of the learned model, the same fitted without GPU features and the analytical model

@@ -182,7 +182,7 @@ nlohmann::json validate_report(const ValidateOptions& options) {
     std::unique_ptr<LatencyModel> baseline;
     if (options.model.empty()) baseline = bundled_analytical_model();
     const LatencyModel* model = options.model.empty() ? baseline.get() : learned.get();
-    // A model calibrated before the data-parallel terms predicts single-GPU steps only.
+    // A model calibrated without data-parallel terms predicts single-GPU steps only.
     const bool data_parallel = model->eager_overhead().data_parallel.rows > 0;
     const auto multi_rows = static_cast<std::size_t>(
         std::count_if(rows.begin(), rows.end(), [](const E2eRow& r) { return r.num_gpus > 1; }));
