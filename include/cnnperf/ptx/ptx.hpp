@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// `cnnperf ptx`: executed PTX instruction mixes by dynamic analysis on the CPU.
-// `analyze` runs one kernel of a PTX file for a launch; `layer` runs the bundled reference
-// kernel (models/ptx/) that implements a layer; ptx_layer_features() gives the ML code
-// normalised PTX-mix features per layer (cached by layer shape).
+// Executed PTX instruction mixes by dynamic analysis on the CPU (behind `cnnperf ptx`).
+// analyze_ptx_file runs one kernel of a PTX file for a launch; analyze_layer runs the bundled
+// reference kernel (models/ptx/) that implements a layer; ptx_layer_features() gives the ML
+// code normalised PTX-mix features per layer (cached by layer shape).
 #pragma once
 
 #include <array>
@@ -34,7 +34,7 @@ struct PtxResources {
 struct PtxLaunchResult {
   std::string file;
   std::string kernel;
-  std::string layer;  ///< layer description (ptx layer), empty for ptx analyze
+  std::string layer;  ///< layer description (analyze_layer), empty for analyze_ptx_file
   ptx::Dim3 grid, block;
   bool sampled = false;       ///< fewer CTAs simulated than launched
   bool extrapolated = false;  ///< trip-count extrapolation used
