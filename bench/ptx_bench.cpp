@@ -8,6 +8,7 @@
 
 #include "cnnperf/model/zoo.hpp"
 #include "cnnperf/ptx/ptx.hpp"
+#include "ptx/ptx_command.hpp"
 
 namespace {
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Profile data model: enum names, external correlation ids, joining CUPTI records, --algo.
+// Profile data model: enum names, external correlation ids, joining CUPTI records, algorithm
+// requests.
 #include <algorithm>
 #include <array>
 #include <unordered_map>
@@ -47,7 +48,7 @@ Layout layout_from_string(std::string_view text) {
   const std::string s = to_lower(text);
   if (s == "nchw") return Layout::kNchw;
   if (s == "nhwc") return Layout::kNhwc;
-  throw InputError("--layout: expected nchw or nhwc, got '" + std::string(text) + "'");
+  throw ParameterError("layout", "expected nchw or nhwc, got '" + std::string(text) + "'");
 }
 
 std::string to_string(ConvAlgo algo) {
@@ -61,8 +62,8 @@ ConvAlgo conv_algo_from_string(std::string_view text) {
   }
   std::string expected = "heuristic, all";
   for (const char* name : kAlgoNames) expected += std::string(", ") + name;
-  throw InputError("--algo: unknown algorithm '" + std::string(text) +
-                   "' (expected one of: " + expected + ")");
+  throw ParameterError(
+      "algo", "unknown algorithm '" + std::string(text) + "' (expected one of: " + expected + ")");
 }
 
 const std::vector<ConvAlgo>& all_conv_algos() {

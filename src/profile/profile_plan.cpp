@@ -1,24 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// What `profile` will run: layers from a network, a layer CSV or a sweep, times layouts and
-// algorithm requests, with duplicates folded and unrunnable layers pre-judged.
+// What a profile run measures: sweeps expanded into layers, layers times layouts and algorithm
+// requests, with duplicates folded and unrunnable layers pre-judged.
 #include <algorithm>
 #include <map>
-#include <optional>
-#include <tuple>
 #include <unordered_map>
-
-#include <spdlog/spdlog.h>
 
 #include "cnnperf/common/io.hpp"
 #include "cnnperf/model/layer_io.hpp"
 #include "cnnperf/profile/profile.hpp"
-
-#if __has_include("cnnperf/model/network_io.hpp")
-#include "cnnperf/model/network_io.hpp"
-#define CNNPERF_PROFILE_HAVE_NETWORK_IO 1
-#else
-#define CNNPERF_PROFILE_HAVE_NETWORK_IO 0
-#endif
 
 namespace cnnperf {
 namespace {
@@ -106,89 +95,12 @@ Status precheck(const Layer& layer, const std::string& where) {
   return {};
 }
 
-struct SourcedLayer {
-  Layer layer;
-  std::string source;
-};
-
-std::pair<std::int64_t, std::int64_t> input_size_of(const ProfileOptions& options) {
-  if (options.input_size.empty()) return {0, 0};
-  const std::string s = to_lower(options.input_size);
-  const std::size_t x = s.find('x');
-  if (x == std::string::npos) {
-    const long v = parse_positive_int(s, "--input-size");
-    return {v, v};
-  }
-  return {parse_positive_int(s.substr(0, x), "--input-size (height)"),
-          parse_positive_int(s.substr(x + 1), "--input-size (width)")};
-}
-
-std::vector<SourcedLayer> layers_from_options(const ProfileOptions& options) {
-  const std::optional<DType> dtype = optional_dtype_from_option(options.precision, "--precision");
-  const int sources = static_cast<int>(!options.net.empty()) +
-                      static_cast<int>(!options.layers_csv.empty()) +
-                      static_cast<int>(!options.sweep.empty());
-  if (sources != 1) {
-    throw InputError("profile: give exactly one of --net, --layers or --sweep (got " +
-                     std::to_string(sources) + ")");
-  }
-  // --input-size shapes a network, --batch a network or a sweep's default: given where the rows
-  // carry their own, they were silently ignored (1 is the default, so only other values count).
-  if (!options.input_size.empty() && options.net.empty()) {
-    throw InputError(
-        "--input-size: applies to --net only; --layers rows and --sweep layers carry "
-        "their own h_in and w_in (sweep them with hw=...)");
-  }
-  if (options.batch != 1 && !options.layers_csv.empty()) {
-    throw InputError(
-        "--batch: --layers rows carry their own batch; expected it only with --net or --sweep");
-  }
-  std::vector<SourcedLayer> out;
-  if (!options.layers_csv.empty()) {
-    const LayerTable table = read_layers_csv(options.layers_csv);
-    for (std::size_t i = 0; i < table.layers.size(); ++i) {
-      Layer layer = table.layers[i];
-      if (dtype) layer.dtype = *dtype;
-      out.push_back({layer, table.table.where(i)});
-    }
-    return out;
-  }
-  if (!options.sweep.empty()) {
-    for (Layer& layer : expand_sweep(options.sweep, options.batch)) {
-      if (dtype) layer.dtype = *dtype;
-      out.push_back({layer, "sweep"});
-    }
-    return out;
-  }
-#if CNNPERF_PROFILE_HAVE_NETWORK_IO
-  NetworkOptions net_options;
-  net_options.batch = options.batch;
-  std::tie(net_options.input_h, net_options.input_w) = input_size_of(options);
-  // Operators the importer cannot model are not convolutions cuDNN would run here anyway.
-  ImportOptions import = import_options_from(net_options, /*skip_unsupported=*/true);
-  import.dtype = dtype;  // unset: the file's own element type
-  const Network network = load_network(options.net, import);
-  std::size_t skipped = 0;
-  for (const Layer& layer : network.layers) {
-    if (layer.op != Op::kConv2d) {
-      ++skipped;
-      continue;
-    }
-    out.push_back({layer, network.name + ":" + layer.name});
-  }
-  spdlog::info("{}: {} convolution layers, {} other layers not profiled", network.name, out.size(),
-               skipped);
-  if (out.empty()) throw InputError(options.net + ": no convolution layer to profile");
-  return out;
-#else
-  throw InputError("--net: network import is not available in this build");
-#endif
-}
-
 }  // namespace
 
-SweepAxis parse_sweep_axis(std::string_view spec) {
-  const std::string where = "--sweep '" + std::string(spec) + "'";
+namespace {
+
+SweepAxis parse_sweep_axis_or_throw(std::string_view spec) {
+  const std::string where = "'" + std::string(spec) + "'";
   const std::size_t eq = spec.find('=');
   if (eq == std::string_view::npos) {
     throw InputError(where + ": expected FIELD=VALUES, e.g. c_in=64:256:64 or kernel=1,3");
@@ -228,31 +140,43 @@ SweepAxis parse_sweep_axis(std::string_view spec) {
   return axis;
 }
 
+}  // namespace
+
+SweepAxis parse_sweep_axis(std::string_view spec) {
+  try {
+    return parse_sweep_axis_or_throw(spec);
+  } catch (const ParameterError&) {
+    throw;
+  } catch (const InputError& e) {
+    throw ParameterError("sweep", e.what());
+  }
+}
+
 std::vector<Layer> expand_sweep(const std::vector<std::string>& specs, std::int64_t batch) {
   std::vector<SweepAxis> axes;
   std::size_t total = 1;
-  std::map<std::string, std::string> swept;  // Layer field -> the --sweep that sets it
+  std::map<std::string, std::string> swept;  // Layer field -> the sweep axis that sets it
   for (const auto& spec : specs) {
     axes.push_back(parse_sweep_axis(spec));
     // Two axes on one field would each overwrite the other: the last one alone was swept.
     for (const auto& member : swept_members(axes.back().field)) {
       const auto [it, fresh] = swept.emplace(member, spec);
       if (!fresh) {
-        throw InputError("--sweep '" + spec + "': " + member + " is already swept by --sweep '" +
-                         it->second + "'; give all its values in one --sweep (" +
-                         axes.back().field + "=A,B,...)");
+        throw ParameterError("sweep", "'" + spec + "': " + member + " is already swept by '" +
+                                          it->second + "'; give all its values in one axis (" +
+                                          axes.back().field + "=A,B,...)");
       }
     }
     total *= axes.back().values.size();
     if (total > kMaxSweepLayers) {
-      throw InputError("--sweep: the product of all axes exceeds " +
-                       std::to_string(kMaxSweepLayers) + " layers");
+      throw ParameterError("sweep", "the product of all axes exceeds " +
+                                        std::to_string(kMaxSweepLayers) + " layers");
     }
   }
-  // --batch is the sweep's default batch: beside a swept batch it was silently overwritten.
+  // `batch` is the sweep's default: beside a swept batch it would be silently overwritten.
   if (const auto it = swept.find("batch"); batch != 1 && it != swept.end()) {
-    throw InputError("--batch: the sweep sets batch itself (--sweep '" + it->second +
-                     "'); give one of the two");
+    throw ParameterError("batch",
+                         "the sweep sets batch itself ('" + it->second + "'); give one of the two");
   }
   Layer base;
   base.op = Op::kConv2d;
@@ -264,7 +188,7 @@ std::vector<Layer> expand_sweep(const std::vector<std::string>& specs, std::int6
     for (const Layer& layer : layers) {
       for (const auto& value : axis.values) {
         Layer l = layer;
-        set_field(l, axis.field, value, "--sweep " + axis.field);
+        set_field(l, axis.field, value, "sweep " + axis.field);
         next.push_back(l);
       }
     }
@@ -284,9 +208,9 @@ std::vector<Layout> parse_layouts(std::string_view text) {
   return layouts;
 }
 
-std::vector<ProfileJob> plan_jobs(const ProfileOptions& options) {
-  const std::vector<Layout> layouts = parse_layouts(options.layout);
-  const AlgoRequest request = parse_algo_request(options.algo);
+std::vector<ProfileJob> plan_jobs(const std::vector<SourcedLayer>& layers,
+                                  const std::vector<Layout>& layouts, const AlgoRequest& request,
+                                  bool keep_duplicates) {
   std::vector<std::string> algo_names;
   switch (request.kind) {
     case AlgoRequest::Kind::kHeuristic: algo_names = {"heuristic"}; break;
@@ -299,7 +223,7 @@ std::vector<ProfileJob> plan_jobs(const ProfileOptions& options) {
   }
   std::vector<ProfileJob> jobs;
   std::unordered_map<std::string, std::size_t> index_of_key;
-  for (const SourcedLayer& sourced : layers_from_options(options)) {
+  for (const SourcedLayer& sourced : layers) {
     const Status status = precheck(sourced.layer, sourced.source);
     for (Layout layout : layouts) {
       for (const auto& algo : algo_names) {
@@ -310,7 +234,7 @@ std::vector<ProfileJob> plan_jobs(const ProfileOptions& options) {
         job.source = sourced.source;
         job.precheck = status;
         const std::string key = job.key();
-        if (!options.keep_duplicates) {
+        if (!keep_duplicates) {
           auto it = index_of_key.find(key);
           if (it != index_of_key.end()) {
             ++jobs[it->second].duplicates;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Profile output: the dataset row schema, printers, reading an earlier output for --resume,
+// Profile output: the dataset row schema, printers, reading an earlier output to resume,
 // and the dry-run plan with its time estimate.
 #include <algorithm>
 #include <cmath>
@@ -190,14 +190,14 @@ std::string profile_row_key(const CsvTable& table, std::size_t row) {
 ResumeState read_resume_state(const std::string& path) {
   ResumeState state;
   if (path.empty() || path == "-") {
-    throw InputError("--resume: needs --output FILE (cannot resume from stdout)");
+    throw InputError("cannot resume stdout: expected the output file of an earlier run");
   }
   if (!std::filesystem::exists(path)) return state;  // nothing measured yet: start fresh
   state.table = read_csv(path);
   for (const char* required : {"op", "algo_request", "algo_status", "layout", "gpu_uuid"}) {
     if (!state.table.column(required)) {
       throw InputError(path + ": not a cnnperf profile output (column '" + std::string(required) +
-                       "' missing); use another --output or drop --resume");
+                       "' missing); expected an earlier profile output to resume");
     }
   }
   for (std::size_t i = 0; i < state.table.rows.size(); ++i) {
@@ -211,8 +211,9 @@ ResumeState read_resume_state(const std::string& path) {
   return state;
 }
 
-std::string render_dry_run(const std::vector<ProfileJob>& jobs, const ProfileOptions& options) {
-  const MeasurePolicy& p = options.policy;
+std::string render_dry_run(const std::vector<ProfileJob>& jobs, const MeasurePolicy& policy,
+                           OutputFormat format) {
+  const MeasurePolicy& p = policy;
   std::vector<std::vector<std::string>> rows;
   TimeEstimate total;
   std::size_t runnable = 0;
@@ -256,8 +257,6 @@ std::string render_dry_run(const std::vector<ProfileJob>& jobs, const ProfileOpt
       "%, min-time " + format_number(p.min_time_s, 3) + " s, max-time " +
       format_number(p.max_time_s, 3) + " s, energy window " + format_number(p.energy_window_ms, 3) +
       " ms" + (p.flush_l2 ? ", L2 flushed before every sample" : "");
-  const OutputFormat format =
-      options.format.empty() ? OutputFormat::kTable : output_format_from_string(options.format);
   if (format == OutputFormat::kJson) {
     nlohmann::json doc;
     doc["schema_version"] = kProfileSchemaVersion;

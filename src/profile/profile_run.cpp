@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// The measurement loop (warm-up, traced sample batches until the policy stops, NVML window)
-// and `cnnperf profile` itself. Vendor work happens behind ProfilerBackend.
+// The measurement loop: warm-up, traced sample batches until the policy stops, NVML window.
+// Vendor work happens behind ProfilerBackend.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <unordered_set>
-
-#include <spdlog/spdlog.h>
 
 #include "cnnperf/profile/profile.hpp"
 
@@ -101,8 +98,7 @@ ProfileRow measure_algo(ProfilerBackend& backend, const ProfileJob& job, ConvAlg
   PowerMeter& meter = backend.power_meter();
   const Status available = meter.available();
   if (!available.ok() || policy.energy_window_ms <= 0) {
-    row.energy.status =
-        available.ok() ? Status{Outcome::kNotRun, "--energy-window-ms 0"} : available;
+    row.energy.status = available.ok() ? Status{Outcome::kNotRun, "energy_window_ms 0"} : available;
     return row;
   }
   row.energy_launches = energy_window_launches(policy.energy_window_ms, row.latency_ms);
@@ -146,84 +142,6 @@ std::vector<ProfileRow> measure_job(ProfilerBackend& backend, const ProfileJob& 
   }
   row.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return {row};
-}
-
-int run_profile(const ProfileOptions& options, ProfilerBackend& backend) {
-  const MeasurePolicy& p = options.policy;
-  if (p.warmup < 0) throw InputError("--warmup: expected 0 or more launches");
-  if (p.min_samples < 1) throw InputError("--min-samples: expected a positive count");
-  if (p.max_samples < p.min_samples) throw InputError("--max-samples: below --min-samples");
-  if (!(p.max_noise_pct >= 0)) throw InputError("--max-noise: expected a percentage >= 0");
-  if (!(p.min_time_s >= 0) || !(p.max_time_s > 0) || p.max_time_s < p.min_time_s) {
-    throw InputError("--min-time/--max-time: expected 0 <= min-time <= max-time, max-time > 0");
-  }
-  if (!(p.energy_window_ms >= 0)) throw InputError("--energy-window-ms: expected >= 0");
-  if (options.gpu_index < 0) throw InputError("--gpu-index: expected 0 or more");
-  check_output_not_input(options.output, {options.net, options.layers_csv});
-
-  const OutputFormat format =
-      options.format.empty() ? OutputFormat::kCsv : output_format_from_string(options.format);
-  const std::vector<ProfileJob> jobs = plan_jobs(options);
-  if (options.dry_run) {
-    // The plan goes to stdout, never to --output, so it cannot be mistaken for a dataset.
-    if (!options.output.empty() && options.output != "-") {
-      spdlog::warn("--dry-run: the plan goes to stdout; {} is not written", options.output);
-    }
-    write_output("", render_dry_run(jobs, options));
-    return 0;
-  }
-
-  const bool to_file = !options.output.empty() && options.output != "-";
-  ResumeState resume;
-  if (options.resume) {
-    if (format != OutputFormat::kCsv) throw InputError("--resume: needs --format csv");
-    resume = read_resume_state(options.output);
-  }
-
-  const Status opened = backend.open(options.gpu_index);
-  if (!opened.ok()) throw Error("no usable GPU: " + opened.reason);
-  const DeviceInfo device = backend.device();
-  if (!resume.gpu_uuid.empty() && resume.gpu_uuid != device.uuid) {
-    throw InputError(options.output + ": rows were measured on " + resume.gpu_uuid + ", this is " +
-                     device.uuid + " (" + device.name +
-                     "); resume on the same GPU or write another --output");
-  }
-  spdlog::info("profiling on GPU {} ({}, {}), cuDNN {}, CUPTI {}", device.index, device.name,
-               device.uuid, device.cudnn, device.cupti);
-
-  // Rows kept from the earlier run, reordered to our columns.
-  std::vector<std::vector<std::string>> out_rows;
-  const std::unordered_set<std::string> done(resume.done_keys.begin(), resume.done_keys.end());
-  for (std::size_t i = 0; i < resume.table.rows.size(); ++i) {
-    if (!done.count(profile_row_key(resume.table, i))) continue;
-    std::vector<std::string> cells;
-    for (const auto& column : profile_columns()) {
-      cells.push_back(resume.table.get(i, column).value_or(""));
-    }
-    out_rows.push_back(std::move(cells));
-  }
-
-  std::size_t skipped = 0;
-  for (const ProfileJob& job : jobs) {
-    if (done.count(job.key())) {
-      ++skipped;
-      continue;
-    }
-    for (const ProfileRow& row : measure_job(backend, job, p)) {
-      spdlog::info("[{}/{}] {} {} {}: {} {}", job.id + 1, jobs.size(), job.source,
-                   to_string(job.layout), row.algo_known ? to_string(row.algo) : job.algo_request,
-                   to_string(row.status.outcome),
-                   row.status.ok() ? format_number(row.latency_ms) + " ms" : row.status.reason);
-      out_rows.push_back(profile_row_fields(row, device, p));
-    }
-    // Atomic rewrite after every job: an interrupted run keeps what it measured.
-    if (to_file) write_output(options.output, render_profile_rows(out_rows, format));
-  }
-  if (skipped > 0) spdlog::info("--resume: {} jobs already measured, skipped", skipped);
-  if (!to_file || jobs.size() == skipped) {
-    write_output(options.output, render_profile_rows(out_rows, format));
-  }
-  return 0;
 }
 
 }  // namespace cnnperf

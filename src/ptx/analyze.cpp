@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// `ptx analyze`: file -> parsed module (cached) -> launch -> executed mix, bytes, efficiencies,
-// ptxas resources; printers for table/JSON/CSV.
+// One launch of a PTX file: file -> parsed module (cached) -> launch -> executed mix, bytes,
+// efficiencies, ptxas resources; printers for table/JSON/CSV.
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -180,7 +180,7 @@ std::optional<PtxResources> ptxas_resources(const std::string& file, const std::
       if (line.rfind(prefix, 0) == 0) mine += line.substr(prefix.size()) + "\n";
     }
     if (!mine.empty()) table = parse_ptxas_output(mine, "models/ptx/resources.txt");
-    // Recorded for the file's own target: another --arch asks ptxas for that one.
+    // Recorded for the file's own target: another arch asks ptxas for that one.
     if (table && std::any_of(table->begin(), table->end(),
                              [&](const auto& entry) { return entry.second.arch != arch; })) {
       table.reset();
@@ -217,61 +217,7 @@ std::optional<PtxResources> ptxas_resources(const std::string& file, const std::
   return k->second;
 }
 
-ptx::Dim3 parse_dim3(const std::string& text, const std::string& what) {
-  ptx::Dim3 d;
-  std::int64_t v[3] = {1, 1, 1};
-  std::stringstream ss(text);
-  std::string part;
-  int i = 0;
-  while (std::getline(ss, part, ',')) {
-    if (i >= 3) throw InputError(what + ": expected X[,Y[,Z]], got '" + text + "'");
-    v[i++] = parse_positive_int(part, what);
-  }
-  if (i == 0) throw InputError(what + ": expected X[,Y[,Z]], got '" + text + "'");
-  d.x = v[0];
-  d.y = v[1];
-  d.z = v[2];
-  return d;
-}
-
 namespace {
-
-std::uint64_t parse_param_value(const std::string& text, const std::string& what) {
-  if (text.empty()) throw InputError(what + ": empty value");
-  char* end = nullptr;
-  const bool is_float = text.find('.') != std::string::npos || text.back() == 'f' ||
-                        (text.find('e') != std::string::npos && text.rfind("0x", 0) != 0);
-  if (is_float) {
-    std::string t = text;
-    const bool single = t.back() == 'f';
-    if (single) t.pop_back();
-    errno = 0;
-    const double d = std::strtod(t.c_str(), &end);
-    if (end == t.c_str() || *end != '\0') {
-      throw InputError(what + ": expected a number, got '" + text + "'");
-    }
-    if (single) {
-      const float f = static_cast<float>(d);
-      std::uint32_t b;
-      std::memcpy(&b, &f, 4);
-      return b;
-    }
-    std::uint64_t b;
-    std::memcpy(&b, &d, 8);
-    return b;
-  }
-  errno = 0;
-  const long long v = std::strtoll(text.c_str(), &end, 0);
-  if (end == text.c_str() || *end != '\0' || errno == ERANGE) {
-    errno = 0;
-    const unsigned long long u = std::strtoull(text.c_str(), &end, 0);
-    if (end == text.c_str() || *end != '\0' || errno == ERANGE) {
-      throw InputError(what + ": expected an integer, got '" + text + "'");
-    }
-    return u;
-  }
-  return static_cast<std::uint64_t>(v);
-}
 
 std::string launch_key(const std::string& file, const std::string& kernel, const ptx::LaunchSpec& s,
                        const std::string& arch) {
@@ -299,9 +245,10 @@ PtxLaunchResult analyze_ptx_file(const std::string& file, const std::string& ker
   }
   // It reaches ptxas on a command line: a GPU architecture name and nothing else.
   if (!valid_ptxas_arch(arch)) {
-    const std::string what = arch_in.empty() ? file + ": .target" : std::string("--arch");
-    throw InputError(what + ": expected a GPU architecture such as sm_80 or sm_90a, got '" + arch +
-                     "'");
+    const std::string expected =
+        "expected a GPU architecture such as sm_80 or sm_90a, got '" + arch + "'";
+    if (!arch_in.empty()) throw ParameterError("arch", expected);
+    throw InputError(file + ": .target: " + expected);
   }
   const std::string key = launch_key(file, kernel, spec, arch);
   {
@@ -605,86 +552,11 @@ std::string ptx_results_table(const std::vector<PtxLaunchResult>& results) {
   return out;
 }
 
-namespace {
-
-std::string render(const std::vector<PtxLaunchResult>& results, const std::string& format) {
-  switch (output_format_from_string(format)) {
-    case OutputFormat::kJson: return ptx_results_json(results);
-    case OutputFormat::kCsv: return ptx_results_csv(results);
-    case OutputFormat::kTable: break;
-  }
-  return ptx_results_table(results);
-}
-
-}  // namespace
-
-int run_ptx_analyze(const PtxAnalyzeOptions& o) {
-  const std::string format = o.format;
-  (void)output_format_from_string(format);
-  check_output_not_input(o.output, {o.file});
-  ptx::LaunchSpec spec;
-  spec.grid = parse_dim3(o.grid, "--grid");
-  spec.block = parse_dim3(o.block, "--block");
-  spec.full = o.full;
-  spec.max_warp_insts = o.max_warp_insts;
-  spec.samples_per_class = o.samples;
-  for (const auto& p : o.params) {
-    const auto eq = p.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      throw InputError("--param: expected INDEX=VALUE, got '" + p + "'");
-    }
-    const long idx = std::strtol(p.substr(0, eq).c_str(), nullptr, 10);
-    if (p.substr(0, eq).find_first_not_of("0123456789") != std::string::npos || idx < 0 ||
-        idx > 4096) {
-      throw InputError("--param: expected a parameter index (0-based) before '=', got '" + p + "'");
-    }
-    spec.params[static_cast<int>(idx)] =
-        parse_param_value(p.substr(eq + 1), "--param " + p.substr(0, eq));
-  }
-  if (!o.extrapolate.empty()) {
-    const auto eq = o.extrapolate.find('=');
-    const auto comma = o.extrapolate.find(',', eq == std::string::npos ? 0 : eq);
-    if (eq == std::string::npos || comma == std::string::npos) {
-      throw InputError("--extrapolate: expected INDEX=LO,HI, got '" + o.extrapolate + "'");
-    }
-    spec.extrapolate_param = static_cast<int>(
-        parse_positive_int(o.extrapolate.substr(0, eq) == "0" ? "1" : o.extrapolate.substr(0, eq),
-                           "--extrapolate index"));
-    if (o.extrapolate.substr(0, eq) == "0") spec.extrapolate_param = 0;
-    spec.extrapolate_lo = static_cast<std::uint64_t>(
-        parse_positive_int(o.extrapolate.substr(eq + 1, comma - eq - 1), "--extrapolate LO"));
-    spec.extrapolate_hi = static_cast<std::uint64_t>(
-        parse_positive_int(o.extrapolate.substr(comma + 1), "--extrapolate HI"));
-    if (spec.extrapolate_lo >= spec.extrapolate_hi) {
-      throw InputError("--extrapolate: expected LO below HI, got '" + o.extrapolate + "'");
-    }
-  }
-  // The bundled kernels (models/ptx/...) are found from any directory, like --model files.
-  PtxLaunchResult r = analyze_ptx_file(user_file_or_resource(o.file), o.kernel, spec, o.arch);
-  if (spec.extrapolate_param && !r.extrapolated) {
-    // Asked for, not done: say so rather than leave "extrapolated": false to be noticed.
-    const auto real = spec.params.find(*spec.extrapolate_param);
-    r.warnings.push_back(
-        spec.full ? std::string("--extrapolate: not used with --full")
-                  : "--extrapolate: parameter " + std::to_string(*spec.extrapolate_param) + " is " +
-                        (real != spec.params.end() ? std::to_string(real->second) : "?") +
-                        ", not above HI (" + std::to_string(spec.extrapolate_hi) +
-                        "): simulated at its real value");
-  }
-  write_output(o.output, render({r}, format));
-  return 0;
-}
-
 void ptx_clear_caches_analyze() {
   std::lock_guard<std::mutex> lock(g_mutex);
   g_modules.clear();
   g_results.clear();
   g_ptxas.clear();
-}
-
-/// Shared with layer.cpp.
-std::string ptx_render(const std::vector<PtxLaunchResult>& results, const std::string& format) {
-  return render(results, format);
 }
 
 }  // namespace cnnperf

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <sstream>
 #include <type_traits>
+#include <utility>
 
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/ptx/ptx_emu.hpp"
@@ -164,10 +165,7 @@ class Executor {
   std::uint64_t simulated = 0;
 
   [[noreturn]] void over_budget() const {
-    throw InputError(
-        "kernel '" + p_.kernel + "' executed more than " + std::to_string(spec_.max_warp_insts) +
-        " warp instructions (--max-warp-insts) without finishing; expected a launch "
-        "that ends: check the loop-bound parameters, drop --full, or raise the budget");
+    throw WarpBudgetExceeded(p_.kernel, spec_.max_warp_insts, 0);
   }
 
   void run_cta(std::int64_t cx, std::int64_t cy, std::int64_t cz, CtaCounts& counts) {
@@ -1112,18 +1110,18 @@ std::vector<std::uint8_t> build_params(const Program& p, const LaunchSpec& spec)
       if (high != 0 && !sign_extended) {
         std::ostringstream hex;
         hex << std::hex << v;
-        throw InputError("--param " + std::to_string(i) + ": 0x" + hex.str() +
-                         " does not fit parameter " + std::to_string(i) + " (" + prm.name + "), " +
-                         std::to_string(prm.size) + " bytes (a float parameter takes 2.5f, not " +
-                         "2.5)");
+        throw ParameterError("params", "index " + std::to_string(i) + ": 0x" + hex.str() +
+                                           " does not fit parameter " + std::to_string(i) + " (" +
+                                           prm.name + "), " + std::to_string(prm.size) +
+                                           " bytes (a float parameter takes 2.5f, not 2.5)");
       }
     }
     std::memcpy(&buf[static_cast<std::size_t>(prm.offset)], &v,
                 static_cast<std::size_t>(std::min<std::int64_t>(prm.size, 8)));
   }
   if (!missing.empty()) {
-    throw InputError("kernel '" + p.kernel + "' takes " + std::to_string(n) +
-                     " parameters; missing values (--param INDEX=VALUE) for: " + missing);
+    throw ParameterError("params", "kernel '" + p.kernel + "' takes " + std::to_string(n) +
+                                       " parameters; missing values for: " + missing);
   }
   return buf;
 }
@@ -1133,25 +1131,25 @@ void validate(const Program& p, const LaunchSpec& spec) {
   auto check = [&](const Dim3& d, const char* what, std::int64_t max_x, std::int64_t max_y,
                    std::int64_t max_z) {
     if (d.x < 1 || d.y < 1 || d.z < 1 || d.x > max_x || d.y > max_y || d.z > max_z) {
-      throw InputError(std::string("--") + what + ": dimensions must be in 1.." +
-                       std::to_string(max_x) + " x 1.." + std::to_string(max_y) + " x 1.." +
-                       std::to_string(max_z) + " (CUDA's limits), got " + std::to_string(d.x) +
-                       "," + std::to_string(d.y) + "," + std::to_string(d.z));
+      throw ParameterError(what, "dimensions must be in 1.." + std::to_string(max_x) + " x 1.." +
+                                     std::to_string(max_y) + " x 1.." + std::to_string(max_z) +
+                                     " (CUDA's limits), got " + std::to_string(d.x) + "," +
+                                     std::to_string(d.y) + "," + std::to_string(d.z));
     }
   };
   check(spec.grid, "grid", kMaxGridX, kMaxGridYZ, kMaxGridYZ);
   check(spec.block, "block", 1024, 1024, 64);
   if (spec.block.count() > 1024) {
-    throw InputError("--block: at most 1024 threads per CTA, got " +
-                     std::to_string(spec.block.count()));
+    throw ParameterError("block",
+                         "at most 1024 threads per CTA, got " + std::to_string(spec.block.count()));
   }
   // .maxntid x[, y[, z]]: x is set whenever the directive is.
   const std::int64_t max_threads =
       std::int64_t{p.maxntid[0]} * std::max(1, p.maxntid[1]) * std::max(1, p.maxntid[2]);
   if (p.maxntid[0] > 0 && max_threads < spec.block.count()) {
-    throw InputError("--block: kernel '" + p.kernel + "' allows at most " +
-                     std::to_string(max_threads) + " threads per CTA (.maxntid), got " +
-                     std::to_string(spec.block.count()));
+    throw ParameterError(
+        "block", "kernel '" + p.kernel + "' allows at most " + std::to_string(max_threads) +
+                     " threads per CTA (.maxntid), got " + std::to_string(spec.block.count()));
   }
   if (spec.dynamic_shared_bytes < 0 || spec.dynamic_shared_bytes > (1 << 20)) {
     throw InputError("dynamic shared memory must be in 0..1048576 bytes");
@@ -1162,10 +1160,7 @@ void validate(const Program& p, const LaunchSpec& spec) {
     const double least = static_cast<double>(spec.grid.x) * static_cast<double>(spec.grid.y) *
                          static_cast<double>(spec.grid.z) * static_cast<double>(warps_per_cta);
     if (least > static_cast<double>(spec.max_warp_insts)) {
-      throw InputError("--full: " + std::to_string(spec.grid.count()) +
-                       " CTAs need more than the --max-warp-insts budget of " +
-                       std::to_string(spec.max_warp_insts) +
-                       " warp instructions; expected fewer CTAs, or sampling (without --full)");
+      throw WarpBudgetExceeded(p.kernel, spec.max_warp_insts, spec.grid.count());
     }
   }
 }
@@ -1222,12 +1217,28 @@ LaunchCounts run_sampled(const Program& p, const LaunchSpec& spec) {
 
 }  // namespace
 
+WarpBudgetExceeded::WarpBudgetExceeded(std::string kernel, std::uint64_t budget,
+                                       std::int64_t ctas_refused)
+    : InputError(ctas_refused > 0
+                     ? std::to_string(ctas_refused) +
+                           " CTAs need more than the max_warp_insts budget of " +
+                           std::to_string(budget) +
+                           " warp instructions; expected fewer CTAs, or sampling (full off)"
+                     : "kernel '" + kernel + "' executed more than " + std::to_string(budget) +
+                           " warp instructions (max_warp_insts) without finishing; expected a "
+                           "launch that ends: check the loop-bound parameters, sample instead of "
+                           "running every CTA, or raise the budget"),
+      kernel_(std::move(kernel)),
+      budget_(budget),
+      ctas_refused_(ctas_refused) {}
+
 LaunchCounts run_launch(const Program& program, const LaunchSpec& spec) {
   if (spec.full || !spec.extrapolate_param) return run_sampled(program, spec);
   const int idx = *spec.extrapolate_param;
   auto it = spec.params.find(idx);
   if (it == spec.params.end()) {
-    throw InputError("--extrapolate: parameter " + std::to_string(idx) + " has no value");
+    throw ParameterError("params",
+                         "the extrapolated parameter " + std::to_string(idx) + " has no value");
   }
   const auto real = static_cast<double>(static_cast<std::int64_t>(it->second));
   const auto lo = static_cast<double>(spec.extrapolate_lo),

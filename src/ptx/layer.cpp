@@ -1,21 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-// `ptx layer`: maps a Layer onto the bundled reference kernels (models/ptx/), builds the
-// launch (grid, block, parameters), and derives normalised features for the regressors.
+// Layers on the reference kernels: maps a Layer onto the bundled reference kernels (models/ptx/),
+// builds the launch (grid, block, parameters), and derives normalised features for the regressors.
 #include <algorithm>
 #include <cmath>
 #include <mutex>
 #include <sstream>
 
-#include <spdlog/spdlog.h>
-
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/io.hpp"
-#include "cnnperf/model/layer_io.hpp"
 #include "cnnperf/ptx/ptx.hpp"
 
 namespace cnnperf {
 
-std::string ptx_render(const std::vector<PtxLaunchResult>& results, const std::string& format);
 void ptx_clear_caches_analyze();
 
 namespace {
@@ -76,7 +72,7 @@ struct Launch {
 
 std::string ptx_path(const std::string& stem, const std::string& arch) {
   if (arch != "sm_80" && arch != "sm_90") {
-    throw InputError("--arch: expected sm_80 or sm_90, got '" + arch + "'");
+    throw ParameterError("arch", "expected sm_80 or sm_90, got '" + arch + "'");
   }
   return find_resource("models/ptx/" + stem + "." + arch + ".ptx").string();
 }
@@ -117,14 +113,7 @@ std::vector<Launch> plan(const Layer& l, const PtxLayerOptions& o) {
   };
   switch (l.op) {
     case Op::kConv2d: {
-      if (l.groups == l.c_in && l.c_out == l.c_in && l.groups > 1) {
-        if (o.conv_kernel != "auto") {
-          // Not an error: in a --layers file the option still holds for the other convolutions.
-          spdlog::warn(
-              "--conv-kernel {}: a depthwise convolution (groups = c_in = c_out = {}) runs "
-              "the depthwise reference kernel",
-              o.conv_kernel, l.c_in);
-        }
+      if (ptx_depthwise_layer(l)) {
         L.file = ptx_path("depthwise", o.arch);
         L.kernel = "depthwise_conv2d_nchw";
         const std::int64_t total = l.batch * l.c_in * P * Q;
@@ -140,11 +129,7 @@ std::vector<Launch> plan(const Layer& l, const PtxLayerOptions& o) {
       // Grouped convolutions run one launch per group on the per-group shape.
       const std::int64_t c = l.c_in / l.groups, k = l.c_out / l.groups;
       L.launches = static_cast<int>(l.groups);
-      const bool direct = o.conv_kernel == "direct";
-      if (!direct && o.conv_kernel != "auto" && o.conv_kernel != "igemm") {
-        throw InputError("--conv-kernel: expected auto, igemm or direct, got '" + o.conv_kernel +
-                         "'");
-      }
+      const bool direct = o.conv_kernel == PtxConvKernel::kDirect;
       L.spec.params[2] = l.bias ? ptx::fake_pointer(2) : 0;
       const std::vector<std::int64_t> shape = {
           l.batch, c,          l.h_in,     l.w_in,  k,       l.kernel_h,   l.kernel_w,   P,
@@ -231,41 +216,16 @@ std::vector<Launch> plan(const Layer& l, const PtxLayerOptions& o) {
 
 }  // namespace
 
-Layer parse_layer_spec(const std::string& spec) {
-  // One row built in memory: errors name --spec and the field, without a line number.
-  CsvTable table;
-  table.source = "--spec";
-  const auto colon = spec.find(':');
-  table.header = {"op"};
-  table.rows = {{spec.substr(0, colon)}};
-  table.lines = {0};
-  if (colon != std::string::npos) {
-    std::stringstream ss(spec.substr(colon + 1));
-    std::string kv;
-    while (std::getline(ss, kv, ',')) {
-      const auto eq = kv.find('=');
-      if (eq == std::string::npos || eq == 0) {
-        throw InputError("--spec: expected key=value, got '" + kv + "'");
-      }
-      if (eq + 1 == kv.size()) {  // "c_in=" took the default, as if the field were not given
-        throw InputError("--spec: field '" + kv.substr(0, eq) + "': expected a value after '='");
-      }
-      // A layer CSV passes other columns through; a spec has no use for them, so a typo or a
-      // repeated key is an error rather than a default silently kept.
-      const std::string key = kv.substr(0, eq);
-      const auto& fields = layer_row_fields();
-      if (std::find(fields.begin(), fields.end(), key) == fields.end()) {
-        throw InputError("--spec: unknown field '" + key + "' (expected one of the layer CSV " +
-                         "columns, docs/data-formats.md, or kernel, stride, padding, dilation)");
-      }
-      if (std::find(table.header.begin(), table.header.end(), key) != table.header.end()) {
-        throw InputError("--spec: field '" + key + "' given twice");
-      }
-      table.header.push_back(key);
-      table.rows[0].push_back(kv.substr(eq + 1));
-    }
+const char* to_string(PtxConvKernel kernel) {
+  for (const auto& [name, value] : kPtxConvKernelNames) {
+    if (value == kernel) return name;
   }
-  return layer_from_row(table, 0);
+  return "auto";
+}
+
+bool ptx_depthwise_layer(const Layer& layer) {
+  return layer.op == Op::kConv2d && layer.groups == layer.c_in && layer.c_out == layer.c_in &&
+         layer.groups > 1;
 }
 
 std::vector<PtxLaunchResult> analyze_layer(const Layer& layer, const PtxLayerOptions& options) {
@@ -280,7 +240,7 @@ std::vector<PtxLaunchResult> analyze_layer(const Layer& layer, const PtxLayerOpt
   for (const Launch& L : plan(layer, options)) {
     const ptx::Dim3& g = L.spec.grid;
     if (g.x > ptx::kMaxGridX || g.y > ptx::kMaxGridYZ || g.z > ptx::kMaxGridYZ) {
-      // Said for the layer: `ptx layer` has no --grid for the launch's own check to name.
+      // Said for the layer: its caller set no grid for the launch's own check to name.
       throw InputError("the layer needs a grid of " + std::to_string(g.x) + "," +
                        std::to_string(g.y) + "," + std::to_string(g.z) + " CTAs for " + L.kernel +
                        ", beyond CUDA's launch limits (2147483647 x 65535 x 65535); expected a "
@@ -304,29 +264,6 @@ std::vector<PtxLaunchResult> analyze_layer(const Layer& layer, const PtxLayerOpt
     out.push_back(std::move(r));
   }
   return out;
-}
-
-int run_ptx_layer(const PtxLayerOptions& o) {
-  (void)output_format_from_string(o.format);
-  if (o.spec.empty() == o.layers_csv.empty()) {
-    throw InputError("ptx layer: give exactly one of --spec or --layers");
-  }
-  check_output_not_input(o.output, {o.layers_csv});
-  std::vector<PtxLaunchResult> results;
-  if (!o.spec.empty()) {
-    results = analyze_layer(parse_layer_spec(o.spec), o);
-  } else {
-    const LayerTable table = read_layers_csv(o.layers_csv);
-    for (std::size_t row = 0; row < table.layers.size(); ++row) {
-      try {
-        for (auto& r : analyze_layer(table.layers[row], o)) results.push_back(std::move(r));
-      } catch (const InputError& e) {
-        throw InputError(table.table.where(row) + ": " + e.what());  // which row of the file
-      }
-    }
-  }
-  write_output(o.output, ptx_render(results, o.format));
-  return 0;
 }
 
 namespace {

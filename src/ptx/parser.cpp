@@ -308,7 +308,7 @@ class Parser {
     while (depth > 0) {
       if (peek().kind == Tok::kEnd) fail(peek(), "expected '}'");
       if (is("{")) ++depth;
-      if (is("}")) --depth;
+      if (is("}")) depth -= 1;
       next();
     }
   }

@@ -7,6 +7,7 @@
 
 #include "cnnperf/common/io.hpp"
 #include "cnnperf/profile/profile.hpp"
+#include "profile/profile_command.hpp"
 
 namespace cnnperf {
 namespace {

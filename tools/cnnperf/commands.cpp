@@ -12,9 +12,10 @@ namespace cnnperf::cli {
 namespace {
 
 // Parameters whose option is not the parameter's own name with dashes.
-constexpr std::array<std::pair<const char*, const char*>, 2> kOptionOverrides{{
+constexpr std::array<std::pair<const char*, const char*>, 3> kOptionOverrides{{
     {"allow_tf32", "--no-tf32"},
     {"layers_csv", "--layers"},
+    {"params", "--param"},
 }};
 
 }  // namespace

@@ -197,14 +197,14 @@ class ProfilerBackend {
 
 /// Measurement hygiene, named as nvbench and the CUTLASS profiler name it.
 struct MeasurePolicy {
-  int warmup = 10;                ///< untimed launches before sampling (--warmup)
-  int min_samples = 10;           ///< --min-samples
+  int warmup = 10;                ///< untimed launches before sampling
+  int min_samples = 10;           ///< samples at least
   int max_samples = 10000;        ///< hard cap on samples
-  double max_noise_pct = 1.0;     ///< stop when relative stdev (%) is at or below (--max-noise)
-  double min_time_s = 0.1;        ///< sample at least this long (--min-time), GPU time
-  double max_time_s = 2.0;        ///< stop after this much sampling even if noisy (--max-time)
+  double max_noise_pct = 1.0;     ///< stop when relative stdev (%) is at or below
+  double min_time_s = 0.1;        ///< sample at least this long, GPU time
+  double max_time_s = 2.0;        ///< stop after this much sampling even if noisy
   double energy_window_ms = 200;  ///< NVML window per layer (>= the counter's update interval)
-  bool flush_l2 = false;          ///< evict L2 before every sample (--flush-l2)
+  bool flush_l2 = false;          ///< evict L2 before every sample
 };
 
 /// Running statistics and the stopping rule: stop when samples >= min_samples and
@@ -238,12 +238,12 @@ class SampleSeries {
 [[nodiscard]] int next_batch_size(const SampleSeries& series, const MeasurePolicy& policy,
                                   double mean_latency_ms);
 
-/// `--algo`: the heuristic's choice, every algorithm, or named ones.
+/// Which algorithms to run: the heuristic's choice, every algorithm, or named ones.
 struct AlgoRequest {
   enum class Kind { kHeuristic, kAll, kNamed } kind = Kind::kHeuristic;
   std::vector<ConvAlgo> named;
 };
-/// "heuristic" | "all" | comma list of algorithm names. Throws InputError naming --algo.
+/// "heuristic" | "all" | comma list of algorithm names. Throws ParameterError naming algo.
 [[nodiscard]] AlgoRequest parse_algo_request(std::string_view text);
 
 /// One unit of work: a layer in one layout with one algorithm request.
@@ -259,25 +259,6 @@ struct ProfileJob {
   [[nodiscard]] std::string key() const;
 };
 
-/// All options of `cnnperf profile`.
-struct ProfileOptions {
-  std::string net;                 ///< --net: zoo name, .onnx or .json
-  std::string layers_csv;          ///< --layers FILE.csv
-  std::vector<std::string> sweep;  ///< --sweep FIELD=VALUES (repeatable)
-  std::int64_t batch = 1;          ///< --batch (for --net; a sweep default)
-  std::string input_size;          ///< --input-size HxW for --net ("": the net's own)
-  std::string precision;           ///< --precision fp32|fp16 ("": from the source, fp32)
-  std::string layout = "nchw";     ///< --layout nchw|nhwc|nchw,nhwc
-  std::string algo = "heuristic";  ///< --algo heuristic|all|NAME[,NAME]
-  MeasurePolicy policy;
-  int gpu_index = 0;             ///< --gpu-index (CUDA ordinal)
-  std::string output;            ///< --output ("" or "-": stdout)
-  std::string format;            ///< --format csv|json|table; "": csv for rows, table for --dry-run
-  bool resume = false;           ///< --resume: skip rows already in --output
-  bool dry_run = false;          ///< --dry-run: list the plan, touch no GPU
-  bool keep_duplicates = false;  ///< --keep-duplicates: profile repeated shapes again
-};
-
 /// Sweep parsing: "c_in=64:256:64", "h_in=7,14,28", "dtype=fp32,fp16", "kernel=1,3"
 /// (kernel/stride/pad/dilation/hw set both _h and _w). Returns (field, values) per spec.
 struct SweepAxis {
@@ -285,17 +266,25 @@ struct SweepAxis {
   std::vector<std::string> values;
 };
 [[nodiscard]] SweepAxis parse_sweep_axis(std::string_view spec);
-/// Cartesian product of the axes over a default conv layer (batch from `batch`).
-/// Throws InputError for unknown fields, bad ranges or more than 100000 layers.
+/// Cartesian product of the axes over a default conv layer (batch from `batch`). Throws
+/// ParameterError naming sweep for unknown fields, bad ranges, an axis given twice or more
+/// than 100000 layers, naming batch when an axis sweeps batch and `batch` is not 1.
 [[nodiscard]] std::vector<Layer> expand_sweep(const std::vector<std::string>& specs,
                                               std::int64_t batch);
 
-/// "nchw", "nhwc" or a comma list of both. Throws InputError naming --layout.
+/// "nchw", "nhwc" or a comma list of both. Throws ParameterError naming layout.
 [[nodiscard]] std::vector<Layout> parse_layouts(std::string_view text);
 
-/// Builds the job list from the options (net / CSV / sweep), folding duplicates unless
-/// keep_duplicates. Throws InputError for bad options.
-[[nodiscard]] std::vector<ProfileJob> plan_jobs(const ProfileOptions& options);
+/// A layer to profile and where it came from (e.g. "resnet50:layer1.0.conv1", "sweep").
+struct SourcedLayer {
+  Layer layer;
+  std::string source;
+};
+/// The job list: every layer in every layout with every algorithm of `request`, identical
+/// jobs folded into one (counted in `duplicates`) unless keep_duplicates.
+[[nodiscard]] std::vector<ProfileJob> plan_jobs(const std::vector<SourcedLayer>& layers,
+                                                const std::vector<Layout>& layouts,
+                                                const AlgoRequest& request, bool keep_duplicates);
 
 /// Measured (or not) result of one job x algorithm: one output row.
 struct ProfileRow {
@@ -346,7 +335,7 @@ struct TimeEstimate {
 [[nodiscard]] TimeEstimate estimate_job_time(const ProfileJob& job, const MeasurePolicy& policy);
 /// The plan as text (table / CSV / JSON) with the estimate per job and the total.
 [[nodiscard]] std::string render_dry_run(const std::vector<ProfileJob>& jobs,
-                                         const ProfileOptions& options);
+                                         const MeasurePolicy& policy, OutputFormat format);
 
 /// Measures one job on an opened back end: resolves its algorithm request, prepares,
 /// warms up, samples until the policy stops, then measures energy over the window.
@@ -354,22 +343,8 @@ struct TimeEstimate {
 [[nodiscard]] std::vector<ProfileRow> measure_job(ProfilerBackend& backend, const ProfileJob& job,
                                                   const MeasurePolicy& policy);
 
-/// Renders rows for --format (csv / json / table), in profile_columns() order.
+/// Renders rows as csv / json / table, in profile_columns() order.
 [[nodiscard]] std::string render_profile_rows(const std::vector<std::vector<std::string>>& rows,
                                               OutputFormat format);
-
-/// `cnnperf profile` on a given back end. --dry-run prints the plan (any build, no GPU
-/// touched). Otherwise opens the GPU and throws Error "no usable GPU: <reason>" (e.g.
-/// "cudaErrorInsufficientDriver: ..." or "built without CUDA ...") before writing anything.
-/// Rows are written atomically after every job so an interrupted run resumes with --resume.
-/// Returns the exit code (0).
-int run_profile(const ProfileOptions& options, ProfilerBackend& backend);
-
-/// `cnnperf profile` on this build's back end. Inline so the reference to the back end is
-/// made by the caller, which links cnnperf_gpu (cnnperf_core must not depend on it).
-inline int run_profile(const ProfileOptions& options) {
-  const std::unique_ptr<ProfilerBackend> backend = make_profiler_backend();
-  return run_profile(options, *backend);
-}
 
 }  // namespace cnnperf

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
-// `cnnperf ptx`: executed PTX instruction mixes by dynamic analysis on the CPU.
-// `analyze` runs one kernel of a PTX file for a launch; `layer` runs the bundled reference
-// kernel (models/ptx/) that implements a layer; ptx_layer_features() gives the ML code
-// normalised PTX-mix features per layer (cached by layer shape).
+// Executed PTX instruction mixes by dynamic analysis on the CPU (behind `cnnperf ptx`).
+// analyze_ptx_file runs one kernel of a PTX file for a launch; analyze_layer runs the bundled
+// reference kernel (models/ptx/) that implements a layer; ptx_layer_features() gives the ML
+// code normalised PTX-mix features per layer (cached by layer shape).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cnnperf/model/layer.hpp"
@@ -32,7 +34,7 @@ struct PtxResources {
 struct PtxLaunchResult {
   std::string file;
   std::string kernel;
-  std::string layer;  ///< layer description (ptx layer), empty for ptx analyze
+  std::string layer;  ///< layer description (analyze_layer), empty for analyze_ptx_file
   ptx::Dim3 grid, block;
   bool sampled = false;       ///< fewer CTAs simulated than launched
   bool extrapolated = false;  ///< trip-count extrapolation used
@@ -56,49 +58,35 @@ struct PtxLaunchResult {
   int launches = 1;             ///< identical launches this result stands for (grouped conv)
 };
 
-/// Options of `cnnperf ptx analyze`.
-struct PtxAnalyzeOptions {
-  std::string file;
-  std::string kernel;
-  std::string grid = "1,1,1";
-  std::string block = "1,1,1";
-  std::vector<std::string>
-      params;  ///< "INDEX=VALUE" (integer, 0x hex, float with '.' or 'f' suffix)
-  bool full = false;
-  std::uint64_t max_warp_insts = ptx::LaunchSpec::kDefaultMaxWarpInsts;  ///< emulation budget
-  int samples = 3;          ///< interior CTAs sampled per grid dimension
-  std::string extrapolate;  ///< "INDEX=LO,HI": trip-count extrapolation
-  std::string arch;         ///< ptxas arch; default: the module's .target
-  std::string format = "table";
-  std::string output;
-};
+/// Which reference kernel runs a groups == 1 convolution.
+enum class PtxConvKernel { kAuto, kImplicitGemm, kDirect };
+/// The names of PtxConvKernel as users spell them.
+inline constexpr std::array<std::pair<const char*, PtxConvKernel>, 3> kPtxConvKernelNames{{
+    {"auto", PtxConvKernel::kAuto},
+    {"igemm", PtxConvKernel::kImplicitGemm},
+    {"direct", PtxConvKernel::kDirect},
+}};
+[[nodiscard]] const char* to_string(PtxConvKernel kernel);
 
-/// Options of `cnnperf ptx layer`.
+/// How analyze_layer runs a layer's reference kernels.
 struct PtxLayerOptions {
-  std::string spec;  ///< e.g. "conv2d:batch=1,c_in=64,h_in=56,w_in=56,c_out=64,kernel_h=3,..."
-  std::string layers_csv;            ///< canonical layer CSV (one result per row)
-  std::string arch = "sm_80";        ///< which committed PTX to use: sm_80 or sm_90
-  std::string conv_kernel = "auto";  ///< auto|igemm|direct for groups == 1 convolutions
-  bool full = false;
+  std::string arch = "sm_80";                        ///< which committed PTX to use: sm_80 or sm_90
+  PtxConvKernel conv_kernel = PtxConvKernel::kAuto;  ///< a depthwise layer ignores it
+  bool full = false;                                 ///< simulate every CTA
   std::uint64_t max_warp_insts = ptx::LaunchSpec::kDefaultMaxWarpInsts;  ///< per launch
-  std::string format = "table";
-  std::string output;
 };
-
-/// Runs `ptx analyze`; returns the exit code. Throws InputError on bad input.
-int run_ptx_analyze(const PtxAnalyzeOptions& options);
-/// Runs `ptx layer`; returns the exit code.
-int run_ptx_layer(const PtxLayerOptions& options);
 
 /// Analyses one launch of `kernel` in `file` (results cached by file, kernel and launch).
+/// `arch`: ptxas architecture for the resources; empty: the module's .target. Throws
+/// ParameterError naming `arch` or a LaunchSpec member, ptx::WarpBudgetExceeded.
 [[nodiscard]] PtxLaunchResult analyze_ptx_file(const std::string& file, const std::string& kernel,
                                                const ptx::LaunchSpec& spec,
                                                const std::string& arch = "");
-/// Analyses the reference kernel(s) implementing `layer` (a conv may need one launch).
+/// Analyses the reference kernel(s) implementing `layer` (a grouped conv: one launch per group).
 [[nodiscard]] std::vector<PtxLaunchResult> analyze_layer(const Layer& layer,
                                                          const PtxLayerOptions& options = {});
-/// Parses "conv2d:batch=1,c_in=64,..." (canonical CSV column names). Throws InputError.
-[[nodiscard]] Layer parse_layer_spec(const std::string& spec);
+/// Whether `layer` runs the depthwise reference kernel (whatever the conv_kernel option).
+[[nodiscard]] bool ptx_depthwise_layer(const Layer& layer);
 
 /// Normalised PTX-mix features of a layer for the regressors (names start with "ptx_"):
 ///   ptx_available          1 when a reference kernel exists for the op, else 0 (others absent)
@@ -121,8 +109,5 @@ void ptx_clear_caches();
 [[nodiscard]] std::string ptx_results_json(const std::vector<PtxLaunchResult>& results);
 [[nodiscard]] std::string ptx_results_csv(const std::vector<PtxLaunchResult>& results);
 [[nodiscard]] std::string ptx_results_table(const std::vector<PtxLaunchResult>& results);
-
-/// Parses "X,Y,Z" (Y and Z optional). Throws InputError naming `what`.
-[[nodiscard]] ptx::Dim3 parse_dim3(const std::string& text, const std::string& what);
 
 }  // namespace cnnperf

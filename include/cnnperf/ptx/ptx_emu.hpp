@@ -14,6 +14,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "cnnperf/common/error.hpp"
+
 namespace cnnperf::ptx {
 
 // ---------------------------------------------------------------------------------------------
@@ -207,7 +209,24 @@ struct LaunchCounts {
   bool extrapolated = false;
 };
 
-/// Runs the launch (sampled unless spec.full). Throws InputError for a bad configuration.
+/// LaunchSpec::max_warp_insts is too small for the launch: a loop ran past it (ctas_refused()
+/// 0), or `full` asks for more CTAs than the budget could run (refused before any runs). Its
+/// own type so that a caller can word it by the options that set the budget.
+class WarpBudgetExceeded : public InputError {
+ public:
+  WarpBudgetExceeded(std::string kernel, std::uint64_t budget, std::int64_t ctas_refused);
+  [[nodiscard]] const std::string& kernel() const noexcept { return kernel_; }
+  [[nodiscard]] std::uint64_t budget() const noexcept { return budget_; }
+  [[nodiscard]] std::int64_t ctas_refused() const noexcept { return ctas_refused_; }
+
+ private:
+  std::string kernel_;
+  std::uint64_t budget_ = 0;
+  std::int64_t ctas_refused_ = 0;
+};
+
+/// Runs the launch (sampled unless spec.full). Throws ParameterError naming the LaunchSpec
+/// member for a bad configuration (grid, block, params), WarpBudgetExceeded past the budget.
 [[nodiscard]] LaunchCounts run_launch(const Program& program, const LaunchSpec& spec);
 
 /// Fake base address given to pointer parameter `index` when not set explicitly.

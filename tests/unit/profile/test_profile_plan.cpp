@@ -8,6 +8,7 @@
 
 #include "../input_error_of.hpp"
 #include "cnnperf/profile/profile.hpp"
+#include "profile/profile_command.hpp"
 
 namespace cnnperf {
 namespace {
@@ -50,20 +51,20 @@ TEST(Sweep, OverlappingAxesAndImpossibleValuesAreInputErrors) {
     return test::input_error_of([&] { (void)expand_sweep(specs, 1); });
   };
   EXPECT_EQ(error_of({"kernel=3", "kernel=5"}),
-            "--sweep 'kernel=5': kernel_h is already swept by --sweep 'kernel=3'; give all its "
-            "values in one --sweep (kernel=A,B,...)");
-  EXPECT_NE(error_of({"hw=8", "w_in=4"}).find("w_in is already swept by --sweep 'hw=8'"),
+            "sweep: 'kernel=5': kernel_h is already swept by 'kernel=3'; give all its "
+            "values in one axis (kernel=A,B,...)");
+  EXPECT_NE(error_of({"hw=8", "w_in=4"}).find("w_in is already swept by 'hw=8'"),
             std::string::npos);
   EXPECT_NE(error_of({"pad=1", "padding=0"}).find("pad_h is already swept"), std::string::npos);
   EXPECT_EQ(error_of({"kernel_h=3", "kernel_w=5"}), "no error");
   EXPECT_EQ(error_of({"c_in=-5:5:1"}),
-            "--sweep 'c_in=-5:5:1': c_in -5: expected a positive integer");
-  EXPECT_EQ(error_of({"pad=-1,0"}), "--sweep 'pad=-1,0': pad -1: expected a non-negative integer");
+            "sweep: 'c_in=-5:5:1': c_in -5: expected a positive integer");
+  EXPECT_EQ(error_of({"pad=-1,0"}), "sweep: 'pad=-1,0': pad -1: expected a non-negative integer");
   EXPECT_EQ(error_of({"pad=0"}), "no error");
-  EXPECT_EQ(error_of({"bias=0,2"}), "--sweep 'bias=0,2': bias 2: expected 0 or 1");
+  EXPECT_EQ(error_of({"bias=0,2"}), "sweep: 'bias=0,2': bias 2: expected 0 or 1");
   // Past cuDNN's 32-bit sizes: an error before anything runs, not an invalid_problem job.
   EXPECT_EQ(error_of({"c_in=64,99999999999"}),
-            "--sweep 'c_in=64,99999999999': c_in 99999999999: expected at most 2147483647 "
+            "sweep: 'c_in=64,99999999999': c_in 99999999999: expected at most 2147483647 "
             "(cuDNN's 32-bit sizes)");
   EXPECT_EQ(error_of({"c_in=2147483647"}), "no error");
 }

@@ -12,6 +12,7 @@
 #include "cnnperf/common/io.hpp"
 #include "cnnperf/profile/profile.hpp"
 #include "fake_backend.hpp"
+#include "profile/profile_command.hpp"
 
 namespace cnnperf {
 namespace {

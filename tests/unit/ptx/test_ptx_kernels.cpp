@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "cnnperf/common/error.hpp"
+#include "ptx/ptx_command.hpp"
 #include "ptx_test_util.hpp"
 
 namespace cnnperf {

@@ -82,7 +82,7 @@ TEST(PtxParser, LaunchAboveMaxntidIsRefusedWithTheKernelsLimit) {
     FAIL() << "expected InputError";
   } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()),
-              "--block: kernel 'k' allows at most 128 threads per CTA (.maxntid), got 129");
+              "block: kernel 'k' allows at most 128 threads per CTA (.maxntid), got 129");
   }
 }
 
@@ -161,7 +161,7 @@ TEST(PtxParser, WrongParametersSayWhich) {
     FAIL() << "expected InputError";
   } catch (const InputError& e) {
     const std::string m = e.what();
-    EXPECT_NE(m.find("missing values (--param INDEX=VALUE) for: 3 (maxpool2d_nchw_param_3), 4 "
+    EXPECT_NE(m.find("missing values for: 3 (maxpool2d_nchw_param_3), 4 "
                      "(maxpool2d_nchw_param_4)"),
               std::string::npos)
         << m;
@@ -175,7 +175,7 @@ TEST(PtxParser, WrongParametersSayWhich) {
     FAIL() << "expected InputError";
   } catch (const InputError& e) {
     EXPECT_STREQ(e.what(),
-                 "--param 5: 0x5af3107a3fff does not fit parameter 5 "
+                 "params: index 5: 0x5af3107a3fff does not fit parameter 5 "
                  "(maxpool2d_nchw_param_5), 4 bytes (a float parameter takes 2.5f, not 2.5)");
   }
   // pad_h -1 sign-extended and pad_w given as its 32-bit pattern both fit an int parameter.

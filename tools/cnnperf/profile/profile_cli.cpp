@@ -2,8 +2,8 @@
 // `cnnperf profile`: fills ProfileOptions, calls run_profile.
 #include <memory>
 
-#include "cnnperf/profile/profile.hpp"
 #include "commands.hpp"
+#include "profile/profile_command.hpp"
 
 namespace cnnperf::cli {
 

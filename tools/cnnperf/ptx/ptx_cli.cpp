@@ -1,11 +1,31 @@
 // SPDX-License-Identifier: Apache-2.0
 // `cnnperf ptx analyze|layer`: executed PTX instruction mixes by dynamic analysis on the CPU.
 #include <memory>
+#include <string>
 
-#include "cnnperf/ptx/ptx.hpp"
 #include "commands.hpp"
+#include "ptx/ptx_command.hpp"
 
 namespace cnnperf::cli {
+
+namespace {
+
+// --conv-kernel NAME to its PtxConvKernel (as the number CLI11 reads into the enum).
+CLI::Validator conv_kernel_name() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        for (const auto& [name, kernel] : kPtxConvKernelNames) {
+          if (value == name) {
+            value = std::to_string(static_cast<int>(kernel));
+            return {};
+          }
+        }
+        return "expected auto, igemm or direct, got '" + value + "'";
+      },
+      "");
+}
+
+}  // namespace
 
 void add_ptx_command(CLI::App& app, Runner& run) {
   auto* sub =
@@ -46,18 +66,21 @@ void add_ptx_command(CLI::App& app, Runner& run) {
       "--param 16=1 --param 17=1 --param 18=1 --param 19=0 --format json");
   an->callback([a, &run] { run = [a] { return cnnperf::run_ptx_analyze(*a); }; });
 
-  auto l = std::make_shared<PtxLayerOptions>();
+  auto l = std::make_shared<PtxLayerCommandOptions>();
   auto* ly =
       sub->add_subcommand("layer", "Emulate the bundled reference kernel implementing a layer");
   ly->add_option("spec,--spec", l->spec,
                  "Layer spec OP:key=value,... (canonical CSV column names), positional or --spec");
   ly->add_option("--layers", l->layers_csv, "Canonical layer CSV, one result per row");
-  ly->add_option("--arch", l->arch, "Committed PTX to use: sm_80|sm_90")->capture_default_str();
-  ly->add_option("--conv-kernel", l->conv_kernel,
-                 "auto|igemm|direct (a depthwise layer always runs the depthwise kernel)")
+  ly->add_option("--arch", l->layer.arch, "Committed PTX to use: sm_80|sm_90")
       ->capture_default_str();
-  ly->add_flag("--full", l->full, "Simulate every CTA (no sampling, no extrapolation)");
-  ly->add_option("--max-warp-insts", l->max_warp_insts,
+  ly->add_option("--conv-kernel", l->layer.conv_kernel,
+                 "auto|igemm|direct (a depthwise layer always runs the depthwise kernel)")
+      ->transform(conv_kernel_name())
+      ->type_name("TEXT")
+      ->default_str(to_string(l->layer.conv_kernel));
+  ly->add_flag("--full", l->layer.full, "Simulate every CTA (no sampling, no extrapolation)");
+  ly->add_option("--max-warp-insts", l->layer.max_warp_insts,
                  "Stop (exit 2) after this many emulated warp instructions per launch")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
