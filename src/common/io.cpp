@@ -349,8 +349,8 @@ OutputFormat output_format_from_string(std::string_view text) {
   if (lower == "table") return OutputFormat::kTable;
   if (lower == "json") return OutputFormat::kJson;
   if (lower == "csv") return OutputFormat::kCsv;
-  throw InputError("--format: unknown format '" + std::string(text) +
-                   "' (expected table, json or csv)");
+  throw ParameterError("format",
+                       "unknown format '" + std::string(text) + "' (expected table, json or csv)");
 }
 
 namespace {
@@ -562,7 +562,7 @@ std::vector<std::string> user_files_or_resources(const std::string& pattern) {
     return {user_file_or_resource(pattern)};
   }
   // The shell left the pattern unexpanded (no match here): expand it here, then among the
-  // bundled files, so `--data datasets/layers_*.csv.gz` works from any directory.
+  // bundled files, so a relative `datasets/layers_*.csv.gz` works from any directory.
   if (auto here = glob_paths(pattern); !here.empty()) return here;
   if (!fs::path(pattern).is_absolute()) {
     for (const auto& root : resource_roots()) {

@@ -619,11 +619,11 @@ std::vector<std::string> GpuDatabase::closest(std::string_view name, int count) 
   return out;
 }
 
-GpuSpec GpuDatabase::resolve(std::string_view name_or_file, std::string_view option) const {
+GpuSpec GpuDatabase::resolve(std::string_view name_or_file, std::string_view parameter) const {
   const std::string text(name_or_file);
   if (exact_gpu_key(text).empty()) {
-    throw InputError(std::string(option) + ": expected a GPU name, alias or JSON spec file, got '" +
-                     text + "'");
+    throw ParameterError(std::string(parameter),
+                         "expected a GPU name, alias or JSON spec file, got '" + text + "'");
   }
   if (looks_like_file(text)) {
     std::error_code ec;

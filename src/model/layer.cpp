@@ -181,17 +181,17 @@ DType dtype_from_string(std::string_view name) {
   throw InputError("unknown dtype '" + std::string(name) + "' (expected fp32 or fp16)");
 }
 
-std::optional<DType> optional_dtype_from_option(std::string_view text, std::string_view option) {
+std::optional<DType> optional_dtype_from_option(std::string_view text, std::string_view parameter) {
   if (text.empty()) return std::nullopt;
-  return dtype_from_option(text, option);
+  return dtype_from_option(text, parameter);
 }
 
-DType dtype_from_option(std::string_view text, std::string_view option) {
+DType dtype_from_option(std::string_view text, std::string_view parameter) {
   try {
     return dtype_from_string(text);
   } catch (const InputError&) {
-    throw InputError(std::string(option) + ": expected fp32 or fp16, got '" + std::string(text) +
-                     "'");
+    throw ParameterError(std::string(parameter),
+                         "expected fp32 or fp16, got '" + std::string(text) + "'");
   }
 }
 

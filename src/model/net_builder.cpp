@@ -113,7 +113,7 @@ void NetBuilder::adaptive_avgpool(const std::string& name, std::int64_t out_h, s
                      std::to_string(network_.input_w) + ": layer '" + name +
                      "': the feature map is " + std::to_string(shape_.h) + "x" +
                      std::to_string(shape_.w) + "; expected at least " + std::to_string(out_h) +
-                     "x" + std::to_string(out_w) + " (a larger --input-size)");
+                     "x" + std::to_string(out_w) + " (a larger input size)");
   }
   // PyTorch's adaptive windows are equal when the size divides; otherwise this fixed window
   // (stride floor(in/out), kernel covering the rest) gives the same output size.

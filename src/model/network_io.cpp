@@ -94,7 +94,7 @@ ImportResult import_network(std::string_view spec, const ImportOptions& options)
     if (options.input_h > 0 || options.input_w > 0) {
       // Each layer of a list carries its own sizes; rescaling them is not defined.
       result.warnings.push_back(text +
-                                ": --input-size does not apply to a layer list (its layers carry "
+                                ": an input size does not apply to a layer list (its layers carry "
                                 "their own sizes); ignored");
     }
     return result;

@@ -278,7 +278,7 @@ class Importer {
             value = wanted;
           } else if (!fixed) {
             throw InputError(where + ": dimension " + std::to_string(i) + label +
-                             " is dynamic; expected an input size (--input-size HxW)");
+                             " is dynamic; expected an input size (HxW)");
           }
         } else if (!fixed) {
           throw InputError(

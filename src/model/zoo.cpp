@@ -222,11 +222,13 @@ Network build_zoo_network(std::string_view name, const NetworkOptions& options) 
                      "'; closest: " + join(closest_zoo_names(name), ", "));
   }
   if (options.batch <= 0) {
-    throw InputError("--batch: expected a positive integer, got " + std::to_string(options.batch));
+    throw ParameterError("batch",
+                         "expected a positive integer, got " + std::to_string(options.batch));
   }
   if (options.input_h < 0 || options.input_w < 0) {
-    throw InputError("--input-size: expected positive HxW, got " + std::to_string(options.input_h) +
-                     "x" + std::to_string(options.input_w));
+    throw ParameterError("input_size", "expected positive HxW, got " +
+                                           std::to_string(options.input_h) + "x" +
+                                           std::to_string(options.input_w));
   }
   const ZooEntry& e = def->entry;
   // A single given side means a square input.
@@ -247,7 +249,8 @@ Network build_cifar_network(std::string_view name, const NetworkOptions& options
                      kCifarShuffleNetV2 + ")");
   }
   if (options.batch <= 0) {
-    throw InputError("--batch: expected a positive integer, got " + std::to_string(options.batch));
+    throw ParameterError("batch",
+                         "expected a positive integer, got " + std::to_string(options.batch));
   }
   constexpr std::int64_t kCifarSide = 32;
   NetBuilder builder(kCifarShuffleNetV2, options.input_h > 0 ? options.input_h : kCifarSide,

@@ -289,7 +289,8 @@ Network build_nas_network(std::string_view spec, const NetworkOptions& options) 
     throw InputError("network '" + text + "': expected nb201:<cell> or fbnet:<22 blocks>");
   }
   if (options.batch <= 0) {
-    throw InputError("--batch: expected a positive integer, got " + std::to_string(options.batch));
+    throw ParameterError("batch",
+                         "expected a positive integer, got " + std::to_string(options.batch));
   }
   // Both spaces were measured on CIFAR-100 (32x32, 100 classes; datasets/README.md).
   const std::int64_t h =

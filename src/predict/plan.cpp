@@ -74,8 +74,8 @@ TaskProfile task_profile_from_string(std::string_view text) {
   if (t == "background") {
     return TaskProfile::kBackground;
   }
-  throw InputError("--profile: got '" + std::string(text) +
-                   "'; expected realtime, interactive or background");
+  throw ParameterError(
+      "profile", "got '" + std::string(text) + "'; expected realtime, interactive or background");
 }
 
 std::string to_string(LatencyShape shape) {
@@ -98,12 +98,12 @@ SocWeights parse_soc_weights(std::string_view text) {
         trim(text.substr(start, comma == std::string_view::npos ? text.npos : comma - start));
     start = comma == std::string_view::npos ? text.size() + 1 : comma + 1;
     if (part.empty()) {
-      throw InputError("--weights: empty entry in '" + std::string(text) + "'; expected " +
-                       kWeightsExpected);
+      throw ParameterError(
+          "weights", "empty entry in '" + std::string(text) + "'; expected " + kWeightsExpected);
     }
     const auto eq = part.find('=');
     if (eq == std::string::npos) {
-      throw InputError("--weights: '" + part + "' has no '='; expected " + kWeightsExpected);
+      throw ParameterError("weights", "'" + part + "' has no '='; expected " + kWeightsExpected);
     }
     const std::string key = to_lower(trim(part.substr(0, eq)));
     const std::string value = trim(part.substr(eq + 1));
@@ -118,22 +118,27 @@ SocWeights parse_soc_weights(std::string_view text) {
       slot = &w.accuracy;
     }
     if (slot == nullptr) {
-      throw InputError("--weights: unknown term '" + key + "'; expected " + kWeightsExpected);
+      throw ParameterError("weights", "unknown term '" + key + "'; expected " + kWeightsExpected);
     }
     if (!seen.insert(key).second) {
-      throw InputError("--weights: '" + key + "' given twice; expected " + kWeightsExpected);
+      throw ParameterError("weights", "'" + key + "' given twice; expected " + kWeightsExpected);
     }
-    const double v = parse_number(value, "--weights (" + key + ")");
+    double v = 0;
+    try {
+      v = parse_number(value, key);
+    } catch (const InputError& e) {
+      throw ParameterError("weights", e.what());
+    }
     if (v < 0) {
-      throw InputError("--weights: " + key + "=" + value + " is negative; expected " +
-                       kWeightsExpected);
+      throw ParameterError("weights",
+                           key + "=" + value + " is negative; expected " + kWeightsExpected);
     }
     *slot = v;
     any = true;
   }
   const double sum = w.latency + w.energy + w.accuracy;
   if (!any || sum <= 0) {
-    throw InputError("--weights: all weights are 0; expected " + std::string(kWeightsExpected));
+    throw ParameterError("weights", "all weights are 0; expected " + std::string(kWeightsExpected));
   }
   return {w.latency / sum, w.energy / sum, w.accuracy / sum};
 }
@@ -168,18 +173,19 @@ const ProfileDefaults& profile_defaults(TaskProfile profile) {
 
 SocSettings make_soc_settings(TaskProfile profile, const std::optional<SocWeights>& weights,
                               const SocTolerances& tolerances) {
-  auto check_positive = [](const std::optional<double>& v, const char* flag) {
+  auto check_positive = [](const std::optional<double>& v, const char* parameter) {
     if (v && !(std::isfinite(*v) && *v > 0)) {
-      throw InputError(std::string(flag) + ": got " + format_number(*v, 6) +
-                       "; expected a positive number");
+      throw ParameterError(parameter,
+                           "got " + format_number(*v, 6) + "; expected a positive number");
     }
   };
-  check_positive(tolerances.max_latency_ms, "--max-latency-ms");
-  check_positive(tolerances.max_energy_per_image_j, "--max-energy-j");
-  check_positive(tolerances.min_top1_percent, "--min-top1");
+  check_positive(tolerances.max_latency_ms, "max_latency_ms");
+  check_positive(tolerances.max_energy_per_image_j, "max_energy_per_image_j");
+  check_positive(tolerances.min_top1_percent, "min_top1_percent");
   if (tolerances.min_top1_percent && *tolerances.min_top1_percent > 100) {
-    throw InputError("--min-top1: got " + format_number(*tolerances.min_top1_percent, 6) +
-                     "; expected a percentage in (0, 100]");
+    throw ParameterError("min_top1_percent", "got " +
+                                                 format_number(*tolerances.min_top1_percent, 6) +
+                                                 "; expected a percentage in (0, 100]");
   }
   const ProfileDefaults& defaults = profile_defaults(profile);
   SocSettings s;
@@ -197,7 +203,7 @@ SocSettings make_soc_settings(TaskProfile profile, const std::optional<SocWeight
   SocWeights w = weights.value_or(defaults.weights);
   const double sum = w.latency + w.energy + w.accuracy;
   if (!(sum > 0) || w.latency < 0 || w.energy < 0 || w.accuracy < 0) {
-    throw InputError("--weights: expected " + std::string(kWeightsExpected));
+    throw ParameterError("weights", "expected " + std::string(kWeightsExpected));
   }
   s.weights = {w.latency / sum, w.energy / sum, w.accuracy / sum};
   return s;
@@ -328,10 +334,11 @@ PlanScoring score_candidates(const std::vector<PlanCandidate>& candidates,
     for (const auto& n : unknown_accuracy) {
       names += (names.empty() ? "" : ", ") + n;
     }
-    out.warnings.push_back(
-        "accuracy unknown (no published top-1) for " + names + ": listed as infeasible because " +
-        (tol.min_top1_percent ? std::string("--min-top1 is set") : "the accuracy weight is > 0") +
-        "; use --weights with accuracy=0 to rank them on latency and energy");
+    out.warnings.push_back("accuracy unknown (no published top-1) for " + names +
+                           ": listed as infeasible because " +
+                           (tol.min_top1_percent ? std::string("min_top1_percent is set")
+                                                 : "the accuracy weight is > 0") +
+                           "; weights with accuracy=0 rank them on latency and energy");
   }
   if (!candidates.empty() && feasible == 0) {
     out.warnings.emplace_back("no candidate meets the tolerances; every row is infeasible");

@@ -247,8 +247,8 @@ Mode mode_from_string(std::string_view text) {
   const std::string lower = to_lower(text);
   if (lower == "inference" || lower == "forward") return Mode::kInference;
   if (lower == "training" || lower == "train") return Mode::kTraining;
-  throw InputError("--mode: unknown mode '" + std::string(text) +
-                   "' (expected inference or training)");
+  throw ParameterError("mode",
+                       "unknown mode '" + std::string(text) + "' (expected inference or training)");
 }
 
 double weight_broadcast_factor(const GpuSpec& gpu) {
@@ -485,33 +485,34 @@ void set_power(NetworkPrediction& prediction, const PowerModel& power) {
 
 void set_host_ms_per_op(NetworkPrediction& prediction, double ms, const PowerModel& power) {
   if (!(ms > 0) || !std::isfinite(ms)) {
-    throw InputError("--host-ms-per-op: expected a positive number of ms, got " +
-                     format_number(ms));
+    throw ParameterError("host_ms_per_op",
+                         "expected a positive number of ms, got " + format_number(ms));
   }
   // The host's issue rate is a property of the user's CPU and stack, not of the GPU
   // (docs/accuracy.md: 30-83 us per op across the measured machines).
-  // The flag's value is a mean over ops (a step's host time / its ops), so every op costs it.
+  // The value is a mean over ops (a step's host time / its ops), so every op costs it.
   prediction.overhead.host_ms_per_op = ms;
   prediction.overhead.heavy_op_factor = 1.0;
-  prediction.overhead.source += "; host_ms_per_op set by --host-ms-per-op";
+  prediction.overhead.source += "; host_ms_per_op set by the caller";
   set_power(prediction, power);  // recomputes the totals with the new overhead
 }
 
 void set_num_gpus(NetworkPrediction& prediction, int num_gpus, const PowerModel& power) {
   if (num_gpus < 1 || num_gpus > kMaxDataParallelGpus) {
-    throw InputError("--num-gpus: expected 1 to " + std::to_string(kMaxDataParallelGpus) +
-                     ", got " + std::to_string(num_gpus));
+    throw ParameterError("num_gpus", "expected 1 to " + std::to_string(kMaxDataParallelGpus) +
+                                         ", got " + std::to_string(num_gpus));
   }
   if (num_gpus > 1 && prediction.overhead.data_parallel.rows == 0) {
-    throw InputError("--num-gpus: the model's eager overhead (" + prediction.overhead.source +
-                     ") has no data-parallel calibration; retrain it with train --e2e on rows "
-                     "with num_gpus > 1");
+    throw ParameterError("num_gpus",
+                         "the model's eager overhead (" + prediction.overhead.source +
+                             ") has no data-parallel calibration (expected one fitted on "
+                             "end-to-end rows with num_gpus > 1)");
   }
   prediction.eager.num_gpus = num_gpus;
   const int fitted = prediction.overhead.data_parallel.max_num_gpus;
   if (fitted > 1 && num_gpus > fitted) {
     // DESIGN: out-of-distribution inputs are flagged. The terms are linear in the extra GPUs.
-    prediction.warnings.push_back("--num-gpus " + std::to_string(num_gpus) +
+    prediction.warnings.push_back("num_gpus " + std::to_string(num_gpus) +
                                   ": the data-parallel terms were fitted on rows of at most " +
                                   std::to_string(fitted) +
                                   " GPUs; more is their linear extrapolation");
@@ -647,7 +648,7 @@ NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
         ") but " + gpu.name + " has " + format_number(gpu.memory_gb, 3) + " GB (" +
         format_number(gpu.memory_gb * kGbPerGib, 3) + " GB if GiB); " +
         (weights_alone ? "the weights alone need " + format_number(weights_gb, 3) + " GB"
-                       : std::string("a smaller --batch or --input-size may fit")));
+                       : std::string("a smaller batch or input size may fit")));
   }
   // One summary line, not one per layer: the per-layer flag is in every output format.
   std::size_t outside = 0;
@@ -724,18 +725,19 @@ void apply_power_limit(NetworkPrediction& prediction, double limit_w,
   const GpuSpec& gpu = prediction.gpu;
   if (prediction.eager.num_gpus > 1) {
     // The cap model is fitted on single-GPU steps; N capped GPUs are not measured.
-    throw InputError("--power-limit with --num-gpus " + std::to_string(prediction.eager.num_gpus) +
-                     ": not modelled (expected one of them)");
+    throw ParameterError("power_limit_w", "a cap on a data-parallel step of " +
+                                              std::to_string(prediction.eager.num_gpus) +
+                                              " GPUs is not modelled (expected one GPU)");
   }
   // The clock search needs this GPU's activity and the cap response, not the file's metadata.
   PowerModel power;
   power.activity = any_gpu_power.activity_for(gpu);
   power.cap = any_gpu_power.cap;
   if (!(limit_w > gpu.idle_power_w)) {
-    throw InputError(input_message("--power-limit",
-                                   "a cap of " + format_number(limit_w) +
-                                       " W leaves nothing above the idle power of " + gpu.name,
-                                   "more than " + format_number(gpu.idle_power_w) + " W"));
+    throw ParameterError("power_limit_w", "a cap of " + format_number(limit_w) +
+                                              " W leaves nothing above the idle power of " +
+                                              gpu.name + " (expected more than " +
+                                              format_number(gpu.idle_power_w) + " W)");
   }
   PowerCapOutcome outcome;
   outcome.limit_w = limit_w;
@@ -964,15 +966,15 @@ std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
                     format_number(p.energy_mj, 3), p.bound,
                     p.in_distribution ? "" : "out-of-range"});
   }
-  std::string out = r.network + " on " + r.gpu.display_name + " (" + r.gpu.name + "), batch " +
-                    std::to_string(r.batch) + ", " + to_string(r.mode) + ", " +
-                    to_string(r.precision) +
-                    (r.tf32_convolutions > 0
-                         ? " (" + std::to_string(r.tf32_convolutions) +
-                               " convolutions on TF32 tensor cores, PyTorch's default; --no-tf32: "
-                               "strict fp32)"
-                         : std::string()) +
-                    ", model: " + r.model + "\n";
+  std::string out =
+      r.network + " on " + r.gpu.display_name + " (" + r.gpu.name + "), batch " +
+      std::to_string(r.batch) + ", " + to_string(r.mode) + ", " + to_string(r.precision) +
+      (r.tf32_convolutions > 0
+           ? " (" + std::to_string(r.tf32_convolutions) +
+                 " convolutions on TF32 tensor cores, PyTorch's default; allow_tf32 off: "
+                 "strict fp32)"
+           : std::string()) +
+      ", model: " + r.model + "\n";
   out += format_table({"layer", "op", "shape (CxHxW)", "MFLOPs", "latency_ms", "roofline_ms",
                        "energy_mj", "bound", "note"},
                       rows);
@@ -980,7 +982,7 @@ std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
   out += "latency_ms  " + format_number(r.latency_ms, 4) +
          "  (end-to-end step in an eager framework, incl. launch overhead and input copy)\n";
   if (r.overhead.kernel_time_scale != 1.0) {
-    // The host terms may come from --host-ms-per-op; the scale always comes from the fit.
+    // The host terms may be the caller's host_ms_per_op; the scale always comes from the fit.
     out += "            kernel time x" + format_number(r.overhead.kernel_time_scale, 3) + " = " +
            format_number(r.kernel_ms * r.overhead.kernel_time_scale, 4) +
            (!r.overhead.kernel_time_scale_board.empty()
@@ -1032,7 +1034,7 @@ std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
     out += "            host-bound: " + std::to_string(r.eager.ops) + " ops x " +
            format_number(host_op_ms, 3) +
            " ms to issue each (mean) = " + format_number(host_ms, 4) + " ms > " +
-           format_number(gpu_ms, 4) + " ms on the GPU (--host-ms-per-op sets your machine's)\n";
+           format_number(gpu_ms, 4) + " ms on the GPU (host_ms_per_op sets your machine's)\n";
   }
   if (r.overhead.per_op_overlap > 0 && !r.eager.op_costs.empty()) {
     out += "            per-op overlap " + format_number(r.overhead.per_op_overlap, 3) +

@@ -9,11 +9,9 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdlib>
-#include <iostream>
 #include <iterator>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -36,8 +34,6 @@ namespace {
 using Json = nlohmann::ordered_json;
 using KeyValues = std::vector<std::pair<std::string, std::string>>;
 
-constexpr const char* kUsage =
-    "usage: cnnperf report INPUT.json [MORE.json ...] [--output report.html] [--title TEXT]";
 // Caps keep a report of a 100k-row layer file viewable; per-layer network charts are far
 // below them (ResNet-152 has ~500 layers), so every layer of a network is always drawn.
 constexpr std::size_t kMaxTableRows = 1000;
@@ -1210,7 +1206,7 @@ ReportKind detect_report_kind(const ReportInput& input) {
 
 std::string render_report(const std::vector<ReportInput>& inputs, const std::string& title) {
   if (inputs.empty()) {
-    throw InputError(std::string("report: expected at least one JSON result file; ") + kUsage);
+    throw ParameterError("inputs", "expected at least one JSON result");
   }
   // Parse everything first so a bad input fails before any work is done.
   std::vector<Json> docs;
@@ -1260,26 +1256,6 @@ std::string render_report(const std::vector<ReportInput>& inputs, const std::str
     out += provenance(docs[i], shown) + section_body(kinds[i], docs[i]) + "</section>\n";
   }
   return out + "</body>\n</html>\n";
-}
-
-std::string render_report_files(const ReportOptions& options) {
-  std::vector<ReportInput> inputs;
-  for (const auto& path : options.inputs) {
-    if (path == "-") {
-      std::ostringstream text;
-      text << std::cin.rdbuf();
-      inputs.push_back({"(stdin)", text.str()});
-    } else {
-      inputs.push_back({path, read_text_file(path)});
-    }
-  }
-  return render_report(inputs, options.title);
-}
-
-int run_report(const ReportOptions& options) {
-  check_output_not_input(options.output, options.inputs);
-  write_output(options.output, render_report_files(options));
-  return 0;
 }
 
 }  // namespace cnnperf

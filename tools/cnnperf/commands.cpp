@@ -12,10 +12,13 @@ namespace cnnperf::cli {
 namespace {
 
 // Parameters whose option is not the parameter's own name with dashes.
-constexpr std::array<std::pair<const char*, const char*>, 3> kOptionOverrides{{
+constexpr std::array<std::pair<const char*, const char*>, 6> kOptionOverrides{{
     {"allow_tf32", "--no-tf32"},
     {"layers_csv", "--layers"},
+    {"max_energy_per_image_j", "--max-energy-j"},
+    {"min_top1_percent", "--min-top1"},
     {"params", "--param"},
+    {"power_limit_w", "--power-limit"},
 }};
 
 }  // namespace

@@ -90,7 +90,7 @@ enum class OutputFormat { kTable, kJson, kCsv };
 [[nodiscard]] std::filesystem::path find_resource(const std::string& relative);
 /// A file the user named: `path` itself when it exists or is absolute; else, when a bundled
 /// resource of that relative name exists (find_resource), that one, so the examples'
-/// `--model models/cnnperf_default.json` work from any directory; else `path` unchanged (its
+/// `models/cnnperf_default.json` work from any directory; else `path` unchanged (its
 /// reader then says it is missing).
 [[nodiscard]] std::string user_file_or_resource(const std::string& path);
 /// user_file_or_resource for a name that may hold a wildcard the shell did not expand (it

@@ -67,7 +67,7 @@ void to_json(nlohmann::json& out, const GpuSpec& spec);
 [[nodiscard]] GpuSpec gpu_spec_from_json(const nlohmann::json& object, const std::string& where,
                                          bool require_all);
 
-/// Loads a JSON file holding one GPU object (a custom spec for `--gpu FILE.json`).
+/// Loads a JSON file holding one GPU object (a custom spec, GpuDatabase::resolve's file).
 [[nodiscard]] GpuSpec load_gpu_spec_file(const std::string& path);
 
 /// A loaded database.
@@ -92,11 +92,10 @@ class GpuDatabase {
                                                   const std::vector<std::string>& among) const;
   /// Up to `count` database names closest to `name` (edit distance on normalized names).
   [[nodiscard]] std::vector<std::string> closest(std::string_view name, int count = 3) const;
-  /// find(), or a path to a JSON spec file; throws InputError with the closest names.
-  /// `option` names where the text came from in the error for blank text ("--gpu",
-  /// "gpus show").
+  /// find(), or a path to a JSON spec file; throws InputError with the closest names, and
+  /// ParameterError naming `parameter` for blank text.
   [[nodiscard]] GpuSpec resolve(std::string_view name_or_file,
-                                std::string_view option = "--gpu") const;
+                                std::string_view parameter = "gpu") const;
 
   /// Path the database was loaded from.
   [[nodiscard]] const std::string& source_path() const { return source_path_; }

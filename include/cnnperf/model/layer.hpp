@@ -54,12 +54,13 @@ enum class DType { kFp32, kFp16 };
 [[nodiscard]] std::string to_string(DType dtype);
 /// Accepts fp32|float32|float|32 and fp16|float16|half|16. Throws InputError otherwise.
 [[nodiscard]] DType dtype_from_string(std::string_view name);
-/// dtype_from_string for a command-line option: the error names `option` (e.g. "--precision").
-[[nodiscard]] DType dtype_from_option(std::string_view text, std::string_view option);
+/// dtype_from_string for a parameter: throws ParameterError naming `parameter` (e.g.
+/// "precision").
+[[nodiscard]] DType dtype_from_option(std::string_view text, std::string_view parameter);
 /// The same for an optional one: empty text (not given) is nullopt, which lets a file's own
 /// element type decide.
 [[nodiscard]] std::optional<DType> optional_dtype_from_option(std::string_view text,
-                                                              std::string_view option);
+                                                              std::string_view parameter);
 [[nodiscard]] int bytes_per_element(DType dtype);
 
 /// Which pass a row measures: the forward pass, a whole training step (forward + backward

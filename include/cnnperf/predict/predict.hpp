@@ -52,7 +52,7 @@ struct GpuEagerCalibration {
 };
 
 /// What a GPU without end-to-end rows of its own takes (EagerOverhead::unseen_gpu_terms);
-/// `train --e2e` keeps the one with the lower leave-one-GPU-out error on its rows.
+/// the end-to-end fit keeps the one with the lower leave-one-GPU-out error on its rows.
 enum class UnseenGpuTerms {
   kShared,  ///< the shared terms, fitted on every GPU's rows
   /// The geometric mean of the own terms of the GPUs of its architecture with rows (the
@@ -336,7 +336,7 @@ inline constexpr double kGbPerGib = 1.073741824;  ///< 2^30 / 1e9
                                                 const PowerModel& power);
 
 /// Replaces the host time to issue one op (ms; the user's machine's) and recomputes the
-/// totals. Call before apply_power_limit. Throws InputError unless ms > 0.
+/// totals. Call before apply_power_limit. Throws ParameterError (host_ms_per_op) unless ms > 0.
 void set_host_ms_per_op(NetworkPrediction& prediction, double ms, const PowerModel& power);
 
 /// The most GPUs set_num_gpus accepts (one node; the calibration rows have 2 to 4).
@@ -344,8 +344,8 @@ inline constexpr int kMaxDataParallelGpus = 16;
 /// Spreads the step over `num_gpus` GPUs with nn.DataParallel, the batch per GPU unchanged
 /// (global batch = num_gpus x batch), and recomputes the totals: latency_ms adds the
 /// calibrated data-parallel terms, energy_j and avg_power_w then cover all the GPUs. Call
-/// before apply_power_limit, which refuses num_gpus > 1. Throws InputError unless num_gpus is
-/// 1 to 16, or when the model's overhead has no data-parallel calibration.
+/// before apply_power_limit, which refuses num_gpus > 1. Throws ParameterError (num_gpus)
+/// unless num_gpus is 1 to 16, or when the model's overhead has no data-parallel calibration.
 void set_num_gpus(NetworkPrediction& prediction, int num_gpus, const PowerModel& power);
 
 /// Re-assigns every layer's power and the totals with `power` (e.g. while calibrating it).
@@ -355,8 +355,8 @@ void set_power(NetworkPrediction& prediction, const PowerModel& power);
 /// Applies a board power cap (W) to an uncapped prediction, in place: finds the highest SM
 /// clock whose average step power fits the cap, stretches the compute-bound share of every
 /// layer, and recomputes latency, energy and power (layers and totals). A cap at or above the
-/// uncapped power changes nothing but records the outcome. Throws InputError when the cap is
-/// not above the GPU's idle power.
+/// uncapped power changes nothing but records the outcome. Throws ParameterError
+/// (power_limit_w) when the cap is not above the GPU's idle power, or with num_gpus > 1.
 void apply_power_limit(NetworkPrediction& prediction, double limit_w, const PowerModel& power);
 
 /// Printers of one result model.

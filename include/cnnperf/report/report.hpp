@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// `cnnperf report`: one self-contained HTML page (inline CSS and SVG, no JavaScript, no
+// The report: one self-contained HTML page (inline CSS and SVG, no JavaScript, no
 // external URL) from any JSON result cnnperf writes, one section per input.
 #pragma once
 
@@ -11,13 +11,6 @@ namespace cnnperf {
 /// Version of the report page layout; written into the page's <meta name="cnnperf-report">.
 inline constexpr int kReportSchemaVersion = 1;
 
-/// Options of `cnnperf report` (strings as typed; validated by render_report).
-struct ReportOptions {
-  std::vector<std::string> inputs;  ///< JSON result files; "-" reads stdin
-  std::string output;               ///< output file; "" or "-" = stdout
-  std::string title;                ///< page title; "" = "cnnperf report"
-};
-
 /// One JSON result already in memory: `name` is what the page shows as its file name.
 struct ReportInput {
   std::string name;
@@ -26,14 +19,15 @@ struct ReportInput {
 
 /// What render_report recognised an input as (the section layout follows from it).
 enum class ReportKind {
-  kNetworkPrediction,  ///< `predict --net ... --format json`
-  kLayerPredictions,   ///< `predict --layers ... --format json`
-  kPlan,               ///< `plan --format json`
-  kTrainMetrics,       ///< `train --format json` (no "kind" field: recognised by "cv")
-  kValidateMetrics,    ///< `validate --format json` (recognised by "model_fingerprint")
-  kPtxAnalysis,        ///< `ptx analyze|layer --format json` (recognised by "launches")
-  kGpuSpec,            ///< `gpus show NAME --format json`
-  kNetworkLayers,      ///< `nets show NAME --format json`
+  // The JSON results of the cnnperf commands:
+  kNetworkPrediction,  ///< predict, of a network
+  kLayerPredictions,   ///< predict, of a layer table
+  kPlan,               ///< plan
+  kTrainMetrics,       ///< train (no "kind" field: recognised by "cv")
+  kValidateMetrics,    ///< validate (recognised by "model_fingerprint")
+  kPtxAnalysis,        ///< ptx analyze or layer (recognised by "launches")
+  kGpuSpec,            ///< gpus show NAME
+  kNetworkLayers,      ///< nets show NAME
   kGeneric,            ///< anything else, including non-object JSON
 };
 
@@ -47,14 +41,8 @@ enum class ReportKind {
 
 /// Renders the HTML page. Pure and deterministic: the same inputs give the same bytes.
 /// Throws InputError "NAME: invalid JSON: parse error at line L, column C: ..." for an input
-/// that does not parse, and InputError with the usage line when `inputs` is empty.
+/// that does not parse, and ParameterError (inputs) when `inputs` is empty.
 [[nodiscard]] std::string render_report(const std::vector<ReportInput>& inputs,
                                         const std::string& title = {});
-
-/// Reads options.inputs (InputError naming an unreadable file) and renders them.
-[[nodiscard]] std::string render_report_files(const ReportOptions& options);
-
-/// Runs `cnnperf report`: render_report_files() written atomically to options.output. Returns 0.
-int run_report(const ReportOptions& options);
 
 }  // namespace cnnperf

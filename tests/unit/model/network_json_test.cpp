@@ -259,7 +259,7 @@ TEST(NetworkSpec, JsonFileRoundTripThroughImportNetwork) {
   expect_same_layers(net, sized.network);
   ASSERT_EQ(sized.warnings.size(), 1U);
   EXPECT_EQ(sized.warnings[0], path.string() +
-                                   ": --input-size does not apply to a layer list (its layers "
+                                   ": an input size does not apply to a layer list (its layers "
                                    "carry their own sizes); ignored");
 }
 

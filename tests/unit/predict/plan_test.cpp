@@ -65,13 +65,13 @@ TEST(PlanWeights, MissingTermsAreZero) {
   EXPECT_DOUBLE_EQ(w.accuracy, 0.0);
 }
 
-TEST(PlanWeights, RejectsMalformedInputNamingTheFlag) {
+TEST(PlanWeights, RejectsMalformedInputNamingTheParameter) {
   for (const std::string bad :
        {"latency=0.5,speed=0.5", "latency=0.5,latency=0.2", "latency", "latency=abc",
         "latency=-0.1,energy=1", "latency=0,energy=0,accuracy=0", "latency=1,,energy=1", "",
         "latency=nan"}) {
     const std::string message = input_error_of(bad);
-    EXPECT_NE(message.find("--weights"), std::string::npos) << "'" << bad << "' -> " << message;
+    EXPECT_EQ(message.rfind("weights: ", 0), 0U) << "'" << bad << "' -> " << message;
   }
   EXPECT_NE(input_error_of("latency=1,speed=1").find("speed"), std::string::npos);
 }

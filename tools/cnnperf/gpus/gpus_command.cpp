@@ -95,7 +95,13 @@ std::string render_list(const GpuDatabase& db, const GpusOptions& o, OutputForma
 }
 
 std::string render_show(const GpuDatabase& db, const GpusOptions& o, OutputFormat format) {
-  const GpuSpec g = db.resolve(o.show, "gpus show");
+  const GpuSpec g = [&] {
+    try {
+      return db.resolve(o.show);
+    } catch (const ParameterError& e) {
+      throw InputError("gpus show: " + e.detail());  // a positional, not an option
+    }
+  }();
   if (format == OutputFormat::kJson) {
     json out = json::object();
     out["schema_version"] = kOutputSchemaVersion;

@@ -315,7 +315,7 @@ std::string render_show(const NetsOptions& options, OutputFormat format,
 
 std::string render_nets(const NetsOptions& options) {
   const OutputFormat format = output_format_from_string(options.format);
-  const std::optional<DType> given = optional_dtype_from_option(options.precision, "--precision");
+  const std::optional<DType> given = optional_dtype_from_option(options.precision, "precision");
   if (options.batch <= 0) {
     throw InputError("--batch: expected a positive integer, got " + std::to_string(options.batch));
   }

@@ -367,7 +367,7 @@ PlanResult plan_for_options(const PlanOptions& options) {
   batches = first_of_each(batches);
   std::vector<DType> precisions;
   for (const std::string& p : split_list(options.precision, "--precision")) {
-    precisions.push_back(dtype_from_option(p, "--precision"));
+    precisions.push_back(dtype_from_option(p, "precision"));
   }
   precisions = first_of_each(precisions);
   const std::vector<std::optional<double>> limits = power_limits(options.power_limits);

@@ -86,7 +86,7 @@ NetworkPrediction predict_for_options(const PredictOptions& options, const Laten
   import.batch = options.batch > 0 ? options.batch : 1;
   import.batch_given = options.batch > 0;
   // Unset: an ONNX model's input type or a layer list's dtype decides (zoo networks: fp32).
-  import.dtype = optional_dtype_from_option(options.precision, "--precision");
+  import.dtype = optional_dtype_from_option(options.precision, "precision");
   const auto [h, w] = parse_input_size(options.input_size);
   import.input_h = h;
   import.input_w = w;
@@ -97,7 +97,17 @@ NetworkPrediction predict_for_options(const PredictOptions& options, const Laten
   NetworkPrediction result =
       predict_network(imported.network, gpu, model, mode_from_string(options.mode), power);
   if (options.host_ms_per_op > 0) set_host_ms_per_op(result, options.host_ms_per_op, power);
+  if (options.num_gpus > 1 && result.overhead.data_parallel.rows == 0) {
+    throw InputError("--num-gpus: the model's eager overhead (" + result.overhead.source +
+                     ") has no data-parallel calibration; retrain it with train --e2e on rows "
+                     "with num_gpus > 1");
+  }
   if (options.num_gpus != 1) set_num_gpus(result, options.num_gpus, power);
+  if (options.power_limit_w > 0 && options.num_gpus > 1) {
+    // The cap model is fitted on single-GPU steps (apply_power_limit).
+    throw InputError("--power-limit with --num-gpus " + std::to_string(options.num_gpus) +
+                     ": not modelled (expected one of them)");
+  }
   if (options.power_limit_w > 0) apply_power_limit(result, options.power_limit_w, power);
   for (const auto& skipped : imported.skipped) {
     result.warnings.push_back("node '" + skipped.name + "' (" + skipped.op_type +

@@ -30,7 +30,7 @@ std::pair<std::int64_t, std::int64_t> input_size_of(const ProfileOptions& option
 }
 
 std::vector<SourcedLayer> layers_from_options(const ProfileOptions& options) {
-  const std::optional<DType> dtype = optional_dtype_from_option(options.precision, "--precision");
+  const std::optional<DType> dtype = optional_dtype_from_option(options.precision, "precision");
   const int sources = static_cast<int>(!options.net.empty()) +
                       static_cast<int>(!options.layers_csv.empty()) +
                       static_cast<int>(!options.sweep.empty());

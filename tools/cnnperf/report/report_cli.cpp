@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// `cnnperf report`: options -> cnnperf::run_report.
+// `cnnperf report`: fills ReportOptions, calls run_report.
 #include <memory>
 
-#include "cnnperf/report/report.hpp"
 #include "commands.hpp"
+#include "report/report_command.hpp"
 
 namespace cnnperf::cli {
 
@@ -11,7 +11,7 @@ void add_report_command(CLI::App& app, Runner& run) {
   auto opts = std::make_shared<ReportOptions>();
   auto* sub = app.add_subcommand(
       "report", "Render JSON results as one self-contained HTML page with SVG charts");
-  // Not ->required(): with no input the library says what is expected, with the usage line.
+  // Not ->required(): with no input run_report says what is expected, with the usage line.
   sub->add_option("inputs", opts->inputs,
                   "JSON results written by cnnperf (predict, plan, train, validate, ptx, gpus "
                   "show, nets show; any other JSON is shown generically); - reads stdin");
