@@ -114,14 +114,14 @@ constexpr double kMaxMeasuredLatencyMs = 1e9;
 
 TrainingData load_training_data(const std::vector<std::string>& files, std::size_t max_rows,
                                 std::uint64_t seed) {
-  if (files.empty()) throw InputError("--data: expected at least one dataset file");
+  if (files.empty()) throw ParameterError("data", "expected at least one dataset file");
   TrainingData data;
   std::uint64_t hash = 1469598103934665603ULL;
   std::unordered_map<std::string, GpuSpec> gpu_cache;
   const GpuDatabase& db = GpuDatabase::bundled();
   // The examples' `datasets/...` names (and their wildcards) work from any directory, like
-  // `--model models/...`.
-  const std::vector<std::string> expanded = user_file_list(files, "--data");
+  // bundled model files.
+  const std::vector<std::string> expanded = user_file_list(files, "data");
   for (const auto& file : expanded) {
     const std::string text = read_text_file(file);
     hash = fnv1a(text, hash);
@@ -207,8 +207,8 @@ CvScheme cv_scheme_from_string(std::string_view text) {
   if (lower == "kfold") return CvScheme::kKfold;
   if (lower == "group" || lower == "group-shape") return CvScheme::kGroupShape;
   if (lower == "leave-gpu-out" || lower == "logo") return CvScheme::kLeaveGpuOut;
-  throw InputError("--cv: unknown scheme '" + std::string(text) +
-                   "' (expected kfold, group-shape or leave-gpu-out)");
+  throw ParameterError("cv", "unknown scheme '" + std::string(text) +
+                                 "' (expected kfold, group-shape or leave-gpu-out)");
 }
 
 std::string to_string(CvScheme scheme) {
@@ -324,8 +324,8 @@ SourceSplit source_split_from_string(std::string_view text) {
   const std::string lower = to_lower(text);
   if (lower == "joint") return SourceSplit::kJoint;
   if (lower == "split") return SourceSplit::kSplit;
-  throw InputError("--sources: unknown value '" + std::string(text) +
-                   "' (expected split or joint)");
+  throw ParameterError("sources",
+                       "unknown value '" + std::string(text) + "' (expected split or joint)");
 }
 
 std::string to_string(SourceSplit split) {
@@ -508,10 +508,10 @@ std::vector<int> family_folds(const TrainingData& data, const std::vector<std::s
       group[i] = group_of.emplace(key, static_cast<int>(group_of.size())).first->second;
     }
     if (group_of.size() < static_cast<std::size_t>(n_folds)) {
-      throw InputError(
-          "--folds " + std::to_string(n_folds) + ": an op family has only " +
-          std::to_string(group_of.size()) +
-          " distinct shapes; expected at least one per fold (fewer --folds, or more rows)");
+      throw ParameterError("folds", std::to_string(n_folds) + " folds, but an op family has only " +
+                                        std::to_string(group_of.size()) +
+                                        " distinct shapes; expected at least one per fold "
+                                        "(fewer folds, or more rows)");
     }
     std::vector<int> assignment(group_of.size());
     std::iota(assignment.begin(), assignment.end(), 0);
@@ -522,9 +522,10 @@ std::vector<int> family_folds(const TrainingData& data, const std::vector<std::s
   } else {
     // An empty fold scores nothing and one row cannot train: every fold needs a row.
     if (n < static_cast<std::size_t>(n_folds)) {
-      throw InputError("--folds " + std::to_string(n_folds) + ": an op family has only " +
-                       std::to_string(n) +
-                       " rows; expected at least one per fold (fewer --folds, or more rows)");
+      throw ParameterError("folds", std::to_string(n_folds) + " folds, but an op family has only " +
+                                        std::to_string(n) +
+                                        " rows; expected at least one per fold (fewer folds, or "
+                                        "more rows)");
     }
     std::vector<std::size_t> order(n);
     std::iota(order.begin(), order.end(), 0);
@@ -1274,7 +1275,7 @@ std::unique_ptr<LearnedModel> LearnedModel::load(const std::string& named_path,
     spans = std::move(kept_spans);
     if (only_gpu != nullptr) {
       // Rows without a source on `only_gpu` take one of each family's two regressors; the
-      // other's booster is not read (predict --net: 5 boosters would be read, 3 are used).
+      // other's booster is not read (a network's prediction: 5 boosters would be read, 3 are used).
       for (auto& f : model->families_) {
         if (f.gpu_blind_regressor == nullptr) continue;
         const bool blind = gpu_blind_for(f, *only_gpu, kReferenceSource);

@@ -62,14 +62,14 @@ struct FamilyModel {
   std::vector<std::string> gpus;  ///< GPUs seen in training
   std::size_t rows = 0;
   /// Rows of the reference source on a GPU outside `gpus` (and without a seen_sibling in
-  /// them) get the analytical estimate: set by
-  /// `train --unseen-gpu-check` when, leave-one-GPU-out, the analytical model was the more
+  /// them) get the analytical estimate: set by the
+  /// unseen-GPU check (unseen_gpu_check) when, leave-one-GPU-out, the analytical model was the more
   /// accurate of the two on this family's reference-source rows.
   bool analytical_for_unseen_gpus = false;
   /// Rows of the reference source on a GPU outside `gpus` (and without a seen_sibling in
   /// them) get this regressor instead of
   /// `regressor` when non-null: fitted on the same rows and target with the gpu feature group
-  /// held at 0 (FeatureSpec::gpu_held_constant), set by `train --unseen-gpu-check` when,
+  /// held at 0 (FeatureSpec::gpu_held_constant), set by the unseen-GPU check when,
   /// leave-one-GPU-out, it was the most accurate of the three. Exclusive with
   /// analytical_for_unseen_gpus.
   std::unique_ptr<Regressor> gpu_blind_regressor;
@@ -93,7 +93,7 @@ class LearnedModel final : public LatencyModel {
   /// Loads a model file (a relative path that does not exist is looked up among the bundled
   /// files, user_file_or_resource); throws InputError naming the file and the field. With
   /// `reference_source_only`, only the model each op family uses for rows without a source
-  /// (predict_layers, e.g. `predict --net`) is kept and parsed: those predictions are the
+  /// (predict_layers, e.g. a network's prediction) is kept and parsed: those predictions are the
   /// same, and a file with a model per source loads in about half the time.
   /// With `reference_source_only` and `only_gpu`, also of each family only the regressor
   /// rows on that GPU use (the gpu-blind one for a GPU the family was not trained on and has
@@ -252,8 +252,9 @@ struct CvResult {
                                             int folds, std::uint64_t seed, int* n_folds);
 
 /// What `train` fits, as CSV text, one row per measured row of each op family: `family`,
-/// `source`, `gpu`, `fold` (the row's fold under `scheme`, `folds`, `seed`, as `train --cv`
-/// would hold it out), every feature of `spec` (feature_names order), `baseline_ms` (analytical
+/// `source`, `gpu`, `fold` (the row's fold under `scheme`, `folds`, `seed`, as the
+/// cross-validation would hold it out), every feature of `spec` (feature_names order),
+/// `baseline_ms` (analytical
 /// + the host floor fitted, as in cross_validate_family, on the family's rows outside the row's
 /// fold), the measured `latency_ms` and `log_ratio` = log(latency_ms / baseline_ms), the
 /// regression target.

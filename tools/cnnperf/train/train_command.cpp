@@ -371,7 +371,7 @@ std::string command_line_of(const TrainOptions& o) {
 // overhead file.
 nlohmann::json analytical_overhead_report(const TrainOptions& options) {
   const AnalyticalModel analytical;
-  const E2eCalibration e2e = calibrate_e2e(options.e2e, analytical);
+  const E2eCalibration e2e = calibrate_e2e(user_file_list(options.e2e, "--e2e"), analytical);
   nlohmann::json report = {{"schema_version", kEagerOverheadSchemaVersion},
                            {"tool_version", CNNPERF_VERSION},
                            {"kind", "eager_overhead_calibration"},
@@ -461,7 +461,8 @@ nlohmann::json train_report(const TrainOptions& options) {
     }
     std::string command = "cnnperf train --power " + join(options.power, " ");
     if (!options.out.empty()) command += " --out " + options.out;
-    nlohmann::json report = power_calibration_report(options.power, command);
+    nlohmann::json report =
+        power_calibration_report(user_file_list(options.power, "--power"), command);
     if (!options.out.empty()) {
       write_output(options.out, report["model"].dump(2) + "\n");
       spdlog::info("wrote {}", options.out);
@@ -525,7 +526,8 @@ nlohmann::json train_report(const TrainOptions& options) {
   }
 
   const auto load_start = std::chrono::steady_clock::now();
-  const TrainingData data = load_training_data(options.data, options.max_rows, options.seed);
+  const TrainingData data =
+      load_training_data(user_file_list(options.data, "--data"), options.max_rows, options.seed);
   spdlog::info(
       "loaded {} rows ({} skipped) in {:.1f} s", data.layers.size(), data.skipped_rows,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count());
@@ -769,7 +771,7 @@ nlohmann::json train_report(const TrainOptions& options) {
   LearnedModel model(spec, std::move(families), EagerOverhead{}, metadata);
 
   if (!options.e2e.empty()) {
-    const E2eCalibration e2e = calibrate_e2e(options.e2e, model);
+    const E2eCalibration e2e = calibrate_e2e(user_file_list(options.e2e, "--e2e"), model);
     report["e2e"] = e2e.report;
     model.metadata()["e2e"] = report["e2e"];
     model.set_eager_overhead(e2e.overhead);
