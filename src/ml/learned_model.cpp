@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Training data loading, per-family learned models over the analytical baseline, CV.
+// Training data loading and per-family learned models over the analytical baseline.
 #include "cnnperf/ml/learned_model.hpp"
 
 #include <spdlog/spdlog.h>
@@ -25,10 +25,12 @@
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/io.hpp"
 #include "cnnperf/common/json_io.hpp"
+#include "cnnperf/ml/cross_validation.hpp"
 #include "cnnperf/ml/e2e.hpp"
 #include "cnnperf/model/layer_io.hpp"
 #include "cnnperf/predict/analytical.hpp"
 #include "json_cursor.hpp"
+#include "learned_model_internal.hpp"
 #include "regressor_internal.hpp"
 
 #if __has_include(<sys/mman.h>) && __has_include(<fcntl.h>) && __has_include(<unistd.h>)
@@ -63,15 +65,6 @@ std::string hex(std::uint64_t v) {
   return out;
 }
 
-// Shape key without the GPU: rows sharing it stay in one fold for group-shape CV.
-std::string shape_key(const Layer& l) {
-  return csv_line(layer_csv_fields(l));
-}
-
-double analytical_ms(const Layer& layer, const GpuSpec& gpu) {
-  return estimate_layer(layer, gpu).latency_ms;
-}
-
 // Rows `keep` of `data` (in that order) with its files, fingerprint and skipped count.
 TrainingData subset(const TrainingData& data, const std::vector<std::size_t>& keep) {
   TrainingData out;
@@ -88,10 +81,17 @@ TrainingData subset(const TrainingData& data, const std::vector<std::size_t>& ke
   return out;
 }
 
-// `feature_gpus` (one per row), when given, replace the rows' own GPUs in the features.
+}  // namespace
+
+namespace ml_detail {
+
+double analytical_ms(const Layer& layer, const GpuSpec& gpu) {
+  return estimate_layer(layer, gpu).latency_ms;
+}
+
 FeatureMatrix matrix_for_rows(const TrainingData& data, const std::vector<std::size_t>& rows,
                               const FeatureSpec& spec,
-                              const std::vector<const GpuSpec*>* feature_gpus = nullptr) {
+                              const std::vector<const GpuSpec*>* feature_gpus) {
   std::vector<const Layer*> layers;
   std::vector<const GpuSpec*> gpus;
   std::vector<std::string> sources;
@@ -107,7 +107,10 @@ FeatureMatrix matrix_for_rows(const TrainingData& data, const std::vector<std::s
   return build_feature_matrix(layers, gpus, sources, spec);
 }
 
-}  // namespace
+}  // namespace ml_detail
+
+using ml_detail::analytical_ms;
+using ml_detail::matrix_for_rows;
 
 // A measured layer time beyond this (about 11.6 days) is a unit or parsing mistake.
 constexpr double kMaxMeasuredLatencyMs = 1e9;
@@ -200,24 +203,6 @@ std::vector<std::size_t> family_rows(const TrainingData& data, OpFamily family) 
     if (op_family(data.layers[i].op) == family) rows.push_back(i);
   }
   return rows;
-}
-
-CvScheme cv_scheme_from_string(std::string_view text) {
-  const std::string lower = to_lower(text);
-  if (lower == "kfold") return CvScheme::kKfold;
-  if (lower == "group" || lower == "group-shape") return CvScheme::kGroupShape;
-  if (lower == "leave-gpu-out" || lower == "logo") return CvScheme::kLeaveGpuOut;
-  throw ParameterError("cv", "unknown scheme '" + std::string(text) +
-                                 "' (expected kfold, group-shape or leave-gpu-out)");
-}
-
-std::string to_string(CvScheme scheme) {
-  switch (scheme) {
-    case CvScheme::kKfold: return "kfold";
-    case CvScheme::kGroupShape: return "group-shape";
-    case CvScheme::kLeaveGpuOut: return "leave-gpu-out";
-  }
-  return "kfold";
 }
 
 nlohmann::json default_params(RegressorKind kind) {
@@ -481,61 +466,6 @@ std::vector<double> predict_rows(const FamilyModel& model, const TrainingData& d
   return out;
 }
 
-std::vector<int> family_folds(const TrainingData& data, const std::vector<std::size_t>& rows,
-                              CvScheme scheme, int folds, std::uint64_t seed, int* n_folds_out) {
-  const std::size_t n = rows.size();
-  std::vector<int> fold(n, 0);
-  int n_folds = std::max(2, folds);
-  std::mt19937_64 rng(seed);
-  if (scheme == CvScheme::kLeaveGpuOut) {
-    std::map<std::string, int> ids;
-    for (std::size_t i = 0; i < n; ++i) {
-      const auto& name = data.gpus[rows[i]].name;
-      const auto it = ids.emplace(name, static_cast<int>(ids.size())).first;
-      fold[i] = it->second;
-    }
-    n_folds = static_cast<int>(ids.size());
-    if (n_folds < 2) {
-      throw InputError("leave-one-GPU-out: these rows hold only one GPU (" +
-                       (n > 0 ? data.gpus[rows[0]].name : std::string("none")) +
-                       "); expected rows of two or more");
-    }
-  } else if (scheme == CvScheme::kGroupShape) {
-    std::unordered_map<std::string, int> group_of;
-    std::vector<int> group(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      const auto key = shape_key(data.layers[rows[i]]);
-      group[i] = group_of.emplace(key, static_cast<int>(group_of.size())).first->second;
-    }
-    if (group_of.size() < static_cast<std::size_t>(n_folds)) {
-      throw ParameterError("folds", std::to_string(n_folds) + " folds, but an op family has only " +
-                                        std::to_string(group_of.size()) +
-                                        " distinct shapes; expected at least one per fold "
-                                        "(fewer folds, or more rows)");
-    }
-    std::vector<int> assignment(group_of.size());
-    std::iota(assignment.begin(), assignment.end(), 0);
-    std::shuffle(assignment.begin(), assignment.end(), rng);
-    for (std::size_t i = 0; i < n; ++i) {
-      fold[i] = assignment[static_cast<std::size_t>(group[i])] % n_folds;
-    }
-  } else {
-    // An empty fold scores nothing and one row cannot train: every fold needs a row.
-    if (n < static_cast<std::size_t>(n_folds)) {
-      throw ParameterError("folds", std::to_string(n_folds) + " folds, but an op family has only " +
-                                        std::to_string(n) +
-                                        " rows; expected at least one per fold (fewer folds, or "
-                                        "more rows)");
-    }
-    std::vector<std::size_t> order(n);
-    std::iota(order.begin(), order.end(), 0);
-    std::shuffle(order.begin(), order.end(), rng);
-    for (std::size_t i = 0; i < n; ++i) fold[order[i]] = static_cast<int>(i % n_folds);
-  }
-  if (n_folds_out != nullptr) *n_folds_out = n_folds;
-  return fold;
-}
-
 std::string feature_matrix_csv(const TrainingData& data, const FeatureSpec& spec, CvScheme scheme,
                                int folds, std::uint64_t seed, bool host_floor) {
   std::vector<std::string> header{"family", "source", "gpu", "fold"};
@@ -575,118 +505,6 @@ std::string feature_matrix_csv(const TrainingData& data, const FeatureSpec& spec
     }
   }
   return out;
-}
-
-CvResult cross_validate_family(const TrainingData& data, OpFamily family, RegressorKind kind,
-                               const FamilyParams& params, const FeatureSpec& spec, CvScheme scheme,
-                               int folds, std::uint64_t seed, SourceSplit split, bool host_floor) {
-  CvResult result;
-  result.kind = kind;
-  result.family = family;
-  result.rows = family_rows(data, family);
-  const std::size_t n = result.rows.size();
-  if (n == 0) return result;
-  int n_folds = 0;
-  std::vector<int> fold;
-  try {
-    fold = family_folds(data, result.rows, scheme, folds, seed, &n_folds);
-  } catch (const InputError& e) {
-    // Name the family: another family of the same data may hold several GPUs.
-    throw InputError(to_string(family) + " rows: " + e.what());
-  }
-  result.predicted_ms.assign(n, 0);
-  const auto start = std::chrono::steady_clock::now();
-  for (int f = 0; f < n_folds; ++f) {
-    std::vector<std::size_t> train, test, test_pos;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (fold[i] == f) {
-        test.push_back(result.rows[i]);
-        test_pos.push_back(i);
-      } else {
-        train.push_back(result.rows[i]);
-      }
-    }
-    if (test.empty() || train.empty()) continue;
-    spdlog::info("cv {} {} fold {}/{}: train {} test {}", to_string(kind), to_string(family), f + 1,
-                 n_folds, train.size(), test.size());
-    const std::vector<FamilyModel> models =
-        fit_family_models(data, train, family, kind, params, spec, split, host_floor);
-    std::vector<const FamilyModel*> views;
-    views.reserve(models.size());
-    for (const auto& m : models) views.push_back(&m);
-    const auto pred = predict_rows(views, data, test, spec);
-    for (std::size_t i = 0; i < test.size(); ++i) result.predicted_ms[test_pos[i]] = pred[i];
-  }
-  result.train_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::vector<double> truth(n);
-  for (std::size_t i = 0; i < n; ++i) truth[i] = data.latency_ms[result.rows[i]];
-  const std::size_t n_features = feature_names(spec).size();
-  result.overall = compute_metrics(truth, result.predicted_ms, n_features);
-  using Split = std::map<std::string, std::pair<std::vector<double>, std::vector<double>>>;
-  Split by_gpu;
-  Split by_source;
-  for (std::size_t i = 0; i < n; ++i) {
-    for (auto* split : {&by_gpu, &by_source}) {
-      const std::size_t row = result.rows[i];
-      auto& [t, p] = (*split)[split == &by_gpu ? data.gpus[row].name : data.sources[row]];
-      t.push_back(truth[i]);
-      p.push_back(result.predicted_ms[i]);
-    }
-  }
-  for (const auto& [gpu, tp] : by_gpu) {
-    result.per_gpu[gpu] = compute_metrics(tp.first, tp.second, n_features);
-  }
-  for (const auto& [source, tp] : by_source) {
-    result.per_source[source] = compute_metrics(tp.first, tp.second, n_features);
-  }
-  return result;
-}
-
-std::string UnseenGpuCheck::choice() const {
-  if (rows == 0) return "learned";
-  std::string best = "learned";
-  double best_mape = learned_mape_pct;
-  if (analytical_mape_pct < best_mape) {
-    best = "analytical";
-    best_mape = analytical_mape_pct;
-  }
-  if (gpu_blind_mape_pct < best_mape) best = "gpu-blind";  // false for NaN
-  return best;
-}
-
-UnseenGpuCheck unseen_gpu_check(const TrainingData& data, const CvResult& logo, bool host_floor) {
-  UnseenGpuCheck check;
-  check.family = logo.family;
-  // Per held-out GPU, the floors its fold had: each pair's floor reads only that pair's rows,
-  // so those are all pairs' floors but the held-out GPU's, fitted once.
-  std::map<std::string, FamilyModel> without;
-  if (host_floor) {
-    const auto floors = fit_host_floors(data, logo.rows);
-    for (const auto& entry : floors) {
-      const std::string& held_gpu = entry.first.second;
-      auto& fold = without[held_gpu].host_floor_ms;
-      if (!fold.empty()) continue;
-      fold = floors;
-      std::erase_if(fold, [&](const auto& f) { return f.first.second == held_gpu; });
-    }
-  }
-  std::vector<double> truth, learned, analytical;
-  for (std::size_t i = 0; i < logo.rows.size(); ++i) {
-    const std::size_t r = logo.rows[i];
-    if (data.sources[r] != kReferenceSource) continue;
-    truth.push_back(data.latency_ms[r]);
-    learned.push_back(logo.predicted_ms[i]);
-    const auto it = without.find(data.gpus[r].name);
-    const double floor =
-        it == without.end() ? 0.0 : it->second.floor_ms(data.sources[r], data.gpus[r].name);
-    analytical.push_back(analytical_ms(data.layers[r], data.gpus[r]) + floor);
-  }
-  check.rows = truth.size();
-  if (check.rows == 0) return check;
-  check.learned_mape_pct = compute_metrics(truth, learned, 1).mape_pct;
-  check.analytical_mape_pct = compute_metrics(truth, analytical, 1).mape_pct;
-  return check;
 }
 
 LearnedModel::LearnedModel(FeatureSpec spec, std::vector<FamilyModel> families,

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cnnperf/ml/cross_validation.hpp"
 #include "cnnperf/ml/learned_model.hpp"
 #include "cnnperf/ml/metrics.hpp"
 #include "cnnperf/ml/regressor.hpp"

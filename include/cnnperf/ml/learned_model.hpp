@@ -46,11 +46,6 @@ struct TrainingData {
 /// Row indices of one op family.
 [[nodiscard]] std::vector<std::size_t> family_rows(const TrainingData& data, OpFamily family);
 
-/// Cross-validation schemes.
-enum class CvScheme { kKfold, kGroupShape, kLeaveGpuOut };
-[[nodiscard]] CvScheme cv_scheme_from_string(std::string_view text);
-[[nodiscard]] std::string to_string(CvScheme scheme);
-
 /// The fitted regressor of one op family (and, when the sources are split, one measurement
 /// source) plus what it needs at prediction time.
 struct FamilyModel {
@@ -231,66 +226,6 @@ inline constexpr std::size_t kMinRowsPerSourceModel = 1000;
                                                const TrainingData& data,
                                                const std::vector<std::size_t>& rows,
                                                const FeatureSpec& spec);
-
-/// Out-of-fold results of one regressor on one family.
-struct CvResult {
-  RegressorKind kind = RegressorKind::kXgboost;
-  OpFamily family = OpFamily::kConv;
-  std::vector<std::size_t> rows;  ///< data rows evaluated
-  std::vector<double> predicted_ms;
-  Metrics overall;
-  std::map<std::string, Metrics> per_gpu;
-  std::map<std::string, Metrics> per_source;  ///< by the rows' `source` column
-  double train_seconds = 0;
-};
-
-/// The fold of each of `rows` (a family's rows of `data`) under `scheme`, as
-/// cross_validate_family assigns them; `n_folds` (when non-null) receives the fold count
-/// (leave-gpu-out: the number of GPUs). Throws InputError for leave-gpu-out on one GPU.
-[[nodiscard]] std::vector<int> family_folds(const TrainingData& data,
-                                            const std::vector<std::size_t>& rows, CvScheme scheme,
-                                            int folds, std::uint64_t seed, int* n_folds);
-
-/// What `train` fits, as CSV text, one row per measured row of each op family: `family`,
-/// `source`, `gpu`, `fold` (the row's fold under `scheme`, `folds`, `seed`, as the
-/// cross-validation would hold it out), every feature of `spec` (feature_names order),
-/// `baseline_ms` (analytical
-/// + the host floor fitted, as in cross_validate_family, on the family's rows outside the row's
-/// fold), the measured `latency_ms` and `log_ratio` = log(latency_ms / baseline_ms), the
-/// regression target.
-[[nodiscard]] std::string feature_matrix_csv(const TrainingData& data, const FeatureSpec& spec,
-                                             CvScheme scheme, int folds, std::uint64_t seed,
-                                             bool host_floor = true);
-
-/// Cross-validates a regressor on a family's rows (each fold fitted as fit_family_models
-/// with `split` and `host_floor` would fit it: floors from the fold's training rows only).
-[[nodiscard]] CvResult cross_validate_family(const TrainingData& data, OpFamily family,
-                                             RegressorKind kind, const FamilyParams& params,
-                                             const FeatureSpec& spec, CvScheme scheme, int folds,
-                                             std::uint64_t seed,
-                                             SourceSplit split = SourceSplit::kSplit,
-                                             bool host_floor = true);
-
-/// Leave-one-GPU-out, on a family's rows of the reference source: the learned model's and the
-/// analytical model's MAPE, and whether unseen GPUs should get the analytical estimate (plus
-/// the host floor, FamilyModel::floor_ms).
-struct UnseenGpuCheck {
-  OpFamily family = OpFamily::kConv;
-  std::size_t rows = 0;  ///< reference-source rows compared (0: none, no decision)
-  double learned_mape_pct = 0;
-  double analytical_mape_pct = 0;
-  /// The learned model with the gpu group held at 0, on the same rows and folds; NaN when
-  /// not cross-validated (then it is not a candidate).
-  double gpu_blind_mape_pct = std::numeric_limits<double>::quiet_NaN();
-  /// The most accurate: "learned", "analytical" or "gpu-blind" (ties keep the earlier).
-  [[nodiscard]] std::string choice() const;
-  [[nodiscard]] bool prefer_analytical() const { return choice() == "analytical"; }
-};
-/// The check from a leave-one-GPU-out CvResult of the family (cv.rows, cv.predicted_ms).
-/// With `host_floor`, the analytical side is what the fallback predicts: analytical + the host
-/// floor an unseen GPU gets, fitted (like the learned side's) without the held-out GPU's rows.
-[[nodiscard]] UnseenGpuCheck unseen_gpu_check(const TrainingData& data, const CvResult& logo,
-                                              bool host_floor = true);
 
 /// Default hyper-parameters per regressor kind used by `train` (log_target on).
 [[nodiscard]] nlohmann::json default_params(RegressorKind kind);

@@ -17,6 +17,7 @@
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/io.hpp"
 #include "cnnperf/ml/algo.hpp"
+#include "cnnperf/ml/cross_validation.hpp"
 #include "cnnperf/ml/e2e.hpp"
 #include "cnnperf/ml/learned_model.hpp"
 #include "cnnperf/ml/power_calibration.hpp"
