@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Learned latency models: training data, the model file, and the LatencyModel that uses it.
+// Learned latency models: per-family fitting and the LatencyModel that uses them. Sources:
+// learned_model.cpp (fitting, prediction), model_file.cpp (to_json, from_json) and
+// model_file_loader.cpp (load).
 #pragma once
 
 #include <array>
@@ -16,35 +18,13 @@
 #include "cnnperf/ml/features.hpp"
 #include "cnnperf/ml/metrics.hpp"
 #include "cnnperf/ml/regressor.hpp"
+#include "cnnperf/ml/training_data.hpp"
 #include "cnnperf/model/gpu_spec.hpp"
 #include "cnnperf/predict/predict.hpp"
 
 namespace cnnperf {
 
 inline constexpr int kModelSchemaVersion = 1;
-
-/// Measured per-layer rows (datasets/ schema): a layer, its GPU, source and latency.
-struct TrainingData {
-  std::vector<Layer> layers;
-  std::vector<std::string> gpu_names;  ///< as written in the file
-  std::vector<GpuSpec> gpus;           ///< resolved database entries
-  std::vector<std::string> sources;    ///< `source` column ("" when absent)
-  std::vector<double> latency_ms;      ///< measured target
-  std::vector<std::string> files;
-  std::string fingerprint;       ///< FNV-1a of the files' contents, hex
-  std::size_t skipped_rows = 0;  ///< rows without a usable target or exact shape
-};
-
-/// Reads layer CSVs with `latency_ms` and `gpu` columns. Rows whose padding is asymmetric
-/// (`symmetric_pad_exact` == 0) are skipped and counted unless the file has `pad_h_end`
-/// (then the layer is exact). `max_rows` > 0 keeps a seeded
-/// uniform sample. Unknown GPU names are InputError naming file:line. Each file is found as
-/// user_file_or_resource finds it (bundled `datasets/...` from any directory).
-[[nodiscard]] TrainingData load_training_data(const std::vector<std::string>& files,
-                                              std::size_t max_rows = 0, std::uint64_t seed = 42);
-
-/// Row indices of one op family.
-[[nodiscard]] std::vector<std::size_t> family_rows(const TrainingData& data, OpFamily family);
 
 /// The fitted regressor of one op family (and, when the sources are split, one measurement
 /// source) plus what it needs at prediction time.
@@ -212,10 +192,6 @@ inline constexpr std::size_t kMinRowsPerSourceModel = 1000;
 
 /// `spec` with the gpu group held at 0: the features of a gpu_blind_regressor.
 [[nodiscard]] FeatureSpec gpu_blind_spec(FeatureSpec spec);
-
-/// The rows of `data` measured by `source`, as data of their own (same files, fingerprint
-/// and skipped count).
-[[nodiscard]] TrainingData rows_of_source(const TrainingData& data, const std::string& source);
 
 /// Predicted latency (ms) of rows with a fitted family model (source = the rows' own).
 [[nodiscard]] std::vector<double> predict_rows(const FamilyModel& model, const TrainingData& data,

@@ -19,6 +19,7 @@
 #include "cnnperf/ml/algo.hpp"
 #include "cnnperf/ml/cross_validation.hpp"
 #include "cnnperf/ml/e2e.hpp"
+#include "cnnperf/ml/feature_export.hpp"
 #include "cnnperf/ml/learned_model.hpp"
 #include "cnnperf/ml/power_calibration.hpp"
 
