@@ -56,16 +56,6 @@ void add_train_command(CLI::App& app, Runner& run) {
                   "'{\"xgboost\":{\"max_depth\":6},\"rf\":{\"n_trees\":200}}'), and for "
                   "one family's model of one source (--sources split) a section alike, "
                   "'{\"conv/mlpredict\":{\"xgboost\":{\"max_depth\":8}}}'");
-  sub->add_option("--algo-study", opts->algo_study,
-                  "Instead of training: measure whether the cuDNN algorithm (NeuSight kernel "
-                  "names) helps conv rows, group-shape folds; 'all' or a list of baseline, quant, "
-                  "oracle, algo, algo+quant, per-mode, oracle-per-mode");
-  sub->add_option("--algo-classifier", opts->algo_classifier,
-                  "Regressor kind of the one-vs-rest algorithm classifier (--algo-study)")
-      ->capture_default_str();
-  sub->add_option("--algo-inner-folds", opts->algo_inner_folds,
-                  "Inner folds giving training rows out-of-fold class probabilities (0: in-sample)")
-      ->capture_default_str();
   sub->add_option("--export-features", opts->export_features,
                   "Instead of training: write what train fits to FILE.csv (family, source, gpu, "
                   "the row's --cv fold, every feature, baseline_ms, latency_ms, log_ratio), to "
@@ -86,9 +76,6 @@ void add_train_command(CLI::App& app, Runner& run) {
       "  cnnperf train --e2e datasets/e2e_help_nas.csv.gz --out models/eager_overhead_nas.json"
       "   # NAS spaces\n"
       "  cnnperf train --power datasets/power_zeus.csv --out models/power_model.json\n"
-      "  zcat datasets/layers_neusight.csv.gz | awk -F, 'NR==1 || $1==\"conv2d\"' > conv.csv\n"
-      "  cnnperf train --data conv.csv --algo-study all --regressor rf   # all rows, no "
-      "--max-rows\n"
       "  cnnperf train --data conv.csv --cv group-shape --export-features conv_features.csv\n"
       "Export OMP_WAIT_POLICY=PASSIVE before training on a shared machine: XGBoost's OpenMP\n"
       "threads otherwise spin between boosting rounds (it must be set before the process starts).");

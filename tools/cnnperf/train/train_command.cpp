@@ -16,7 +16,6 @@
 #include "cnnperf/common/config.hpp"
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/io.hpp"
-#include "cnnperf/ml/algo.hpp"
 #include "cnnperf/ml/cross_validation.hpp"
 #include "cnnperf/ml/e2e.hpp"
 #include "cnnperf/ml/feature_export.hpp"
@@ -180,49 +179,8 @@ std::vector<std::string> metric_cells(const nlohmann::json& r) {
           cell(r, "spearman")};
 }
 
-std::string render_algo_study(const nlohmann::json& report, OutputFormat format) {
-  const std::vector<std::string> header = {"regressor", "variant",      "rows",     "n",
-                                           "mape_pct",  "within_10pct", "spearman", "seconds"};
-  std::vector<std::vector<std::string>> rows;
-  std::vector<std::vector<std::string>> accuracy;
-  for (const auto& [kind, study] : report["algo_study"].items()) {
-    for (const auto& v : study["variants"]) {
-      const auto& m = v["overall"];
-      rows.push_back({kind, v["variant"], "all", std::to_string(m.value("n", std::size_t{0})),
-                      cell(m, "mape_pct"), cell(m, "within_10pct"), cell(m, "spearman"),
-                      format_number(v["seconds"].get<double>(), 3)});
-      for (const auto& [gpu, g] : v["per_gpu"].items()) {
-        rows.push_back({kind, v["variant"], gpu, std::to_string(g.value("n", std::size_t{0})),
-                        cell(g, "mape_pct"), cell(g, "within_10pct"), cell(g, "spearman"), ""});
-      }
-      for (const auto& [cls, g] : v["per_class"].items()) {
-        rows.push_back({kind, v["variant"], "ran " + cls,
-                        std::to_string(g.value("n", std::size_t{0})), cell(g, "mape_pct"),
-                        cell(g, "within_10pct"), cell(g, "spearman"), ""});
-      }
-    }
-    if (study.contains("classifier_accuracy_pct") && accuracy.empty()) {
-      accuracy.push_back({"all", format_number(study["classifier_accuracy_pct"].get<double>(), 4)});
-      for (const auto& [gpu, a] : study["classifier_accuracy_pct_per_gpu"].items()) {
-        accuracy.push_back({gpu, format_number(a.get<double>(), 4)});
-      }
-    }
-  }
-  if (format == OutputFormat::kCsv) {
-    return csv_with_schema(header, rows, report.at("schema_version").get<int>());
-  }
-  std::string out = format_table(header, rows);
-  if (!accuracy.empty()) {
-    out += "\nalgorithm classifier (" + report["algo_classifier"].get<std::string>() +
-           ", out-of-fold on the test rows of each fold)\n";
-    out += format_table({"gpu", "accuracy_pct"}, accuracy);
-  }
-  return out;
-}
-
 std::string render(const nlohmann::json& report, OutputFormat format) {
   if (format == OutputFormat::kJson) return report.dump(2) + "\n";
-  if (report.value("kind", "") == "algo_study") return render_algo_study(report, format);
   if (report.value("kind", "") == "feature_export") {
     std::vector<std::vector<std::string>> rows;
     for (const auto& [family, n] : report["rows_per_family"].items()) {
@@ -491,40 +449,12 @@ nlohmann::json train_report(const TrainOptions& options) {
   // Validate every kind's parameters before spending minutes on loading and CV.
   check_overrides(kinds, overrides);
 
-  // Parse --algo-study before minutes of loading, so a typo fails at once.
-  AlgoStudyOptions study;
-  if (!options.algo_study.empty() && to_lower(options.algo_study) != "all") {
-    std::size_t start = 0;
-    while (start <= options.algo_study.size()) {
-      const auto comma = options.algo_study.find(',', start);
-      const auto item = options.algo_study.substr(
-          start, comma == std::string::npos ? std::string::npos : comma - start);
-      start = comma == std::string::npos ? options.algo_study.size() + 1 : comma + 1;
-      if (item.empty()) continue;
-      const auto& known = algo_study_variants();
-      if (std::find(known.begin(), known.end(), item) == known.end()) {
-        throw InputError("--algo-study: unknown variant '" + item +
-                         "' (expected all, or a list of baseline, quant, oracle, algo, "
-                         "algo+quant, per-mode, oracle-per-mode)");
-      }
-      study.variants.push_back(item);
-    }
-  }
-  if (!options.algo_study.empty()) {
-    try {
-      study.classifier = regressor_kind_from_string(options.algo_classifier);
-    } catch (const InputError& e) {
-      throw InputError(std::string("--algo-classifier: ") + e.what());
-    }
-  }
-
   // Said before minutes of loading: the export replaces training, so these would be ignored.
   if (!options.export_features.empty() &&
-      (!options.out.empty() || !options.e2e.empty() || !options.algo_study.empty() ||
-       options.unseen_gpu_check)) {
+      (!options.out.empty() || !options.e2e.empty() || options.unseen_gpu_check)) {
     throw InputError(
-        "--export-features: expected no --out, --e2e, --algo-study or --unseen-gpu-check (it "
-        "writes the feature matrix instead of training)");
+        "--export-features: expected no --out, --e2e or --unseen-gpu-check (it writes the "
+        "feature matrix instead of training)");
   }
 
   const auto load_start = std::chrono::steady_clock::now();
@@ -570,33 +500,6 @@ nlohmann::json train_report(const TrainOptions& options) {
                    {"cv_scheme", to_string(scheme)},
                    {"rows_per_family", counts},
                    {"path", options.export_features}});
-    return report;
-  }
-
-  if (!options.algo_study.empty()) {
-    if (options.max_rows > 0) {
-      throw InputError(
-          "--algo-study: expected all rows (drop --max-rows; the algorithm labels "
-          "are read back row by row)");
-    }
-    study.inner_folds = options.algo_inner_folds;
-    study.folds = options.folds;
-    study.seed = options.seed;
-    study.classifier_params = params_for(study.classifier, overrides);
-    study.classifier_params["seed"] = options.seed;
-    const std::vector<int> labels = load_conv_algo_labels(data);
-    nlohmann::json report = data_report_header(data, options);
-    report.update({{"kind", "algo_study"},
-                   {"cv_scheme", "group-shape"},
-                   {"algo_classifier", options.algo_classifier},
-                   {"algo_inner_folds", options.algo_inner_folds},
-                   {"algo_study", nlohmann::json::object()}});
-    for (const auto kind : kinds) {
-      study.regressor = kind;
-      study.params = params_for(kind, overrides);
-      spdlog::info("algorithm study with {}", to_string(kind));
-      report["algo_study"][to_string(kind)] = to_json(run_algo_study(data, labels, study));
-    }
     return report;
   }
 

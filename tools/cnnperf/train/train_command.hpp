@@ -33,11 +33,6 @@ struct TrainOptions {
   std::string output;        ///< metrics destination; empty: stdout
   std::string params;        ///< JSON object overriding default_params (per kind)
   std::string command_line;  ///< recorded in the model metadata
-  /// Non-empty: run the cuDNN-algorithm study on the conv rows instead (group-shape folds):
-  /// "all" or a comma list of algo_study_variants(). Needs all rows (no max_rows).
-  std::string algo_study;
-  std::string algo_classifier = "rf";  ///< regressor kind of the one-vs-rest classifier
-  int algo_inner_folds = 3;            ///< inner folds for the training rows' probabilities
   /// Non-empty: write the feature matrix (feature_matrix_csv, folds of `cv`) to this CSV
   /// instead of training, for fitting other learners on exactly what `train` fits.
   std::string export_features;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // cuDNN algorithm classes of measured convolutions and the one-vs-rest classifier.
-#include "cnnperf/ml/algo.hpp"
+#include "algo.hpp"
 
 #include <algorithm>
 #include <unordered_map>
