@@ -75,10 +75,10 @@ std::vector<int> family_folds(const TrainingData& data, const std::vector<std::s
       group[i] = group_of.emplace(key, static_cast<int>(group_of.size())).first->second;
     }
     if (group_of.size() < static_cast<std::size_t>(n_folds)) {
-      throw ParameterError("folds", std::to_string(n_folds) + " folds, but an op family has only " +
-                                        std::to_string(group_of.size()) +
-                                        " distinct shapes; expected at least one per fold "
-                                        "(fewer folds, or more rows)");
+      throw ParameterError("folds", "only " + std::to_string(group_of.size()) +
+                                        " distinct shapes for " + std::to_string(n_folds) +
+                                        " folds; expected at least one shape per fold (fewer "
+                                        "folds, or more rows)");
     }
     std::vector<int> assignment(group_of.size());
     std::iota(assignment.begin(), assignment.end(), 0);
@@ -89,10 +89,10 @@ std::vector<int> family_folds(const TrainingData& data, const std::vector<std::s
   } else {
     // An empty fold scores nothing and one row cannot train: every fold needs a row.
     if (n < static_cast<std::size_t>(n_folds)) {
-      throw ParameterError("folds", std::to_string(n_folds) + " folds, but an op family has only " +
-                                        std::to_string(n) +
-                                        " rows; expected at least one per fold (fewer folds, or "
-                                        "more rows)");
+      throw ParameterError("folds", "only " + std::to_string(n) + " rows for " +
+                                        std::to_string(n_folds) +
+                                        " folds; expected at least one row per fold (fewer "
+                                        "folds, or more rows)");
     }
     std::vector<std::size_t> order(n);
     std::iota(order.begin(), order.end(), 0);
@@ -116,6 +116,8 @@ CvResult cross_validate_family(const TrainingData& data, OpFamily family, Regres
   std::vector<int> fold;
   try {
     fold = family_folds(data, result.rows, scheme, folds, seed, &n_folds);
+  } catch (const ParameterError& e) {
+    throw ParameterError(e.parameter(), to_string(family) + " rows: " + e.detail());
   } catch (const InputError& e) {
     // Name the family: another family of the same data may hold several GPUs.
     throw InputError(to_string(family) + " rows: " + e.what());
