@@ -1,221 +1,220 @@
 // SPDX-License-Identifier: Apache-2.0
-// Fold assignment and out-of-fold evaluation.
+// Cross-validation of the learned model: fold assignment per op family (k-fold, group-shape,
+// leave-one-GPU-out), out-of-fold predictions and the unseen-GPU check.
 #include "cnnperf/ml/cross_validation.hpp"
+
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <chrono>
 #include <map>
 #include <numeric>
 #include <random>
+#include <unordered_map>
 
 #include "cnnperf/common/error.hpp"
-#include "parallel.hpp"
-#include "regressor_internal.hpp"
+#include "cnnperf/common/io.hpp"
+#include "cnnperf/model/layer_io.hpp"
+#include "learned_model_internal.hpp"
 
 namespace cnnperf {
 
-std::vector<std::size_t> FoldAssignment::test_rows(int fold) const {
-  std::vector<std::size_t> out;
-  for (std::size_t r = 0; r < fold_of_row.size(); ++r) {
-    if (fold_of_row[r] == fold) out.push_back(r);
-  }
-  return out;
-}
-
-std::vector<std::size_t> FoldAssignment::train_rows(int fold) const {
-  std::vector<std::size_t> out;
-  for (std::size_t r = 0; r < fold_of_row.size(); ++r) {
-    if (fold_of_row[r] != fold) out.push_back(r);
-  }
-  return out;
-}
+using ml_detail::analytical_ms;
 
 namespace {
 
-template <class T>
-void seeded_shuffle(std::vector<T>& items, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  for (std::size_t i = items.size(); i > 1; --i) {
-    std::swap(items[i - 1], items[ml_detail::uniform_below(rng, i)]);
-  }
-}
-
-std::vector<std::string> numbered_labels(int k) {
-  std::vector<std::string> labels;
-  labels.reserve(static_cast<std::size_t>(std::max(k, 0)));
-  for (int f = 0; f < k; ++f) labels.push_back("fold " + std::to_string(f + 1));
-  return labels;
-}
-
-/// Group k-fold over dense group ids 0..n_groups-1.
-FoldAssignment group_kfold_ids(const std::vector<std::size_t>& group_of_row, std::size_t n_groups,
-                               int k, std::uint64_t seed) {
-  if (k < 2) throw InputError("group k-fold: expected at least 2 folds, got " + std::to_string(k));
-  if (static_cast<std::size_t>(k) > n_groups) {
-    throw InputError("group k-fold: " + std::to_string(k) +
-                     " folds need at least as many groups, got " + std::to_string(n_groups));
-  }
-  std::vector<std::size_t> size(n_groups, 0);
-  for (std::size_t g : group_of_row) ++size[g];
-  std::vector<std::size_t> order(n_groups);
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  seeded_shuffle(order, seed);
-  // Stable: equal-sized groups keep their shuffled order, so the seed decides among them.
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return size[a] > size[b]; });
-  std::vector<std::size_t> fold_rows(static_cast<std::size_t>(k), 0);
-  std::vector<int> fold_of_group(n_groups, 0);
-  for (std::size_t g : order) {
-    const auto lightest = static_cast<std::size_t>(
-        std::min_element(fold_rows.begin(), fold_rows.end()) - fold_rows.begin());
-    fold_of_group[g] = static_cast<int>(lightest);
-    fold_rows[lightest] += size[g];
-  }
-  FoldAssignment out;
-  out.n_folds = k;
-  out.fold_labels = numbered_labels(k);
-  out.fold_of_row.resize(group_of_row.size());
-  for (std::size_t r = 0; r < group_of_row.size(); ++r) {
-    out.fold_of_row[r] = fold_of_group[group_of_row[r]];
-  }
-  return out;
-}
-
-template <class Key>
-std::vector<std::size_t> dense_ids(std::span<const Key> groups, std::size_t& n_groups) {
-  std::map<Key, std::size_t> ids;  // sorted keys: ids do not depend on row order
-  for (const auto& g : groups) ids.emplace(g, 0);
-  std::size_t next = 0;
-  for (auto& [key, id] : ids) id = next++;
-  n_groups = next;
-  std::vector<std::size_t> out;
-  out.reserve(groups.size());
-  for (const auto& g : groups) out.push_back(ids.at(g));
-  return out;
+// Shape key without the GPU: rows sharing it stay in one fold for group-shape CV.
+std::string shape_key(const Layer& l) {
+  return csv_line(layer_csv_fields(l));
 }
 
 }  // namespace
 
-FoldAssignment kfold(std::size_t n_rows, int k, std::uint64_t seed) {
-  if (k < 2) throw InputError("k-fold: expected at least 2 folds, got " + std::to_string(k));
-  if (static_cast<std::size_t>(k) > n_rows) {
-    throw InputError("k-fold: " + std::to_string(k) + " folds need at least " + std::to_string(k) +
-                     " rows, got " + std::to_string(n_rows));
-  }
-  std::vector<std::size_t> order(n_rows);
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  seeded_shuffle(order, seed);
-  FoldAssignment out;
-  out.n_folds = k;
-  out.fold_labels = numbered_labels(k);
-  out.fold_of_row.resize(n_rows);
-  for (std::size_t i = 0; i < n_rows; ++i) {
-    out.fold_of_row[order[i]] = static_cast<int>(i % static_cast<std::size_t>(k));
-  }
-  return out;
+CvScheme cv_scheme_from_string(std::string_view text) {
+  const std::string lower = to_lower(text);
+  if (lower == "kfold") return CvScheme::kKfold;
+  if (lower == "group" || lower == "group-shape") return CvScheme::kGroupShape;
+  if (lower == "leave-gpu-out" || lower == "logo") return CvScheme::kLeaveGpuOut;
+  throw ParameterError("cv", "unknown scheme '" + std::string(text) +
+                                 "' (expected kfold, group-shape or leave-gpu-out)");
 }
 
-FoldAssignment group_kfold(std::span<const std::string> groups, int k, std::uint64_t seed) {
-  std::size_t n_groups = 0;
-  const auto ids = dense_ids(groups, n_groups);
-  return group_kfold_ids(ids, n_groups, k, seed);
+std::string to_string(CvScheme scheme) {
+  switch (scheme) {
+    case CvScheme::kKfold: return "kfold";
+    case CvScheme::kGroupShape: return "group-shape";
+    case CvScheme::kLeaveGpuOut: return "leave-gpu-out";
+  }
+  return "kfold";
 }
 
-FoldAssignment group_kfold(std::span<const std::uint64_t> groups, int k, std::uint64_t seed) {
-  std::size_t n_groups = 0;
-  const auto ids = dense_ids(groups, n_groups);
-  return group_kfold_ids(ids, n_groups, k, seed);
+std::vector<int> family_folds(const TrainingData& data, const std::vector<std::size_t>& rows,
+                              CvScheme scheme, int folds, std::uint64_t seed, int* n_folds_out) {
+  const std::size_t n = rows.size();
+  std::vector<int> fold(n, 0);
+  int n_folds = std::max(2, folds);
+  std::mt19937_64 rng(seed);
+  if (scheme == CvScheme::kLeaveGpuOut) {
+    std::map<std::string, int> ids;
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto& name = data.gpus[rows[i]].name;
+      const auto it = ids.emplace(name, static_cast<int>(ids.size())).first;
+      fold[i] = it->second;
+    }
+    n_folds = static_cast<int>(ids.size());
+    if (n_folds < 2) {
+      throw InputError("leave-one-GPU-out: these rows hold only one GPU (" +
+                       (n > 0 ? data.gpus[rows[0]].name : std::string("none")) +
+                       "); expected rows of two or more");
+    }
+  } else if (scheme == CvScheme::kGroupShape) {
+    std::unordered_map<std::string, int> group_of;
+    std::vector<int> group(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto key = shape_key(data.layers[rows[i]]);
+      group[i] = group_of.emplace(key, static_cast<int>(group_of.size())).first->second;
+    }
+    if (group_of.size() < static_cast<std::size_t>(n_folds)) {
+      throw ParameterError("folds", "only " + std::to_string(group_of.size()) +
+                                        " distinct shapes for " + std::to_string(n_folds) +
+                                        " folds; expected at least one shape per fold (fewer "
+                                        "folds, or more rows)");
+    }
+    std::vector<int> assignment(group_of.size());
+    std::iota(assignment.begin(), assignment.end(), 0);
+    std::shuffle(assignment.begin(), assignment.end(), rng);
+    for (std::size_t i = 0; i < n; ++i) {
+      fold[i] = assignment[static_cast<std::size_t>(group[i])] % n_folds;
+    }
+  } else {
+    // An empty fold scores nothing and one row cannot train: every fold needs a row.
+    if (n < static_cast<std::size_t>(n_folds)) {
+      throw ParameterError("folds", "only " + std::to_string(n) + " rows for " +
+                                        std::to_string(n_folds) +
+                                        " folds; expected at least one row per fold (fewer "
+                                        "folds, or more rows)");
+    }
+    std::vector<std::size_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), rng);
+    for (std::size_t i = 0; i < n; ++i) fold[order[i]] = static_cast<int>(i % n_folds);
+  }
+  if (n_folds_out != nullptr) *n_folds_out = n_folds;
+  return fold;
 }
 
-FoldAssignment leave_one_group_out(std::span<const std::string> groups) {
-  std::map<std::string, int> ids;
-  for (const auto& g : groups) ids.emplace(g, 0);
-  if (ids.size() < 2) {
-    throw InputError("leave-one-group-out: expected at least 2 distinct groups, got " +
-                     std::to_string(ids.size()));
-  }
-  FoldAssignment out;
-  for (auto& [name, id] : ids) {
-    id = out.n_folds++;
-    out.fold_labels.push_back(name);
-  }
-  out.fold_of_row.reserve(groups.size());
-  for (const auto& g : groups) out.fold_of_row.push_back(ids.at(g));
-  return out;
-}
-
-CvResult cross_validate(RegressorKind kind, const nlohmann::json& params, const FeatureMatrix& x,
-                        std::span<const double> y, const FoldAssignment& folds,
-                        const CvOptions& options) {
-  if (y.size() != x.rows || folds.fold_of_row.size() != x.rows) {
-    throw InputError("cross-validation: expected " + std::to_string(x.rows) +
-                     " targets and fold entries, got " + std::to_string(y.size()) + " and " +
-                     std::to_string(folds.fold_of_row.size()));
-  }
-  if (!options.weights.empty() && options.weights.size() != x.rows) {
-    throw InputError("cross-validation: expected one weight per row");
-  }
-  for (int f : folds.fold_of_row) {
-    if (f < 0 || f >= folds.n_folds) throw InputError("cross-validation: fold index out of range");
-  }
-  (void)make_regressor(kind, params);  // bad params fail before any training starts
-  const std::size_t p =
-      options.n_features_for_metrics == 0 ? x.cols : options.n_features_for_metrics;
-
+CvResult cross_validate_family(const TrainingData& data, OpFamily family, RegressorKind kind,
+                               const FamilyParams& params, const FeatureSpec& spec, CvScheme scheme,
+                               int folds, std::uint64_t seed, SourceSplit split, bool host_floor) {
   CvResult result;
-  result.oof_predictions.assign(x.rows, 0.0);
-  result.folds.resize(static_cast<std::size_t>(folds.n_folds));
-  auto run_fold = [&](std::size_t f) {
-    const int fold = static_cast<int>(f);
-    const auto train = folds.train_rows(fold);
-    const auto test = folds.test_rows(fold);
-    FoldResult& fr = result.folds[f];
-    fr.fold = fold;
-    fr.label =
-        f < folds.fold_labels.size() ? folds.fold_labels[f] : "fold " + std::to_string(f + 1);
-    fr.n_train = train.size();
-    fr.n_test = test.size();
-    if (test.empty()) return;  // an empty fold has nothing to score
-    if (train.empty()) {
-      throw InputError("cross-validation: fold '" + fr.label + "' leaves no rows for training");
+  result.kind = kind;
+  result.family = family;
+  result.rows = family_rows(data, family);
+  const std::size_t n = result.rows.size();
+  if (n == 0) return result;
+  int n_folds = 0;
+  std::vector<int> fold;
+  try {
+    fold = family_folds(data, result.rows, scheme, folds, seed, &n_folds);
+  } catch (const ParameterError& e) {
+    throw ParameterError(e.parameter(), to_string(family) + " rows: " + e.detail());
+  } catch (const InputError& e) {
+    // Name the family: another family of the same data may hold several GPUs.
+    throw InputError(to_string(family) + " rows: " + e.what());
+  }
+  result.predicted_ms.assign(n, 0);
+  const auto start = std::chrono::steady_clock::now();
+  for (int f = 0; f < n_folds; ++f) {
+    std::vector<std::size_t> train, test, test_pos;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (fold[i] == f) {
+        test.push_back(result.rows[i]);
+        test_pos.push_back(i);
+      } else {
+        train.push_back(result.rows[i]);
+      }
     }
-    std::vector<double> y_train;
-    std::vector<double> w_train;
-    std::vector<double> y_test;
-    y_test.reserve(test.size());
-    for (std::size_t r : train) {
-      y_train.push_back(y[r]);
-      if (!options.weights.empty()) w_train.push_back(options.weights[r]);
+    if (test.empty() || train.empty()) continue;
+    spdlog::info("cv {} {} fold {}/{}: train {} test {}", to_string(kind), to_string(family), f + 1,
+                 n_folds, train.size(), test.size());
+    const std::vector<FamilyModel> models =
+        fit_family_models(data, train, family, kind, params, spec, split, host_floor);
+    std::vector<const FamilyModel*> views;
+    views.reserve(models.size());
+    for (const auto& m : models) views.push_back(&m);
+    const auto pred = predict_rows(views, data, test, spec);
+    for (std::size_t i = 0; i < test.size(); ++i) result.predicted_ms[test_pos[i]] = pred[i];
+  }
+  result.train_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::vector<double> truth(n);
+  for (std::size_t i = 0; i < n; ++i) truth[i] = data.latency_ms[result.rows[i]];
+  const std::size_t n_features = feature_names(spec).size();
+  result.overall = compute_metrics(truth, result.predicted_ms, n_features);
+  using Split = std::map<std::string, std::pair<std::vector<double>, std::vector<double>>>;
+  Split by_gpu;
+  Split by_source;
+  for (std::size_t i = 0; i < n; ++i) {
+    for (auto* split : {&by_gpu, &by_source}) {
+      const std::size_t row = result.rows[i];
+      auto& [t, p] = (*split)[split == &by_gpu ? data.gpus[row].name : data.sources[row]];
+      t.push_back(truth[i]);
+      p.push_back(result.predicted_ms[i]);
     }
-    for (std::size_t r : test) y_test.push_back(y[r]);
-    auto model = make_regressor(kind, params);
-    const auto t0 = std::chrono::steady_clock::now();
-    model->fit(x.select_rows(train), y_train, w_train);
-    fr.fit_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const auto pred = model->predict(x.select_rows(test));
-    for (std::size_t i = 0; i < test.size(); ++i) result.oof_predictions[test[i]] = pred[i];
-    fr.metrics = compute_metrics(y_test, pred, p);
-  };
-
-  // Folds in parallel (options.parallel_folds workers, at most one per fold).
-  ml_detail::parallel_for(static_cast<std::size_t>(folds.n_folds), options.parallel_folds,
-                          run_fold);
-  // Overall metrics over rows that were scored (every row belongs to exactly one fold).
-  result.overall = compute_metrics(y, result.oof_predictions, p);
+  }
+  for (const auto& [gpu, tp] : by_gpu) {
+    result.per_gpu[gpu] = compute_metrics(tp.first, tp.second, n_features);
+  }
+  for (const auto& [source, tp] : by_source) {
+    result.per_source[source] = compute_metrics(tp.first, tp.second, n_features);
+  }
   return result;
 }
 
-nlohmann::json to_json(const CvResult& result) {
-  nlohmann::json folds = nlohmann::json::array();
-  for (const auto& f : result.folds) {
-    folds.push_back({{"fold", f.fold},
-                     {"label", f.label},
-                     {"n_train", f.n_train},
-                     {"n_test", f.n_test},
-                     {"fit_seconds", f.fit_seconds},
-                     {"metrics", to_json(f.metrics)}});
+std::string UnseenGpuCheck::choice() const {
+  if (rows == 0) return "learned";
+  std::string best = "learned";
+  double best_mape = learned_mape_pct;
+  if (analytical_mape_pct < best_mape) {
+    best = "analytical";
+    best_mape = analytical_mape_pct;
   }
-  return {{"overall", to_json(result.overall)}, {"folds", std::move(folds)}};
+  if (gpu_blind_mape_pct < best_mape) best = "gpu-blind";  // false for NaN
+  return best;
+}
+
+UnseenGpuCheck unseen_gpu_check(const TrainingData& data, const CvResult& logo, bool host_floor) {
+  UnseenGpuCheck check;
+  check.family = logo.family;
+  // Per held-out GPU, the floors its fold had: each pair's floor reads only that pair's rows,
+  // so those are all pairs' floors but the held-out GPU's, fitted once.
+  std::map<std::string, FamilyModel> without;
+  if (host_floor) {
+    const auto floors = fit_host_floors(data, logo.rows);
+    for (const auto& entry : floors) {
+      const std::string& held_gpu = entry.first.second;
+      auto& fold = without[held_gpu].host_floor_ms;
+      if (!fold.empty()) continue;
+      fold = floors;
+      std::erase_if(fold, [&](const auto& f) { return f.first.second == held_gpu; });
+    }
+  }
+  std::vector<double> truth, learned, analytical;
+  for (std::size_t i = 0; i < logo.rows.size(); ++i) {
+    const std::size_t r = logo.rows[i];
+    if (data.sources[r] != kReferenceSource) continue;
+    truth.push_back(data.latency_ms[r]);
+    learned.push_back(logo.predicted_ms[i]);
+    const auto it = without.find(data.gpus[r].name);
+    const double floor =
+        it == without.end() ? 0.0 : it->second.floor_ms(data.sources[r], data.gpus[r].name);
+    analytical.push_back(analytical_ms(data.layers[r], data.gpus[r]) + floor);
+  }
+  check.rows = truth.size();
+  if (check.rows == 0) return check;
+  check.learned_mape_pct = compute_metrics(truth, learned, 1).mape_pct;
+  check.analytical_mape_pct = compute_metrics(truth, analytical, 1).mape_pct;
+  return check;
 }
 
 }  // namespace cnnperf

@@ -82,16 +82,28 @@ std::int32_t add_node(Tree& tree) {
 
 }  // namespace
 
-Tree grow_tree(const FeatureMatrix& x, std::span<const double> y, std::span<const double> weights,
-               const SortedColumns& sorted, const TreeParams& params, std::uint64_t seed,
-               std::vector<double>& importance) {
-  const std::size_t n = x.rows;
-  const std::size_t n_feat = x.cols;
-  // Renumber the rows with positive weight 0..m-1 and keep their data column-major, so the
-  // split scans touch small contiguous arrays instead of the whole row-major matrix.
-  std::vector<std::int64_t> local_of(n, -1);
+namespace {
+
+// The rows with positive weight, renumbered 0..m-1, with their data column-major, so the
+// split scans touch small contiguous arrays instead of the whole row-major matrix.
+struct LocalRows {
   std::vector<double> yl;
   std::vector<double> wl;
+  std::vector<double> xl;  ///< column-major, m per feature
+  /// Per feature, m entries (dense value rank << 32 | local row): the split scan compares
+  /// ranks read sequentially instead of chasing feature values, and partitions move one word
+  /// per row.
+  std::vector<std::uint64_t> buf;
+};
+
+LocalRows local_rows(const FeatureMatrix& x, std::span<const double> y,
+                     std::span<const double> weights, const SortedColumns& sorted) {
+  const std::size_t n = x.rows;
+  const std::size_t n_feat = x.cols;
+  LocalRows out;
+  std::vector<double>& yl = out.yl;
+  std::vector<double>& wl = out.wl;
+  std::vector<std::int64_t> local_of(n, -1);
   for (std::size_t r = 0; r < n; ++r) {
     const double w = weights.empty() ? 1.0 : weights[r];
     if (w > 0.0) {
@@ -102,15 +114,15 @@ Tree grow_tree(const FeatureMatrix& x, std::span<const double> y, std::span<cons
   }
   const std::size_t m = yl.size();
   if (m == 0) throw InputError("decision tree: no row with a positive weight");
-  std::vector<double> xl(m * n_feat);
+  std::vector<double>& xl = out.xl;
+  xl.resize(m * n_feat);
   for (std::size_t r = 0; r < n; ++r) {
     if (local_of[r] < 0) continue;
     const auto l = static_cast<std::size_t>(local_of[r]);
     for (std::size_t f = 0; f < n_feat; ++f) xl[f * m + l] = x(r, f);
   }
-  // Each entry packs (dense value rank << 32 | local row): the split scan compares ranks read
-  // sequentially instead of chasing feature values, and partitions move one word per row.
-  std::vector<std::uint64_t> buf(m * n_feat);
+  std::vector<std::uint64_t>& buf = out.buf;
+  buf.resize(m * n_feat);
   for (std::size_t f = 0; f < n_feat; ++f) {
     std::size_t k = 0;
     const std::uint32_t* src = sorted.order.data() + f * n;
@@ -121,8 +133,21 @@ Tree grow_tree(const FeatureMatrix& x, std::span<const double> y, std::span<cons
       if (l >= 0) dst[k++] = (std::uint64_t{ranks[src[i]]} << 32) | static_cast<std::uint64_t>(l);
     }
   }
-  local_of.clear();
-  local_of.shrink_to_fit();
+  return out;
+}
+
+}  // namespace
+
+Tree grow_tree(const FeatureMatrix& x, std::span<const double> y, std::span<const double> weights,
+               const SortedColumns& sorted, const TreeParams& params, std::uint64_t seed,
+               std::vector<double>& importance) {
+  const std::size_t n_feat = x.cols;
+  LocalRows local = local_rows(x, y, weights, sorted);
+  const std::vector<double>& yl = local.yl;
+  const std::vector<double>& wl = local.wl;
+  const std::vector<double>& xl = local.xl;
+  std::vector<std::uint64_t>& buf = local.buf;
+  const std::size_t m = yl.size();
 
   const std::size_t max_feat = params.max_features == 0 ? n_feat : params.max_features;
   const std::size_t min_leaf = std::max<std::size_t>(1, params.min_samples_leaf);

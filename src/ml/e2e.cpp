@@ -124,8 +124,8 @@ std::vector<E2eRow> load_e2e_rows(const std::string& named) {
 }
 
 std::vector<E2eRow> load_e2e_rows(const std::vector<std::string>& files) {
-  if (files.empty()) throw InputError("--e2e: expected at least one end-to-end CSV");
-  const std::vector<std::string> expanded = user_file_list(files, "--e2e");
+  if (files.empty()) throw ParameterError("e2e", "expected at least one end-to-end CSV");
+  const std::vector<std::string> expanded = user_file_list(files, "e2e");
   std::vector<E2eRow> rows;
   std::string first_layout_file;
   std::string first_layout;

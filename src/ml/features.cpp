@@ -122,7 +122,7 @@ const std::vector<std::string>& ptx_names() {
 }
 #endif
 
-// The feature groups in the order --features and to_string name them.
+// The feature groups in the order parse and to_string name them.
 constexpr std::pair<std::string_view, bool FeatureSpec::*> kGroups[] = {
     {"layer", &FeatureSpec::layer}, {"analytical", &FeatureSpec::analytical},
     {"gpu", &FeatureSpec::gpu},     {"source", &FeatureSpec::source},
@@ -165,18 +165,19 @@ FeatureSpec FeatureSpec::parse(std::string_view text) {
     const auto* group = std::find_if(std::begin(kGroups), std::end(kGroups),
                                      [&](const auto& g) { return g.first == item; });
     if (group == std::end(kGroups)) {
-      throw InputError(
-          "--features: unknown group '" + item +
-          "' (expected layer, analytical, gpu, source, setup, ptx, quant, default or all)");
+      throw ParameterError(
+          "features",
+          "unknown group '" + item +
+              "' (expected layer, analytical, gpu, source, setup, ptx, quant, default or all)");
     }
     spec.*(group->second) = on;
   }
   if (std::none_of(std::begin(kGroups), std::end(kGroups),
                    [&](const auto& g) { return spec.*(g.second); })) {
-    throw InputError("--features: expected at least one feature group");
+    throw ParameterError("features", "expected at least one feature group");
   }
 #ifndef CNNPERF_HAVE_PTX_FEATURES
-  if (spec.ptx) throw InputError("--features: ptx features are not available in this build");
+  if (spec.ptx) throw ParameterError("features", "ptx features are not available in this build");
 #endif
   return spec;
 }

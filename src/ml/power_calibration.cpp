@@ -75,10 +75,10 @@ std::vector<std::size_t> all_rows(std::size_t n) {
 }  // namespace
 
 PowerData load_power_rows(const std::vector<std::string>& files) {
-  if (files.empty()) throw InputError("--power: expected at least one power CSV");
+  if (files.empty()) throw ParameterError("power", "expected at least one power CSV");
   PowerData all;
   std::vector<std::string> paths;
-  for (const auto& file : user_file_list(files, "--power")) {
+  for (const auto& file : user_file_list(files, "power")) {
     PowerData part = load_power_rows(file);
     paths.push_back(part.path);
     all.rows.insert(all.rows.end(), std::make_move_iterator(part.rows.begin()),

@@ -1,81 +1,72 @@
 // SPDX-License-Identifier: Apache-2.0
-// Cross-validation: fold assignment (k-fold, group k-fold, leave-one-group-out) and a
-// generic out-of-fold evaluation of any regressor kind.
+// Cross-validation of the learned model, per op family: the fold schemes, out-of-fold
+// predictions fitted as the model file's would be, and the unseen-GPU check.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
-#include <span>
+#include <limits>
+#include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "cnnperf/ml/learned_model.hpp"
 #include "cnnperf/ml/metrics.hpp"
-#include "cnnperf/ml/regressor.hpp"
 
 namespace cnnperf {
 
-/// Which fold each row is held out in.
-struct FoldAssignment {
-  std::vector<int> fold_of_row;  ///< fold index in [0, n_folds) per row
-  int n_folds = 0;
-  std::vector<std::string> fold_labels;  ///< "fold 1".. or the held-out group's name
+/// Cross-validation schemes.
+enum class CvScheme { kKfold, kGroupShape, kLeaveGpuOut };
+[[nodiscard]] CvScheme cv_scheme_from_string(std::string_view text);
+[[nodiscard]] std::string to_string(CvScheme scheme);
 
-  /// Row indices held out in `fold` (ascending).
-  [[nodiscard]] std::vector<std::size_t> test_rows(int fold) const;
-  /// Row indices used for training when `fold` is held out (ascending).
-  [[nodiscard]] std::vector<std::size_t> train_rows(int fold) const;
-};
-
-/// Plain k-fold after a seeded shuffle; fold sizes differ by at most one.
-/// Throws InputError when k < 2 or k > n_rows.
-[[nodiscard]] FoldAssignment kfold(std::size_t n_rows, int k, std::uint64_t seed);
-
-/// Group k-fold: rows sharing a group key (e.g. a layer-shape hash) are always in the same
-/// fold. Groups are shuffled with `seed`, then placed largest first into the fold with the
-/// fewest rows, which balances fold sizes. Throws InputError when k < 2 or k > #groups.
-[[nodiscard]] FoldAssignment group_kfold(std::span<const std::string> groups, int k,
-                                         std::uint64_t seed);
-[[nodiscard]] FoldAssignment group_kfold(std::span<const std::uint64_t> groups, int k,
-                                         std::uint64_t seed);
-
-/// One fold per distinct group (e.g. group = GPU name), in sorted group order, labelled with
-/// the group. Throws InputError with fewer than 2 groups.
-[[nodiscard]] FoldAssignment leave_one_group_out(std::span<const std::string> groups);
-
-/// Options for cross_validate.
-struct CvOptions {
-  std::span<const double> weights;  ///< empty or one sample weight per row
-  unsigned parallel_folds = 1;      ///< folds trained at once (each fold's own n_threads apply)
-  std::size_t n_features_for_metrics = 0;  ///< p of adjusted R^2; 0 = x.cols
-};
-
-/// Result of one held-out fold.
-struct FoldResult {
-  int fold = 0;
-  std::string label;
-  std::size_t n_train = 0;
-  std::size_t n_test = 0;
-  double fit_seconds = 0.0;  ///< wall time of fit()
-  Metrics metrics;
-};
-
-/// Out-of-fold predictions (each row predicted by the model that did not see it),
-/// per-fold metrics and metrics over all out-of-fold predictions.
+/// Out-of-fold results of one regressor on one family.
 struct CvResult {
-  std::vector<double> oof_predictions;
-  std::vector<FoldResult> folds;
+  RegressorKind kind = RegressorKind::kXgboost;
+  OpFamily family = OpFamily::kConv;
+  std::vector<std::size_t> rows;  ///< data rows evaluated
+  std::vector<double> predicted_ms;
   Metrics overall;
+  std::map<std::string, Metrics> per_gpu;
+  std::map<std::string, Metrics> per_source;  ///< by the rows' `source` column
+  double train_seconds = 0;
 };
 
-/// Trains `make_regressor(kind, params)` once per fold. Results do not depend on
-/// `parallel_folds`. Throws InputError on size mismatches or a fold with no training rows.
-[[nodiscard]] CvResult cross_validate(RegressorKind kind, const nlohmann::json& params,
-                                      const FeatureMatrix& x, std::span<const double> y,
-                                      const FoldAssignment& folds, const CvOptions& options = {});
+/// The fold of each of `rows` (a family's rows of `data`) under `scheme`, as
+/// cross_validate_family assigns them; `n_folds` (when non-null) receives the fold count
+/// (leave-gpu-out: the number of GPUs). Throws InputError for leave-gpu-out on one GPU.
+[[nodiscard]] std::vector<int> family_folds(const TrainingData& data,
+                                            const std::vector<std::size_t>& rows, CvScheme scheme,
+                                            int folds, std::uint64_t seed, int* n_folds);
 
-/// {"overall": metrics, "folds": [{fold, label, n_train, n_test, fit_seconds, metrics}]}.
-[[nodiscard]] nlohmann::json to_json(const CvResult& result);
+/// Cross-validates a regressor on a family's rows (each fold fitted as fit_family_models
+/// with `split` and `host_floor` would fit it: floors from the fold's training rows only).
+[[nodiscard]] CvResult cross_validate_family(const TrainingData& data, OpFamily family,
+                                             RegressorKind kind, const FamilyParams& params,
+                                             const FeatureSpec& spec, CvScheme scheme, int folds,
+                                             std::uint64_t seed,
+                                             SourceSplit split = SourceSplit::kSplit,
+                                             bool host_floor = true);
+
+/// Leave-one-GPU-out, on a family's rows of the reference source: the learned model's and the
+/// analytical model's MAPE, and whether unseen GPUs should get the analytical estimate (plus
+/// the host floor, FamilyModel::floor_ms).
+struct UnseenGpuCheck {
+  OpFamily family = OpFamily::kConv;
+  std::size_t rows = 0;  ///< reference-source rows compared (0: none, no decision)
+  double learned_mape_pct = 0;
+  double analytical_mape_pct = 0;
+  /// The learned model with the gpu group held at 0, on the same rows and folds; NaN when
+  /// not cross-validated (then it is not a candidate).
+  double gpu_blind_mape_pct = std::numeric_limits<double>::quiet_NaN();
+  /// The most accurate: "learned", "analytical" or "gpu-blind" (ties keep the earlier).
+  [[nodiscard]] std::string choice() const;
+  [[nodiscard]] bool prefer_analytical() const { return choice() == "analytical"; }
+};
+/// The check from a leave-one-GPU-out CvResult of the family (cv.rows, cv.predicted_ms).
+/// With `host_floor`, the analytical side is what the fallback predicts: analytical + the host
+/// floor an unseen GPU gets, fitted (like the learned side's) without the held-out GPU's rows.
+[[nodiscard]] UnseenGpuCheck unseen_gpu_check(const TrainingData& data, const CvResult& logo,
+                                              bool host_floor = true);
 
 }  // namespace cnnperf

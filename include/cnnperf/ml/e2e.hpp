@@ -76,7 +76,7 @@ struct E2eEvaluation {
   std::vector<double> predicted_ms;
 };
 /// {"overall", "per_gpu", "per_slice" (NAS rows only), "data_parallel": {"overall", "per_gpu"}
-/// (multi-GPU rows only)}: the section train --e2e and validate --e2e report.
+/// (multi-GPU rows only)}: the section the e2e calibration and validation report.
 [[nodiscard]] nlohmann::json to_json(const E2eEvaluation& evaluation);
 /// Leave-one-GPU-out: overhead fitted on the other GPUs (so the held-out GPU gets what
 /// `policy` gives a GPU without end-to-end rows), predicted on each.
@@ -109,14 +109,14 @@ struct E2eCalibration {
                                            const LatencyModel& model);
 
 /// The analytical baseline's calibrated overhead, models/eager_overhead.json (loaded once;
-/// written by `cnnperf train --e2e datasets/e2e_torchvision.csv --out ...`).
+/// calibrated on datasets/e2e_torchvision.csv).
 [[nodiscard]] const EagerOverhead& bundled_analytical_overhead();
 /// Its overhead for the NAS spaces' networks, models/eager_overhead_nas.json (written by
-/// `cnnperf train --e2e datasets/e2e_help_nas.csv.gz --out ...`).
+/// calibrated on datasets/e2e_help_nas.csv.gz).
 [[nodiscard]] const EagerOverhead& bundled_nas_overhead();
 /// The network source (Network::source) of end-to-end rows: a NAS space, or "zoo".
 [[nodiscard]] std::string e2e_network_source(const std::vector<E2eRow>& rows);
-/// The analytical baseline with both overheads: what `predict --net` uses by default.
+/// The analytical baseline with both overheads: what a network's prediction uses by default.
 [[nodiscard]] std::unique_ptr<AnalyticalModel> bundled_analytical_model();
 /// Loads an eager-overhead file ({"kind": "eager_overhead", ...}); throws InputError.
 [[nodiscard]] EagerOverhead load_eager_overhead(const std::string& path);

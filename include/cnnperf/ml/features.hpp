@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Features of a (layer, GPU, measurement source) triple for the learned models.
-// Groups (select with `--features`): layer, analytical, gpu, source, setup, ptx and quant
+// Groups (selected by FeatureSpec::parse): layer, analytical, gpu, source, setup, ptx and quant
 // (the last two optional).
 #pragma once
 
@@ -29,7 +29,7 @@ struct FeatureSpec {
   bool setup = true;
   /// Writes the gpu group's columns as 0 (same columns, same order): a model fitted so tells
   /// GPUs apart only through the analytical features (roofline, waves, occupancy). The
-  /// unseen-GPU candidate of `train --unseen-gpu-check`; not a group, not in to_string().
+  /// unseen-GPU candidate of the unseen-GPU check; not a group, not in to_string().
   bool gpu_held_constant = false;
 
   /// Parses "default", "all", a comma list of groups ("layer,gpu"), or "+ptx"/"-source"

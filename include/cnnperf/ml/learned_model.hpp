@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Learned latency models: training data, the model file, and the LatencyModel that uses it.
+// Learned latency models: per-family fitting and the LatencyModel that uses them. Sources:
+// learned_model.cpp (fitting, prediction), model_file.cpp (to_json, from_json) and
+// model_file_loader.cpp (load).
 #pragma once
 
 #include <array>
@@ -16,40 +18,13 @@
 #include "cnnperf/ml/features.hpp"
 #include "cnnperf/ml/metrics.hpp"
 #include "cnnperf/ml/regressor.hpp"
+#include "cnnperf/ml/training_data.hpp"
 #include "cnnperf/model/gpu_spec.hpp"
 #include "cnnperf/predict/predict.hpp"
 
 namespace cnnperf {
 
 inline constexpr int kModelSchemaVersion = 1;
-
-/// Measured per-layer rows (datasets/ schema): a layer, its GPU, source and latency.
-struct TrainingData {
-  std::vector<Layer> layers;
-  std::vector<std::string> gpu_names;  ///< as written in the file
-  std::vector<GpuSpec> gpus;           ///< resolved database entries
-  std::vector<std::string> sources;    ///< `source` column ("" when absent)
-  std::vector<double> latency_ms;      ///< measured target
-  std::vector<std::string> files;
-  std::string fingerprint;       ///< FNV-1a of the files' contents, hex
-  std::size_t skipped_rows = 0;  ///< rows without a usable target or exact shape
-};
-
-/// Reads layer CSVs with `latency_ms` and `gpu` columns. Rows whose padding is asymmetric
-/// (`symmetric_pad_exact` == 0) are skipped and counted unless the file has `pad_h_end`
-/// (then the layer is exact). `max_rows` > 0 keeps a seeded
-/// uniform sample. Unknown GPU names are InputError naming file:line. Each file is found as
-/// user_file_or_resource finds it (bundled `datasets/...` from any directory).
-[[nodiscard]] TrainingData load_training_data(const std::vector<std::string>& files,
-                                              std::size_t max_rows = 0, std::uint64_t seed = 42);
-
-/// Row indices of one op family.
-[[nodiscard]] std::vector<std::size_t> family_rows(const TrainingData& data, OpFamily family);
-
-/// Cross-validation schemes.
-enum class CvScheme { kKfold, kGroupShape, kLeaveGpuOut };
-[[nodiscard]] CvScheme cv_scheme_from_string(std::string_view text);
-[[nodiscard]] std::string to_string(CvScheme scheme);
 
 /// The fitted regressor of one op family (and, when the sources are split, one measurement
 /// source) plus what it needs at prediction time.
@@ -62,14 +37,14 @@ struct FamilyModel {
   std::vector<std::string> gpus;  ///< GPUs seen in training
   std::size_t rows = 0;
   /// Rows of the reference source on a GPU outside `gpus` (and without a seen_sibling in
-  /// them) get the analytical estimate: set by
-  /// `train --unseen-gpu-check` when, leave-one-GPU-out, the analytical model was the more
+  /// them) get the analytical estimate: set by the
+  /// unseen-GPU check (unseen_gpu_check) when, leave-one-GPU-out, the analytical model was the more
   /// accurate of the two on this family's reference-source rows.
   bool analytical_for_unseen_gpus = false;
   /// Rows of the reference source on a GPU outside `gpus` (and without a seen_sibling in
   /// them) get this regressor instead of
   /// `regressor` when non-null: fitted on the same rows and target with the gpu feature group
-  /// held at 0 (FeatureSpec::gpu_held_constant), set by `train --unseen-gpu-check` when,
+  /// held at 0 (FeatureSpec::gpu_held_constant), set by the unseen-GPU check when,
   /// leave-one-GPU-out, it was the most accurate of the three. Exclusive with
   /// analytical_for_unseen_gpus.
   std::unique_ptr<Regressor> gpu_blind_regressor;
@@ -93,7 +68,7 @@ class LearnedModel final : public LatencyModel {
   /// Loads a model file (a relative path that does not exist is looked up among the bundled
   /// files, user_file_or_resource); throws InputError naming the file and the field. With
   /// `reference_source_only`, only the model each op family uses for rows without a source
-  /// (predict_layers, e.g. `predict --net`) is kept and parsed: those predictions are the
+  /// (predict_layers, e.g. a network's prediction) is kept and parsed: those predictions are the
   /// same, and a file with a model per source loads in about half the time.
   /// With `reference_source_only` and `only_gpu`, also of each family only the regressor
   /// rows on that GPU use (the gpu-blind one for a GPU the family was not trained on and has
@@ -218,10 +193,6 @@ inline constexpr std::size_t kMinRowsPerSourceModel = 1000;
 /// `spec` with the gpu group held at 0: the features of a gpu_blind_regressor.
 [[nodiscard]] FeatureSpec gpu_blind_spec(FeatureSpec spec);
 
-/// The rows of `data` measured by `source`, as data of their own (same files, fingerprint
-/// and skipped count).
-[[nodiscard]] TrainingData rows_of_source(const TrainingData& data, const std::string& source);
-
 /// Predicted latency (ms) of rows with a fitted family model (source = the rows' own).
 [[nodiscard]] std::vector<double> predict_rows(const FamilyModel& model, const TrainingData& data,
                                                const std::vector<std::size_t>& rows,
@@ -231,65 +202,6 @@ inline constexpr std::size_t kMinRowsPerSourceModel = 1000;
                                                const TrainingData& data,
                                                const std::vector<std::size_t>& rows,
                                                const FeatureSpec& spec);
-
-/// Out-of-fold results of one regressor on one family.
-struct CvResult {
-  RegressorKind kind = RegressorKind::kXgboost;
-  OpFamily family = OpFamily::kConv;
-  std::vector<std::size_t> rows;  ///< data rows evaluated
-  std::vector<double> predicted_ms;
-  Metrics overall;
-  std::map<std::string, Metrics> per_gpu;
-  std::map<std::string, Metrics> per_source;  ///< by the rows' `source` column
-  double train_seconds = 0;
-};
-
-/// The fold of each of `rows` (a family's rows of `data`) under `scheme`, as
-/// cross_validate_family assigns them; `n_folds` (when non-null) receives the fold count
-/// (leave-gpu-out: the number of GPUs). Throws InputError for leave-gpu-out on one GPU.
-[[nodiscard]] std::vector<int> family_folds(const TrainingData& data,
-                                            const std::vector<std::size_t>& rows, CvScheme scheme,
-                                            int folds, std::uint64_t seed, int* n_folds);
-
-/// What `train` fits, as CSV text, one row per measured row of each op family: `family`,
-/// `source`, `gpu`, `fold` (the row's fold under `scheme`, `folds`, `seed`, as `train --cv`
-/// would hold it out), every feature of `spec` (feature_names order), `baseline_ms` (analytical
-/// + the host floor fitted, as in cross_validate_family, on the family's rows outside the row's
-/// fold), the measured `latency_ms` and `log_ratio` = log(latency_ms / baseline_ms), the
-/// regression target.
-[[nodiscard]] std::string feature_matrix_csv(const TrainingData& data, const FeatureSpec& spec,
-                                             CvScheme scheme, int folds, std::uint64_t seed,
-                                             bool host_floor = true);
-
-/// Cross-validates a regressor on a family's rows (each fold fitted as fit_family_models
-/// with `split` and `host_floor` would fit it: floors from the fold's training rows only).
-[[nodiscard]] CvResult cross_validate_family(const TrainingData& data, OpFamily family,
-                                             RegressorKind kind, const FamilyParams& params,
-                                             const FeatureSpec& spec, CvScheme scheme, int folds,
-                                             std::uint64_t seed,
-                                             SourceSplit split = SourceSplit::kSplit,
-                                             bool host_floor = true);
-
-/// Leave-one-GPU-out, on a family's rows of the reference source: the learned model's and the
-/// analytical model's MAPE, and whether unseen GPUs should get the analytical estimate (plus
-/// the host floor, FamilyModel::floor_ms).
-struct UnseenGpuCheck {
-  OpFamily family = OpFamily::kConv;
-  std::size_t rows = 0;  ///< reference-source rows compared (0: none, no decision)
-  double learned_mape_pct = 0;
-  double analytical_mape_pct = 0;
-  /// The learned model with the gpu group held at 0, on the same rows and folds; NaN when
-  /// not cross-validated (then it is not a candidate).
-  double gpu_blind_mape_pct = std::numeric_limits<double>::quiet_NaN();
-  /// The most accurate: "learned", "analytical" or "gpu-blind" (ties keep the earlier).
-  [[nodiscard]] std::string choice() const;
-  [[nodiscard]] bool prefer_analytical() const { return choice() == "analytical"; }
-};
-/// The check from a leave-one-GPU-out CvResult of the family (cv.rows, cv.predicted_ms).
-/// With `host_floor`, the analytical side is what the fallback predicts: analytical + the host
-/// floor an unseen GPU gets, fitted (like the learned side's) without the held-out GPU's rows.
-[[nodiscard]] UnseenGpuCheck unseen_gpu_check(const TrainingData& data, const CvResult& logo,
-                                              bool host_floor = true);
 
 /// Default hyper-parameters per regressor kind used by `train` (log_target on).
 [[nodiscard]] nlohmann::json default_params(RegressorKind kind);

@@ -104,7 +104,7 @@ struct PowerScores {
 [[nodiscard]] nlohmann::json power_calibration_report(const std::vector<std::string>& files,
                                                       const std::string& command_line);
 
-/// The scores of one given power model on a power CSV, per GPU and overall (validate --power).
+/// The scores of one given power model on a power CSV, per GPU and overall (the validation).
 [[nodiscard]] nlohmann::json power_validation_report(const std::vector<std::string>& files,
                                                      const PowerModel& power);
 

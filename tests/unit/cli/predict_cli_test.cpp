@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// End-to-end: `cnnperf predict` with power caps and budgets, `train --power` and
+// End-to-end: `cnnperf predict` with power caps and budgets, `train power` and
 // `validate --power`, as a user runs them.
 #include <gtest/gtest.h>
 
@@ -379,7 +379,7 @@ TEST(PredictCli, EnergyBudgetIsExitThreeWithOneLine) {
 
 TEST(TrainPowerCli, WritesAPowerModelThatPredictCanUse) {
   const auto out = temp_dir() / "power_model.json";
-  const RunResult r = run_cnnperf("train --power " + source_file("datasets/power_zeus.csv") +
+  const RunResult r = run_cnnperf("train power --data " + source_file("datasets/power_zeus.csv") +
                                   " --out \"" + out.string() + "\"");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("leave-gpu-out"), std::string::npos);
@@ -394,11 +394,13 @@ TEST(TrainPowerCli, WritesAPowerModelThatPredictCanUse) {
   EXPECT_NE(v.out.find("given model"), std::string::npos);
 }
 
-TEST(TrainPowerCli, PowerAndLayerDataTogetherIsExitTwo) {
+// The power model is `train power`; --power is no option of (latency) train.
+TEST(TrainPowerCli, PowerIsASubcommandNotAnOption) {
   const RunResult r = run_cnnperf("train --power " + source_file("datasets/power_zeus.csv") +
                                   " --data " + source_file("datasets/e2e_torchvision.csv"));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--power and --data"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--power"), std::string::npos) << r.err;
+  EXPECT_EQ(cnnperf::cli_test::count_lines(r.err), 1) << r.err;
 }
 
 TEST(ValidatePowerCli, FailsTheGateWhenTheSlowdownErrorIsAboveTheBar) {
@@ -445,10 +447,11 @@ TEST(ValidateE2eCli, TheGateCoversTheDataParallelRowsToo) {
   EXPECT_EQ(run_cnnperf("validate --e2e " + e2e + " --fail-if-mape-above " + above).exit_code, 0);
 }
 
-TEST(TrainE2eCli, WithoutLayerDataCalibratesTheAnalyticalOverhead) {
+TEST(TrainE2eCli, CalibratesTheAnalyticalOverhead) {
   const auto out = temp_dir() / "eager_overhead.json";
-  const RunResult r = run_cnnperf("train --e2e " + source_file("datasets/e2e_torchvision.csv") +
-                                  " --out \"" + out.string() + "\"");
+  const RunResult r =
+      run_cnnperf("train e2e --data " + source_file("datasets/e2e_torchvision.csv") + " --out \"" +
+                  out.string() + "\"");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("leave-gpu-out"), std::string::npos);
   EXPECT_NE(r.out.find("analytical eager overhead fitted on all rows"), std::string::npos);

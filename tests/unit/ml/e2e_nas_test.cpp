@@ -192,7 +192,7 @@ TEST(E2eNasRows, BundledNasOverheadPredictsHelpsRowsBetterThanTheZooOne) {
             1U);
   EXPECT_EQ(nas.per_gpu_network.size(), 8U);  // 2 spaces on each of the 4 machines
   // HELP's GPUs of one generation ran alike (one machine per generation, by their host
-  // times), so `train --e2e` kept the architecture terms for a GPU without rows: HELP's
+  // times), so `train e2e` kept the architecture terms for a GPU without rows: HELP's
   // fifth GPU, the GTX 1080 Ti, gets the mean of the two Pascal TITANs' terms.
   EXPECT_EQ(nas.unseen_gpu_terms, UnseenGpuTerms::kArchitecture);
   const auto gtx = GpuDatabase::bundled().find("gtx-1080-ti");

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The analytical baseline's eager overhead: its file form, and that the bundled file is the
-// calibration `cnnperf train --e2e datasets/e2e_torchvision.csv` gives today.
+// calibration `cnnperf train e2e --data datasets/e2e_torchvision.csv` gives today.
 #include <gtest/gtest.h>
 
 #include "cnnperf/common/error.hpp"

@@ -37,11 +37,11 @@ TEST(FeatureSpecText, GroupsRoundTripInOneOrderAndBadListsAreInputErrors) {
   EXPECT_FALSE(gpu_only.layer || gpu_only.analytical || gpu_only.source || gpu_only.setup ||
                gpu_only.ptx || gpu_only.quant);
   EXPECT_EQ(test::input_error_of([] { (void)FeatureSpec::parse("layer,shape"); }),
-            "--features: unknown group 'shape' (expected layer, analytical, gpu, source, setup, "
+            "features: unknown group 'shape' (expected layer, analytical, gpu, source, setup, "
             "ptx, quant, default or all)");
   EXPECT_EQ(test::input_error_of(
                 [] { (void)FeatureSpec::parse("-layer,-analytical,-gpu,-source,-setup"); }),
-            "--features: expected at least one feature group");
+            "features: expected at least one feature group");
 }
 
 TEST(SetupFeatures, OneHotsFollowTheDefaultGroupsAndOldSpecsLeaveThemOut) {

@@ -13,6 +13,8 @@
 
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/io.hpp"
+#include "cnnperf/ml/cross_validation.hpp"
+#include "cnnperf/ml/feature_export.hpp"
 #include "cnnperf/ml/features.hpp"
 #include "cnnperf/ml/learned_model.hpp"
 #include "cnnperf/predict/analytical.hpp"

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "cnnperf/common/error.hpp"
+#include "cnnperf/ml/cross_validation.hpp"
 #include "cnnperf/ml/learned_model.hpp"
 #include "cnnperf/predict/analytical.hpp"
 #include "synthetic_data.hpp"

@@ -130,7 +130,7 @@ TEST_F(PowerCalibration, LeaveOneGpuOutBeatsIgnoringTheCap) {
 }
 
 TEST_F(PowerCalibration, BundledModelIsTheFitOnAllRows) {
-  // models/power_model.json must be what `cnnperf train --power` writes today.
+  // models/power_model.json must be what `cnnperf train power` writes today.
   const PowerModel fitted = PowerModel::from_json((*report_)["model"], "report.model");
   const PowerModel& bundled = PowerModel::bundled();
   EXPECT_NEAR(bundled.activity.compute_weight, fitted.activity.compute_weight, 1e-9);

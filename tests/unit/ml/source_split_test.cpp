@@ -8,6 +8,7 @@
 #include <random>
 
 #include "cnnperf/common/error.hpp"
+#include "cnnperf/ml/cross_validation.hpp"
 #include "cnnperf/ml/learned_model.hpp"
 #include "cnnperf/model/zoo.hpp"
 #include "cnnperf/predict/analytical.hpp"

@@ -13,14 +13,14 @@
 
 #include <gtest/gtest.h>
 
+#include "algo.hpp"
+#include "algo_study_report.hpp"
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/io.hpp"
-#include "cnnperf/ml/algo.hpp"
 #include "cnnperf/ml/features.hpp"
 #include "cnnperf/model/gpu_spec.hpp"
 #include "cnnperf/predict/analytical.hpp"
 #include "synthetic_data.hpp"
-#include "train/train_command.hpp"
 
 namespace cnnperf {
 namespace {
@@ -292,7 +292,7 @@ TEST(AlgoStudy, GroupShapeFoldsKeepAShapeInOneFold) {
   EXPECT_EQ(folds, group_shape_folds(data, rows, 5, 42));
 }
 
-TEST(AlgoStudy, TrainCommandReadsKernelNamesRowByRow) {
+TEST(AlgoStudy, ReportReadsKernelNamesRowByRow) {
   // SYNTHETIC CSV: four shapes x two made-up kernel sequences; one row without a target is
   // skipped by the loader, which the label reader must skip too.
   const fs::path dir =
@@ -311,14 +311,14 @@ TEST(AlgoStudy, TrainCommandReadsKernelNamesRowByRow) {
   }
   const std::string file = (dir / "synthetic.csv").string();
   write_output(file, csv);
-  TrainOptions opts;
+  AlgoStudyReportOptions opts;
   opts.data = {file};
   opts.regressor = "dtree";
   opts.folds = 3;
-  opts.algo_study = "baseline,oracle";
-  opts.algo_classifier = "dtree";
-  opts.algo_inner_folds = 0;
-  const auto report = train_report(opts);
+  opts.variants = "baseline,oracle";
+  opts.classifier = "dtree";
+  opts.inner_folds = 0;
+  const auto report = algo_study_report(opts);
   EXPECT_EQ(report["kind"], "algo_study");
   const auto& study = report["algo_study"]["dtree"];
   EXPECT_EQ(study["rows"], 60);
@@ -326,12 +326,13 @@ TEST(AlgoStudy, TrainCommandReadsKernelNamesRowByRow) {
   EXPECT_EQ(study["class_counts"]["implicit gemm"], 30);
   ASSERT_EQ(study["variants"].size(), 2u);
   EXPECT_FALSE(study.contains("classifier_accuracy_pct"));  // neither variant needs it
+  EXPECT_NE(render_algo_study(report, OutputFormat::kTable).find("oracle"), std::string::npos);
 
-  opts.max_rows = 10;
-  EXPECT_THROW((void)train_report(opts), InputError);
-  opts.max_rows = 0;
-  opts.algo_classifier = "svm";
-  EXPECT_THROW((void)train_report(opts), InputError);
+  opts.classifier = "svm";
+  EXPECT_THROW((void)algo_study_report(opts), ParameterError);
+  opts.classifier = "dtree";
+  opts.variants = "baseline,bogus";
+  EXPECT_THROW((void)algo_study_report(opts), ParameterError);
   std::error_code ec;
   fs::remove_all(dir, ec);
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Fold-assignment properties and out-of-fold evaluation on SYNTHETIC data.
+// The learned model's cross-validation: fold-assignment properties of each scheme and
+// out-of-fold predictions, on SYNTHETIC rows (each test says how its latency is made).
 #include <map>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -9,119 +11,148 @@
 
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/ml/cross_validation.hpp"
+#include "cnnperf/predict/analytical.hpp"
 #include "synthetic_data.hpp"
+#include "training_rows.hpp"
 
 namespace cnnperf {
 namespace {
 
-void expect_partition(const FoldAssignment& a, std::size_t n_rows) {
-  ASSERT_EQ(a.fold_of_row.size(), n_rows);
-  ASSERT_EQ(a.fold_labels.size(), static_cast<std::size_t>(a.n_folds));
-  std::vector<int> seen(n_rows, 0);
-  for (int f = 0; f < a.n_folds; ++f) {
-    const auto test = a.test_rows(f);
-    const auto train = a.train_rows(f);
-    EXPECT_FALSE(test.empty()) << "fold " << f;
-    EXPECT_EQ(test.size() + train.size(), n_rows);
-    for (std::size_t r : test) ++seen[r];
+GpuSpec gpu(const char* name) {
+  return *GpuDatabase::bundled().find(name);
+}
+
+// SYNTHETIC: `layers` on `gpu_name`, measured = analytical x `ratio`.
+void add_scaled(TrainingData& data, const std::vector<Layer>& layers, const char* gpu_name,
+                double ratio) {
+  for (const auto& l : layers) {
+    testing::add_row(data, l, gpu(gpu_name), kReferenceSource,
+                     estimate_layer(l, gpu(gpu_name)).latency_ms * ratio);
   }
-  for (std::size_t r = 0; r < n_rows; ++r) EXPECT_EQ(seen[r], 1) << "row " << r;
+}
+
+std::vector<Layer> random_convs(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Layer> out;
+  for (std::size_t i = 0; i < n; ++i) out.push_back(testing::random_conv3x3(rng));
+  return out;
+}
+
+std::vector<int> folds_of(const TrainingData& data, CvScheme scheme, int k, std::uint64_t seed,
+                          int* n_folds) {
+  return family_folds(data, testing::all_rows(data), scheme, k, seed, n_folds);
 }
 
 TEST(Folds, KFoldHoldsEveryRowOutExactlyOnceWithBalancedSizes) {
-  const auto a = kfold(103, 5, 1);
-  expect_partition(a, 103);
-  for (int f = 0; f < 5; ++f) {
-    const auto n = a.test_rows(f).size();
-    EXPECT_TRUE(n == 20 || n == 21) << n;
+  TrainingData data;
+  add_scaled(data, random_convs(103, 1), "v100-sxm2-16gb", 1.0);
+  int n_folds = 0;
+  const auto a = folds_of(data, CvScheme::kKfold, 5, 1, &n_folds);
+  ASSERT_EQ(n_folds, 5);
+  ASSERT_EQ(a.size(), 103U);
+  std::map<int, std::size_t> size;
+  for (const int f : a) ++size[f];
+  ASSERT_EQ(size.size(), 5U);
+  for (const auto& [f, n] : size) EXPECT_TRUE(n == 20 || n == 21) << "fold " << f << ": " << n;
+  EXPECT_EQ(a, folds_of(data, CvScheme::kKfold, 5, 1, nullptr));  // seeded: reproducible
+  EXPECT_NE(a, folds_of(data, CvScheme::kKfold, 5, 2, nullptr));  // and the seed matters
+  try {
+    (void)folds_of(data, CvScheme::kKfold, 104, 1, nullptr);
+    ADD_FAILURE() << "more folds than rows";
+  } catch (const ParameterError& e) {
+    EXPECT_EQ(e.parameter(), "folds");
   }
-  EXPECT_EQ(a.fold_of_row, kfold(103, 5, 1).fold_of_row);  // seeded: reproducible
-  EXPECT_NE(a.fold_of_row, kfold(103, 5, 2).fold_of_row);  // and the seed matters
-  EXPECT_THROW((void)kfold(3, 5, 1), InputError);
-  EXPECT_THROW((void)kfold(10, 1, 1), InputError);
 }
 
-TEST(Folds, GroupKFoldNeverSplitsAGroup) {
-  // Synthetic groups of uneven sizes: group g has (g % 7) + 1 rows, rows interleaved.
-  std::vector<std::string> groups;
-  for (int g = 0; g < 40; ++g) {
-    for (int i = 0; i <= g % 7; ++i) groups.push_back("shape" + std::to_string(g));
+TEST(Folds, GroupShapeNeverSplitsAShape) {
+  // Shape g has (g % 7) + 1 rows, on two GPUs: a shape's rows stay in one fold.
+  const auto shapes = random_convs(40, 9);
+  std::vector<Layer> layers;
+  std::vector<std::size_t> shape_of;  // per row of one GPU
+  for (std::size_t g = 0; g < shapes.size(); ++g) {
+    for (std::size_t i = 0; i <= g % 7; ++i) {
+      layers.push_back(shapes[g]);
+      shape_of.push_back(g);
+    }
   }
-  std::swap(groups[0], groups[groups.size() - 1]);
-  const auto a = group_kfold(groups, 4, 9);
-  expect_partition(a, groups.size());
-  std::map<std::string, std::set<int>> folds_of_group;
-  for (std::size_t r = 0; r < groups.size(); ++r)
-    folds_of_group[groups[r]].insert(a.fold_of_row[r]);
-  for (const auto& [g, folds] : folds_of_group) EXPECT_EQ(folds.size(), 1U) << g;
-  // Largest-first into the lightest fold: sizes within one largest group (7 rows).
-  std::size_t lo = groups.size();
-  std::size_t hi = 0;
-  for (int f = 0; f < 4; ++f) {
-    lo = std::min(lo, a.test_rows(f).size());
-    hi = std::max(hi, a.test_rows(f).size());
-  }
-  EXPECT_LE(hi - lo, 7U);
-  EXPECT_THROW((void)group_kfold(groups, 41, 1), InputError);
-  // Integer keys (e.g. a layer-shape hash) behave the same.
-  std::vector<std::uint64_t> hashes;
-  for (std::size_t r = 0; r < 50; ++r) hashes.push_back((r % 10) * 0x9E3779B97F4A7C15ULL);
-  const auto b = group_kfold(hashes, 3, 1);
-  expect_partition(b, 50);
-  for (std::size_t r = 0; r < 50; ++r) EXPECT_EQ(b.fold_of_row[r], b.fold_of_row[r % 10]);
+  TrainingData data;
+  add_scaled(data, layers, "v100-sxm2-16gb", 1.0);
+  add_scaled(data, layers, "p100-pcie-16gb", 1.0);
+  int n_folds = 0;
+  const auto a = folds_of(data, CvScheme::kGroupShape, 4, 9, &n_folds);
+  ASSERT_EQ(n_folds, 4);
+  std::map<std::size_t, std::set<int>> folds_of_shape;
+  for (std::size_t r = 0; r < a.size(); ++r)
+    folds_of_shape[shape_of[r % layers.size()]].insert(a[r]);
+  EXPECT_EQ(folds_of_shape.size(), shapes.size());
+  for (const auto& [g, folds] : folds_of_shape) EXPECT_EQ(folds.size(), 1U) << "shape " << g;
+  EXPECT_THROW((void)folds_of(data, CvScheme::kGroupShape, 41, 1, nullptr), ParameterError);
 }
 
-TEST(Folds, LeaveOneGroupOutHasOneFoldPerGroup) {
-  const std::vector<std::string> gpus{"T4", "A100", "T4", "V100", "A100", "T4"};
-  const auto a = leave_one_group_out(gpus);
-  expect_partition(a, gpus.size());
-  ASSERT_EQ(a.n_folds, 3);
-  EXPECT_EQ(a.fold_labels, (std::vector<std::string>{"A100", "T4", "V100"}));
-  EXPECT_EQ(a.test_rows(1), (std::vector<std::size_t>{0, 2, 5}));
-  const std::vector<std::string> one{"T4", "T4"};
-  EXPECT_THROW((void)leave_one_group_out(one), InputError);
+TEST(Folds, LeaveGpuOutHasOneFoldPerGpu) {
+  TrainingData data;
+  const auto layers = random_convs(5, 3);
+  for (const char* name : {"t4", "a100-sxm4-40gb", "v100-sxm2-16gb"}) {
+    add_scaled(data, layers, name, 1.0);
+  }
+  int n_folds = 0;
+  const auto a = folds_of(data, CvScheme::kLeaveGpuOut, 5, 1, &n_folds);
+  ASSERT_EQ(n_folds, 3);
+  std::map<std::string, std::set<int>> folds_of_gpu;
+  for (std::size_t r = 0; r < a.size(); ++r) folds_of_gpu[data.gpus[r].name].insert(a[r]);
+  std::set<int> used;
+  for (const auto& [name, folds] : folds_of_gpu) {
+    ASSERT_EQ(folds.size(), 1U) << name;
+    used.insert(*folds.begin());
+  }
+  EXPECT_EQ(used.size(), 3U);
+  TrainingData one;
+  add_scaled(one, layers, "t4", 1.0);
+  EXPECT_THROW((void)folds_of(one, CvScheme::kLeaveGpuOut, 5, 1, nullptr), InputError);
+  // cross_validate_family names the family: another family of the data may hold more GPUs.
+  try {
+    (void)cross_validate_family(one, OpFamily::kConv, RegressorKind::kDecisionTree, {},
+                                FeatureSpec::parse("default"), CvScheme::kLeaveGpuOut, 5, 1);
+    ADD_FAILURE() << "leave-one-GPU-out on one GPU";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("conv rows: ", 0), 0U) << e.what();
+  }
 }
 
 TEST(CrossValidate, OutOfFoldPredictionsComeFromModelsThatDidNotSeeTheRow) {
-  // Synthetic: two groups with different constant targets; a leave-one-group-out tree
-  // must predict each group with the other group's value.
-  FeatureMatrix x(6, 1, {1, 2, 3, 1, 2, 3});
-  const std::vector<double> y{10, 10, 10, 20, 20, 20};
-  const std::vector<std::string> g{"a", "a", "a", "b", "b", "b"};
-  const auto folds = leave_one_group_out(g);
-  const auto res = cross_validate(RegressorKind::kDecisionTree, {}, x, y, folds);
-  EXPECT_EQ(res.oof_predictions, (std::vector<double>{20, 20, 20, 10, 10, 10}));
-  ASSERT_EQ(res.folds.size(), 2U);
-  EXPECT_EQ(res.folds[0].label, "a");
-  EXPECT_EQ(res.folds[0].n_train, 3U);
-  EXPECT_EQ(res.folds[0].n_test, 3U);
-  EXPECT_NEAR(res.folds[0].metrics.mape_pct, 100.0, 1e-12);  // 20 vs 10
-  EXPECT_NEAR(res.overall.mape_pct, 75.0, 1e-12);            // mean of 100% and 50%
+  // SYNTHETIC: ratio 2 on one GPU, 4 on the other; leave-one-GPU-out, each GPU is predicted
+  // by a model that saw only the other's ratio.
+  TrainingData data;
+  const auto layers = random_convs(60, 11);
+  add_scaled(data, layers, "v100-sxm2-16gb", 2.0);
+  add_scaled(data, layers, "p100-pcie-16gb", 4.0);
+  const nlohmann::json tree = {{"log_target", true}, {"max_depth", 3}};
+  const CvResult cv = cross_validate_family(
+      data, OpFamily::kConv, RegressorKind::kDecisionTree, tree, FeatureSpec::parse("-gpu"),
+      CvScheme::kLeaveGpuOut, 5, 1, SourceSplit::kSplit, /*host_floor=*/false);
+  ASSERT_EQ(cv.rows.size(), data.layers.size());
+  for (std::size_t i = 0; i < cv.rows.size(); ++i) {
+    const auto r = cv.rows[i];
+    const double other = data.gpus[r].name == "v100-sxm2-16gb" ? 4.0 : 2.0;
+    EXPECT_NEAR(cv.predicted_ms[i], estimate_layer(data.layers[r], data.gpus[r]).latency_ms * other,
+                1e-9 * data.latency_ms[r])
+        << "row " << r;
+  }
+  ASSERT_EQ(cv.per_gpu.size(), 2U);
+  EXPECT_NEAR(cv.per_gpu.at("v100-sxm2-16gb").mape_pct, 100.0, 1e-6);  // 4 vs 2
+  EXPECT_NEAR(cv.per_gpu.at("p100-pcie-16gb").mape_pct, 50.0, 1e-6);   // 2 vs 4
+  EXPECT_NEAR(cv.overall.mape_pct, 75.0, 1e-6);
 }
 
-TEST(CrossValidate, ParallelFoldsGiveTheSameResult) {
-  auto d = testing::make_synthetic(600, 3, 3, testing::smooth_function);
-  const auto folds = kfold(600, 5, 4);
-  const nlohmann::json params = {{"n_trees", 8}, {"n_threads", 1}};
-  const auto serial = cross_validate(RegressorKind::kRandomForest, params, d.x, d.y, folds);
-  CvOptions opt;
-  opt.parallel_folds = 3;
-  const auto parallel = cross_validate(RegressorKind::kRandomForest, params, d.x, d.y, folds, opt);
-  EXPECT_EQ(serial.oof_predictions, parallel.oof_predictions);
-  EXPECT_LT(serial.overall.mape_pct, 10.0);
-  EXPECT_GT(serial.overall.r2, 0.8);
-  const auto j = to_json(serial);
-  EXPECT_EQ(j.at("folds").size(), 5U);
-  EXPECT_TRUE(j.at("overall").contains("spearman"));
-}
-
-TEST(CrossValidate, RejectsMismatchedInput) {
-  FeatureMatrix x(4, 1, {1, 2, 3, 4});
-  const std::vector<double> y{1, 2, 3};
-  EXPECT_THROW((void)cross_validate(RegressorKind::kLinear, {}, x, y, kfold(4, 2, 1)), InputError);
-  const std::vector<double> y4{1, 2, 3, 4};
-  EXPECT_THROW((void)cross_validate(RegressorKind::kLinear, {{"bogus", 1}}, x, y4, kfold(4, 2, 1)),
-               InputError);
+TEST(CrossValidate, RejectsAnUnknownScheme) {
+  EXPECT_EQ(cv_scheme_from_string("Group"), CvScheme::kGroupShape);
+  EXPECT_EQ(cv_scheme_from_string("logo"), CvScheme::kLeaveGpuOut);
+  try {
+    (void)cv_scheme_from_string("loo");
+    ADD_FAILURE() << "unknown scheme";
+  } catch (const ParameterError& e) {
+    EXPECT_EQ(e.parameter(), "cv");
+  }
 }
 
 }  // namespace

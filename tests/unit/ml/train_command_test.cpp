@@ -13,6 +13,7 @@
 
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/io.hpp"
+#include "cnnperf/ml/cross_validation.hpp"
 #include "cnnperf/ml/learned_model.hpp"
 #include "cnnperf/model/gpu_spec.hpp"
 #include "cnnperf/model/layer_io.hpp"

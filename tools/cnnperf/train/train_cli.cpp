@@ -7,15 +7,11 @@
 
 namespace cnnperf::cli {
 
-void add_train_command(CLI::App& app, Runner& run) {
-  auto opts = std::make_shared<TrainOptions>();
-  auto* sub = app.add_subcommand(
-      "train", "Cross-validate regressors on measured layers and write a learned model");
+namespace {
+
+// The options of `train latency`, also those of plain `train` (which means `train latency`).
+void add_latency_options(CLI::App* sub, const std::shared_ptr<TrainOptions>& opts) {
   sub->add_option("--data", opts->data, "Measured layer CSVs (plain or .gz), one or more")
-      ->expected(1, -1);
-  sub->add_option("--power", opts->power,
-                  "Measured power CSVs, one or more (datasets/power_zeus.csv): calibrate the "
-                  "power model instead, leave-one-GPU-out; --out writes it")
       ->expected(1, -1);
   sub->add_option("--regressor", opts->regressor, "linear|knn|dtree|rf|xgboost|all")
       ->capture_default_str();
@@ -43,8 +39,7 @@ void add_train_command(CLI::App& app, Runner& run) {
                   "Write the model (all rows, the best regressor per op family) to FILE");
   sub->add_option("--e2e", opts->e2e,
                   "End-to-end CSVs, one or more of one kind (torchvision or NAS): calibrate the "
-                  "model's eager-framework overhead (with --out); without --data, the analytical "
-                  "baseline's")
+                  "model's eager-framework overhead (with --out)")
       ->expected(1, -1);
   sub->add_option("--max-rows", opts->max_rows, "Use a seeded uniform sample of N rows")
       ->check(positive_integer());
@@ -56,22 +51,37 @@ void add_train_command(CLI::App& app, Runner& run) {
                   "'{\"xgboost\":{\"max_depth\":6},\"rf\":{\"n_trees\":200}}'), and for "
                   "one family's model of one source (--sources split) a section alike, "
                   "'{\"conv/mlpredict\":{\"xgboost\":{\"max_depth\":8}}}'");
-  sub->add_option("--algo-study", opts->algo_study,
-                  "Instead of training: measure whether the cuDNN algorithm (NeuSight kernel "
-                  "names) helps conv rows, group-shape folds; 'all' or a list of baseline, quant, "
-                  "oracle, algo, algo+quant, per-mode, oracle-per-mode");
-  sub->add_option("--algo-classifier", opts->algo_classifier,
-                  "Regressor kind of the one-vs-rest algorithm classifier (--algo-study)")
-      ->capture_default_str();
-  sub->add_option("--algo-inner-folds", opts->algo_inner_folds,
-                  "Inner folds giving training rows out-of-fold class probabilities (0: in-sample)")
-      ->capture_default_str();
   sub->add_option("--export-features", opts->export_features,
                   "Instead of training: write what train fits to FILE.csv (family, source, gpu, "
                   "the row's --cv fold, every feature, baseline_ms, latency_ms, log_ratio), to "
                   "fit other learners on the same features and folds");
   sub->add_option("--format", opts->format, "table|json|csv")->capture_default_str();
   sub->add_option("-o,--output", opts->output, "Write the metrics to FILE instead of stdout");
+}
+
+// `train e2e` and `train power`: the rows to calibrate on and where the result goes.
+CLI::App* add_calibration_command(CLI::App* train, const char* name, const char* description,
+                                  const char* data_help, const char* out_help,
+                                  const std::shared_ptr<TrainCalibrationOptions>& opts) {
+  auto* sub = train->add_subcommand(name, description);
+  sub->add_option("--data", opts->data, data_help)->required()->expected(1, -1);
+  sub->add_option("--out", opts->out, out_help);
+  sub->add_option("--format", opts->format, "table|json|csv")->capture_default_str();
+  sub->add_option("-o,--output", opts->output, "Write the metrics to FILE instead of stdout");
+  return sub;
+}
+
+}  // namespace
+
+void add_train_command(CLI::App& app, Runner& run) {
+  auto opts = std::make_shared<TrainOptions>();
+  auto* sub = app.add_subcommand(
+      "train",
+      "Fit a model on measurements: the learned latency model (train latency, also plain "
+      "train), the analytical baseline's eager overhead (train e2e) or the power model (train "
+      "power)");
+  sub->require_subcommand(0, 1);
+  add_latency_options(sub, opts);
   sub->footer(
       "Examples:\n"
       "  cnnperf train --data datasets/layers_neusight.csv.gz --regressor all --max-rows 20000\n"
@@ -81,18 +91,48 @@ void add_train_command(CLI::App& app, Runner& run) {
       "  cnnperf train --data datasets/layers_mlpredict.csv.gz --regressor xgboost \\\n"
       "      --params '{\"conv/mlpredict\":{\"xgboost\":{\"max_depth\":8}}}'   # one source's "
       "model\n"
-      "  cnnperf train --e2e datasets/e2e_torchvision.csv --out models/eager_overhead.json"
-      "   # analytical baseline\n"
-      "  cnnperf train --e2e datasets/e2e_help_nas.csv.gz --out models/eager_overhead_nas.json"
-      "   # NAS spaces\n"
-      "  cnnperf train --power datasets/power_zeus.csv --out models/power_model.json\n"
-      "  zcat datasets/layers_neusight.csv.gz | awk -F, 'NR==1 || $1==\"conv2d\"' > conv.csv\n"
-      "  cnnperf train --data conv.csv --algo-study all --regressor rf   # all rows, no "
-      "--max-rows\n"
       "  cnnperf train --data conv.csv --cv group-shape --export-features conv_features.csv\n"
+      "  cnnperf train e2e --data datasets/e2e_torchvision.csv --out models/eager_overhead.json\n"
+      "  cnnperf train power --data datasets/power_zeus.csv --out models/power_model.json\n"
       "Export OMP_WAIT_POLICY=PASSIVE before training on a shared machine: XGBoost's OpenMP\n"
       "threads otherwise spin between boosting rounds (it must be set before the process starts).");
-  sub->callback([opts, &run] { run = [opts] { return run_train(*opts); }; });
+
+  auto* latency = sub->add_subcommand(
+      "latency", "Cross-validate regressors on measured layers and write a learned model");
+  add_latency_options(latency, opts);
+  latency->footer("Plain `cnnperf train` takes the same options (see its examples).");
+
+  auto e2e = std::make_shared<TrainCalibrationOptions>();
+  auto* e2e_sub = add_calibration_command(
+      sub, "e2e",
+      "Calibrate the analytical baseline's eager-framework overhead on end-to-end rows "
+      "(leave-one-GPU-out, leave-one-network-out, in-sample)",
+      "End-to-end CSVs, one or more of one kind (torchvision or NAS)",
+      "Write the overhead file (as models/eager_overhead.json) to FILE", e2e);
+  e2e_sub->footer(
+      "Examples:\n"
+      "  cnnperf train e2e --data datasets/e2e_torchvision.csv --out models/eager_overhead.json\n"
+      "  cnnperf train e2e --data datasets/e2e_help_nas.csv.gz --out "
+      "models/eager_overhead_nas.json");
+
+  auto power = std::make_shared<TrainCalibrationOptions>();
+  auto* power_sub = add_calibration_command(
+      sub, "power", "Calibrate the power model on measured power rows, leave-one-GPU-out",
+      "Measured power CSVs, one or more (datasets/power_zeus.csv)", "Write the power model to FILE",
+      power);
+  power_sub->footer(
+      "Example:\n"
+      "  cnnperf train power --data datasets/power_zeus.csv --out models/power_model.json");
+
+  sub->callback([opts, e2e, power, e2e_sub, power_sub, &run] {
+    if (e2e_sub->parsed()) {
+      run = [e2e] { return run_train_e2e(*e2e); };
+    } else if (power_sub->parsed()) {
+      run = [power] { return run_train_power(*power); };
+    } else {
+      run = [opts] { return run_train(*opts); };
+    }
+  });
 }
 
 }  // namespace cnnperf::cli

@@ -16,8 +16,9 @@
 #include "cnnperf/common/config.hpp"
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/io.hpp"
-#include "cnnperf/ml/algo.hpp"
+#include "cnnperf/ml/cross_validation.hpp"
 #include "cnnperf/ml/e2e.hpp"
+#include "cnnperf/ml/feature_export.hpp"
 #include "cnnperf/ml/learned_model.hpp"
 #include "cnnperf/ml/power_calibration.hpp"
 
@@ -178,49 +179,8 @@ std::vector<std::string> metric_cells(const nlohmann::json& r) {
           cell(r, "spearman")};
 }
 
-std::string render_algo_study(const nlohmann::json& report, OutputFormat format) {
-  const std::vector<std::string> header = {"regressor", "variant",      "rows",     "n",
-                                           "mape_pct",  "within_10pct", "spearman", "seconds"};
-  std::vector<std::vector<std::string>> rows;
-  std::vector<std::vector<std::string>> accuracy;
-  for (const auto& [kind, study] : report["algo_study"].items()) {
-    for (const auto& v : study["variants"]) {
-      const auto& m = v["overall"];
-      rows.push_back({kind, v["variant"], "all", std::to_string(m.value("n", std::size_t{0})),
-                      cell(m, "mape_pct"), cell(m, "within_10pct"), cell(m, "spearman"),
-                      format_number(v["seconds"].get<double>(), 3)});
-      for (const auto& [gpu, g] : v["per_gpu"].items()) {
-        rows.push_back({kind, v["variant"], gpu, std::to_string(g.value("n", std::size_t{0})),
-                        cell(g, "mape_pct"), cell(g, "within_10pct"), cell(g, "spearman"), ""});
-      }
-      for (const auto& [cls, g] : v["per_class"].items()) {
-        rows.push_back({kind, v["variant"], "ran " + cls,
-                        std::to_string(g.value("n", std::size_t{0})), cell(g, "mape_pct"),
-                        cell(g, "within_10pct"), cell(g, "spearman"), ""});
-      }
-    }
-    if (study.contains("classifier_accuracy_pct") && accuracy.empty()) {
-      accuracy.push_back({"all", format_number(study["classifier_accuracy_pct"].get<double>(), 4)});
-      for (const auto& [gpu, a] : study["classifier_accuracy_pct_per_gpu"].items()) {
-        accuracy.push_back({gpu, format_number(a.get<double>(), 4)});
-      }
-    }
-  }
-  if (format == OutputFormat::kCsv) {
-    return csv_with_schema(header, rows, report.at("schema_version").get<int>());
-  }
-  std::string out = format_table(header, rows);
-  if (!accuracy.empty()) {
-    out += "\nalgorithm classifier (" + report["algo_classifier"].get<std::string>() +
-           ", out-of-fold on the test rows of each fold)\n";
-    out += format_table({"gpu", "accuracy_pct"}, accuracy);
-  }
-  return out;
-}
-
 std::string render(const nlohmann::json& report, OutputFormat format) {
   if (format == OutputFormat::kJson) return report.dump(2) + "\n";
-  if (report.value("kind", "") == "algo_study") return render_algo_study(report, format);
   if (report.value("kind", "") == "feature_export") {
     std::vector<std::vector<std::string>> rows;
     for (const auto& [family, n] : report["rows_per_family"].items()) {
@@ -366,73 +326,10 @@ std::string command_line_of(const TrainOptions& o) {
   return line;
 }
 
-// `train --e2e FILE` without --data: the analytical baseline's eager overhead, calibrated on
-// the end-to-end rows (leave-one-GPU-out, leave-one-network-out and in-sample), written as an
-// overhead file.
-nlohmann::json analytical_overhead_report(const TrainOptions& options) {
-  const AnalyticalModel analytical;
-  const E2eCalibration e2e = calibrate_e2e(options.e2e, analytical);
-  nlohmann::json report = {{"schema_version", kEagerOverheadSchemaVersion},
-                           {"tool_version", CNNPERF_VERSION},
-                           {"kind", "eager_overhead_calibration"},
-                           {"latency_model", "analytical"},
-                           {"cv", nlohmann::json::array()},
-                           {"e2e", e2e.report},
-                           {"eager_overhead", to_json(e2e.overhead)}};
-  if (!options.out.empty()) {
-    const nlohmann::json file = {
-        {"schema_version", kEagerOverheadSchemaVersion},
-        {"kind", "eager_overhead"},
-        {"tool_version", CNNPERF_VERSION},
-        {"latency_model", "analytical"},
-        {"command_line", "cnnperf train --e2e " + join(options.e2e, " ") + " --out " + options.out},
-        {"eager_overhead", to_json(e2e.overhead)},
-        {"calibration",
-         {{"unseen_gpu_terms", e2e.report["unseen_gpu_terms"]},
-          {"leave-gpu-out", e2e.report["leave-gpu-out"]["overall"]},
-          {"leave-network-out", e2e.report["leave-network-out"]["overall"]},
-          {"config-folds", e2e.report["config-folds"]["overall"]},
-          {"in-sample", e2e.report["in-sample"]["overall"]}}}};
-    write_output(options.out, file.dump(2) + "\n");
-    spdlog::info("wrote {}", options.out);
-    report["overhead_path"] = options.out;
-  }
-  return report;
-}
-
-}  // namespace
-
-namespace {
-
-// What every report on layer rows opens with: versions, the data and its fingerprint, folds
-// and seed.
-nlohmann::json data_report_header(const TrainingData& data, const TrainOptions& options) {
-  return {{"schema_version", kModelSchemaVersion},
-          {"tool_version", CNNPERF_VERSION},
-          {"data", data.files},
-          {"fingerprint", data.fingerprint},
-          {"folds", options.folds},
-          {"seed", options.seed}};
-}
-
-/// Every file train reads.
-std::vector<std::string> train_inputs(const TrainOptions& options) {
-  std::vector<std::string> inputs = options.data;
-  inputs.insert(inputs.end(), options.e2e.begin(), options.e2e.end());
-  inputs.insert(inputs.end(), options.power.begin(), options.power.end());
-  return inputs;
-}
-
-}  // namespace
-
-nlohmann::json train_report(const TrainOptions& options) {
-  // A fit takes seconds to minutes: a path it cannot write, or one that would replace an input,
-  // fails now, not after it.
-  const std::vector<std::string> inputs = train_inputs(options);
-  const std::array<std::pair<const char*, const std::string*>, 3> outputs = {
-      {{"--out", &options.out},
-       {"--export-features", &options.export_features},
-       {"--output", &options.output}}};
+// Every output path against every input and against the others: a fit takes seconds to
+// minutes, so a path it cannot write, or one that would replace an input, fails now.
+void check_outputs(const std::vector<std::string>& inputs,
+                   const std::vector<std::pair<const char*, const std::string*>>& outputs) {
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const std::string& path = *outputs[i].second;
     check_output_not_input(path, inputs);
@@ -449,83 +346,72 @@ nlohmann::json train_report(const TrainOptions& options) {
       }
     }
   }
+}
+
+void check_calibration_outputs(const TrainCalibrationOptions& options) {
+  check_outputs(options.data, {{"--out", &options.out}, {"--output", &options.output}});
+}
+
+// What every report on layer rows opens with: versions, the data and its fingerprint, folds
+// and seed.
+nlohmann::json data_report_header(const TrainingData& data, const TrainOptions& options) {
+  return {{"schema_version", kModelSchemaVersion},
+          {"tool_version", CNNPERF_VERSION},
+          {"data", data.files},
+          {"fingerprint", data.fingerprint},
+          {"folds", options.folds},
+          {"seed", options.seed}};
+}
+
+// The parsed options of `train latency`, checked before minutes of loading.
+struct LatencySetup {
+  std::vector<RegressorKind> kinds;
+  FeatureSpec spec;
+  CvScheme scheme = CvScheme::kKfold;
+  SourceSplit split = SourceSplit::kSplit;
+  nlohmann::json overrides;
+};
+
+LatencySetup latency_setup(const TrainOptions& options) {
+  std::vector<std::string> inputs = options.data;
+  inputs.insert(inputs.end(), options.e2e.begin(), options.e2e.end());
+  check_outputs(inputs, {{"--out", &options.out},
+                         {"--export-features", &options.export_features},
+                         {"--output", &options.output}});
   if (options.data.empty() && options.max_rows > 0) {
-    // --e2e and --power alone fit every row; a sample there was silently ignored.
-    throw InputError("--max-rows: samples --data rows; --e2e and --power alone use every row");
-  }
-  if (!options.power.empty()) {
-    if (!options.data.empty()) {
-      throw InputError(
-          "--power and --data: expected one of them (power rows calibrate the power "
-          "model, layer rows the latency model)");
-    }
-    std::string command = "cnnperf train --power " + join(options.power, " ");
-    if (!options.out.empty()) command += " --out " + options.out;
-    nlohmann::json report = power_calibration_report(options.power, command);
-    if (!options.out.empty()) {
-      write_output(options.out, report["model"].dump(2) + "\n");
-      spdlog::info("wrote {}", options.out);
-      report["model_path"] = options.out;
-    }
-    return report;
-  }
-  if (options.data.empty() && !options.e2e.empty()) {
-    return analytical_overhead_report(options);
+    // train e2e and train power fit every row; a sample there was silently ignored.
+    throw InputError("--max-rows: samples --data rows; train e2e and train power use every row");
   }
   if (options.data.empty()) {
     throw InputError(
-        "--data: expected measured layer CSVs (or --power FILE for the power model, or --e2e "
-        "FILE alone for the analytical baseline's eager overhead)");
+        "--data: expected measured layer CSVs (train power calibrates the power model, "
+        "train e2e the analytical baseline's eager overhead)");
   }
-  const auto kinds = kinds_for(options.regressor);
-  const FeatureSpec spec = FeatureSpec::parse(options.features);
-  const CvScheme scheme = cv_scheme_from_string(options.cv);
-  const SourceSplit split = source_split_from_string(options.sources);
+  LatencySetup setup;
+  setup.kinds = kinds_for(options.regressor);
+  setup.spec = FeatureSpec::parse(options.features);
+  setup.scheme = cv_scheme_from_string(options.cv);
+  setup.split = source_split_from_string(options.sources);
   if (options.folds < 2) {
     throw InputError("--folds: expected at least 2, got " + std::to_string(options.folds));
   }
-  const nlohmann::json overrides = parse_overrides(options.params);
+  setup.overrides = parse_overrides(options.params);
   // Validate every kind's parameters before spending minutes on loading and CV.
-  check_overrides(kinds, overrides);
-
-  // Parse --algo-study before minutes of loading, so a typo fails at once.
-  AlgoStudyOptions study;
-  if (!options.algo_study.empty() && to_lower(options.algo_study) != "all") {
-    std::size_t start = 0;
-    while (start <= options.algo_study.size()) {
-      const auto comma = options.algo_study.find(',', start);
-      const auto item = options.algo_study.substr(
-          start, comma == std::string::npos ? std::string::npos : comma - start);
-      start = comma == std::string::npos ? options.algo_study.size() + 1 : comma + 1;
-      if (item.empty()) continue;
-      const auto& known = algo_study_variants();
-      if (std::find(known.begin(), known.end(), item) == known.end()) {
-        throw InputError("--algo-study: unknown variant '" + item +
-                         "' (expected all, or a list of baseline, quant, oracle, algo, "
-                         "algo+quant, per-mode, oracle-per-mode)");
-      }
-      study.variants.push_back(item);
-    }
-  }
-  if (!options.algo_study.empty()) {
-    try {
-      study.classifier = regressor_kind_from_string(options.algo_classifier);
-    } catch (const InputError& e) {
-      throw InputError(std::string("--algo-classifier: ") + e.what());
-    }
-  }
-
-  // Said before minutes of loading: the export replaces training, so these would be ignored.
+  check_overrides(setup.kinds, setup.overrides);
+  // The export replaces training, so these would be ignored.
   if (!options.export_features.empty() &&
-      (!options.out.empty() || !options.e2e.empty() || !options.algo_study.empty() ||
-       options.unseen_gpu_check)) {
+      (!options.out.empty() || !options.e2e.empty() || options.unseen_gpu_check)) {
     throw InputError(
-        "--export-features: expected no --out, --e2e, --algo-study or --unseen-gpu-check (it "
-        "writes the feature matrix instead of training)");
+        "--export-features: expected no --out, --e2e or --unseen-gpu-check (it writes the "
+        "feature matrix instead of training)");
   }
+  return setup;
+}
 
+TrainingData load_layer_rows(const TrainOptions& options) {
   const auto load_start = std::chrono::steady_clock::now();
-  const TrainingData data = load_training_data(options.data, options.max_rows, options.seed);
+  TrainingData data =
+      load_training_data(user_file_list(options.data, "--data"), options.max_rows, options.seed);
   spdlog::info(
       "loaded {} rows ({} skipped) in {:.1f} s", data.layers.size(), data.skipped_rows,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count());
@@ -534,8 +420,13 @@ nlohmann::json train_report(const TrainOptions& options) {
                      std::to_string(data.skipped_rows) +
                      " left out); expected rows with a positive latency_ms");
   }
-  // A source section without rows to tune is most likely a typo: said before minutes of CV.
-  nlohmann::json unused_sections = nlohmann::json::array();
+  return data;
+}
+
+// The --params source sections without rows to tune: most likely typos, said before minutes
+// of CV.
+nlohmann::json unused_param_sections(const TrainingData& data, const nlohmann::json& overrides) {
+  nlohmann::json unused = nlohmann::json::array();
   for (const auto& [key, value] : overrides.items()) {
     if (!is_source_section(key)) continue;
     // Named, not a structured binding: clang-tidy 14 (clang 14) rejects capturing those.
@@ -545,183 +436,173 @@ nlohmann::json train_report(const TrainOptions& options) {
     if (std::none_of(rows.begin(), rows.end(),
                      [&](std::size_t r) { return data.sources[r] == source; })) {
       spdlog::warn("--params: section '{}' matches no rows of --data; it is not used", key);
-      unused_sections.push_back(key);
+      unused.push_back(key);
     }
   }
+  return unused;
+}
 
-  if (!options.export_features.empty()) {
-    write_output(options.export_features, feature_matrix_csv(data, spec, scheme, options.folds,
-                                                             options.seed, options.host_floor));
-    spdlog::info("wrote {}", options.export_features);
-    nlohmann::json counts = nlohmann::json::object();
-    for (const auto family : kOpFamilies) {
-      const auto rows = family_rows(data, family);
-      if (!rows.empty()) counts[to_string(family)] = rows.size();
-    }
-    nlohmann::json report = data_report_header(data, options);
-    report.update({{"kind", "feature_export"},
-                   {"features", spec.to_string()},
-                   {"feature_names", feature_names(spec)},
-                   {"host_floor", options.host_floor},
-                   {"cv_scheme", to_string(scheme)},
-                   {"rows_per_family", counts},
-                   {"path", options.export_features}});
-    return report;
+// --export-features: the feature matrix instead of training.
+nlohmann::json export_features_report(const TrainingData& data, const TrainOptions& options,
+                                      const LatencySetup& setup) {
+  write_output(options.export_features,
+               feature_matrix_csv(data, setup.spec, setup.scheme, options.folds, options.seed,
+                                  options.host_floor));
+  spdlog::info("wrote {}", options.export_features);
+  nlohmann::json counts = nlohmann::json::object();
+  for (const auto family : kOpFamilies) {
+    const auto rows = family_rows(data, family);
+    if (!rows.empty()) counts[to_string(family)] = rows.size();
   }
-
-  if (!options.algo_study.empty()) {
-    if (options.max_rows > 0) {
-      throw InputError(
-          "--algo-study: expected all rows (drop --max-rows; the algorithm labels "
-          "are read back row by row)");
-    }
-    study.inner_folds = options.algo_inner_folds;
-    study.folds = options.folds;
-    study.seed = options.seed;
-    study.classifier_params = params_for(study.classifier, overrides);
-    study.classifier_params["seed"] = options.seed;
-    const std::vector<int> labels = load_conv_algo_labels(data);
-    nlohmann::json report = data_report_header(data, options);
-    report.update({{"kind", "algo_study"},
-                   {"cv_scheme", "group-shape"},
-                   {"algo_classifier", options.algo_classifier},
-                   {"algo_inner_folds", options.algo_inner_folds},
-                   {"algo_study", nlohmann::json::object()}});
-    for (const auto kind : kinds) {
-      study.regressor = kind;
-      study.params = params_for(kind, overrides);
-      spdlog::info("algorithm study with {}", to_string(kind));
-      report["algo_study"][to_string(kind)] = to_json(run_algo_study(data, labels, study));
-    }
-    return report;
-  }
-
   nlohmann::json report = data_report_header(data, options);
-  report.update({{"rows", data.layers.size()},
-                 {"skipped_rows", data.skipped_rows},
-                 {"features", spec.to_string()},
-                 {"sources", to_string(split)},
+  report.update({{"kind", "feature_export"},
+                 {"features", setup.spec.to_string()},
+                 {"feature_names", feature_names(setup.spec)},
                  {"host_floor", options.host_floor},
-                 {"cv_scheme", to_string(scheme)},
-                 {"cv", nlohmann::json::array()}});
-  if (!unused_sections.empty()) report["unused_params_sections"] = unused_sections;
+                 {"cv_scheme", to_string(setup.scheme)},
+                 {"rows_per_family", counts},
+                 {"path", options.export_features}});
+  return report;
+}
+
+// The cross-validation of every kind on every family: the best kind per family.
+struct CvOutcome {
   std::map<OpFamily, std::pair<RegressorKind, double>> best;  // family -> (kind, MAPE)
   std::map<OpFamily, CvResult> best_logo;  // the best kind's CV, when it was leave-gpu-out
-  nlohmann::json cv_by_family = nlohmann::json::object();
+  nlohmann::json by_family = nlohmann::json::object();  // the metrics the model file keeps
+};
+
+// Appends the metrics rows of one CV (overall, per source, per GPU) to report["cv"].
+void add_cv_rows(nlohmann::json& report, const CvResult& cv, CvScheme scheme) {
+  const std::string kind = to_string(cv.kind);
+  const std::string family = to_string(cv.family);
+  const std::string scheme_name = to_string(scheme);
+  if (cv.per_source.size() > 1) {  // e.g. NeuSight's kernel time vs MLPredict's wall clock
+    for (const auto& [source, m] : cv.per_source) {
+      auto by_source = metrics_row(kind, family, scheme_name, "all", m, -1);
+      by_source["source"] = source;
+      report["cv"].push_back(std::move(by_source));
+    }
+  }
+  if (scheme == CvScheme::kLeaveGpuOut) {
+    for (const auto& [gpu, m] : cv.per_gpu) {
+      report["cv"].push_back(metrics_row(kind, family, scheme_name, gpu, m, -1));
+    }
+  }
+}
+
+CvOutcome cross_validate_kinds(const TrainingData& data, const TrainOptions& options,
+                               const LatencySetup& setup, nlohmann::json& report) {
+  CvOutcome outcome;
   for (const auto family : kOpFamilies) {
     if (family_rows(data, family).empty()) continue;
-    for (const auto kind : kinds) {
+    for (const auto kind : setup.kinds) {
       spdlog::info("cross-validating {} on {} ({})", to_string(kind), to_string(family),
-                   to_string(scheme));
-      const CvResult cv =
-          cross_validate_family(data, family, kind, params_for(kind, family, overrides), spec,
-                                scheme, options.folds, options.seed, split, options.host_floor);
-      auto row = metrics_row(to_string(kind), to_string(family), to_string(scheme), "all",
+                   to_string(setup.scheme));
+      const CvResult cv = cross_validate_family(
+          data, family, kind, params_for(kind, family, setup.overrides), setup.spec, setup.scheme,
+          options.folds, options.seed, setup.split, options.host_floor);
+      auto row = metrics_row(to_string(kind), to_string(family), to_string(setup.scheme), "all",
                              cv.overall, cv.train_seconds);
       report["cv"].push_back(row);
       // The model file keeps the metrics, not the fit's wall time: the same command twice
       // writes the same file, byte for byte.
-      cv_by_family[to_string(family)][to_string(kind)] = row;
-      cv_by_family[to_string(family)][to_string(kind)].erase("train_s");
-      if (cv.per_source.size() > 1) {  // e.g. NeuSight's kernel time vs MLPredict's wall clock
-        for (const auto& [source, m] : cv.per_source) {
-          auto by_source =
-              metrics_row(to_string(kind), to_string(family), to_string(scheme), "all", m, -1);
-          by_source["source"] = source;
-          report["cv"].push_back(std::move(by_source));
-        }
-      }
-      if (scheme == CvScheme::kLeaveGpuOut) {
-        for (const auto& [gpu, m] : cv.per_gpu) {
-          report["cv"].push_back(
-              metrics_row(to_string(kind), to_string(family), to_string(scheme), gpu, m, -1));
-        }
-      }
+      row.erase("train_s");
+      outcome.by_family[to_string(family)][to_string(kind)] = row;
+      add_cv_rows(report, cv, setup.scheme);
       const double mape = std::isnan(cv.overall.mape_pct) ? std::numeric_limits<double>::infinity()
                                                           : cv.overall.mape_pct;
-      const auto it = best.find(family);
-      if (it == best.end() || mape < it->second.second) {
-        best[family] = {kind, mape};
-        // The unseen-GPU check below reuses a leave-one-GPU-out CV instead of running it again.
-        if (scheme == CvScheme::kLeaveGpuOut) best_logo[family] = cv;
+      const auto it = outcome.best.find(family);
+      if (it == outcome.best.end() || mape < it->second.second) {
+        outcome.best[family] = {kind, mape};
+        // The unseen-GPU check reuses a leave-one-GPU-out CV instead of running it again.
+        if (setup.scheme == CvScheme::kLeaveGpuOut) outcome.best_logo[family] = cv;
       }
     }
   }
+  return outcome;
+}
 
-  // Leave-one-GPU-out, which predicts a GPU it has not seen best: the chosen regressor, the
-  // same without GPU features, or the analytical model? Per family, on the reference source's
-  // rows (what predict gives rows without a source); the answer is kept in the model
-  // (FamilyModel::gpu_blind_regressor, FamilyModel::analytical_for_unseen_gpus).
+// One family's unseen-GPU check (see unseen_gpu_checks).
+UnseenGpuCheck unseen_gpu_check_of(const TrainingData& data, const TrainingData& reference,
+                                   OpFamily family, RegressorKind kind, const TrainOptions& options,
+                                   const LatencySetup& setup, const CvOutcome& cv) {
+  spdlog::info("unseen-GPU check: {} on {} (leave-gpu-out)", to_string(kind), to_string(family));
+  const FamilyParams params = params_for(kind, family, setup.overrides);
+  std::set<std::string> reference_gpus;
+  for (const auto r : family_rows(reference, family)) reference_gpus.insert(reference.gpus[r].name);
+  const auto done = cv.best_logo.find(family);
+  // When every fold fits a model per source, the reference rows' predictions come from
+  // the reference model alone: cross-validating those rows gives the same figures
+  // without fitting the other sources' models.
+  const TrainingData& logo_data = done == cv.best_logo.end() && reference_gpus.size() >= 2 &&
+                                          logo_folds_split(data, family, setup.split)
+                                      ? reference
+                                      : data;
+  const CvResult logo = done != cv.best_logo.end()
+                            ? done->second
+                            : cross_validate_family(logo_data, family, kind, params, setup.spec,
+                                                    CvScheme::kLeaveGpuOut, options.folds,
+                                                    options.seed, setup.split, options.host_floor);
+  UnseenGpuCheck check = unseen_gpu_check(logo_data, logo, options.host_floor);
+  // The third candidate: the same regressor on the reference rows with the gpu group held
+  // at 0, so a GPU is seen only through its roofline, waves and occupancy.
+  if (check.rows > 0 && setup.spec.gpu && reference_gpus.size() >= 2) {
+    spdlog::info("unseen-GPU check: {} on {} {} rows without GPU features", to_string(kind),
+                 to_string(family), kReferenceSource);
+    check.gpu_blind_mape_pct =
+        cross_validate_family(reference, family, kind, params, gpu_blind_spec(setup.spec),
+                              CvScheme::kLeaveGpuOut, options.folds, options.seed, setup.split,
+                              options.host_floor)
+            .overall.mape_pct;
+  }
+  return check;
+}
+
+// Leave-one-GPU-out, which predicts a GPU it has not seen best: the chosen regressor, the
+// same without GPU features, or the analytical model? Per family, on the reference source's
+// rows (what predict gives rows without a source); the answer is kept in the model
+// (FamilyModel::gpu_blind_regressor, FamilyModel::analytical_for_unseen_gpus).
+std::map<OpFamily, UnseenGpuCheck> unseen_gpu_checks(const TrainingData& data,
+                                                     const TrainingData& reference,
+                                                     const TrainOptions& options,
+                                                     const LatencySetup& setup, const CvOutcome& cv,
+                                                     nlohmann::json& report) {
   std::map<OpFamily, UnseenGpuCheck> unseen;
-  const TrainingData reference =
-      options.unseen_gpu_check ? rows_of_source(data, kReferenceSource) : TrainingData{};
-  if (options.unseen_gpu_check) {
-    report["unseen_gpu_check"] = nlohmann::json::array();
-    for (const auto& [family, pick] : best) {
-      spdlog::info("unseen-GPU check: {} on {} (leave-gpu-out)", to_string(pick.first),
-                   to_string(family));
-      const auto reference_rows = family_rows(reference, family);
-      std::set<std::string> reference_gpus;
-      for (const auto r : reference_rows) reference_gpus.insert(reference.gpus[r].name);
-      const auto done = best_logo.find(family);
-      // When every fold fits a model per source, the reference rows' predictions come from
-      // the reference model alone: cross-validating those rows gives the same figures
-      // without fitting the other sources' models.
-      const TrainingData& logo_data = done == best_logo.end() && reference_gpus.size() >= 2 &&
-                                              logo_folds_split(data, family, split)
-                                          ? reference
-                                          : data;
-      const CvResult logo = done != best_logo.end()
-                                ? done->second
-                                : cross_validate_family(logo_data, family, pick.first,
-                                                        params_for(pick.first, family, overrides),
-                                                        spec, CvScheme::kLeaveGpuOut, options.folds,
-                                                        options.seed, split, options.host_floor);
-      UnseenGpuCheck check = unseen_gpu_check(logo_data, logo, options.host_floor);
-      // The third candidate: the same regressor on the reference rows with the gpu group held
-      // at 0, so a GPU is seen only through its roofline, waves and occupancy.
-      if (check.rows > 0 && spec.gpu && reference_gpus.size() >= 2) {
-        spdlog::info("unseen-GPU check: {} on {} {} rows without GPU features",
-                     to_string(pick.first), to_string(family), kReferenceSource);
-        check.gpu_blind_mape_pct =
-            cross_validate_family(reference, family, pick.first,
-                                  params_for(pick.first, family, overrides), gpu_blind_spec(spec),
-                                  CvScheme::kLeaveGpuOut, options.folds, options.seed, split,
-                                  options.host_floor)
-                .overall.mape_pct;
-      }
-      unseen[family] = check;
-      report["unseen_gpu_check"].push_back(
-          {{"family", to_string(family)},
-           {"regressor", to_string(pick.first)},
-           {"source", kReferenceSource},
-           {"rows", check.rows},
-           {"learned_mape_pct", check.learned_mape_pct},
-           {"gpu_blind_mape_pct", std::isnan(check.gpu_blind_mape_pct)
-                                      ? nlohmann::json(nullptr)
-                                      : nlohmann::json(check.gpu_blind_mape_pct)},
-           {"analytical_mape_pct", check.analytical_mape_pct},
-           {"unseen_gpu", check.choice()}});
-    }
+  report["unseen_gpu_check"] = nlohmann::json::array();
+  for (const auto& [family, pick] : cv.best) {
+    const UnseenGpuCheck check =
+        unseen_gpu_check_of(data, reference, family, pick.first, options, setup, cv);
+    unseen[family] = check;
+    report["unseen_gpu_check"].push_back(
+        {{"family", to_string(family)},
+         {"regressor", to_string(pick.first)},
+         {"source", kReferenceSource},
+         {"rows", check.rows},
+         {"learned_mape_pct", check.learned_mape_pct},
+         {"gpu_blind_mape_pct", std::isnan(check.gpu_blind_mape_pct)
+                                    ? nlohmann::json(nullptr)
+                                    : nlohmann::json(check.gpu_blind_mape_pct)},
+         {"analytical_mape_pct", check.analytical_mape_pct},
+         {"unseen_gpu", check.choice()}});
   }
+  return unseen;
+}
 
-  if (options.out.empty()) {
-    if (!options.e2e.empty()) {
-      spdlog::warn("--e2e is used only with --out (it calibrates the model's eager overhead)");
-    }
-    return report;
-  }
-
+// The best kind of each family fitted on all its rows, with the unseen-GPU choice applied to
+// the reference source's model.
+std::vector<FamilyModel> fit_families(const TrainingData& data, const TrainingData& reference,
+                                      const TrainOptions& options, const LatencySetup& setup,
+                                      const CvOutcome& cv,
+                                      const std::map<OpFamily, UnseenGpuCheck>& unseen) {
   std::vector<FamilyModel> families;
-  nlohmann::json chosen = nlohmann::json::object();
-  nlohmann::json rows_per_family = nlohmann::json::object();
-  for (const auto& [family, pick] : best) {
+  for (const auto& [family, pick] : cv.best) {
     const auto rows = family_rows(data, family);
     spdlog::info("fitting {} on all {} {} rows", to_string(pick.first), rows.size(),
                  to_string(family));
-    std::vector<FamilyModel> fitted =
-        fit_family_models(data, rows, family, pick.first, params_for(pick.first, family, overrides),
-                          spec, split, options.host_floor);
+    const FamilyParams params = params_for(pick.first, family, setup.overrides);
+    std::vector<FamilyModel> fitted = fit_family_models(
+        data, rows, family, pick.first, params, setup.spec, setup.split, options.host_floor);
     if (const auto it = unseen.find(family);
         it != unseen.end() && it->second.choice() != "learned") {
       std::vector<const FamilyModel*> views;
@@ -736,16 +617,27 @@ nlohmann::json train_report(const TrainOptions& options) {
         }
         spdlog::info("fitting {} on all {} {} rows without GPU features", to_string(pick.first),
                      to_string(family), kReferenceSource);
-        m.gpu_blind_regressor =
-            fit_family(reference, family_rows(reference, family), family, pick.first,
-                       params_for(pick.first, family, overrides).for_source(kReferenceSource),
-                       gpu_blind_spec(spec), options.host_floor)
-                .regressor;
+        m.gpu_blind_regressor = fit_family(reference, family_rows(reference, family), family,
+                                           pick.first, params.for_source(kReferenceSource),
+                                           gpu_blind_spec(setup.spec), options.host_floor)
+                                    .regressor;
       }
     }
     for (auto& m : fitted) families.push_back(std::move(m));
+  }
+  return families;
+}
+
+// Fits the model on all rows, calibrates its eager overhead (--e2e) and writes it to --out.
+void write_model(const TrainingData& data, const TrainingData& reference,
+                 const TrainOptions& options, const LatencySetup& setup, const CvOutcome& cv,
+                 const std::map<OpFamily, UnseenGpuCheck>& unseen, nlohmann::json& report) {
+  std::vector<FamilyModel> families = fit_families(data, reference, options, setup, cv, unseen);
+  nlohmann::json chosen = nlohmann::json::object();
+  nlohmann::json rows_per_family = nlohmann::json::object();
+  for (const auto& [family, pick] : cv.best) {
     chosen[to_string(family)] = to_string(pick.first);
-    rows_per_family[to_string(family)] = rows.size();
+    rows_per_family[to_string(family)] = family_rows(data, family).size();
   }
   std::map<std::string, std::size_t> rows_per_gpu;
   for (const auto& gpu : data.gpus) ++rows_per_gpu[gpu.name];
@@ -758,18 +650,17 @@ nlohmann::json train_report(const TrainOptions& options) {
       {"seed", options.seed},
       {"rows_per_family", rows_per_family},
       {"rows_per_gpu", rows_per_gpu},
-      {"features", spec.to_string()},
-      {"sources", to_string(split)},
+      {"features", setup.spec.to_string()},
+      {"sources", to_string(setup.split)},
       {"host_floor", options.host_floor},
       {"regressor_per_family", chosen},
-      {"cv_scheme", to_string(scheme)},
-      {"cv_metrics", cv_by_family},
+      {"cv_scheme", to_string(setup.scheme)},
+      {"cv_metrics", cv.by_family},
       {"command_line",
        options.command_line.empty() ? command_line_of(options) : options.command_line}};
-  LearnedModel model(spec, std::move(families), EagerOverhead{}, metadata);
-
+  LearnedModel model(setup.spec, std::move(families), EagerOverhead{}, metadata);
   if (!options.e2e.empty()) {
-    const E2eCalibration e2e = calibrate_e2e(options.e2e, model);
+    const E2eCalibration e2e = calibrate_e2e(user_file_list(options.e2e, "--e2e"), model);
     report["e2e"] = e2e.report;
     model.metadata()["e2e"] = report["e2e"];
     model.set_eager_overhead(e2e.overhead);
@@ -777,6 +668,84 @@ nlohmann::json train_report(const TrainOptions& options) {
   write_output(options.out, model.to_json().dump() + "\n");
   spdlog::info("wrote {}", options.out);
   report["model"] = {{"path", options.out}, {"regressor_per_family", chosen}};
+}
+
+}  // namespace
+
+nlohmann::json train_report(const TrainOptions& options) {
+  const LatencySetup setup = latency_setup(options);
+  const TrainingData data = load_layer_rows(options);
+  const nlohmann::json unused_sections = unused_param_sections(data, setup.overrides);
+  if (!options.export_features.empty()) return export_features_report(data, options, setup);
+
+  nlohmann::json report = data_report_header(data, options);
+  report.update({{"rows", data.layers.size()},
+                 {"skipped_rows", data.skipped_rows},
+                 {"features", setup.spec.to_string()},
+                 {"sources", to_string(setup.split)},
+                 {"host_floor", options.host_floor},
+                 {"cv_scheme", to_string(setup.scheme)},
+                 {"cv", nlohmann::json::array()}});
+  if (!unused_sections.empty()) report["unused_params_sections"] = unused_sections;
+  const CvOutcome cv = cross_validate_kinds(data, options, setup, report);
+  const TrainingData reference =
+      options.unseen_gpu_check ? rows_of_source(data, kReferenceSource) : TrainingData{};
+  const std::map<OpFamily, UnseenGpuCheck> unseen =
+      options.unseen_gpu_check ? unseen_gpu_checks(data, reference, options, setup, cv, report)
+                               : std::map<OpFamily, UnseenGpuCheck>{};
+  if (options.out.empty()) {
+    if (!options.e2e.empty()) {
+      spdlog::warn("--e2e is used only with --out (it calibrates the model's eager overhead)");
+    }
+    return report;
+  }
+  write_model(data, reference, options, setup, cv, unseen, report);
+  return report;
+}
+
+nlohmann::json train_e2e_report(const TrainCalibrationOptions& options) {
+  check_calibration_outputs(options);
+  const AnalyticalModel analytical;
+  const E2eCalibration e2e = calibrate_e2e(user_file_list(options.data, "--data"), analytical);
+  nlohmann::json report = {{"schema_version", kEagerOverheadSchemaVersion},
+                           {"tool_version", CNNPERF_VERSION},
+                           {"kind", "eager_overhead_calibration"},
+                           {"latency_model", "analytical"},
+                           {"cv", nlohmann::json::array()},
+                           {"e2e", e2e.report},
+                           {"eager_overhead", to_json(e2e.overhead)}};
+  if (!options.out.empty()) {
+    const nlohmann::json file = {
+        {"schema_version", kEagerOverheadSchemaVersion},
+        {"kind", "eager_overhead"},
+        {"tool_version", CNNPERF_VERSION},
+        {"latency_model", "analytical"},
+        {"command_line",
+         "cnnperf train e2e --data " + join(options.data, " ") + " --out " + options.out},
+        {"eager_overhead", to_json(e2e.overhead)},
+        {"calibration",
+         {{"unseen_gpu_terms", e2e.report["unseen_gpu_terms"]},
+          {"leave-gpu-out", e2e.report["leave-gpu-out"]["overall"]},
+          {"leave-network-out", e2e.report["leave-network-out"]["overall"]},
+          {"config-folds", e2e.report["config-folds"]["overall"]},
+          {"in-sample", e2e.report["in-sample"]["overall"]}}}};
+    write_output(options.out, file.dump(2) + "\n");
+    spdlog::info("wrote {}", options.out);
+    report["overhead_path"] = options.out;
+  }
+  return report;
+}
+
+nlohmann::json train_power_report(const TrainCalibrationOptions& options) {
+  check_calibration_outputs(options);
+  std::string command = "cnnperf train power --data " + join(options.data, " ");
+  if (!options.out.empty()) command += " --out " + options.out;
+  nlohmann::json report = power_calibration_report(user_file_list(options.data, "--data"), command);
+  if (!options.out.empty()) {
+    write_output(options.out, report["model"].dump(2) + "\n");
+    spdlog::info("wrote {}", options.out);
+    report["model_path"] = options.out;
+  }
   return report;
 }
 
@@ -784,6 +753,18 @@ int run_train(const TrainOptions& options) {
   const OutputFormat format = output_format_from_string(options.format);
   const nlohmann::json report = train_report(options);
   write_output(options.output, render(report, format));
+  return 0;
+}
+
+int run_train_e2e(const TrainCalibrationOptions& options) {
+  const OutputFormat format = output_format_from_string(options.format);
+  write_output(options.output, render(train_e2e_report(options), format));
+  return 0;
+}
+
+int run_train_power(const TrainCalibrationOptions& options) {
+  const OutputFormat format = output_format_from_string(options.format);
+  write_output(options.output, render(train_power_report(options), format));
   return 0;
 }
 

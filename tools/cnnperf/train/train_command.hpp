@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// `cnnperf train`: cross-validated metrics per regressor and op family, and the model file.
+// `cnnperf train latency|e2e|power`: the learned latency model (cross-validated metrics per
+// regressor and op family, and the model file), the analytical baseline's eager overhead, and
+// the power model.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +12,7 @@
 
 namespace cnnperf {
 
+/// `train latency` (also plain `train`).
 struct TrainOptions {
   std::vector<std::string> data;      ///< measured layer CSVs (plain or .gz)
   std::string regressor = "xgboost";  ///< linear|knn|dtree|rf|xgboost|all
@@ -24,30 +27,43 @@ struct TrainOptions {
   /// (FamilyModel::gpu_blind_regressor, FamilyModel::analytical_for_unseen_gpus).
   bool unseen_gpu_check = false;
   int folds = 5;
-  std::string out;                 ///< model file to write; empty: metrics only
-  std::vector<std::string> e2e;    ///< end-to-end CSVs: calibrate the eager overhead
-  std::vector<std::string> power;  ///< power CSVs: calibrate the power model (not with data)
-  std::size_t max_rows = 0;        ///< 0: all rows; else a seeded uniform sample
+  std::string out;               ///< model file to write; empty: metrics only
+  std::vector<std::string> e2e;  ///< end-to-end CSVs: calibrate the eager overhead
+  std::size_t max_rows = 0;      ///< 0: all rows; else a seeded uniform sample
   std::uint64_t seed = 42;
   std::string format = "table";
   std::string output;        ///< metrics destination; empty: stdout
   std::string params;        ///< JSON object overriding default_params (per kind)
   std::string command_line;  ///< recorded in the model metadata
-  /// Non-empty: run the cuDNN-algorithm study on the conv rows instead (group-shape folds):
-  /// "all" or a comma list of algo_study_variants(). Needs all rows (no max_rows).
-  std::string algo_study;
-  std::string algo_classifier = "rf";  ///< regressor kind of the one-vs-rest classifier
-  int algo_inner_folds = 3;            ///< inner folds for the training rows' probabilities
   /// Non-empty: write the feature matrix (feature_matrix_csv, folds of `cv`) to this CSV
   /// instead of training, for fitting other learners on exactly what `train` fits.
   std::string export_features;
 };
 
-/// Trains and reports; returns the whole result (metrics rows, model metadata) as JSON.
-/// Throws InputError for bad options or data.
+/// `train e2e` and `train power`: calibrations on all rows of their CSVs.
+struct TrainCalibrationOptions {
+  std::vector<std::string> data;  ///< end-to-end CSVs (e2e) or power CSVs (power)
+  std::string out;                ///< the overhead or power model file to write; empty: none
+  std::string format = "table";
+  std::string output;  ///< metrics destination; empty: stdout
+};
+
+/// `train latency`: cross-validates and (with `out`) writes the model; returns the whole
+/// result (metrics rows, model metadata) as JSON. Throws InputError for bad options or data.
 [[nodiscard]] nlohmann::json train_report(const TrainOptions& options);
 
-/// Runs the subcommand: writes the metrics (and the model when --out), returns 0.
+/// `train e2e`: the analytical baseline's eager overhead, calibrated on end-to-end rows
+/// (leave-one-GPU-out, leave-one-network-out and in-sample), written as an overhead file.
+[[nodiscard]] nlohmann::json train_e2e_report(const TrainCalibrationOptions& options);
+
+/// `train power`: the power model, calibrated leave-one-GPU-out on power rows.
+[[nodiscard]] nlohmann::json train_power_report(const TrainCalibrationOptions& options);
+
+/// Runs `train latency`: writes the metrics (and the model when `out`), returns 0.
 int run_train(const TrainOptions& options);
+/// Runs `train e2e`.
+int run_train_e2e(const TrainCalibrationOptions& options);
+/// Runs `train power`.
+int run_train_power(const TrainCalibrationOptions& options);
 
 }  // namespace cnnperf

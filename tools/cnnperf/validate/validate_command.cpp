@@ -108,7 +108,7 @@ nlohmann::json validate_report(const ValidateOptions& options) {
     const PowerModel power = options.power_model.empty()
                                  ? PowerModel::bundled()
                                  : PowerModel::load(user_file_or_resource(options.power_model));
-    power_section = power_validation_report(options.power, power);
+    power_section = power_validation_report(user_file_list(options.power, "--power"), power);
     if (options.data.empty() && options.e2e.empty()) {
       return {{"schema_version", kModelSchemaVersion},
               {"tool_version", CNNPERF_VERSION},
@@ -131,7 +131,7 @@ nlohmann::json validate_report(const ValidateOptions& options) {
     const LearnedModel* model = learned.get();
     const FeatureSpec& spec = model->feature_spec();
     const std::size_t n_features = feature_names(spec).size();
-    const TrainingData data = load_training_data(options.data);
+    const TrainingData data = load_training_data(user_file_list(options.data, "--data"));
     Pairs overall;
     std::map<std::string, Pairs> per_gpu, per_family;
     std::size_t unmodelled = 0;
@@ -177,7 +177,7 @@ nlohmann::json validate_report(const ValidateOptions& options) {
         {"per_family", metrics_map(per_family, n_features)}};
   }
   if (!options.e2e.empty()) {
-    auto rows = load_e2e_rows(options.e2e);
+    auto rows = load_e2e_rows(user_file_list(options.e2e, "--e2e"));
     const std::string files = join(options.e2e, " ");
     std::unique_ptr<LatencyModel> baseline;
     if (options.model.empty()) baseline = bundled_analytical_model();

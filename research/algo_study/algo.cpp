@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // cuDNN algorithm classes of measured convolutions and the one-vs-rest classifier.
-#include "cnnperf/ml/algo.hpp"
+#include "algo.hpp"
 
 #include <algorithm>
 #include <unordered_map>
@@ -50,7 +50,7 @@ std::vector<int> load_conv_algo_labels(const TrainingData& data) {
       if (i >= data.layers.size() || data.latency_ms[i] != *target) {
         throw InputError(table.table.where(row) +
                          ": rows do not line up with the loaded training data (expected all "
-                         "rows, without --max-rows)");
+                         "rows, unsampled)");
       }
       labels.push_back(conv_algo_class(kernels));
     }
@@ -58,7 +58,7 @@ std::vector<int> load_conv_algo_labels(const TrainingData& data) {
   if (labels.size() != data.layers.size()) {
     throw InputError("algorithm labels: " + std::to_string(labels.size()) + " rows read, " +
                      std::to_string(data.layers.size()) +
-                     " expected (the study needs all rows, without --max-rows)");
+                     " expected (the study needs all rows, unsampled)");
   }
   return labels;
 }

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cnnperf/ml/cross_validation.hpp"
 #include "cnnperf/ml/learned_model.hpp"
 #include "cnnperf/ml/metrics.hpp"
 #include "cnnperf/ml/regressor.hpp"
@@ -30,7 +31,7 @@ namespace cnnperf {
 
 /// Algorithm label per row of `data` (-1 where the file records no kernels), read again from
 /// the same files with the same row filter as load_training_data. Throws InputError when the
-/// rows do not line up (e.g. data was loaded with --max-rows).
+/// rows do not line up (e.g. data was loaded with max_rows).
 [[nodiscard]] std::vector<int> load_conv_algo_labels(const TrainingData& data);
 
 /// Multi-class probability classifier built from one regressor per class fitted on the
@@ -79,7 +80,7 @@ struct AlgoStudyOptions {
 [[nodiscard]] const std::vector<std::string>& algo_study_variants();
 
 /// Group-shape folds of conv rows as cross_validate_family draws them (same seed, same
-/// groups), so the study's baseline equals `train --cv group-shape`. Index i is the fold of
+/// groups), so the study's baseline equals group-shape cross-validation. Index i is the fold of
 /// rows[i].
 [[nodiscard]] std::vector<int> group_shape_folds(const TrainingData& data,
                                                  const std::vector<std::size_t>& rows, int folds,

@@ -9,9 +9,9 @@
 #include <random>
 #include <unordered_map>
 
+#include "algo.hpp"
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/io.hpp"
-#include "cnnperf/ml/algo.hpp"
 #include "cnnperf/ml/features.hpp"
 #include "cnnperf/model/layer_io.hpp"
 #include "cnnperf/predict/analytical.hpp"
@@ -179,9 +179,10 @@ AlgoStudyResult run_algo_study(const TrainingData& data, const std::vector<int>&
   std::vector<std::string> variants = options.variants.empty() ? known : options.variants;
   for (const auto& v : variants) {
     if (std::find(known.begin(), known.end(), v) == known.end()) {
-      throw InputError(
-          "--algo-study: unknown variant '" + v +
-          "' (expected baseline, quant, oracle, algo, algo+quant, per-mode, oracle-per-mode)");
+      throw ParameterError(
+          "variants",
+          "unknown variant '" + v +
+              "' (expected baseline, quant, oracle, algo, algo+quant, per-mode, oracle-per-mode)");
     }
   }
   const bool need_classifier = std::any_of(variants.begin(), variants.end(), [](const auto& v) {

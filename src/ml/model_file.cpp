@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: Apache-2.0
+// The learned model file: LearnedModel::to_json and from_json (LearnedModel::load, the fast
+// path for large files, is in model_file_loader.cpp).
+#include <map>
+#include <memory>
+#include <type_traits>
+
+#include "cnnperf/common/config.hpp"
+#include "cnnperf/common/error.hpp"
+#include "cnnperf/common/io.hpp"
+#include "cnnperf/common/json_io.hpp"
+#include "cnnperf/ml/e2e.hpp"
+#include "cnnperf/ml/learned_model.hpp"
+#include "regressor_internal.hpp"
+
+namespace cnnperf {
+
+namespace {
+
+template <typename T>
+T field(const nlohmann::json& j, const char* key, const std::string& where) {
+  if (!j.contains(key)) throw InputError(where + "." + key + ": missing field");
+  try {
+    return j.at(key).get<T>();
+  } catch (const nlohmann::json::exception&) {
+    // Say what was expected, as every other input error does.
+    const char* expected = "a value of another type";
+    if constexpr (std::is_same_v<T, std::string>) {
+      expected = "a string";
+    } else if constexpr (std::is_integral_v<T>) {
+      expected = "an integer";
+    } else if constexpr (std::is_floating_point_v<T>) {
+      expected = "a number";
+    } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+      expected = "an array of strings";
+    } else if constexpr (std::is_same_v<T, std::vector<double>>) {
+      expected = "an array of numbers";
+    }
+    throw InputError(where + "." + key + ": expected " + expected + ", got " +
+                     j.at(key).type_name());
+  }
+}
+
+}  // namespace
+
+nlohmann::json LearnedModel::to_json() const {
+  if (!only_gpu_.empty()) {
+    throw Error(name_ + ": loaded for " + only_gpu_ + " only, without all its regressors");
+  }
+  nlohmann::json fams = nlohmann::json::array();
+  for (const auto& f : families_) {
+    nlohmann::json floors = nlohmann::json::array();
+    for (const auto& [key, floor] : f.host_floor_ms) {
+      floors.push_back({{"source", key.first}, {"gpu", key.second}, {"floor_ms", floor}});
+    }
+    const char* unseen = f.analytical_for_unseen_gpus       ? "analytical"
+                         : f.gpu_blind_regressor != nullptr ? "gpu-blind"
+                                                            : "learned";
+    fams.push_back({{"family", to_string(f.family)},
+                    {"source", f.source},
+                    {"rows", f.rows},
+                    {"gpus", f.gpus},
+                    {"feature_min", f.feature_min},
+                    {"feature_max", f.feature_max},
+                    {"unseen_gpu", unseen},
+                    {"host_floor_ms", floors},
+                    {"regressor", f.regressor->to_json()}});
+    if (f.gpu_blind_regressor != nullptr) {
+      fams.back()["gpu_blind_regressor"] = f.gpu_blind_regressor->to_json();
+    }
+    // The length of each embedded booster as the file (compact JSON) holds it, so a loader
+    // that needs only some boosters skips the others without reading them (load()).
+    nlohmann::json bytes = nlohmann::json::object();
+    for (const char* key : {"regressor", "gpu_blind_regressor"}) {
+      const auto& r = fams.back();
+      if (r.contains(key) && r[key].contains("model") && r[key]["model"].is_object() &&
+          r[key]["model"].contains("booster")) {
+        bytes[key] = r[key]["model"]["booster"].dump().size();
+      }
+    }
+    if (!bytes.empty()) fams.back()["booster_bytes"] = std::move(bytes);
+  }
+  return {{"schema_version", kModelSchemaVersion},
+          {"kind", "cnnperf_latency_model"},
+          {"tool_version", CNNPERF_VERSION},
+          {"target", "log(latency_ms / (analytical_ms + host_floor_ms)) per op family"},
+          {"reference_source", kReferenceSource},
+          {"features", spec_.to_string()},
+          {"feature_names", feature_names(spec_)},
+          {"families", fams},
+          {"eager_overhead", cnnperf::to_json(overhead_)},
+          {"metadata", metadata_}};
+}
+
+std::unique_ptr<LearnedModel> LearnedModel::from_json(const nlohmann::json& doc,
+                                                      const std::string& source) {
+  if (!doc.is_object() || doc.value("kind", "") != "cnnperf_latency_model") {
+    throw InputError(source + ": kind: expected \"cnnperf_latency_model\"");
+  }
+  const int version = field<int>(doc, "schema_version", source);
+  if (version != kModelSchemaVersion) {
+    throw InputError(source + ": schema_version: expected " + std::to_string(kModelSchemaVersion) +
+                     ", got " + std::to_string(version));
+  }
+  const FeatureSpec spec = FeatureSpec::parse(field<std::string>(doc, "features", source));
+  const auto names = field<std::vector<std::string>>(doc, "feature_names", source);
+  if (names != feature_names(spec)) {
+    throw InputError(source + ": feature_names: do not match this build's features for '" +
+                     spec.to_string() + "' (retrain the model)");
+  }
+  std::vector<FamilyModel> families;
+  if (!doc.contains("families") || !doc.at("families").is_array() || doc.at("families").empty()) {
+    // A model without a regressor would predict nothing learned, silently.
+    throw InputError(source + ": families: expected a non-empty array of fitted op families");
+  }
+  const auto& fams = doc.at("families");
+  for (std::size_t i = 0; i < fams.size(); ++i) {
+    const std::string where = source + ": families[" + std::to_string(i) + "]";
+    FamilyModel f;
+    const auto family_name = field<std::string>(fams[i], "family", where);
+    try {
+      f.family = op_family_from_string(family_name);
+    } catch (const InputError& e) {
+      throw InputError(where + ".family: " + e.what());  // it knows no file: name it and the field
+    }
+    // A file without the key has one joint model per family (no per-source split).
+    if (fams[i].contains("source")) f.source = field<std::string>(fams[i], "source", where);
+    f.rows = field<std::size_t>(fams[i], "rows", where);
+    f.gpus = field<std::vector<std::string>>(fams[i], "gpus", where);
+    f.feature_min = field<std::vector<double>>(fams[i], "feature_min", where);
+    f.feature_max = field<std::vector<double>>(fams[i], "feature_max", where);
+    // The range check reads one bound per feature: a shorter array would be read past its end.
+    for (const auto& [key, bounds] :
+         {std::pair{"feature_min", &f.feature_min}, std::pair{"feature_max", &f.feature_max}}) {
+      if (bounds->size() != names.size()) {
+        throw InputError(where + "." + key + ": expected " + std::to_string(names.size()) +
+                         " values, one per feature_names entry, got " +
+                         std::to_string(bounds->size()));
+      }
+    }
+    std::string mode = "learned";  // a file without unseen_gpu
+    if (fams[i].contains("unseen_gpu")) {
+      mode = field<std::string>(fams[i], "unseen_gpu", where);
+      if (mode != "learned" && mode != "analytical" && mode != "gpu-blind") {
+        throw InputError(where +
+                         ".unseen_gpu: expected \"learned\", \"analytical\" or \"gpu-blind\"");
+      }
+    }
+    f.analytical_for_unseen_gpus = mode == "analytical";
+    if ((mode == "gpu-blind") != fams[i].contains("gpu_blind_regressor")) {
+      throw InputError(where + ".gpu_blind_regressor: expected exactly when unseen_gpu is " +
+                       "\"gpu-blind\"");
+    }
+    // The regressors' own errors know no file: say which one and where in it.
+    const auto regressor_at = [&](const char* key) {
+      if (!fams[i].contains(key)) throw InputError(where + "." + key + ": missing");
+      try {
+        return Regressor::from_json(fams[i].at(key));
+      } catch (const InputError& e) {
+        throw InputError(where + "." + key + ": " + e.what());
+      }
+    };
+    if (mode == "gpu-blind") f.gpu_blind_regressor = regressor_at("gpu_blind_regressor");
+    if (fams[i].contains("host_floor_ms")) {  // absent: no floor
+      const auto& floors = fams[i]["host_floor_ms"];
+      if (!floors.is_array()) throw InputError(where + ".host_floor_ms: expected an array");
+      for (std::size_t k = 0; k < floors.size(); ++k) {
+        const std::string at = where + ".host_floor_ms[" + std::to_string(k) + "]";
+        const auto floor = field<double>(floors[k], "floor_ms", at);
+        if (!std::isfinite(floor) || floor < 0) {
+          throw InputError(at + ".floor_ms: expected a finite number >= 0");
+        }
+        f.host_floor_ms[{field<std::string>(floors[k], "source", at),
+                         field<std::string>(floors[k], "gpu", at)}] = floor;
+      }
+    }
+    f.regressor = regressor_at("regressor");
+    families.push_back(std::move(f));
+  }
+  EagerOverhead o;
+  if (doc.contains("eager_overhead")) {
+    o = eager_overhead_from_json(doc["eager_overhead"], source + ": eager_overhead");
+  }
+  // A "power" object in a model file is ignored
+  // (models/power_model.json is the one power model).
+  auto model = std::make_unique<LearnedModel>(spec, std::move(families), o,
+                                              doc.value("metadata", nlohmann::json::object()));
+  return model;
+}
+
+}  // namespace cnnperf
