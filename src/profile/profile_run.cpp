@@ -19,6 +19,30 @@ double kernel_sum_ms(const std::vector<KernelRecord>& kernels) {
   return static_cast<double>(ns) / 1.0e6;
 }
 
+// Closes the energy window on every path: a runner that throws inside the window must not
+// leave the meter sampling.
+class EnergyWindow {
+ public:
+  explicit EnergyWindow(PowerMeter& meter) : meter_(meter) { meter_.begin_window(); }
+  ~EnergyWindow() {
+    if (!open_) return;
+    try {
+      (void)meter_.end_window();
+    } catch (...) {  // already unwinding with the runner's error
+    }
+  }
+  EnergyWindow(const EnergyWindow&) = delete;
+  EnergyWindow& operator=(const EnergyWindow&) = delete;
+  [[nodiscard]] EnergyReading close() {
+    open_ = false;
+    return meter_.end_window();
+  }
+
+ private:
+  PowerMeter& meter_;
+  bool open_ = true;
+};
+
 ProfileRow measure_algo(ProfilerBackend& backend, const ProfileJob& job, ConvAlgo algo,
                         const MeasurePolicy& policy) {
   ProfileRow row;
@@ -106,9 +130,9 @@ ProfileRow measure_algo(ProfilerBackend& backend, const ProfileJob& job, ConvAlg
     return row;
   }
   row.energy_launches = energy_window_launches(policy.energy_window_ms, row.latency_ms);
-  meter.begin_window();
+  EnergyWindow window(meter);
   runner.run(row.energy_launches, false, job.id, 0);
-  row.energy = meter.end_window();
+  row.energy = window.close();
   return row;
 }
 

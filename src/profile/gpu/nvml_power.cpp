@@ -72,6 +72,10 @@ std::unique_ptr<NvmlLibrary> NvmlLibrary::load(Status& status, const char* sonam
   return lib;
 }
 
+std::unique_ptr<NvmlLibrary> NvmlLibrary::without_library() {
+  return std::unique_ptr<NvmlLibrary>(new NvmlLibrary());
+}
+
 NvmlLibrary::~NvmlLibrary() {
   if (shutdown != nullptr) shutdown();
   if (handle_ != nullptr) dlclose(handle_);
@@ -143,10 +147,17 @@ void NvmlPowerMeter::stop_sampler() {
 }
 
 void NvmlPowerMeter::begin_window() {
+  // A thread still joinable here would std::terminate on the assignment below.
+  stop_sampler();
   if (!status_.ok()) return;
   start_ns_ = now_ns();
   if (use_counter_) {
-    nvml_->total_energy(device_, &energy_start_mj_);
+    const int r = nvml_->total_energy(device_, &energy_start_mj_);
+    window_start_ = r == kNvmlSuccess
+                        ? Status{}
+                        : Status{outcome_from_nvml(r),
+                                 "nvmlDeviceGetTotalEnergyConsumption at the window's start: " +
+                                     nvml_->describe(r)};
     return;
   }
   samples_.clear();
@@ -172,7 +183,10 @@ EnergyReading NvmlPowerMeter::end_window() {
     const int r = nvml_->total_energy(device_, &end_mj);
     reading.window_ms = static_cast<double>(now_ns() - start_ns_) / 1.0e6;
     reading.method = "nvml-total-energy-counter";
-    if (r != kNvmlSuccess) {
+    if (!window_start_.ok()) {
+      // Without the start value the difference would span earlier windows too.
+      reading.status = window_start_;
+    } else if (r != kNvmlSuccess) {
       reading.status = {outcome_from_nvml(r),
                         "nvmlDeviceGetTotalEnergyConsumption: " + nvml_->describe(r)};
     } else if (end_mj <= energy_start_mj_) {

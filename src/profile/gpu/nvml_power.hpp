@@ -48,6 +48,8 @@ class NvmlLibrary {
   /// {kNotRun, "libnvidia-ml.so.1 not found"}.
   [[nodiscard]] static std::unique_ptr<NvmlLibrary> load(Status& status,
                                                          const char* soname = "libnvidia-ml.so.1");
+  /// No library loaded and no entry point set: tests fill the pointers with fakes.
+  [[nodiscard]] static std::unique_ptr<NvmlLibrary> without_library();
   ~NvmlLibrary();
   NvmlLibrary(const NvmlLibrary&) = delete;
   NvmlLibrary& operator=(const NvmlLibrary&) = delete;
@@ -78,6 +80,7 @@ class NvmlPowerMeter final : public PowerMeter {
   NvmlPowerMeter(std::shared_ptr<NvmlLibrary> nvml, const std::string& uuid, Status load_status);
   ~NvmlPowerMeter() override;
   [[nodiscard]] Status available() const override { return status_; }
+  /// Also closes a window left open (its runner threw before end_window).
   void begin_window() override;
   [[nodiscard]] EnergyReading end_window() override;
   /// Interval between power samples (fallback method), ms.
@@ -90,6 +93,7 @@ class NvmlPowerMeter final : public PowerMeter {
   Status status_;
   bool use_counter_ = false;
   unsigned long long energy_start_mj_ = 0;
+  Status window_start_;  ///< not ok: the start-of-window read failed, the window has no energy
   std::int64_t start_ns_ = 0;
   std::atomic<bool> sampling_{false};
   std::thread sampler_;

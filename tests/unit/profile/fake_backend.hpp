@@ -16,9 +16,14 @@ class FakePowerMeter final : public PowerMeter {
   double energy_mj_per_window = 500;
   double window_ms = 250;
   int windows = 0;
+  int open_windows = 0;  ///< begun and not ended
   [[nodiscard]] Status available() const override { return status; }
-  void begin_window() override { ++windows; }
+  void begin_window() override {
+    ++windows;
+    ++open_windows;
+  }
   [[nodiscard]] EnergyReading end_window() override {
+    --open_windows;
     EnergyReading r;
     r.status = status;
     r.energy_mj = energy_mj_per_window;
@@ -42,6 +47,8 @@ class FakeBackend final : public ProfilerBackend {
   int traced = 0;
   int l2_flushes = 0;
   bool drop_all = false;  ///< deliver no kernel records
+  /// Untraced launches after the traced samples (the energy window) throw, as a lost device.
+  bool fail_energy_window = false;
 
   Status open(int /*gpu_index*/) override { return open_status; }
   [[nodiscard]] DeviceInfo device() const override {
@@ -102,6 +109,9 @@ class FakeRunner final : public ConvRunner {
  public:
   explicit FakeRunner(FakeBackend& backend) : backend_(backend) {}
   void run(int launches, bool trace, std::uint64_t job, std::uint32_t first_sample) override {
+    if (backend_.fail_energy_window && !trace && backend_.traced > 0) {
+      throw Error("synthetic launch failure in the energy window");
+    }
     for (int i = 0; i < launches; ++i)
       backend_.record(job, first_sample + static_cast<std::uint32_t>(i), trace);
   }

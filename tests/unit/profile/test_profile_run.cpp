@@ -113,6 +113,17 @@ TEST(MeasureJob, NoKernelRecordsFailsTheRow) {
   EXPECT_NE(rows[0].status.reason.find("dropped records: 7"), std::string::npos);
 }
 
+TEST(MeasureJob, ARunnerThrowingInTheEnergyWindowClosesIt) {
+  test::FakeBackend backend;
+  backend.meter.status = {};
+  backend.fail_energy_window = true;
+  const auto rows = measure_job(backend, conv_job(0), fast_policy());
+  EXPECT_EQ(rows[0].status.outcome, Outcome::kFailed);
+  EXPECT_NE(rows[0].status.reason.find("energy window"), std::string::npos);
+  EXPECT_EQ(backend.meter.windows, 1);
+  EXPECT_EQ(backend.meter.open_windows, 0);
+}
+
 TEST(MeasureJob, EnergyUnavailableIsSaidNotZeroed) {
   test::FakeBackend backend;
   backend.meter.status = {Outcome::kNotRun, "libnvidia-ml.so.1 not found"};
