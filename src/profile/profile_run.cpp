@@ -66,7 +66,7 @@ ProfileRow measure_algo(ProfilerBackend& backend, const ProfileJob& job, ConvAlg
   std::map<std::uint32_t, std::vector<KernelRecord>> by_sample;
   std::vector<std::pair<std::uint32_t, double>> totals;
   std::uint32_t next_sample = 0;
-  std::size_t missing = 0;
+  std::size_t missing = 0;  // launches without records, or with a kernel CUPTI could not time
   while (series.stop_reason().empty()) {
     const int n = next_batch_size(series, policy, series.mean_ms());
     if (n <= 0) break;
@@ -84,7 +84,9 @@ ProfileRow measure_algo(ProfilerBackend& backend, const ProfileJob& job, ConvAlg
     for (int i = 0; i < n; ++i) {
       const std::uint32_t s = next_sample + static_cast<std::uint32_t>(i);
       auto it = groups.find(s);
-      if (it == groups.end() || it->second.empty()) {
+      if (it == groups.end() || it->second.empty() ||
+          !std::all_of(it->second.begin(), it->second.end(),
+                       [](const KernelRecord& k) { return k.timed(); })) {
         ++missing;
         continue;
       }
@@ -96,9 +98,10 @@ ProfileRow measure_algo(ProfilerBackend& backend, const ProfileJob& job, ConvAlg
     }
     next_sample += static_cast<std::uint32_t>(n);
     if (found == 0) {
-      row.status = {Outcome::kFailed, "CUPTI delivered no kernel record for " + std::to_string(n) +
-                                          " traced launches (dropped records: " +
-                                          std::to_string(row.dropped_records) + ")"};
+      row.status = {
+          Outcome::kFailed,
+          "CUPTI delivered no timed kernel record for " + std::to_string(n) +
+              " traced launches (dropped records: " + std::to_string(row.dropped_records) + ")"};
       return row;
     }
   }
@@ -113,7 +116,7 @@ ProfileRow measure_algo(ProfilerBackend& backend, const ProfileJob& job, ConvAlg
   row.samples = series.count();
   row.stop_reason = series.stop_reason();
   if (missing > 0) {
-    row.stop_reason += ";" + std::to_string(missing) + " launches without kernel records";
+    row.stop_reason += ";" + std::to_string(missing) + " launches without timed kernel records";
   }
   // Representative launch: the sample closest to the median.
   const double median = row.latency_median_ms;

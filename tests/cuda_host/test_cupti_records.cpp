@@ -175,6 +175,20 @@ TEST(CuptiTracerFake, KernelsAreAttributedToTheirLaunch) {
   EXPECT_EQ(groups.at(0).at(0).duration_ns(), 20000U);
 }
 
+TEST(CuptiTracerFake, UntimedKernelsArriveMarkedUntimed) {
+  Status status;
+  auto tracer = CuptiTracer::start(status, fake::entry_points());
+  ASSERT_TRUE(tracer) << status.reason;
+  CuptiTracer::push(make_external_id(0, 0));
+  fake::state().launch("timed", 100, 200);
+  fake::state().launch("untimed", 0, 0);  // "timestamp information could not be collected"
+  CuptiTracer::pop();
+  const auto kernels = tracer->collect();
+  ASSERT_EQ(kernels.size(), 2U);
+  EXPECT_TRUE(kernels[0].timed());
+  EXPECT_FALSE(kernels[1].timed());
+}
+
 TEST(CuptiTracerFake, EnablesAnApiKindAndDisablesEverythingAtTheEnd) {
   Status status;
   auto tracer = CuptiTracer::start(status, fake::entry_points());

@@ -85,6 +85,10 @@ struct KernelRecord {
   [[nodiscard]] std::uint64_t duration_ns() const {
     return end_ns > start_ns ? end_ns - start_ns : 0;
   }
+  /// CUpti_ActivityKernel10: "A value of 0 for both the start and end timestamps indicates
+  /// that timestamp information could not be collected for the kernel." Such a kernel took
+  /// an unknown time, not zero.
+  [[nodiscard]] bool timed() const { return start_ns != 0 || end_ns != 0; }
 };
 
 /// CUPTI's external-correlation record: the id we pushed around the launch `correlation_id`.

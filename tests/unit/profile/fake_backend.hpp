@@ -47,6 +47,9 @@ class FakeBackend final : public ProfilerBackend {
   int traced = 0;
   int l2_flushes = 0;
   bool drop_all = false;  ///< deliver no kernel records
+  /// Samples whose main kernel comes with start = end = 0, as CUPTI reports a kernel it could
+  /// not time ("timestamp information could not be collected", CUpti_ActivityKernel10).
+  std::function<bool(std::uint32_t)> untimed = [](std::uint32_t) { return false; };
   /// Untraced launches after the traced samples (the energy window) throw, as a lost device.
   bool fail_energy_window = false;
 
@@ -96,6 +99,7 @@ class FakeBackend final : public ProfilerBackend {
     main.registers_per_thread = 96;
     main.external_id = pre.external_id;
     clock_ns_ = main.end_ns + 1000;
+    if (untimed(sample)) main.start_ns = main.end_ns = 0;
     pending_.push_back(main);  // out of order on purpose: grouping sorts by start
     pending_.push_back(pre);
   }

@@ -113,6 +113,31 @@ TEST(MeasureJob, NoKernelRecordsFailsTheRow) {
   EXPECT_NE(rows[0].status.reason.find("dropped records: 7"), std::string::npos);
 }
 
+TEST(MeasureJob, UntimedKernelsAreMissingSamplesNotZeroTime) {
+  test::FakeBackend backend;
+  backend.untimed = [](std::uint32_t s) { return s % 3 == 1; };
+  const auto rows = measure_job(backend, conv_job(0), fast_policy());
+  const ProfileRow& r = rows[0];
+  ASSERT_TRUE(r.status.ok()) << r.status.reason;
+  // Every timed launch takes 0.1 ms; a 0/0 main kernel would drag the minimum to 0.01 ms.
+  EXPECT_NEAR(r.latency_min_ms, 0.1, 1e-9);
+  EXPECT_NEAR(r.noise_pct, 0.0, 1e-9);
+  const std::size_t untimed = (static_cast<std::size_t>(backend.traced) + 1) / 3;
+  EXPECT_EQ(r.samples, static_cast<std::size_t>(backend.traced) - untimed);
+  EXPECT_NE(r.stop_reason.find(std::to_string(untimed) + " launches without timed kernel"),
+            std::string::npos)
+      << r.stop_reason;
+}
+
+TEST(MeasureJob, OnlyUntimedKernelsFailTheRow) {
+  test::FakeBackend backend;
+  backend.untimed = [](std::uint32_t) { return true; };
+  const auto rows = measure_job(backend, conv_job(0), fast_policy());
+  EXPECT_EQ(rows[0].status.outcome, Outcome::kFailed);
+  EXPECT_NE(rows[0].status.reason.find("no timed kernel record"), std::string::npos)
+      << rows[0].status.reason;
+}
+
 TEST(MeasureJob, ARunnerThrowingInTheEnergyWindowClosesIt) {
   test::FakeBackend backend;
   backend.meter.status = {};
