@@ -87,6 +87,27 @@ TEST(CudnnOutcome, StatusFamiliesMapLikeCutlassDisposition) {
       << s.reason;
 }
 
+TEST(CudnnOutcome, EnvironmentAndCallerErrorsAreFailuresToRetry) {
+  for (cudnnStatus_t s :
+       {CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER,
+        CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDART, CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH,
+        CUDNN_STATUS_NOT_SUPPORTED_RUNTIME_PREREQUISITE_MISSING,
+        CUDNN_STATUS_NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE, CUDNN_STATUS_BAD_PARAM_NULL_POINTER,
+        CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER, CUDNN_STATUS_BAD_PARAM_STREAM_MISMATCH}) {
+    EXPECT_EQ(outcome_from_cudnn(s), Outcome::kFailed) << static_cast<int>(s);
+  }
+  // Their values as cudnn_graph.h (cuDNN 9) gives them.
+  EXPECT_EQ(static_cast<int>(CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER), 3005);
+  EXPECT_EQ(static_cast<int>(CUDNN_STATUS_NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE), 3009);
+  EXPECT_EQ(static_cast<int>(CUDNN_STATUS_BAD_PARAM_NULL_POINTER), 2002);
+  EXPECT_EQ(static_cast<int>(CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER), 2003);
+  EXPECT_EQ(static_cast<int>(CUDNN_STATUS_BAD_PARAM_STREAM_MISMATCH), 2007);
+  // Properties of the problem on this GPU stay final.
+  EXPECT_EQ(outcome_from_cudnn(CUDNN_STATUS_NOT_SUPPORTED_SHARED_MEMORY_INSUFFICIENT),
+            Outcome::kNotSupported);
+  EXPECT_EQ(outcome_from_cudnn(CUDNN_STATUS_NOT_SUPPORTED_LAYOUT), Outcome::kNotSupported);
+}
+
 TEST(CudaOutcome, Mapping) {
   EXPECT_EQ(outcome_from_cuda(cudaSuccess), Outcome::kPassed);
   EXPECT_EQ(outcome_from_cuda(cudaErrorInvalidConfiguration), Outcome::kInvalidProblem);

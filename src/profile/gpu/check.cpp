@@ -68,7 +68,21 @@ std::string describe(CUptiResult status) {
 }
 
 Outcome outcome_from_cudnn(cudnnStatus_t status) {
-  if (status == CUDNN_STATUS_SUCCESS) return Outcome::kPassed;
+  switch (status) {
+    case CUDNN_STATUS_SUCCESS: return Outcome::kPassed;
+    // The machine, not the problem: a driver or cudart too old, a build without this GPU's
+    // architecture, a missing library. Failed, so that a resumed run on a fixed machine retries.
+    case CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER:
+    case CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDART:
+    case CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH:
+    case CUDNN_STATUS_NOT_SUPPORTED_RUNTIME_PREREQUISITE_MISSING:
+    case CUDNN_STATUS_NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE:
+    // Our own call was wrong (null or misaligned pointer, wrong stream), not the problem.
+    case CUDNN_STATUS_BAD_PARAM_NULL_POINTER:
+    case CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER:
+    case CUDNN_STATUS_BAD_PARAM_STREAM_MISMATCH: return Outcome::kFailed;
+    default: break;
+  }
   // cuDNN 9 codes are category * 1000 + specific error.
   switch (CUDNN_STATUS_CATEGORY(static_cast<int>(status))) {
     case CUDNN_STATUS_BAD_PARAM: return Outcome::kInvalidProblem;

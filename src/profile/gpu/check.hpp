@@ -47,7 +47,10 @@ class GpuError : public Error {
 [[nodiscard]] std::string cudnn_last_error();
 
 /// Outcome mapping (CUTLASS's Disposition): BAD_PARAM family -> invalid problem,
-/// NOT_SUPPORTED family -> not supported, success -> passed, anything else -> failed.
+/// NOT_SUPPORTED family -> not supported, success -> passed, anything else -> failed. The
+/// codes that describe the machine or our own call rather than the problem (incompatible
+/// driver/cudart, arch mismatch, missing prerequisite or sub-library; null or misaligned
+/// pointer, stream mismatch) are failed, so that a resumed run retries them.
 [[nodiscard]] Outcome outcome_from_cudnn(cudnnStatus_t status);
 /// Success -> passed; invalid configuration/value -> invalid problem; anything else failed.
 [[nodiscard]] Outcome outcome_from_cuda(cudaError_t status);
