@@ -43,16 +43,37 @@ class EnergyWindow {
   bool open_ = true;
 };
 
-ProfileRow measure_algo(ProfilerBackend& backend, const ProfileJob& job, ConvAlgo algo,
-                        const MeasurePolicy& policy) {
+// Prepares the first choice that works; the others are the heuristic's next-ranked ones,
+// tried when an earlier one is refused. Not ok: the first choice's refusal.
+Prepared prepare_first_working(ProfilerBackend& backend, const ProfileJob& job,
+                               const std::vector<AlgoChoice>& choices) {
+  Prepared first;
+  first.status = {Outcome::kFailed, "no algorithm to prepare"};
+  for (std::size_t i = 0; i < choices.size(); ++i) {
+    Prepared prepared = backend.prepare(job.layer, job.layout, choices[i]);
+    if (prepared.status.ok() && !prepared.runner) prepared.status = {Outcome::kFailed, "no runner"};
+    if (prepared.status.ok()) {
+      if (i > 0) {
+        spdlog::info("{}: heuristic choice {} refused ({}); measuring its choice {}, {}",
+                     job.source, to_string(first.algo), first.status.reason, i + 1,
+                     to_string(prepared.algo));
+      }
+      return prepared;
+    }
+    if (i == 0) first = std::move(prepared);
+  }
+  return first;
+}
+
+ProfileRow measure_algo(ProfilerBackend& backend, const ProfileJob& job,
+                        const std::vector<AlgoChoice>& choices, const MeasurePolicy& policy) {
   ProfileRow row;
   row.job = job;
-  row.algo = algo;
   row.algo_known = true;
-  Prepared prepared = backend.prepare(job.layer, job.layout, algo);
+  Prepared prepared = prepare_first_working(backend, job, choices);
   row.algo = prepared.algo;
-  if (!prepared.status.ok() || !prepared.runner) {
-    row.status = prepared.status.ok() ? Status{Outcome::kFailed, "no runner"} : prepared.status;
+  if (!prepared.status.ok()) {
+    row.status = prepared.status;
     return row;
   }
   ConvRunner& runner = *prepared.runner;
@@ -151,20 +172,19 @@ std::vector<ProfileRow> measure_job(ProfilerBackend& backend, const ProfileJob& 
     return {row};
   }
   try {
-    ConvAlgo algo = ConvAlgo::kImplicitGemm;
+    std::vector<AlgoChoice> choices;
     if (job.algo_request == "heuristic") {
       Status status;
-      const auto chosen = backend.heuristic_algo(job.layer, job.layout, status);
-      if (!chosen) {
+      choices = backend.heuristic_algos(job.layer, job.layout, status);
+      if (choices.empty()) {
         row.status = status.ok() ? Status{Outcome::kNotSupported, "heuristic returned no algorithm"}
                                  : status;
         return {row};
       }
-      algo = *chosen;
     } else {
-      algo = conv_algo_from_string(job.algo_request);
+      choices = {AlgoChoice{conv_algo_from_string(job.algo_request), std::nullopt}};
     }
-    row = measure_algo(backend, job, algo, policy);
+    row = measure_algo(backend, job, choices, policy);
   } catch (const InputError&) {
     throw;
   } catch (const Error& e) {

@@ -153,6 +153,44 @@ TEST(AlgoEnum, RoundTripsThroughCudnn) {
   EXPECT_EQ(to_cudnn(ConvAlgo::kWinogradNonfused), CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED);
 }
 
+TEST(HeuristicResult, UsableChoicesKeepOrderAndMathType) {
+  std::array<cudnnConvolutionFwdAlgoPerf_t, 3> perf{};
+  perf[0].algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+  perf[0].mathType = CUDNN_TENSOR_OP_MATH;
+  perf[0].status = CUDNN_STATUS_SUCCESS;
+  perf[1].algo = CUDNN_CONVOLUTION_FWD_ALGO_FFT;
+  perf[1].status = CUDNN_STATUS_NOT_SUPPORTED;
+  perf[2].algo = CUDNN_CONVOLUTION_FWD_ALGO_GEMM;
+  perf[2].mathType = CUDNN_FMA_MATH;
+  perf[2].status = CUDNN_STATUS_SUCCESS;
+  const auto choices = usable_choices(perf.data(), static_cast<int>(perf.size()));
+  ASSERT_EQ(choices.size(), 2U);
+  EXPECT_EQ(choices[0].algo, ConvAlgo::kImplicitPrecompGemm);
+  EXPECT_EQ(choices[0].math, MathType::kTensorOp);
+  EXPECT_EQ(choices[1].algo, ConvAlgo::kGemm);
+  EXPECT_EQ(choices[1].math, MathType::kFma);
+}
+
+TEST(HeuristicResult, MathTypeIsSetOnTheDescriptor) {
+  ConvDescriptors d;
+  ASSERT_TRUE(set_conv_descriptors(conv(1, 8, 8, 8, 8, 3, 1, 1), Layout::kNchw, d).ok());
+  ASSERT_TRUE(apply_math_type(d, MathType::kTensorOpAllowConversion).ok());
+  cudnnMathType_t math = CUDNN_DEFAULT_MATH;
+  ASSERT_EQ(cudnnGetConvolutionMathType(d.conv.get(), &math), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(math, CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION);
+  EXPECT_EQ(d.math_type, CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION);
+  // No heuristic math type: the layer's default stays.
+  ConvDescriptors named;
+  ASSERT_TRUE(set_conv_descriptors(conv(1, 8, 8, 8, 8, 3, 1, 1), Layout::kNchw, named).ok());
+  ASSERT_TRUE(apply_math_type(named, std::nullopt).ok());
+  ASSERT_EQ(cudnnGetConvolutionMathType(named.conv.get(), &math), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(math, CUDNN_DEFAULT_MATH);
+  for (MathType m : {MathType::kDefault, MathType::kTensorOp, MathType::kTensorOpAllowConversion,
+                     MathType::kFma}) {
+    EXPECT_EQ(from_cudnn(to_cudnn(m)), m);
+  }
+}
+
 TEST(HalfConversion, KnownBitPatterns) {
   EXPECT_EQ(float_to_half_bits(0.0F), 0x0000);
   EXPECT_EQ(float_to_half_bits(1.0F), 0x3c00);

@@ -66,6 +66,16 @@ enum class ConvAlgo {
 /// All eight, in enum order.
 [[nodiscard]] const std::vector<ConvAlgo>& all_conv_algos();
 
+/// cuDNN's math types, in cudnnMathType_t order. The heuristic ranks an algorithm together
+/// with a math type; the pair runs the kernel it chose (cuDNN 7.4+).
+enum class MathType { kDefault, kTensorOp, kTensorOpAllowConversion, kFma };
+
+/// An algorithm to set up, with the heuristic's math type when it came from the heuristic.
+struct AlgoChoice {
+  ConvAlgo algo = ConvAlgo::kImplicitGemm;
+  std::optional<MathType> math;  ///< nullopt: the layer's default math (a named algorithm)
+};
+
 /// One GPU kernel execution, converted from a CUPTI activity record (times in ns, GPU clock).
 struct KernelRecord {
   std::string name;  ///< mangled kernel name as CUPTI reports it
@@ -182,11 +192,15 @@ class ProfilerBackend {
   [[nodiscard]] virtual Status open(int gpu_index) = 0;
   /// Valid after a successful open().
   [[nodiscard]] virtual DeviceInfo device() const = 0;
-  /// The heuristic's first choice for the layer (cudnnGetConvolutionForwardAlgorithm_v7).
-  [[nodiscard]] virtual std::optional<ConvAlgo> heuristic_algo(const Layer& layer, Layout layout,
-                                                               Status& status) = 0;
-  /// Creates descriptors, allocates tensors and the workspace, and runs once to check.
-  [[nodiscard]] virtual Prepared prepare(const Layer& layer, Layout layout, ConvAlgo algo) = 0;
+  /// The heuristic's ranking for the layer (cudnnGetConvolutionForwardAlgorithm_v7), best
+  /// first, only the entries it reports usable, each with its math type. Empty: `status` says
+  /// why (ok when the heuristic simply returned nothing usable).
+  [[nodiscard]] virtual std::vector<AlgoChoice> heuristic_algos(const Layer& layer, Layout layout,
+                                                                Status& status) = 0;
+  /// Creates descriptors (with the choice's math type), allocates tensors and the workspace,
+  /// and runs once to check.
+  [[nodiscard]] virtual Prepared prepare(const Layer& layer, Layout layout,
+                                         const AlgoChoice& choice) = 0;
   /// Flushes CUPTI and returns every kernel record collected since the last call, external
   /// ids attached.
   [[nodiscard]] virtual std::vector<KernelRecord> collect_kernels() = 0;
@@ -352,8 +366,9 @@ struct TimeEstimate {
 [[nodiscard]] std::string render_dry_run(const std::vector<ProfileJob>& jobs,
                                          const ProfileOptions& options);
 
-/// Measures one job on an opened back end: resolves its algorithm request, prepares,
-/// warms up, samples until the policy stops, then measures energy over the window.
+/// Measures one job on an opened back end: resolves its algorithm request, prepares (for
+/// the heuristic: its first choice that prepares, falling back down its ranking), warms up,
+/// samples until the policy stops, then measures energy over the window.
 /// Vendor refusals become rows with their outcome; only a lost device throws.
 [[nodiscard]] std::vector<ProfileRow> measure_job(ProfilerBackend& backend, const ProfileJob& job,
                                                   const MeasurePolicy& policy);

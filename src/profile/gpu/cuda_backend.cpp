@@ -124,16 +124,16 @@ class CudaBackend final : public ProfilerBackend {
 
   [[nodiscard]] DeviceInfo device() const override { return info_; }
 
-  std::optional<ConvAlgo> heuristic_algo(const Layer& layer, Layout layout,
-                                         Status& status) override {
-    return heuristic_choice(handle_->get(), layer, layout, status);
+  std::vector<AlgoChoice> heuristic_algos(const Layer& layer, Layout layout,
+                                          Status& status) override {
+    return heuristic_ranking(handle_->get(), layer, layout, status);
   }
 
-  Prepared prepare(const Layer& layer, Layout layout, ConvAlgo algo) override {
+  Prepared prepare(const Layer& layer, Layout layout, const AlgoChoice& choice) override {
     Prepared p;
-    p.algo = algo;
+    p.algo = choice.algo;
     auto runner = std::make_unique<CudnnConvRunner>(handle_->get(), stream_->get(), info_.l2_bytes,
-                                                    layer, layout, algo, p.status);
+                                                    layer, layout, choice, p.status);
     if (p.status.ok()) p.runner = std::move(runner);
     return p;
   }

@@ -2,6 +2,7 @@
 // cuDNN forward convolution set-up and launch (see cudnn_conv.hpp).
 #include "cudnn_conv.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <vector>
@@ -97,6 +98,40 @@ ConvAlgo from_cudnn(cudnnConvolutionFwdAlgo_t algo) {
   throw Error("unknown cuDNN forward algorithm " + std::to_string(static_cast<int>(algo)));
 }
 
+cudnnMathType_t to_cudnn(MathType math) {
+  switch (math) {
+    case MathType::kDefault: return CUDNN_DEFAULT_MATH;
+    case MathType::kTensorOp: return CUDNN_TENSOR_OP_MATH;
+    case MathType::kTensorOpAllowConversion: return CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
+    case MathType::kFma: return CUDNN_FMA_MATH;
+  }
+  return CUDNN_DEFAULT_MATH;
+}
+
+MathType from_cudnn(cudnnMathType_t math) {
+  for (MathType m : {MathType::kDefault, MathType::kTensorOp, MathType::kTensorOpAllowConversion,
+                     MathType::kFma}) {
+    if (to_cudnn(m) == math) return m;
+  }
+  throw Error("unknown cuDNN math type " + std::to_string(static_cast<int>(math)));
+}
+
+Status apply_math_type(ConvDescriptors& d, std::optional<MathType> math) {
+  if (!math) return {};
+  CNNPERF_CUDNN_STATUS(cudnnSetConvolutionMathType(d.conv.get(), to_cudnn(*math)));
+  d.math_type = to_cudnn(*math);
+  return {};
+}
+
+std::vector<AlgoChoice> usable_choices(const cudnnConvolutionFwdAlgoPerf_t* perf, int returned) {
+  std::vector<AlgoChoice> choices;
+  for (int i = 0; i < returned; ++i) {
+    if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
+    choices.push_back({from_cudnn(perf[i].algo), from_cudnn(perf[i].mathType)});
+  }
+  return choices;
+}
+
 Status DeviceBuffer::allocate(std::size_t bytes, const char* what) {
   if (bytes == 0) return {};
   const cudaError_t r = cudaMalloc(&ptr_, bytes);
@@ -157,9 +192,12 @@ Status fill_random(DeviceBuffer& buffer, std::size_t elements, DType dtype, std:
 }
 
 CudnnConvRunner::CudnnConvRunner(cudnnHandle_t handle, cudaStream_t stream, std::int64_t l2_bytes,
-                                 const Layer& layer, Layout layout, ConvAlgo algo, Status& status)
-    : handle_(handle), stream_(stream), algo_(to_cudnn(algo)), l2_bytes_(l2_bytes) {
+                                 const Layer& layer, Layout layout, const AlgoChoice& choice,
+                                 Status& status)
+    : handle_(handle), stream_(stream), algo_(to_cudnn(choice.algo)), l2_bytes_(l2_bytes) {
   status = set_conv_descriptors(layer, layout, d_);
+  if (!status.ok()) return;
+  status = apply_math_type(d_, choice.math);
   if (!status.ok()) return;
   std::size_t ws = 0;
   const cudnnStatus_t s = cudnnGetConvolutionForwardWorkspaceSize(
@@ -229,29 +267,33 @@ void CudnnConvRunner::flush_l2() {
   CNNPERF_CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
-std::optional<ConvAlgo> heuristic_choice(cudnnHandle_t handle, const Layer& layer, Layout layout,
-                                         Status& status) {
+std::vector<AlgoChoice> heuristic_ranking(cudnnHandle_t handle, const Layer& layer, Layout layout,
+                                          Status& status) {
   ConvDescriptors d;
   status = set_conv_descriptors(layer, layout, d);
-  if (!status.ok()) return std::nullopt;
-  std::array<cudnnConvolutionFwdAlgoPerf_t, CUDNN_CONVOLUTION_FWD_ALGO_COUNT> perf{};
+  if (!status.ok()) return {};
+  int max_count = 0;
+  cudnnStatus_t s = cudnnGetConvolutionForwardAlgorithmMaxCount(handle, &max_count);
+  if (s != CUDNN_STATUS_SUCCESS) {
+    status = cudnn_status(s, "cudnnGetConvolutionForwardAlgorithmMaxCount");
+    return {};
+  }
+  std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(static_cast<std::size_t>(std::max(max_count, 1)));
   int returned = 0;
-  const cudnnStatus_t s =
-      cudnnGetConvolutionForwardAlgorithm_v7(handle, d.x.get(), d.w.get(), d.conv.get(), d.y.get(),
+  s = cudnnGetConvolutionForwardAlgorithm_v7(handle, d.x.get(), d.w.get(), d.conv.get(), d.y.get(),
                                              static_cast<int>(perf.size()), &returned, perf.data());
   if (s != CUDNN_STATUS_SUCCESS) {
     status = cudnn_status(s, "cudnnGetConvolutionForwardAlgorithm_v7");
-    return std::nullopt;
+    return {};
   }
-  for (int i = 0; i < returned; ++i) {
-    if (perf[static_cast<std::size_t>(i)].status == CUDNN_STATUS_SUCCESS) {
-      status = {};
-      return from_cudnn(perf[static_cast<std::size_t>(i)].algo);
-    }
+  std::vector<AlgoChoice> choices = usable_choices(perf.data(), returned);
+  if (choices.empty()) {
+    status = {Outcome::kNotSupported,
+              "cudnnGetConvolutionForwardAlgorithm_v7: no algorithm supports this problem"};
+    return {};
   }
-  status = {Outcome::kNotSupported,
-            "cudnnGetConvolutionForwardAlgorithm_v7: no algorithm supports this problem"};
-  return std::nullopt;
+  status = {};
+  return choices;
 }
 
 }  // namespace cnnperf::gpu

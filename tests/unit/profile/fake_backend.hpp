@@ -40,7 +40,10 @@ class FakeBackend final : public ProfilerBackend {
  public:
   Status open_status;
   std::map<ConvAlgo, Status> refuse;  ///< prepare() result per algorithm
-  ConvAlgo heuristic = ConvAlgo::kImplicitPrecompGemm;
+  /// The heuristic's ranking, best first, with its math types.
+  std::vector<AlgoChoice> heuristic{{ConvAlgo::kImplicitPrecompGemm, MathType::kTensorOp},
+                                    {ConvAlgo::kGemm, MathType::kDefault}};
+  std::vector<AlgoChoice> prepared;  ///< every prepare() request, in order
   std::function<std::uint64_t(std::uint32_t)> latency_ns = [](std::uint32_t) { return 100000; };
   FakePowerMeter meter;
   int launches = 0;  ///< every launch, traced or not
@@ -65,11 +68,11 @@ class FakeBackend final : public ProfilerBackend {
     d.cupti = "130001";
     return d;
   }
-  std::optional<ConvAlgo> heuristic_algo(const Layer&, Layout, Status& status) override {
+  std::vector<AlgoChoice> heuristic_algos(const Layer&, Layout, Status& status) override {
     status = {};
     return heuristic;
   }
-  Prepared prepare(const Layer&, Layout, ConvAlgo algo) override;
+  Prepared prepare(const Layer&, Layout, const AlgoChoice& choice) override;
   std::vector<KernelRecord> collect_kernels() override {
     auto out = std::move(pending_);
     pending_.clear();
@@ -126,10 +129,11 @@ class FakeRunner final : public ConvRunner {
   FakeBackend& backend_;
 };
 
-inline Prepared FakeBackend::prepare(const Layer&, Layout, ConvAlgo algo) {
+inline Prepared FakeBackend::prepare(const Layer&, Layout, const AlgoChoice& choice) {
+  prepared.push_back(choice);
   Prepared p;
-  p.algo = algo;
-  auto it = refuse.find(algo);
+  p.algo = choice.algo;
+  auto it = refuse.find(choice.algo);
   if (it != refuse.end()) {
     p.status = it->second;
     return p;

@@ -105,6 +105,39 @@ TEST(MeasureJob, RefusedAlgorithmIsARowWithItsReason) {
   EXPECT_EQ(backend.launches, 0);
 }
 
+TEST(MeasureJob, HeuristicChoiceKeepsItsMathType) {
+  test::FakeBackend backend;
+  const auto rows = measure_job(backend, conv_job(0), fast_policy());
+  ASSERT_TRUE(rows[0].status.ok()) << rows[0].status.reason;
+  ASSERT_EQ(backend.prepared.size(), 1U);
+  EXPECT_EQ(backend.prepared[0].algo, ConvAlgo::kImplicitPrecompGemm);
+  EXPECT_EQ(backend.prepared[0].math, MathType::kTensorOp);
+  // A named algorithm runs with the layer's default math.
+  test::FakeBackend named;
+  (void)measure_job(named, conv_job(0, "gemm"), fast_policy());
+  ASSERT_EQ(named.prepared.size(), 1U);
+  EXPECT_FALSE(named.prepared[0].math);
+}
+
+TEST(MeasureJob, RefusedHeuristicChoiceFallsBackToTheNext) {
+  test::FakeBackend backend;
+  backend.refuse[ConvAlgo::kImplicitPrecompGemm] = {Outcome::kNotSupported,
+                                                    "CUDNN_STATUS_NOT_SUPPORTED_SHAPE"};
+  const auto rows = measure_job(backend, conv_job(0), fast_policy());
+  ASSERT_TRUE(rows[0].status.ok()) << rows[0].status.reason;
+  EXPECT_EQ(rows[0].algo, ConvAlgo::kGemm);
+  ASSERT_EQ(backend.prepared.size(), 2U);
+  EXPECT_EQ(backend.prepared[1].math, MathType::kDefault);
+  // Every choice refused: the row keeps the first choice and its reason.
+  test::FakeBackend all_refused;
+  all_refused.refuse[ConvAlgo::kImplicitPrecompGemm] = {Outcome::kNotSupported, "first"};
+  all_refused.refuse[ConvAlgo::kGemm] = {Outcome::kFailed, "second"};
+  const auto refused = measure_job(all_refused, conv_job(0), fast_policy());
+  EXPECT_EQ(refused[0].algo, ConvAlgo::kImplicitPrecompGemm);
+  EXPECT_EQ(refused[0].status.outcome, Outcome::kNotSupported);
+  EXPECT_EQ(refused[0].status.reason, "first");
+}
+
 TEST(MeasureJob, NoKernelRecordsFailsTheRow) {
   test::FakeBackend backend;
   backend.drop_all = true;
