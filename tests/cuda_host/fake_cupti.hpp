@@ -44,6 +44,10 @@ struct FakeCupti {
   std::vector<std::uint8_t> pending;        // records not yet handed back
   std::uint32_t next_correlation = 1;
   std::size_t dropped = 0;  // reported by cuptiActivityGetNumDroppedRecords
+  // "This define along with cuptiGetVersion can be used to dynamically detect if the version
+  // of CUPTI compiled against matches the version of the loaded CUPTI library"
+  // (cupti_version.h): a test sets a newer one, whose kernel records are another struct.
+  std::uint32_t version = CUPTI_API_VERSION;
 
   [[nodiscard]] bool is_enabled(CUpti_ActivityKind kind) const {
     for (auto k : enabled) {
@@ -142,6 +146,10 @@ inline CuptiEntryPoints entry_points() {
   api.dropped_records = [](CUcontext, std::uint32_t, std::size_t* dropped) {
     *dropped = state().dropped;
     state().dropped = 0;
+    return CUPTI_SUCCESS;
+  };
+  api.get_version = [](std::uint32_t* version) {
+    *version = state().version;
     return CUPTI_SUCCESS;
   };
   return api;

@@ -189,6 +189,20 @@ TEST(CuptiTracerFake, UntimedKernelsArriveMarkedUntimed) {
   EXPECT_FALSE(kernels[1].timed());
 }
 
+TEST(CuptiTracerFake, ALoadedCuptiWithAnotherKernelStructIsRefused) {
+  Status status;
+  CuptiEntryPoints api = fake::entry_points();
+  fake::state().version = 130100;  // CUDA 13.1: CUpti_ActivityKernel11
+  auto tracer = CuptiTracer::start(status, api);
+  EXPECT_FALSE(tracer);
+  EXPECT_EQ(status.outcome, Outcome::kFailed);
+  EXPECT_NE(status.reason.find("130100"), std::string::npos) << status.reason;
+  EXPECT_TRUE(fake::state().enabled.empty());
+  EXPECT_TRUE(kernel_records_readable(CUPTI_API_VERSION));
+  EXPECT_TRUE(kernel_records_readable(CUPTI_API_VERSION / 100 * 100 + 99));  // a patch update
+  EXPECT_FALSE(kernel_records_readable(CUPTI_API_VERSION + 100));
+}
+
 TEST(CuptiTracerFake, EnablesAnApiKindAndDisablesEverythingAtTheEnd) {
   Status status;
   auto tracer = CuptiTracer::start(status, fake::entry_points());

@@ -143,10 +143,11 @@ class CudaBackend final : public ProfilerBackend {
   PowerMeter& power_meter() override { return *meter_; }
 
  private:
-  // Destruction order (reverse): meter, NVML, stream, cuDNN handle, then CUPTI flushes last.
+  // Destruction order (reverse): meter, NVML, the cuDNN handle before the stream it was set
+  // to use, then CUPTI flushes last.
   std::unique_ptr<CuptiTracer> tracer_;
-  std::unique_ptr<CudnnHandle> handle_;
   std::unique_ptr<CudaStream> stream_;
+  std::unique_ptr<CudnnHandle> handle_;
   std::shared_ptr<NvmlLibrary> nvml_;
   std::unique_ptr<NvmlPowerMeter> meter_;
   DeviceInfo info_;

@@ -171,7 +171,8 @@ std::uint16_t float_to_half_bits(float value) {
   return static_cast<std::uint16_t>(sign | half);
 }
 
-Status fill_random(DeviceBuffer& buffer, std::size_t elements, DType dtype, std::uint32_t seed) {
+Status fill_random(DeviceBuffer& buffer, std::size_t elements, DType dtype, std::uint32_t seed,
+                   cudaStream_t stream) {
   if (elements == 0 || buffer.get() == nullptr) return {};
   std::uint32_t state = seed * 2654435761U + 1;
   auto next = [&state] {
@@ -182,13 +183,15 @@ Status fill_random(DeviceBuffer& buffer, std::size_t elements, DType dtype, std:
   if (dtype == DType::kFp16) {
     std::vector<std::uint16_t> host(elements);
     for (auto& v : host) v = float_to_half_bits(next());
-    r = cudaMemcpy(buffer.get(), host.data(), elements * 2, cudaMemcpyHostToDevice);
+    r = cudaMemcpyAsync(buffer.get(), host.data(), elements * 2, cudaMemcpyHostToDevice, stream);
+    if (r == cudaSuccess) r = cudaStreamSynchronize(stream);  // before `host` goes
   } else {
     std::vector<float> host(elements);
     for (auto& v : host) v = next();
-    r = cudaMemcpy(buffer.get(), host.data(), elements * 4, cudaMemcpyHostToDevice);
+    r = cudaMemcpyAsync(buffer.get(), host.data(), elements * 4, cudaMemcpyHostToDevice, stream);
+    if (r == cudaSuccess) r = cudaStreamSynchronize(stream);
   }
-  return cuda_status(r, "cudaMemcpy(fill)");
+  return cuda_status(r, "cudaMemcpyAsync(fill)");
 }
 
 CudnnConvRunner::CudnnConvRunner(cudnnHandle_t handle, cudaStream_t stream, std::int64_t l2_bytes,
@@ -220,8 +223,8 @@ CudnnConvRunner::CudnnConvRunner(cudnnHandle_t handle, cudaStream_t stream, std:
       return;
     }
   }
-  for (const Status& st :
-       {fill_random(x_, x_elems, layer.dtype, 1), fill_random(w_, w_elems, layer.dtype, 2)}) {
+  for (const Status& st : {fill_random(x_, x_elems, layer.dtype, 1, stream_),
+                           fill_random(w_, w_elems, layer.dtype, 2, stream_)}) {
     if (!st.ok()) {
       status = st;
       return;

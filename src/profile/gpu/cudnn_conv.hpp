@@ -88,8 +88,10 @@ class DeviceBuffer {
 };
 
 /// Fills a buffer with reproducible pseudo-random values in [-1, 1) of `dtype` (zeros would
-/// understate power).
-Status fill_random(DeviceBuffer& buffer, std::size_t elements, DType dtype, std::uint32_t seed);
+/// understate power). The copy runs on `stream`, the convolution's non-blocking stream, which
+/// does not wait for the legacy default stream, and is complete on return.
+Status fill_random(DeviceBuffer& buffer, std::size_t elements, DType dtype, std::uint32_t seed,
+                   cudaStream_t stream);
 /// IEEE binary16 bits of a float (round to nearest even; finite inputs).
 [[nodiscard]] std::uint16_t float_to_half_bits(float value);
 

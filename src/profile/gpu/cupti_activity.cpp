@@ -53,21 +53,29 @@ void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size,
   *max_num_records = 0;  // as many as fit
 }
 
+void keep(ActivityBatch&& batch) {
+  std::lock_guard<std::mutex> lock(store().mutex);
+  auto& p = store().pending;
+  p.kernels.insert(p.kernels.end(), std::make_move_iterator(batch.kernels.begin()),
+                   std::make_move_iterator(batch.kernels.end()));
+  p.correlations.insert(p.correlations.end(), batch.correlations.begin(), batch.correlations.end());
+  p.api_records += batch.api_records;
+  p.other_records += batch.other_records;
+}
+
+// Called from CUPTI's C frames, so nothing may propagate out of it: a buffer that cannot be
+// read counts as one dropped record, which the row reports.
 void CUPTIAPI buffer_completed(CUcontext context, std::uint32_t stream_id, std::uint8_t* buffer,
-                               std::size_t /*size*/, std::size_t valid_size) {
-  ActivityBatch batch;
-  if (valid_size > 0) walk_activity_buffer(buffer, valid_size, batch);
-  free_activity_buffer(buffer);
-  {
+                               std::size_t /*size*/, std::size_t valid_size) noexcept {
+  try {
+    ActivityBatch batch;
+    if (valid_size > 0) walk_activity_buffer(buffer, valid_size, batch);
+    keep(std::move(batch));
+  } catch (...) {
     std::lock_guard<std::mutex> lock(store().mutex);
-    auto& p = store().pending;
-    p.kernels.insert(p.kernels.end(), std::make_move_iterator(batch.kernels.begin()),
-                     std::make_move_iterator(batch.kernels.end()));
-    p.correlations.insert(p.correlations.end(), batch.correlations.begin(),
-                          batch.correlations.end());
-    p.api_records += batch.api_records;
-    p.other_records += batch.other_records;
+    ++store().dropped;
   }
+  free_activity_buffer(buffer);
   // Ask CUPTI for drops only after releasing our lock (kineto notes the lock-order deadlock).
   std::size_t dropped = 0;
   if (api().dropped_records(context, stream_id, &dropped) == CUPTI_SUCCESS && dropped > 0) {
@@ -118,8 +126,27 @@ const std::vector<CUpti_ActivityKind>& traced_activity_kinds() {
   return kinds;
 }
 
+bool kernel_records_readable(std::uint32_t loaded_version) {
+  return loaded_version / 100 == CUPTI_API_VERSION / 100;
+}
+
 std::unique_ptr<CuptiTracer> CuptiTracer::start(Status& status, const CuptiEntryPoints& entry) {
   api() = entry;
+  std::uint32_t version = 0;
+  const CUptiResult v = api().get_version(&version);
+  if (v != CUPTI_SUCCESS) {
+    status = {Outcome::kFailed, "cuptiGetVersion: " + describe(v)};
+    return nullptr;
+  }
+  if (!kernel_records_readable(version)) {
+    // Reading another version's records as CUpti_ActivityKernel10 would give wrong fields.
+    status = {Outcome::kFailed, "CUPTI API version " + std::to_string(version) +
+                                    " is loaded; this build reads the kernel records of " +
+                                    std::to_string(CUPTI_API_VERSION) + " (" +
+                                    kernel_record_struct_name() +
+                                    "): rebuild against the loaded CUPTI"};
+    return nullptr;
+  }
   CUptiResult r = api().register_callbacks(buffer_requested, buffer_completed);
   if (r != CUPTI_SUCCESS) {
     status = {Outcome::kFailed, "cuptiActivityRegisterCallbacks: " + describe(r)};

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <cupti_activity.h>
+#include <cupti_version.h>
 
 #include "cnnperf/profile/profile.hpp"
 
@@ -43,7 +44,13 @@ struct CuptiEntryPoints {
                                  std::uint64_t*) = cuptiActivityPopExternalCorrelationId;
   CUptiResult (*dropped_records)(CUcontext, std::uint32_t,
                                  std::size_t*) = cuptiActivityGetNumDroppedRecords;
+  CUptiResult (*get_version)(std::uint32_t*) = cuptiGetVersion;
 };
+
+/// Whether a loaded CUPTI of API version `loaded_version` (cuptiGetVersion, xxyyzz) writes the
+/// kernel record struct this build reads: the same toolkit major.minor as CUPTI_API_VERSION
+/// (13.1 renumbers the struct).
+[[nodiscard]] bool kernel_records_readable(std::uint32_t loaded_version);
 
 /// The activity kinds the tracer enables, in order. CUPTI writes an external-correlation
 /// record only for an API record (cuptiActivityPushExternalCorrelationId), so the runtime and
