@@ -150,7 +150,7 @@ ProfileRow measure_algo(ProfilerBackend& backend, const ProfileJob& job,
   const Status available = meter.available();
   if (!available.ok() || policy.energy_window_ms <= 0) {
     row.energy.status =
-        available.ok() ? Status{Outcome::kNotRun, "--energy-window-ms 0"} : available;
+        available.ok() ? Status{Outcome::kNotRun, "energy_window_ms is 0"} : available;
     return row;
   }
   row.energy_launches = energy_window_launches(policy.energy_window_ms, row.latency_ms);

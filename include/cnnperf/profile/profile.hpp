@@ -215,14 +215,14 @@ class ProfilerBackend {
 
 /// Measurement hygiene, named as nvbench and the CUTLASS profiler name it.
 struct MeasurePolicy {
-  int warmup = 10;                ///< untimed launches before sampling (--warmup)
-  int min_samples = 10;           ///< --min-samples
+  int warmup = 10;                ///< untimed launches before sampling
+  int min_samples = 10;           ///< samples taken at least
   int max_samples = 10000;        ///< hard cap on samples
-  double max_noise_pct = 1.0;     ///< stop when relative stdev (%) is at or below (--max-noise)
-  double min_time_s = 0.1;        ///< sample at least this long (--min-time), GPU time
-  double max_time_s = 2.0;        ///< stop after this much sampling even if noisy (--max-time)
+  double max_noise_pct = 1.0;     ///< stop when relative stdev (%) is at or below
+  double min_time_s = 0.1;        ///< sample at least this long, GPU time
+  double max_time_s = 2.0;        ///< stop after this much sampling even if noisy
   double energy_window_ms = 200;  ///< NVML window per layer (>= the counter's update interval)
-  bool flush_l2 = false;          ///< evict L2 before every sample (--flush-l2)
+  bool flush_l2 = false;          ///< evict L2 before every sample
 };
 
 /// Running statistics and the stopping rule: stop when samples >= min_samples and

@@ -74,7 +74,7 @@ class CudaBackend final : public ProfilerBackend {
     }
     if (count == 0) return {Outcome::kNotRun, "no CUDA device found"};
     if (gpu_index >= count) {
-      return {Outcome::kInvalidProblem, "--gpu-index " + std::to_string(gpu_index) + ": only " +
+      return {Outcome::kInvalidProblem, "gpu_index " + std::to_string(gpu_index) + ": only " +
                                             std::to_string(count) + " CUDA device(s)"};
     }
     // CUPTI before the context exists, so no kernel escapes the trace.

@@ -193,7 +193,7 @@ EnergyReading NvmlPowerMeter::end_window() {
       // The counter did not move: the window was shorter than its update interval.
       reading.status = {Outcome::kFailed, "energy counter did not advance over " +
                                               format_number(reading.window_ms) +
-                                              " ms (raise --energy-window-ms)"};
+                                              " ms (raise energy_window_ms)"};
     } else {
       reading.energy_mj = static_cast<double>(end_mj - energy_start_mj_);
     }
