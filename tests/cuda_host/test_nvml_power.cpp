@@ -19,7 +19,7 @@ TEST(NvmlPowerMeterFake, AWindowLeftOpenIsClosedByTheNextOne) {
   meter.begin_window();
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   const EnergyReading r = meter.end_window();
-  EXPECT_EQ(r.method, "nvml-power-samples");
+  EXPECT_EQ(r.method, "nvml-instant-power-samples");
   EXPECT_TRUE(r.status.ok()) << r.status.reason;
   EXPECT_GE(r.power_samples, 2);
 }
@@ -35,6 +35,34 @@ TEST(NvmlPowerMeterFake, AFailedStartReadLeavesTheWindowWithoutEnergy) {
   EXPECT_FALSE(r.status.ok());
   EXPECT_EQ(r.energy_mj, 0);
   EXPECT_NE(r.status.reason.find("start"), std::string::npos) << r.status.reason;
+}
+
+// The window starts while the GPU goes from 100 W to 300 W: the energy must be the 300 W the
+// window drew, not the lagging 1-second average.
+double average_power_w_after_a_step(bool instant_field) {
+  auto lib = fake::nvml_library();
+  auto& s = fake::nvml_state();
+  s.energy_counter_supported = false;
+  s.instant_field_supported = instant_field;
+  NvmlPowerMeter meter(lib, "GPU-fake", {});
+  EXPECT_TRUE(meter.available().ok()) << meter.available().reason;
+  const double step_ms = s.elapsed_ms();
+  s.power_w = [step_ms](double t) { return t < step_ms ? 100.0 : 300.0; };
+  meter.begin_window();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const EnergyReading r = meter.end_window();
+  EXPECT_TRUE(r.status.ok()) << r.status.reason;
+  EXPECT_EQ(r.method, instant_field ? "nvml-instant-power-samples" : "nvml-power-samples");
+  return r.energy_mj / r.window_ms;  // mJ / ms = W
+}
+
+TEST(NvmlPowerMeterFake, PowerSamplesUseTheInstantaneousField) {
+  EXPECT_GT(average_power_w_after_a_step(true), 250.0);
+}
+
+TEST(NvmlPowerMeterFake, WithoutTheFieldPowerUsageIsSampled) {
+  // The 1-second average lags: this is why the instantaneous field comes first.
+  EXPECT_LT(average_power_w_after_a_step(false), 200.0);
 }
 
 }  // namespace

@@ -57,6 +57,7 @@ std::unique_ptr<NvmlLibrary> NvmlLibrary::load(Status& status, const char* sonam
                   resolve(handle, "nvmlDeviceGetClockInfo", lib->clock_info) &&
                   resolve(handle, "nvmlDeviceGetPowerManagementLimit", lib->power_limit) &&
                   resolve(handle, "nvmlSystemGetDriverVersion", lib->driver_version_fn);
+  (void)resolve(handle, "nvmlDeviceGetFieldValues", lib->field_values);  // optional
   if (!ok) {
     status = {Outcome::kFailed, std::string(soname) + ": missing NVML entry point"};
     lib->shutdown = nullptr;  // nvmlInit_v2 was not called
@@ -128,6 +129,7 @@ NvmlPowerMeter::NvmlPowerMeter(std::shared_ptr<NvmlLibrary> nvml, const std::str
   spdlog::info("nvmlDeviceGetTotalEnergyConsumption: {}; falling back to power samples",
                nvml_->describe(r));
   unsigned int mw = 0;
+  instant_power_ = read_instant_power_mw(mw) == kNvmlSuccess;
   const int p = nvml_->power_usage(device_, &mw);
   if (p != kNvmlSuccess) {
     status_ = {outcome_from_nvml(p), "nvmlDeviceGetTotalEnergyConsumption: " + nvml_->describe(r) +
@@ -144,6 +146,21 @@ NvmlPowerMeter::~NvmlPowerMeter() {
 void NvmlPowerMeter::stop_sampler() {
   sampling_ = false;
   if (sampler_.joinable()) sampler_.join();
+}
+
+int NvmlPowerMeter::read_power_mw(unsigned int& mw) const {
+  return instant_power_ ? read_instant_power_mw(mw) : nvml_->power_usage(device_, &mw);
+}
+
+int NvmlPowerMeter::read_instant_power_mw(unsigned int& mw) const {
+  if (nvml_->field_values == nullptr) return kNvmlErrorNotSupported;
+  NvmlFieldValue field;
+  field.field_id = kNvmlFieldPowerInstant;
+  const int r = nvml_->field_values(device_, 1, &field);
+  if (r != kNvmlSuccess) return r;
+  if (field.nvml_return != kNvmlSuccess) return field.nvml_return;
+  mw = field.value.ui;
+  return kNvmlSuccess;
 }
 
 void NvmlPowerMeter::begin_window() {
@@ -165,7 +182,7 @@ void NvmlPowerMeter::begin_window() {
   sampler_ = std::thread([this] {
     while (sampling_) {
       unsigned int mw = 0;
-      if (nvml_->power_usage(device_, &mw) == kNvmlSuccess) samples_.emplace_back(now_ns(), mw);
+      if (read_power_mw(mw) == kNvmlSuccess) samples_.emplace_back(now_ns(), mw);
       std::this_thread::sleep_for(std::chrono::milliseconds(kPowerSampleIntervalMs));
     }
   });
@@ -200,7 +217,7 @@ EnergyReading NvmlPowerMeter::end_window() {
   } else {
     stop_sampler();
     reading.window_ms = static_cast<double>(now_ns() - start_ns_) / 1.0e6;
-    reading.method = "nvml-power-samples";
+    reading.method = instant_power_ ? "nvml-instant-power-samples" : "nvml-power-samples";
     reading.power_samples = static_cast<int>(samples_.size());
     if (samples_.size() < 2) {
       reading.status = {Outcome::kFailed, "fewer than 2 power samples in " +

@@ -25,6 +25,29 @@ enum NvmlReturn : int {
   kNvmlErrorGpuIsLost = 15,
   kNvmlErrorUnknown = 999,
 };
+/// nvmlFieldValue_t, declared from NVML's documented layout.
+struct NvmlFieldValue {
+  unsigned int field_id = 0;
+  unsigned int scope_id = 0;  ///< for power fields: 0 = the GPU (NVML_POWER_SCOPE_GPU)
+  long long timestamp_us = 0;
+  long long latency_us = 0;
+  int value_type = 0;  ///< nvmlValueType_t
+  int nvml_return = 0;
+  union {
+    double d;
+    unsigned int ui;
+    unsigned long ul;
+    unsigned long long ull;
+    long long sll;
+    int si;
+    unsigned short us;
+  } value{};
+};
+/// NVML_FI_DEV_POWER_INSTANT: "Current GPU power, supported on all architectures", mW.
+/// nvmlDeviceGetPowerUsage is a 1-second average on Ampere (except GA100) and newer, too slow
+/// for a window of a few hundred ms.
+inline constexpr unsigned int kNvmlFieldPowerInstant = 186;
+
 /// not supported -> kNotSupported; invalid argument / not found -> kInvalidProblem;
 /// other failures -> kFailed; success -> kPassed.
 [[nodiscard]] Outcome outcome_from_nvml(int nvml_return);
@@ -43,6 +66,7 @@ class NvmlLibrary {
   using ClockInfoFn = int (*)(Device, int, unsigned int*);     // MHz; 1 = SM, 2 = memory
   using PowerLimitFn = int (*)(Device, unsigned int*);         // mW
   using DriverVersionFn = int (*)(char*, unsigned int);
+  using FieldValuesFn = int (*)(Device, int, NvmlFieldValue*);
 
   /// dlopen + dlsym + nvmlInit_v2. On failure returns null and sets `status`, e.g.
   /// {kNotRun, "libnvidia-ml.so.1 not found"}.
@@ -67,6 +91,7 @@ class NvmlLibrary {
   ClockInfoFn clock_info = nullptr;
   PowerLimitFn power_limit = nullptr;
   DriverVersionFn driver_version_fn = nullptr;
+  FieldValuesFn field_values = nullptr;  ///< optional: null where the driver lacks it
 
  private:
   NvmlLibrary() = default;
@@ -88,10 +113,14 @@ class NvmlPowerMeter final : public PowerMeter {
 
  private:
   void stop_sampler();
+  /// The instantaneous power field where it works, else nvmlDeviceGetPowerUsage.
+  [[nodiscard]] int read_power_mw(unsigned int& mw) const;
+  [[nodiscard]] int read_instant_power_mw(unsigned int& mw) const;
   std::shared_ptr<NvmlLibrary> nvml_;
   NvmlLibrary::Device device_ = nullptr;
   Status status_;
   bool use_counter_ = false;
+  bool instant_power_ = false;  ///< NVML_FI_DEV_POWER_INSTANT answered
   unsigned long long energy_start_mj_ = 0;
   Status window_start_;  ///< not ok: the start-of-window read failed, the window has no energy
   std::int64_t start_ns_ = 0;
