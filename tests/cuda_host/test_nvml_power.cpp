@@ -37,6 +37,40 @@ TEST(NvmlPowerMeterFake, AFailedStartReadLeavesTheWindowWithoutEnergy) {
   EXPECT_NE(r.status.reason.find("start"), std::string::npos) << r.status.reason;
 }
 
+TEST(NvmlPowerMeterFake, CounterEnergyIsTakenBetweenUpdates) {
+  auto lib = fake::nvml_library();  // 250 W, counter updated every 100 ms
+  NvmlPowerMeter meter(lib, "GPU-fake", {});
+  ASSERT_TRUE(meter.available().ok()) << meter.available().reason;
+  meter.begin_window();
+  std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  const EnergyReading r = meter.end_window();
+  ASSERT_TRUE(r.status.ok()) << r.status.reason;
+  EXPECT_EQ(r.method, "nvml-total-energy-counter");
+  EXPECT_GE(r.counter_updates, 2);
+  // Two reads 250 ms apart differ by 200 or 300 ms of energy (20 % off); between updates
+  // the power is exact.
+  EXPECT_NEAR(r.energy_mj / r.window_ms, 250.0, 250.0 * 0.1);
+}
+
+TEST(NvmlPowerMeterFake, AWindowWithFewerThanTwoUpdatesHasNoEnergy) {
+  auto lib = fake::nvml_library();
+  NvmlPowerMeter meter(lib, "GPU-fake", {});
+  meter.begin_window();
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  const EnergyReading r = meter.end_window();
+  EXPECT_FALSE(r.status.ok());
+  EXPECT_NE(r.status.reason.find("2 needed"), std::string::npos) << r.status.reason;
+}
+
+TEST(EnergyFromUpdates, AveragePowerBetweenUpdatesTimesTheWindow) {
+  const std::int64_t ms = 1000000;
+  EXPECT_FALSE(energy_from_updates_mj({{5 * ms, 1000}}, 200));
+  // 2000 mJ in 100 ms = 20 W; over a 250 ms window: 5000 mJ.
+  const auto mj = energy_from_updates_mj({{5 * ms, 1000}, {55 * ms, 2000}, {105 * ms, 3000}}, 250);
+  ASSERT_TRUE(mj);
+  EXPECT_DOUBLE_EQ(*mj, 5000.0);
+}
+
 // The window starts while the GPU goes from 100 W to 300 W: the energy must be the 300 W the
 // window drew, not the lagging 1-second average.
 double average_power_w_after_a_step(bool instant_field) {

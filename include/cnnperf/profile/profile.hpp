@@ -147,6 +147,7 @@ struct EnergyReading {
   double window_ms = 0;     ///< wall time of the window (host clock)
   std::string method;       ///< "nvml-total-energy-counter" | "nvml-power-samples" | reason
   int power_samples = 0;    ///< samples taken (power method) or 0
+  int counter_updates = 0;  ///< energy counter updates seen in the window (counter method)
   double sm_clock_mhz = 0;  ///< observed at the end of the window; 0 when unknown
   double mem_clock_mhz = 0;
   double power_limit_w = 0;

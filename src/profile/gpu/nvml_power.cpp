@@ -106,6 +106,16 @@ double integrate_power_mj(const std::vector<std::pair<std::int64_t, unsigned int
   return mj;
 }
 
+std::optional<double> energy_from_updates_mj(const std::vector<CounterUpdate>& updates,
+                                             double window_ms) {
+  if (updates.size() < 2) return std::nullopt;
+  const CounterUpdate& first = updates.front();
+  const CounterUpdate& last = updates.back();
+  const double between_ms = static_cast<double>(last.host_ns - first.host_ns) / 1.0e6;
+  if (between_ms <= 0 || last.energy_mj < first.energy_mj) return std::nullopt;
+  return static_cast<double>(last.energy_mj - first.energy_mj) / between_ms * window_ms;
+}
+
 NvmlPowerMeter::NvmlPowerMeter(std::shared_ptr<NvmlLibrary> nvml, const std::string& uuid,
                                Status load_status)
     : nvml_(std::move(nvml)), status_(std::move(load_status)) {
@@ -175,6 +185,26 @@ void NvmlPowerMeter::begin_window() {
                         : Status{outcome_from_nvml(r),
                                  "nvmlDeviceGetTotalEnergyConsumption at the window's start: " +
                                      nvml_->describe(r)};
+    if (!window_start_.ok()) return;
+    // The counter moves in steps (about every 100 ms): a difference of two reads is off by
+    // up to a step at each end. The poller notes when each step lands instead.
+    counter_updates_.clear();
+    counter_read_error_ = kNvmlSuccess;
+    sampling_ = true;
+    sampler_ = std::thread([this] {
+      unsigned long long last = energy_start_mj_;
+      while (sampling_) {
+        unsigned long long mj = 0;
+        const int r = nvml_->total_energy(device_, &mj);
+        if (r != kNvmlSuccess) {
+          counter_read_error_ = r;
+        } else if (mj != last) {
+          counter_updates_.push_back({now_ns(), mj});
+          last = mj;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(kCounterPollIntervalMs));
+      }
+    });
     return;
   }
   samples_.clear();
@@ -196,23 +226,25 @@ EnergyReading NvmlPowerMeter::end_window() {
     return reading;
   }
   if (use_counter_) {
-    unsigned long long end_mj = 0;
-    const int r = nvml_->total_energy(device_, &end_mj);
+    stop_sampler();
     reading.window_ms = static_cast<double>(now_ns() - start_ns_) / 1.0e6;
     reading.method = "nvml-total-energy-counter";
+    reading.counter_updates = static_cast<int>(counter_updates_.size());
+    const std::optional<double> mj = energy_from_updates_mj(counter_updates_, reading.window_ms);
     if (!window_start_.ok()) {
       // Without the start value the difference would span earlier windows too.
       reading.status = window_start_;
-    } else if (r != kNvmlSuccess) {
-      reading.status = {outcome_from_nvml(r),
-                        "nvmlDeviceGetTotalEnergyConsumption: " + nvml_->describe(r)};
-    } else if (end_mj <= energy_start_mj_) {
-      // The counter did not move: the window was shorter than its update interval.
-      reading.status = {Outcome::kFailed, "energy counter did not advance over " +
-                                              format_number(reading.window_ms) +
-                                              " ms (raise energy_window_ms)"};
+    } else if (!mj) {
+      // Fewer than 2 updates: the window was shorter than the counter's update interval.
+      std::string why = "energy counter updated " + std::to_string(counter_updates_.size()) +
+                        " time(s) in " + format_number(reading.window_ms) +
+                        " ms, 2 needed (raise energy_window_ms)";
+      if (counter_read_error_ != kNvmlSuccess) {
+        why += "; nvmlDeviceGetTotalEnergyConsumption: " + nvml_->describe(counter_read_error_);
+      }
+      reading.status = {Outcome::kFailed, why};
     } else {
-      reading.energy_mj = static_cast<double>(end_mj - energy_start_mj_);
+      reading.energy_mj = *mj;
     }
   } else {
     stop_sampler();

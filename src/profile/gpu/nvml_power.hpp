@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -98,6 +99,18 @@ class NvmlLibrary {
   void* handle_ = nullptr;
 };
 
+/// An update of the energy counter as the poller saw it.
+struct CounterUpdate {
+  std::int64_t host_ns = 0;  ///< when the new value was first read
+  unsigned long long energy_mj = 0;
+};
+
+/// Energy of a window of `window_ms` from the counter's updates inside it: the average power
+/// between the first and the last update (both ends on an update, so no partial step counts)
+/// times the window. Nullopt with fewer than 2 updates.
+[[nodiscard]] std::optional<double> energy_from_updates_mj(
+    const std::vector<CounterUpdate>& updates, double window_ms);
+
 /// PowerMeter over NVML for one device (found by the CUDA device's UUID).
 class NvmlPowerMeter final : public PowerMeter {
  public:
@@ -110,6 +123,9 @@ class NvmlPowerMeter final : public PowerMeter {
   [[nodiscard]] EnergyReading end_window() override;
   /// Interval between power samples (fallback method), ms.
   static constexpr int kPowerSampleIntervalMs = 10;
+  /// Interval between reads of the energy counter, ms: finds its updates (about every 100 ms)
+  /// to within this.
+  static constexpr int kCounterPollIntervalMs = 1;
 
  private:
   void stop_sampler();
@@ -127,6 +143,8 @@ class NvmlPowerMeter final : public PowerMeter {
   std::atomic<bool> sampling_{false};
   std::thread sampler_;
   std::vector<std::pair<std::int64_t, unsigned int>> samples_;  // (host ns, mW)
+  std::vector<CounterUpdate> counter_updates_;                  // seen during the window
+  int counter_read_error_ = kNvmlSuccess;                       // last failed poll
 };
 
 /// Trapezoidal integral of (host ns, mW) samples, in mJ; 0 with fewer than 2 samples.
