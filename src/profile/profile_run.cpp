@@ -187,6 +187,8 @@ std::vector<ProfileRow> measure_job(ProfilerBackend& backend, const ProfileJob& 
     row = measure_algo(backend, job, choices, policy);
   } catch (const InputError&) {
     throw;
+  } catch (const DeviceLost&) {
+    throw;
   } catch (const Error& e) {
     // A vendor call failed mid-measurement: this row failed, the sweep goes on.
     row.status = {Outcome::kFailed, e.what()};

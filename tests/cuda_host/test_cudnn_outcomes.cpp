@@ -147,6 +147,21 @@ TEST(CheckedCalls, KeepCallWhereAndVendorMessage) {
   }
 }
 
+TEST(CheckedCalls, AStickyCudaErrorIsALostDevice) {
+  EXPECT_THROW(CNNPERF_CUDA_CHECK(cudaErrorIllegalAddress), DeviceLost);
+  EXPECT_THROW(CNNPERF_CUDA_CHECK(cudaErrorLaunchFailure), DeviceLost);
+  EXPECT_THROW((void)cuda_status(cudaErrorIllegalAddress, "cudaMemcpyAsync"), DeviceLost);
+  EXPECT_EQ(cuda_status(cudaErrorMemoryAllocation, "cudaMalloc").outcome, Outcome::kFailed);
+  try {
+    CNNPERF_CUDA_CHECK(cudaErrorMemoryAllocation);  // this job fails, the next may fit
+    FAIL();
+  } catch (const DeviceLost&) {
+    FAIL() << "out of memory is not a lost device";
+  } catch (const GpuError& e) {
+    EXPECT_EQ(e.code_name(), "cudaErrorMemoryAllocation");
+  }
+}
+
 TEST(AlgoEnum, RoundTripsThroughCudnn) {
   for (ConvAlgo a : all_conv_algos()) EXPECT_EQ(from_cudnn(to_cudnn(a)), a);
   EXPECT_EQ(static_cast<int>(all_conv_algos().size()), CUDNN_CONVOLUTION_FWD_ALGO_COUNT);

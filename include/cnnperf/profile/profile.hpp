@@ -22,6 +22,14 @@ namespace cnnperf {
 /// Current version of the profile output rows (column `schema_version`).
 inline constexpr int kProfileSchemaVersion = 1;
 
+/// The device can no longer run anything in this process: a sticky CUDA error (illegal
+/// address, launch failure, ...) corrupts the context, so every later job would fail too.
+/// measure_job lets it through to stop the run; the rows written so far stay.
+class DeviceLost : public Error {
+ public:
+  using Error::Error;
+};
+
 /// What happened to one layer x algorithm (CUTLASS profiler's Disposition, reduced).
 enum class Outcome {
   kPassed,          ///< measured
@@ -370,7 +378,8 @@ struct TimeEstimate {
 /// Measures one job on an opened back end: resolves its algorithm request, prepares (for
 /// the heuristic: its first choice that prepares, falling back down its ranking), warms up,
 /// samples until the policy stops, then measures energy over the window.
-/// Vendor refusals become rows with their outcome; only a lost device throws.
+/// Vendor refusals and failed calls become rows with their outcome; only a lost device
+/// (DeviceLost) and bad input throw.
 [[nodiscard]] std::vector<ProfileRow> measure_job(ProfilerBackend& backend, const ProfileJob& job,
                                                   const MeasurePolicy& policy);
 

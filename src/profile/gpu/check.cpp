@@ -107,12 +107,33 @@ Status cudnn_status(cudnnStatus_t status, const char* call) {
 
 Status cuda_status(cudaError_t status, const char* call) {
   if (status == cudaSuccess) return {};
+  if (is_sticky(status))
+    throw DeviceLost(std::string("GPU lost: ") + call + ": " + describe(status));
   return {outcome_from_cuda(status), std::string(call) + ": " + describe(status)};
 }
 
+bool is_sticky(cudaError_t status) {
+  switch (status) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorLaunchFailure:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorAssert:
+    case cudaErrorContextIsDestroyed: return true;
+    default: return false;
+  }
+}
+
 void throw_cuda(cudaError_t status, const char* call, const char* file, int line) {
-  throw GpuError(Api::kCuda, status, cudaGetErrorName(status), call, where_of(file, line),
+  GpuError error(Api::kCuda, status, cudaGetErrorName(status), call, where_of(file, line),
                  cudaGetErrorString(status));
+  if (is_sticky(status)) throw DeviceLost(std::string("GPU lost: ") + error.what());
+  throw error;
 }
 
 void throw_cudnn(cudnnStatus_t status, const char* call, const char* file, int line) {

@@ -56,8 +56,13 @@ class GpuError : public Error {
 [[nodiscard]] Outcome outcome_from_cuda(cudaError_t status);
 /// The Status of a cuDNN call: outcome plus "call: description".
 [[nodiscard]] Status cudnn_status(cudnnStatus_t status, const char* call);
+/// Throws DeviceLost for a sticky error: no later job could run either.
 [[nodiscard]] Status cuda_status(cudaError_t status, const char* call);
 
+/// Whether `status` is a sticky error: the context is corrupted and every later call fails
+/// ("the process must be terminated and relaunched", CUDA runtime API documentation).
+[[nodiscard]] bool is_sticky(cudaError_t status);
+/// GpuError; DeviceLost (with the same message) for a sticky error.
 [[noreturn]] void throw_cuda(cudaError_t status, const char* call, const char* file, int line);
 [[noreturn]] void throw_cudnn(cudnnStatus_t status, const char* call, const char* file, int line);
 [[noreturn]] void throw_cupti(CUptiResult status, const char* call, const char* file, int line);

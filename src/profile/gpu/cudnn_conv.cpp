@@ -137,6 +137,7 @@ Status DeviceBuffer::allocate(std::size_t bytes, const char* what) {
   const cudaError_t r = cudaMalloc(&ptr_, bytes);
   if (r != cudaSuccess) {
     (void)cudaGetLastError();
+    if (is_sticky(r)) throw_cuda(r, "cudaMalloc", __FILE__, __LINE__);
     ptr_ = nullptr;
     return {Outcome::kFailed, std::string("cudaMalloc(") + what + ", " + std::to_string(bytes) +
                                   " bytes): " + describe(r)};
@@ -254,7 +255,11 @@ void CudnnConvRunner::run(int launches, bool trace, std::uint64_t job, std::uint
     }
     const cudnnStatus_t s = launch();
     if (trace) CuptiTracer::pop();
-    if (s != CUDNN_STATUS_SUCCESS) throw_cudnn(s, "cudnnConvolutionForward", __FILE__, __LINE__);
+    if (s != CUDNN_STATUS_SUCCESS) {
+      // A sticky CUDA error behind the cuDNN status is a lost device, not this row's failure.
+      CNNPERF_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      throw_cudnn(s, "cudnnConvolutionForward", __FILE__, __LINE__);
+    }
   }
   CNNPERF_CUDA_CHECK(cudaStreamSynchronize(stream_));
 }

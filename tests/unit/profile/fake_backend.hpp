@@ -55,6 +55,7 @@ class FakeBackend final : public ProfilerBackend {
   std::function<bool(std::uint32_t)> untimed = [](std::uint32_t) { return false; };
   /// Untraced launches after the traced samples (the energy window) throw, as a lost device.
   bool fail_energy_window = false;
+  bool lose_device = false;  ///< every launch throws DeviceLost, as after a sticky CUDA error
 
   Status open(int /*gpu_index*/) override { return open_status; }
   [[nodiscard]] DeviceInfo device() const override {
@@ -116,6 +117,7 @@ class FakeRunner final : public ConvRunner {
  public:
   explicit FakeRunner(FakeBackend& backend) : backend_(backend) {}
   void run(int launches, bool trace, std::uint64_t job, std::uint32_t first_sample) override {
+    if (backend_.lose_device) throw DeviceLost("GPU lost: synthetic illegal address");
     if (backend_.fail_energy_window && !trace && backend_.traced > 0) {
       throw Error("synthetic launch failure in the energy window");
     }

@@ -182,6 +182,12 @@ TEST(MeasureJob, ARunnerThrowingInTheEnergyWindowClosesIt) {
   EXPECT_EQ(backend.meter.open_windows, 0);
 }
 
+TEST(MeasureJob, ALostDeviceStopsTheRunInsteadOfFailingEveryLaterRow) {
+  test::FakeBackend backend;
+  backend.lose_device = true;
+  EXPECT_THROW((void)measure_job(backend, conv_job(0), fast_policy()), DeviceLost);
+}
+
 TEST(MeasureJob, EnergyUnavailableIsSaidNotZeroed) {
   test::FakeBackend backend;
   backend.meter.status = {Outcome::kNotRun, "libnvidia-ml.so.1 not found"};
