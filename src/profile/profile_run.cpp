@@ -13,9 +13,19 @@
 namespace cnnperf {
 namespace {
 
-double kernel_sum_ms(const std::vector<KernelRecord>& kernels) {
+// GPU time of one launch: the union of its kernels' intervals. Kernels may overlap
+// (programmatic dependent launch on Hopper starts the next before the last ends); a plain
+// sum would count the overlap twice.
+double kernel_busy_ms(std::vector<KernelRecord> kernels) {
+  std::sort(kernels.begin(), kernels.end(),
+            [](const KernelRecord& a, const KernelRecord& b) { return a.start_ns < b.start_ns; });
   std::uint64_t ns = 0;
-  for (const auto& k : kernels) ns += k.duration_ns();
+  std::uint64_t covered_to = 0;
+  for (const auto& k : kernels) {
+    const std::uint64_t from = std::max(k.start_ns, covered_to);
+    if (k.end_ns > from) ns += k.end_ns - from;
+    covered_to = std::max(covered_to, k.end_ns);
+  }
   return static_cast<double>(ns) / 1.0e6;
 }
 
@@ -112,7 +122,7 @@ ProfileRow measure_algo(ProfilerBackend& backend, const ProfileJob& job,
         continue;
       }
       ++found;
-      const double ms = kernel_sum_ms(it->second);
+      const double ms = kernel_busy_ms(it->second);
       series.add(ms);
       totals.emplace_back(s, ms);
       by_sample[s] = std::move(it->second);

@@ -55,6 +55,9 @@ class FakeBackend final : public ProfilerBackend {
   std::function<bool(std::uint32_t)> untimed = [](std::uint32_t) { return false; };
   /// Untraced launches after the traced samples (the energy window) throw, as a lost device.
   bool fail_energy_window = false;
+  /// The main kernel starts this long before the transform ends (programmatic dependent
+  /// launch).
+  std::uint64_t overlap_ns = 0;
   bool lose_device = false;  ///< every launch throws DeviceLost, as after a sticky CUDA error
 
   Status open(int /*gpu_index*/) override { return open_status; }
@@ -96,7 +99,7 @@ class FakeBackend final : public ProfilerBackend {
     pre.external_id = make_external_id(job, sample);
     KernelRecord main;
     main.name = "synthetic_main";
-    main.start_ns = pre.end_ns;
+    main.start_ns = pre.end_ns - overlap_ns;
     main.end_ns = pre.end_ns + ns - ns / 10;
     main.grid = {4, 2, 1};
     main.block = {256, 1, 1};

@@ -182,6 +182,14 @@ TEST(MeasureJob, ARunnerThrowingInTheEnergyWindowClosesIt) {
   EXPECT_EQ(backend.meter.open_windows, 0);
 }
 
+TEST(MeasureJob, OverlappingKernelsAreNotCountedTwice) {
+  test::FakeBackend backend;
+  backend.overlap_ns = 5000;  // of the 10 us transform
+  const auto rows = measure_job(backend, conv_job(0), fast_policy());
+  ASSERT_TRUE(rows[0].status.ok()) << rows[0].status.reason;
+  EXPECT_NEAR(rows[0].latency_ms, 0.1, 1e-9);  // not 0.105
+}
+
 TEST(MeasureJob, ALostDeviceStopsTheRunInsteadOfFailingEveryLaterRow) {
   test::FakeBackend backend;
   backend.lose_device = true;
