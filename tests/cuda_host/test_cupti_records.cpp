@@ -203,6 +203,27 @@ TEST(CuptiTracerFake, ALoadedCuptiWithAnotherKernelStructIsRefused) {
   EXPECT_FALSE(kernel_records_readable(CUPTI_API_VERSION + 100));
 }
 
+TEST(CuptiTracerFake, UntracedLaunchesMakeNoRecords) {
+  Status status;
+  auto tracer = CuptiTracer::start(status, fake::entry_points());
+  ASSERT_TRUE(tracer) << status.reason;
+  {
+    TracingPaused paused;  // warm-up or energy window
+    EXPECT_TRUE(fake::state().enabled.empty());
+    fake::state().launch("warmup", 100, 200);
+  }
+  EXPECT_EQ(fake::state().enabled.size(), traced_activity_kinds().size());
+  CuptiTracer::push(make_external_id(0, 0));
+  fake::state().launch("sample", 300, 400);
+  CuptiTracer::pop();
+  const auto kernels = tracer->collect();
+  ASSERT_EQ(kernels.size(), 1U);
+  EXPECT_EQ(kernels[0].name, "sample");
+  tracer.reset();
+  TracingPaused without_tracer;  // no tracer: nothing to pause, nothing called
+  EXPECT_TRUE(fake::state().enabled.empty());
+}
+
 TEST(CuptiTracerFake, EnablesAnApiKindAndDisablesEverythingAtTheEnd) {
   Status status;
   auto tracer = CuptiTracer::start(status, fake::entry_points());

@@ -249,6 +249,8 @@ cudnnStatus_t CudnnConvRunner::launch() {
 }
 
 void CudnnConvRunner::run(int launches, bool trace, std::uint64_t job, std::uint32_t first_sample) {
+  std::optional<TracingPaused> untraced;
+  if (!trace) untraced.emplace();
   for (int i = 0; i < launches; ++i) {
     if (trace) {
       CuptiTracer::push(make_external_id(job, first_sample + static_cast<std::uint32_t>(i)));

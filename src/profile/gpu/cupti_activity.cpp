@@ -26,6 +26,12 @@ ActivityStore& store() {
   return s;
 }
 
+// Whether a tracer is running (between a successful start() and its destructor).
+bool& tracer_running() {
+  static bool running = false;
+  return running;
+}
+
 // The entry points of the running tracer (set by start()).
 CuptiEntryPoints& api() {
   static CuptiEntryPoints entry_points;
@@ -162,10 +168,12 @@ std::unique_ptr<CuptiTracer> CuptiTracer::start(Status& status, const CuptiEntry
     return nullptr;
   }
   status = {};
+  tracer_running() = true;
   return std::unique_ptr<CuptiTracer>(new CuptiTracer());
 }
 
 CuptiTracer::~CuptiTracer() {
+  tracer_running() = false;
   CNNPERF_CUPTI_CHECK_NOEXCEPT(api().flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
   const auto& kinds = traced_activity_kinds();
   for (auto it = kinds.rbegin(); it != kinds.rend(); ++it) {
@@ -190,6 +198,19 @@ std::uint64_t CuptiTracer::take_dropped() {
   const std::uint64_t dropped = store().dropped;
   store().dropped = 0;
   return dropped;
+}
+
+TracingPaused::TracingPaused() {
+  if (!tracer_running()) return;
+  for (CUpti_ActivityKind kind : traced_activity_kinds()) CNNPERF_CUPTI_CHECK(api().disable(kind));
+  paused_ = true;
+}
+
+TracingPaused::~TracingPaused() {
+  if (!paused_ || !tracer_running()) return;
+  for (CUpti_ActivityKind kind : traced_activity_kinds()) {
+    CNNPERF_CUPTI_CHECK_NOEXCEPT(api().enable(kind));
+  }
 }
 
 void CuptiTracer::push(std::uint64_t external_id) {

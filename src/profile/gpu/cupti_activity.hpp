@@ -93,4 +93,17 @@ class CuptiTracer {
   CuptiTracer() = default;
 };
 
+/// Tracing off for a scope: the untraced launches (warm-up, energy window) make no records
+/// to pile up and pay no tracing cost inside the energy window. No-op without a tracer.
+class TracingPaused {
+ public:
+  TracingPaused();
+  ~TracingPaused();
+  TracingPaused(const TracingPaused&) = delete;
+  TracingPaused& operator=(const TracingPaused&) = delete;
+
+ private:
+  bool paused_ = false;
+};
+
 }  // namespace cnnperf::gpu
