@@ -10,22 +10,77 @@
 namespace cnnperf {
 namespace {
 
-double kernel_sum_ms(const std::vector<KernelRecord>& kernels) {
+// GPU time of one launch: the union of its kernels' intervals. Kernels may overlap
+// (programmatic dependent launch on Hopper starts the next before the last ends); a plain
+// sum would count the overlap twice.
+double kernel_busy_ms(std::vector<KernelRecord> kernels) {
+  std::sort(kernels.begin(), kernels.end(),
+            [](const KernelRecord& a, const KernelRecord& b) { return a.start_ns < b.start_ns; });
   std::uint64_t ns = 0;
-  for (const auto& k : kernels) ns += k.duration_ns();
+  std::uint64_t covered_to = 0;
+  for (const auto& k : kernels) {
+    const std::uint64_t from = std::max(k.start_ns, covered_to);
+    if (k.end_ns > from) ns += k.end_ns - from;
+    covered_to = std::max(covered_to, k.end_ns);
+  }
   return static_cast<double>(ns) / 1.0e6;
 }
 
-ProfileRow measure_algo(ProfilerBackend& backend, const ProfileJob& job, ConvAlgo algo,
-                        const MeasurePolicy& policy) {
+// Closes the energy window on every path: a runner that throws inside the window must not
+// leave the meter sampling.
+class EnergyWindow {
+ public:
+  explicit EnergyWindow(PowerMeter& meter) : meter_(meter) { meter_.begin_window(); }
+  ~EnergyWindow() {
+    if (!open_) return;
+    try {
+      (void)meter_.end_window();
+    } catch (...) {  // already unwinding with the runner's error
+    }
+  }
+  EnergyWindow(const EnergyWindow&) = delete;
+  EnergyWindow& operator=(const EnergyWindow&) = delete;
+  [[nodiscard]] EnergyReading close() {
+    open_ = false;
+    return meter_.end_window();
+  }
+
+ private:
+  PowerMeter& meter_;
+  bool open_ = true;
+};
+
+// Prepares the first choice that works; the others are the heuristic's next-ranked ones,
+// tried when an earlier one is refused. Not ok: the first choice's refusal.
+Prepared prepare_first_working(ProfilerBackend& backend, const ProfileJob& job,
+                               const std::vector<AlgoChoice>& choices) {
+  Prepared first;
+  first.status = {Outcome::kFailed, "no algorithm to prepare"};
+  for (std::size_t i = 0; i < choices.size(); ++i) {
+    Prepared prepared = backend.prepare(job.layer, job.layout, choices[i]);
+    if (prepared.status.ok() && !prepared.runner) prepared.status = {Outcome::kFailed, "no runner"};
+    if (prepared.status.ok()) {
+      if (i > 0) {
+        spdlog::info("{}: heuristic choice {} refused ({}); measuring its choice {}, {}",
+                     job.source, to_string(first.algo), first.status.reason, i + 1,
+                     to_string(prepared.algo));
+      }
+      return prepared;
+    }
+    if (i == 0) first = std::move(prepared);
+  }
+  return first;
+}
+
+ProfileRow measure_algo(ProfilerBackend& backend, const ProfileJob& job,
+                        const std::vector<AlgoChoice>& choices, const MeasurePolicy& policy) {
   ProfileRow row;
   row.job = job;
-  row.algo = algo;
   row.algo_known = true;
-  Prepared prepared = backend.prepare(job.layer, job.layout, algo);
+  Prepared prepared = prepare_first_working(backend, job, choices);
   row.algo = prepared.algo;
-  if (!prepared.status.ok() || !prepared.runner) {
-    row.status = prepared.status.ok() ? Status{Outcome::kFailed, "no runner"} : prepared.status;
+  if (!prepared.status.ok()) {
+    row.status = prepared.status;
     return row;
   }
   ConvRunner& runner = *prepared.runner;
@@ -39,7 +94,7 @@ ProfileRow measure_algo(ProfilerBackend& backend, const ProfileJob& job, ConvAlg
   std::map<std::uint32_t, std::vector<KernelRecord>> by_sample;
   std::vector<std::pair<std::uint32_t, double>> totals;
   std::uint32_t next_sample = 0;
-  std::size_t missing = 0;
+  std::size_t missing = 0;  // launches without records, or with a kernel CUPTI could not time
   while (series.stop_reason().empty()) {
     const int n = next_batch_size(series, policy, series.mean_ms());
     if (n <= 0) break;
@@ -57,21 +112,24 @@ ProfileRow measure_algo(ProfilerBackend& backend, const ProfileJob& job, ConvAlg
     for (int i = 0; i < n; ++i) {
       const std::uint32_t s = next_sample + static_cast<std::uint32_t>(i);
       auto it = groups.find(s);
-      if (it == groups.end() || it->second.empty()) {
+      if (it == groups.end() || it->second.empty() ||
+          !std::all_of(it->second.begin(), it->second.end(),
+                       [](const KernelRecord& k) { return k.timed(); })) {
         ++missing;
         continue;
       }
       ++found;
-      const double ms = kernel_sum_ms(it->second);
+      const double ms = kernel_busy_ms(it->second);
       series.add(ms);
       totals.emplace_back(s, ms);
       by_sample[s] = std::move(it->second);
     }
     next_sample += static_cast<std::uint32_t>(n);
     if (found == 0) {
-      row.status = {Outcome::kFailed, "CUPTI delivered no kernel record for " + std::to_string(n) +
-                                          " traced launches (dropped records: " +
-                                          std::to_string(row.dropped_records) + ")"};
+      row.status = {
+          Outcome::kFailed,
+          "CUPTI delivered no timed kernel record for " + std::to_string(n) +
+              " traced launches (dropped records: " + std::to_string(row.dropped_records) + ")"};
       return row;
     }
   }
@@ -86,7 +144,7 @@ ProfileRow measure_algo(ProfilerBackend& backend, const ProfileJob& job, ConvAlg
   row.samples = series.count();
   row.stop_reason = series.stop_reason();
   if (missing > 0) {
-    row.stop_reason += ";" + std::to_string(missing) + " launches without kernel records";
+    row.stop_reason += ";" + std::to_string(missing) + " launches without timed kernel records";
   }
   // Representative launch: the sample closest to the median.
   const double median = row.latency_median_ms;
@@ -102,9 +160,9 @@ ProfileRow measure_algo(ProfilerBackend& backend, const ProfileJob& job, ConvAlg
     return row;
   }
   row.energy_launches = energy_window_launches(policy.energy_window_ms, row.latency_ms);
-  meter.begin_window();
+  EnergyWindow window(meter);
   runner.run(row.energy_launches, false, job.id, 0);
-  row.energy = meter.end_window();
+  row.energy = window.close();
   return row;
 }
 
@@ -120,21 +178,22 @@ std::vector<ProfileRow> measure_job(ProfilerBackend& backend, const ProfileJob& 
     return {row};
   }
   try {
-    ConvAlgo algo = ConvAlgo::kImplicitGemm;
+    std::vector<AlgoChoice> choices;
     if (job.algo_request == "heuristic") {
       Status status;
-      const auto chosen = backend.heuristic_algo(job.layer, job.layout, status);
-      if (!chosen) {
+      choices = backend.heuristic_algos(job.layer, job.layout, status);
+      if (choices.empty()) {
         row.status = status.ok() ? Status{Outcome::kNotSupported, "heuristic returned no algorithm"}
                                  : status;
         return {row};
       }
-      algo = *chosen;
     } else {
-      algo = conv_algo_from_string(job.algo_request);
+      choices = {AlgoChoice{conv_algo_from_string(job.algo_request), std::nullopt}};
     }
-    row = measure_algo(backend, job, algo, policy);
+    row = measure_algo(backend, job, choices, policy);
   } catch (const InputError&) {
+    throw;
+  } catch (const DeviceLost&) {
     throw;
   } catch (const Error& e) {
     // A vendor call failed mid-measurement: this row failed, the sweep goes on.

@@ -87,6 +87,27 @@ TEST(CudnnOutcome, StatusFamiliesMapLikeCutlassDisposition) {
       << s.reason;
 }
 
+TEST(CudnnOutcome, EnvironmentAndCallerErrorsAreFailuresToRetry) {
+  for (cudnnStatus_t s :
+       {CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER,
+        CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDART, CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH,
+        CUDNN_STATUS_NOT_SUPPORTED_RUNTIME_PREREQUISITE_MISSING,
+        CUDNN_STATUS_NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE, CUDNN_STATUS_BAD_PARAM_NULL_POINTER,
+        CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER, CUDNN_STATUS_BAD_PARAM_STREAM_MISMATCH}) {
+    EXPECT_EQ(outcome_from_cudnn(s), Outcome::kFailed) << static_cast<int>(s);
+  }
+  // Their values as cudnn_graph.h (cuDNN 9) gives them.
+  EXPECT_EQ(static_cast<int>(CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER), 3005);
+  EXPECT_EQ(static_cast<int>(CUDNN_STATUS_NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE), 3009);
+  EXPECT_EQ(static_cast<int>(CUDNN_STATUS_BAD_PARAM_NULL_POINTER), 2002);
+  EXPECT_EQ(static_cast<int>(CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER), 2003);
+  EXPECT_EQ(static_cast<int>(CUDNN_STATUS_BAD_PARAM_STREAM_MISMATCH), 2007);
+  // Properties of the problem on this GPU stay final.
+  EXPECT_EQ(outcome_from_cudnn(CUDNN_STATUS_NOT_SUPPORTED_SHARED_MEMORY_INSUFFICIENT),
+            Outcome::kNotSupported);
+  EXPECT_EQ(outcome_from_cudnn(CUDNN_STATUS_NOT_SUPPORTED_LAYOUT), Outcome::kNotSupported);
+}
+
 TEST(CudaOutcome, Mapping) {
   EXPECT_EQ(outcome_from_cuda(cudaSuccess), Outcome::kPassed);
   EXPECT_EQ(outcome_from_cuda(cudaErrorInvalidConfiguration), Outcome::kInvalidProblem);
@@ -126,10 +147,63 @@ TEST(CheckedCalls, KeepCallWhereAndVendorMessage) {
   }
 }
 
+TEST(CheckedCalls, AStickyCudaErrorIsALostDevice) {
+  EXPECT_THROW(CNNPERF_CUDA_CHECK(cudaErrorIllegalAddress), DeviceLost);
+  EXPECT_THROW(CNNPERF_CUDA_CHECK(cudaErrorLaunchFailure), DeviceLost);
+  EXPECT_THROW((void)cuda_status(cudaErrorIllegalAddress, "cudaMemcpyAsync"), DeviceLost);
+  EXPECT_EQ(cuda_status(cudaErrorMemoryAllocation, "cudaMalloc").outcome, Outcome::kFailed);
+  try {
+    CNNPERF_CUDA_CHECK(cudaErrorMemoryAllocation);  // this job fails, the next may fit
+    FAIL();
+  } catch (const DeviceLost&) {
+    FAIL() << "out of memory is not a lost device";
+  } catch (const GpuError& e) {
+    EXPECT_EQ(e.code_name(), "cudaErrorMemoryAllocation");
+  }
+}
+
 TEST(AlgoEnum, RoundTripsThroughCudnn) {
   for (ConvAlgo a : all_conv_algos()) EXPECT_EQ(from_cudnn(to_cudnn(a)), a);
   EXPECT_EQ(static_cast<int>(all_conv_algos().size()), CUDNN_CONVOLUTION_FWD_ALGO_COUNT);
   EXPECT_EQ(to_cudnn(ConvAlgo::kWinogradNonfused), CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED);
+}
+
+TEST(HeuristicResult, UsableChoicesKeepOrderAndMathType) {
+  std::array<cudnnConvolutionFwdAlgoPerf_t, 3> perf{};
+  perf[0].algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+  perf[0].mathType = CUDNN_TENSOR_OP_MATH;
+  perf[0].status = CUDNN_STATUS_SUCCESS;
+  perf[1].algo = CUDNN_CONVOLUTION_FWD_ALGO_FFT;
+  perf[1].status = CUDNN_STATUS_NOT_SUPPORTED;
+  perf[2].algo = CUDNN_CONVOLUTION_FWD_ALGO_GEMM;
+  perf[2].mathType = CUDNN_FMA_MATH;
+  perf[2].status = CUDNN_STATUS_SUCCESS;
+  const auto choices = usable_choices(perf.data(), static_cast<int>(perf.size()));
+  ASSERT_EQ(choices.size(), 2U);
+  EXPECT_EQ(choices[0].algo, ConvAlgo::kImplicitPrecompGemm);
+  EXPECT_EQ(choices[0].math, MathType::kTensorOp);
+  EXPECT_EQ(choices[1].algo, ConvAlgo::kGemm);
+  EXPECT_EQ(choices[1].math, MathType::kFma);
+}
+
+TEST(HeuristicResult, MathTypeIsSetOnTheDescriptor) {
+  ConvDescriptors d;
+  ASSERT_TRUE(set_conv_descriptors(conv(1, 8, 8, 8, 8, 3, 1, 1), Layout::kNchw, d).ok());
+  ASSERT_TRUE(apply_math_type(d, MathType::kTensorOpAllowConversion).ok());
+  cudnnMathType_t math = CUDNN_DEFAULT_MATH;
+  ASSERT_EQ(cudnnGetConvolutionMathType(d.conv.get(), &math), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(math, CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION);
+  EXPECT_EQ(d.math_type, CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION);
+  // No heuristic math type: the layer's default stays.
+  ConvDescriptors named;
+  ASSERT_TRUE(set_conv_descriptors(conv(1, 8, 8, 8, 8, 3, 1, 1), Layout::kNchw, named).ok());
+  ASSERT_TRUE(apply_math_type(named, std::nullopt).ok());
+  ASSERT_EQ(cudnnGetConvolutionMathType(named.conv.get(), &math), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(math, CUDNN_DEFAULT_MATH);
+  for (MathType m : {MathType::kDefault, MathType::kTensorOp, MathType::kTensorOpAllowConversion,
+                     MathType::kFma}) {
+    EXPECT_EQ(from_cudnn(to_cudnn(m)), m);
+  }
 }
 
 TEST(HalfConversion, KnownBitPatterns) {

@@ -12,6 +12,7 @@
 
 #include "../../src/profile/gpu/cupti_activity.hpp"
 #include "../../src/profile/gpu/cupti_record_convert.hpp"
+#include "fake_cupti.hpp"
 
 namespace cnnperf::gpu {
 namespace {
@@ -46,12 +47,7 @@ const CUpti_Activity& as_activity(const Record& record) {
 
 CUpti_ActivityKernel10 kernel(const char* name, std::uint32_t correlation, std::uint64_t start,
                               std::uint64_t end) {
-  CUpti_ActivityKernel10 k{};
-  k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-  k.name = name;
-  k.correlationId = correlation;
-  k.start = start;
-  k.end = end;
+  CUpti_ActivityKernel10 k = fake::kernel_record(name, correlation, start, end);
   k.gridX = 196;
   k.gridY = 2;
   k.gridZ = 1;
@@ -69,12 +65,7 @@ CUpti_ActivityKernel10 kernel(const char* name, std::uint32_t correlation, std::
 
 CUpti_ActivityExternalCorrelation correlation(std::uint32_t correlation_id,
                                               std::uint64_t external) {
-  CUpti_ActivityExternalCorrelation e{};
-  e.kind = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION;
-  e.externalKind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0;
-  e.correlationId = correlation_id;
-  e.externalId = external;
-  return e;
+  return fake::correlation_record(correlation_id, external);
 }
 
 TEST(CuptiConvert, KernelRecordFieldsAreCopied) {
@@ -164,6 +155,101 @@ TEST(CuptiTracerStart, ReportsWhyWithoutADriver) {
   EXPECT_FALSE(tracer);
   EXPECT_EQ(status.outcome, Outcome::kFailed);
   EXPECT_NE(status.reason.find("cuptiActivityEnable"), std::string::npos) << status.reason;
+}
+
+TEST(CuptiTracerFake, KernelsAreAttributedToTheirLaunch) {
+  Status status;
+  auto tracer = CuptiTracer::start(status, fake::entry_points());
+  ASSERT_TRUE(tracer) << status.reason;
+  const std::uint64_t id = make_external_id(3, 0);
+  CuptiTracer::push(id);
+  fake::state().launch("sm80_xmma_fprop", 1000, 21000);
+  CuptiTracer::pop();
+  fake::state().launch("outside_our_push", 30000, 31000);
+  const auto kernels = tracer->collect();
+  ASSERT_EQ(kernels.size(), 2U);
+  EXPECT_EQ(kernels[0].external_id, id);
+  EXPECT_EQ(kernels[1].external_id, 0U);
+  const auto groups = group_by_sample(kernels, 3);
+  ASSERT_EQ(groups.size(), 1U);
+  EXPECT_EQ(groups.at(0).at(0).duration_ns(), 20000U);
+}
+
+TEST(CuptiTracerFake, UntimedKernelsArriveMarkedUntimed) {
+  Status status;
+  auto tracer = CuptiTracer::start(status, fake::entry_points());
+  ASSERT_TRUE(tracer) << status.reason;
+  CuptiTracer::push(make_external_id(0, 0));
+  fake::state().launch("timed", 100, 200);
+  fake::state().launch("untimed", 0, 0);  // "timestamp information could not be collected"
+  CuptiTracer::pop();
+  const auto kernels = tracer->collect();
+  ASSERT_EQ(kernels.size(), 2U);
+  EXPECT_TRUE(kernels[0].timed());
+  EXPECT_FALSE(kernels[1].timed());
+}
+
+TEST(CuptiTracerFake, ALoadedCuptiWithAnotherKernelStructIsRefused) {
+  Status status;
+  CuptiEntryPoints api = fake::entry_points();
+  fake::state().version = 130100;  // CUDA 13.1: CUpti_ActivityKernel11
+  auto tracer = CuptiTracer::start(status, api);
+  EXPECT_FALSE(tracer);
+  EXPECT_EQ(status.outcome, Outcome::kFailed);
+  EXPECT_NE(status.reason.find("130100"), std::string::npos) << status.reason;
+  EXPECT_TRUE(fake::state().enabled.empty());
+  EXPECT_TRUE(kernel_records_readable(CUPTI_API_VERSION));
+  EXPECT_TRUE(kernel_records_readable(CUPTI_API_VERSION / 100 * 100 + 99));  // a patch update
+  EXPECT_FALSE(kernel_records_readable(CUPTI_API_VERSION + 100));
+}
+
+TEST(CuptiTracerFake, UntracedLaunchesMakeNoRecords) {
+  Status status;
+  auto tracer = CuptiTracer::start(status, fake::entry_points());
+  ASSERT_TRUE(tracer) << status.reason;
+  {
+    TracingPaused paused;  // warm-up or energy window
+    EXPECT_TRUE(fake::state().enabled.empty());
+    fake::state().launch("warmup", 100, 200);
+  }
+  EXPECT_EQ(fake::state().enabled.size(), traced_activity_kinds().size());
+  CuptiTracer::push(make_external_id(0, 0));
+  fake::state().launch("sample", 300, 400);
+  CuptiTracer::pop();
+  const auto kernels = tracer->collect();
+  ASSERT_EQ(kernels.size(), 1U);
+  EXPECT_EQ(kernels[0].name, "sample");
+  tracer.reset();
+  TracingPaused without_tracer;  // no tracer: nothing to pause, nothing called
+  EXPECT_TRUE(fake::state().enabled.empty());
+}
+
+TEST(CuptiTracerFake, EnablesAnApiKindAndDisablesEverythingAtTheEnd) {
+  Status status;
+  auto tracer = CuptiTracer::start(status, fake::entry_points());
+  ASSERT_TRUE(tracer) << status.reason;
+  EXPECT_TRUE(fake::state().is_enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+  EXPECT_TRUE(fake::state().is_enabled(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION));
+  EXPECT_TRUE(fake::state().is_enabled(CUPTI_ACTIVITY_KIND_RUNTIME) ||
+              fake::state().is_enabled(CUPTI_ACTIVITY_KIND_DRIVER));
+  tracer.reset();
+  EXPECT_TRUE(fake::state().enabled.empty());
+}
+
+TEST(CuptiBuffer, ApiRecordsAreCountedAndDropped) {
+  SyntheticBuffer buffer;
+  CUpti_ActivityAPI api{};
+  api.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+  api.correlationId = 100;
+  buffer.append(correlation(100, make_external_id(1, 0)));
+  buffer.append(api);
+  buffer.append(kernel("k", 100, 10, 20));
+  ActivityBatch batch;
+  EXPECT_EQ(walk_activity_buffer(buffer.data(), buffer.used(), batch), 3U);
+  EXPECT_EQ(batch.kernels.size(), 1U);
+  EXPECT_EQ(batch.correlations.size(), 1U);
+  EXPECT_EQ(batch.api_records, 1U);
+  EXPECT_EQ(batch.other_records, 0U);
 }
 
 }  // namespace

@@ -42,6 +42,14 @@ TEST_F(Device, ReportsItself) {
   EXPECT_GT(d.l2_bytes, 0);
 }
 
+TEST_F(Device, HeuristicRankingCarriesMathTypes) {
+  Status status;
+  const auto choices =
+      backend_->heuristic_algos(small_conv("heuristic").layer, Layout::kNchw, status);
+  ASSERT_FALSE(choices.empty()) << status.reason;
+  for (const AlgoChoice& c : choices) EXPECT_TRUE(c.math) << to_string(c.algo);
+}
+
 TEST_F(Device, HeuristicConvIsTimedWithKernelRecords) {
   MeasurePolicy p;
   p.min_time_s = 0.02;

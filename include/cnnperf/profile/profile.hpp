@@ -22,6 +22,14 @@ namespace cnnperf {
 /// Current version of the profile output rows (column `schema_version`).
 inline constexpr int kProfileSchemaVersion = 1;
 
+/// The device can no longer run anything in this process: a sticky CUDA error (illegal
+/// address, launch failure, ...) corrupts the context, so every later job would fail too.
+/// measure_job lets it through to stop the run; the rows written so far stay.
+class DeviceLost : public Error {
+ public:
+  using Error::Error;
+};
+
 /// What happened to one layer x algorithm (CUTLASS profiler's Disposition, reduced).
 enum class Outcome {
   kPassed,          ///< measured
@@ -66,6 +74,16 @@ enum class ConvAlgo {
 /// All eight, in enum order.
 [[nodiscard]] const std::vector<ConvAlgo>& all_conv_algos();
 
+/// cuDNN's math types, in cudnnMathType_t order. The heuristic ranks an algorithm together
+/// with a math type; the pair runs the kernel it chose (cuDNN 7.4+).
+enum class MathType { kDefault, kTensorOp, kTensorOpAllowConversion, kFma };
+
+/// An algorithm to set up, with the heuristic's math type when it came from the heuristic.
+struct AlgoChoice {
+  ConvAlgo algo = ConvAlgo::kImplicitGemm;
+  std::optional<MathType> math;  ///< nullopt: the layer's default math (a named algorithm)
+};
+
 /// One GPU kernel execution, converted from a CUPTI activity record (times in ns, GPU clock).
 struct KernelRecord {
   std::string name;  ///< mangled kernel name as CUPTI reports it
@@ -85,6 +103,10 @@ struct KernelRecord {
   [[nodiscard]] std::uint64_t duration_ns() const {
     return end_ns > start_ns ? end_ns - start_ns : 0;
   }
+  /// CUpti_ActivityKernel10: "A value of 0 for both the start and end timestamps indicates
+  /// that timestamp information could not be collected for the kernel." Such a kernel took
+  /// an unknown time, not zero.
+  [[nodiscard]] bool timed() const { return start_ns != 0 || end_ns != 0; }
 };
 
 /// CUPTI's external-correlation record: the id we pushed around the launch `correlation_id`.
@@ -133,6 +155,7 @@ struct EnergyReading {
   double window_ms = 0;     ///< wall time of the window (host clock)
   std::string method;       ///< "nvml-total-energy-counter" | "nvml-power-samples" | reason
   int power_samples = 0;    ///< samples taken (power method) or 0
+  int counter_updates = 0;  ///< energy counter updates seen in the window (counter method)
   double sm_clock_mhz = 0;  ///< observed at the end of the window; 0 when unknown
   double mem_clock_mhz = 0;
   double power_limit_w = 0;
@@ -178,11 +201,15 @@ class ProfilerBackend {
   [[nodiscard]] virtual Status open(int gpu_index) = 0;
   /// Valid after a successful open().
   [[nodiscard]] virtual DeviceInfo device() const = 0;
-  /// The heuristic's first choice for the layer (cudnnGetConvolutionForwardAlgorithm_v7).
-  [[nodiscard]] virtual std::optional<ConvAlgo> heuristic_algo(const Layer& layer, Layout layout,
-                                                               Status& status) = 0;
-  /// Creates descriptors, allocates tensors and the workspace, and runs once to check.
-  [[nodiscard]] virtual Prepared prepare(const Layer& layer, Layout layout, ConvAlgo algo) = 0;
+  /// The heuristic's ranking for the layer (cudnnGetConvolutionForwardAlgorithm_v7), best
+  /// first, only the entries it reports usable, each with its math type. Empty: `status` says
+  /// why (ok when the heuristic simply returned nothing usable).
+  [[nodiscard]] virtual std::vector<AlgoChoice> heuristic_algos(const Layer& layer, Layout layout,
+                                                                Status& status) = 0;
+  /// Creates descriptors (with the choice's math type), allocates tensors and the workspace,
+  /// and runs once to check.
+  [[nodiscard]] virtual Prepared prepare(const Layer& layer, Layout layout,
+                                         const AlgoChoice& choice) = 0;
   /// Flushes CUPTI and returns every kernel record collected since the last call, external
   /// ids attached.
   [[nodiscard]] virtual std::vector<KernelRecord> collect_kernels() = 0;
@@ -198,7 +225,7 @@ class ProfilerBackend {
 /// Measurement hygiene, named as nvbench and the CUTLASS profiler name it.
 struct MeasurePolicy {
   int warmup = 10;                ///< untimed launches before sampling
-  int min_samples = 10;           ///< samples at least
+  int min_samples = 10;           ///< samples taken at least
   int max_samples = 10000;        ///< hard cap on samples
   double max_noise_pct = 1.0;     ///< stop when relative stdev (%) is at or below
   double min_time_s = 0.1;        ///< sample at least this long, GPU time
@@ -337,9 +364,11 @@ struct TimeEstimate {
 [[nodiscard]] std::string render_dry_run(const std::vector<ProfileJob>& jobs,
                                          const MeasurePolicy& policy, OutputFormat format);
 
-/// Measures one job on an opened back end: resolves its algorithm request, prepares,
-/// warms up, samples until the policy stops, then measures energy over the window.
-/// Vendor refusals become rows with their outcome; only a lost device throws.
+/// Measures one job on an opened back end: resolves its algorithm request, prepares (for
+/// the heuristic: its first choice that prepares, falling back down its ranking), warms up,
+/// samples until the policy stops, then measures energy over the window.
+/// Vendor refusals and failed calls become rows with their outcome; only a lost device
+/// (DeviceLost) and bad input throw.
 [[nodiscard]] std::vector<ProfileRow> measure_job(ProfilerBackend& backend, const ProfileJob& job,
                                                   const MeasurePolicy& policy);
 

@@ -68,7 +68,21 @@ std::string describe(CUptiResult status) {
 }
 
 Outcome outcome_from_cudnn(cudnnStatus_t status) {
-  if (status == CUDNN_STATUS_SUCCESS) return Outcome::kPassed;
+  switch (status) {
+    case CUDNN_STATUS_SUCCESS: return Outcome::kPassed;
+    // The machine, not the problem: a driver or cudart too old, a build without this GPU's
+    // architecture, a missing library. Failed, so that a resumed run on a fixed machine retries.
+    case CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER:
+    case CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDART:
+    case CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH:
+    case CUDNN_STATUS_NOT_SUPPORTED_RUNTIME_PREREQUISITE_MISSING:
+    case CUDNN_STATUS_NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE:
+    // Our own call was wrong (null or misaligned pointer, wrong stream), not the problem.
+    case CUDNN_STATUS_BAD_PARAM_NULL_POINTER:
+    case CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER:
+    case CUDNN_STATUS_BAD_PARAM_STREAM_MISMATCH: return Outcome::kFailed;
+    default: break;
+  }
   // cuDNN 9 codes are category * 1000 + specific error.
   switch (CUDNN_STATUS_CATEGORY(static_cast<int>(status))) {
     case CUDNN_STATUS_BAD_PARAM: return Outcome::kInvalidProblem;
@@ -93,12 +107,33 @@ Status cudnn_status(cudnnStatus_t status, const char* call) {
 
 Status cuda_status(cudaError_t status, const char* call) {
   if (status == cudaSuccess) return {};
+  if (is_sticky(status))
+    throw DeviceLost(std::string("GPU lost: ") + call + ": " + describe(status));
   return {outcome_from_cuda(status), std::string(call) + ": " + describe(status)};
 }
 
+bool is_sticky(cudaError_t status) {
+  switch (status) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorLaunchFailure:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorAssert:
+    case cudaErrorContextIsDestroyed: return true;
+    default: return false;
+  }
+}
+
 void throw_cuda(cudaError_t status, const char* call, const char* file, int line) {
-  throw GpuError(Api::kCuda, status, cudaGetErrorName(status), call, where_of(file, line),
+  GpuError error(Api::kCuda, status, cudaGetErrorName(status), call, where_of(file, line),
                  cudaGetErrorString(status));
+  if (is_sticky(status)) throw DeviceLost(std::string("GPU lost: ") + error.what());
+  throw error;
 }
 
 void throw_cudnn(cudnnStatus_t status, const char* call, const char* file, int line) {

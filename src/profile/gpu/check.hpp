@@ -47,14 +47,22 @@ class GpuError : public Error {
 [[nodiscard]] std::string cudnn_last_error();
 
 /// Outcome mapping (CUTLASS's Disposition): BAD_PARAM family -> invalid problem,
-/// NOT_SUPPORTED family -> not supported, success -> passed, anything else -> failed.
+/// NOT_SUPPORTED family -> not supported, success -> passed, anything else -> failed. The
+/// codes that describe the machine or our own call rather than the problem (incompatible
+/// driver/cudart, arch mismatch, missing prerequisite or sub-library; null or misaligned
+/// pointer, stream mismatch) are failed, so that a resumed run retries them.
 [[nodiscard]] Outcome outcome_from_cudnn(cudnnStatus_t status);
 /// Success -> passed; invalid configuration/value -> invalid problem; anything else failed.
 [[nodiscard]] Outcome outcome_from_cuda(cudaError_t status);
 /// The Status of a cuDNN call: outcome plus "call: description".
 [[nodiscard]] Status cudnn_status(cudnnStatus_t status, const char* call);
+/// Throws DeviceLost for a sticky error: no later job could run either.
 [[nodiscard]] Status cuda_status(cudaError_t status, const char* call);
 
+/// Whether `status` is a sticky error: the context is corrupted and every later call fails
+/// ("the process must be terminated and relaunched", CUDA runtime API documentation).
+[[nodiscard]] bool is_sticky(cudaError_t status);
+/// GpuError; DeviceLost (with the same message) for a sticky error.
 [[noreturn]] void throw_cuda(cudaError_t status, const char* call, const char* file, int line);
 [[noreturn]] void throw_cudnn(cudnnStatus_t status, const char* call, const char* file, int line);
 [[noreturn]] void throw_cupti(CUptiResult status, const char* call, const char* file, int line);

@@ -124,16 +124,16 @@ class CudaBackend final : public ProfilerBackend {
 
   [[nodiscard]] DeviceInfo device() const override { return info_; }
 
-  std::optional<ConvAlgo> heuristic_algo(const Layer& layer, Layout layout,
-                                         Status& status) override {
-    return heuristic_choice(handle_->get(), layer, layout, status);
+  std::vector<AlgoChoice> heuristic_algos(const Layer& layer, Layout layout,
+                                          Status& status) override {
+    return heuristic_ranking(handle_->get(), layer, layout, status);
   }
 
-  Prepared prepare(const Layer& layer, Layout layout, ConvAlgo algo) override {
+  Prepared prepare(const Layer& layer, Layout layout, const AlgoChoice& choice) override {
     Prepared p;
-    p.algo = algo;
+    p.algo = choice.algo;
     auto runner = std::make_unique<CudnnConvRunner>(handle_->get(), stream_->get(), info_.l2_bytes,
-                                                    layer, layout, algo, p.status);
+                                                    layer, layout, choice, p.status);
     if (p.status.ok()) p.runner = std::move(runner);
     return p;
   }
@@ -143,10 +143,11 @@ class CudaBackend final : public ProfilerBackend {
   PowerMeter& power_meter() override { return *meter_; }
 
  private:
-  // Destruction order (reverse): meter, NVML, stream, cuDNN handle, then CUPTI flushes last.
+  // Destruction order (reverse): meter, NVML, the cuDNN handle before the stream it was set
+  // to use, then CUPTI flushes last.
   std::unique_ptr<CuptiTracer> tracer_;
-  std::unique_ptr<CudnnHandle> handle_;
   std::unique_ptr<CudaStream> stream_;
+  std::unique_ptr<CudnnHandle> handle_;
   std::shared_ptr<NvmlLibrary> nvml_;
   std::unique_ptr<NvmlPowerMeter> meter_;
   DeviceInfo info_;

@@ -2,6 +2,7 @@
 // cuDNN forward convolution set-up and launch (see cudnn_conv.hpp).
 #include "cudnn_conv.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <vector>
@@ -97,11 +98,46 @@ ConvAlgo from_cudnn(cudnnConvolutionFwdAlgo_t algo) {
   throw Error("unknown cuDNN forward algorithm " + std::to_string(static_cast<int>(algo)));
 }
 
+cudnnMathType_t to_cudnn(MathType math) {
+  switch (math) {
+    case MathType::kDefault: return CUDNN_DEFAULT_MATH;
+    case MathType::kTensorOp: return CUDNN_TENSOR_OP_MATH;
+    case MathType::kTensorOpAllowConversion: return CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
+    case MathType::kFma: return CUDNN_FMA_MATH;
+  }
+  return CUDNN_DEFAULT_MATH;
+}
+
+MathType from_cudnn(cudnnMathType_t math) {
+  for (MathType m : {MathType::kDefault, MathType::kTensorOp, MathType::kTensorOpAllowConversion,
+                     MathType::kFma}) {
+    if (to_cudnn(m) == math) return m;
+  }
+  throw Error("unknown cuDNN math type " + std::to_string(static_cast<int>(math)));
+}
+
+Status apply_math_type(ConvDescriptors& d, std::optional<MathType> math) {
+  if (!math) return {};
+  CNNPERF_CUDNN_STATUS(cudnnSetConvolutionMathType(d.conv.get(), to_cudnn(*math)));
+  d.math_type = to_cudnn(*math);
+  return {};
+}
+
+std::vector<AlgoChoice> usable_choices(const cudnnConvolutionFwdAlgoPerf_t* perf, int returned) {
+  std::vector<AlgoChoice> choices;
+  for (int i = 0; i < returned; ++i) {
+    if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
+    choices.push_back({from_cudnn(perf[i].algo), from_cudnn(perf[i].mathType)});
+  }
+  return choices;
+}
+
 Status DeviceBuffer::allocate(std::size_t bytes, const char* what) {
   if (bytes == 0) return {};
   const cudaError_t r = cudaMalloc(&ptr_, bytes);
   if (r != cudaSuccess) {
     (void)cudaGetLastError();
+    if (is_sticky(r)) throw_cuda(r, "cudaMalloc", __FILE__, __LINE__);
     ptr_ = nullptr;
     return {Outcome::kFailed, std::string("cudaMalloc(") + what + ", " + std::to_string(bytes) +
                                   " bytes): " + describe(r)};
@@ -136,7 +172,8 @@ std::uint16_t float_to_half_bits(float value) {
   return static_cast<std::uint16_t>(sign | half);
 }
 
-Status fill_random(DeviceBuffer& buffer, std::size_t elements, DType dtype, std::uint32_t seed) {
+Status fill_random(DeviceBuffer& buffer, std::size_t elements, DType dtype, std::uint32_t seed,
+                   cudaStream_t stream) {
   if (elements == 0 || buffer.get() == nullptr) return {};
   std::uint32_t state = seed * 2654435761U + 1;
   auto next = [&state] {
@@ -147,19 +184,24 @@ Status fill_random(DeviceBuffer& buffer, std::size_t elements, DType dtype, std:
   if (dtype == DType::kFp16) {
     std::vector<std::uint16_t> host(elements);
     for (auto& v : host) v = float_to_half_bits(next());
-    r = cudaMemcpy(buffer.get(), host.data(), elements * 2, cudaMemcpyHostToDevice);
+    r = cudaMemcpyAsync(buffer.get(), host.data(), elements * 2, cudaMemcpyHostToDevice, stream);
+    if (r == cudaSuccess) r = cudaStreamSynchronize(stream);  // before `host` goes
   } else {
     std::vector<float> host(elements);
     for (auto& v : host) v = next();
-    r = cudaMemcpy(buffer.get(), host.data(), elements * 4, cudaMemcpyHostToDevice);
+    r = cudaMemcpyAsync(buffer.get(), host.data(), elements * 4, cudaMemcpyHostToDevice, stream);
+    if (r == cudaSuccess) r = cudaStreamSynchronize(stream);
   }
-  return cuda_status(r, "cudaMemcpy(fill)");
+  return cuda_status(r, "cudaMemcpyAsync(fill)");
 }
 
 CudnnConvRunner::CudnnConvRunner(cudnnHandle_t handle, cudaStream_t stream, std::int64_t l2_bytes,
-                                 const Layer& layer, Layout layout, ConvAlgo algo, Status& status)
-    : handle_(handle), stream_(stream), algo_(to_cudnn(algo)), l2_bytes_(l2_bytes) {
+                                 const Layer& layer, Layout layout, const AlgoChoice& choice,
+                                 Status& status)
+    : handle_(handle), stream_(stream), algo_(to_cudnn(choice.algo)), l2_bytes_(l2_bytes) {
   status = set_conv_descriptors(layer, layout, d_);
+  if (!status.ok()) return;
+  status = apply_math_type(d_, choice.math);
   if (!status.ok()) return;
   std::size_t ws = 0;
   const cudnnStatus_t s = cudnnGetConvolutionForwardWorkspaceSize(
@@ -182,8 +224,8 @@ CudnnConvRunner::CudnnConvRunner(cudnnHandle_t handle, cudaStream_t stream, std:
       return;
     }
   }
-  for (const Status& st :
-       {fill_random(x_, x_elems, layer.dtype, 1), fill_random(w_, w_elems, layer.dtype, 2)}) {
+  for (const Status& st : {fill_random(x_, x_elems, layer.dtype, 1, stream_),
+                           fill_random(w_, w_elems, layer.dtype, 2, stream_)}) {
     if (!st.ok()) {
       status = st;
       return;
@@ -207,13 +249,19 @@ cudnnStatus_t CudnnConvRunner::launch() {
 }
 
 void CudnnConvRunner::run(int launches, bool trace, std::uint64_t job, std::uint32_t first_sample) {
+  std::optional<TracingPaused> untraced;
+  if (!trace) untraced.emplace();
   for (int i = 0; i < launches; ++i) {
     if (trace) {
       CuptiTracer::push(make_external_id(job, first_sample + static_cast<std::uint32_t>(i)));
     }
     const cudnnStatus_t s = launch();
     if (trace) CuptiTracer::pop();
-    if (s != CUDNN_STATUS_SUCCESS) throw_cudnn(s, "cudnnConvolutionForward", __FILE__, __LINE__);
+    if (s != CUDNN_STATUS_SUCCESS) {
+      // A sticky CUDA error behind the cuDNN status is a lost device, not this row's failure.
+      CNNPERF_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      throw_cudnn(s, "cudnnConvolutionForward", __FILE__, __LINE__);
+    }
   }
   CNNPERF_CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
@@ -229,29 +277,33 @@ void CudnnConvRunner::flush_l2() {
   CNNPERF_CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
-std::optional<ConvAlgo> heuristic_choice(cudnnHandle_t handle, const Layer& layer, Layout layout,
-                                         Status& status) {
+std::vector<AlgoChoice> heuristic_ranking(cudnnHandle_t handle, const Layer& layer, Layout layout,
+                                          Status& status) {
   ConvDescriptors d;
   status = set_conv_descriptors(layer, layout, d);
-  if (!status.ok()) return std::nullopt;
-  std::array<cudnnConvolutionFwdAlgoPerf_t, CUDNN_CONVOLUTION_FWD_ALGO_COUNT> perf{};
+  if (!status.ok()) return {};
+  int max_count = 0;
+  cudnnStatus_t s = cudnnGetConvolutionForwardAlgorithmMaxCount(handle, &max_count);
+  if (s != CUDNN_STATUS_SUCCESS) {
+    status = cudnn_status(s, "cudnnGetConvolutionForwardAlgorithmMaxCount");
+    return {};
+  }
+  std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(static_cast<std::size_t>(std::max(max_count, 1)));
   int returned = 0;
-  const cudnnStatus_t s =
-      cudnnGetConvolutionForwardAlgorithm_v7(handle, d.x.get(), d.w.get(), d.conv.get(), d.y.get(),
+  s = cudnnGetConvolutionForwardAlgorithm_v7(handle, d.x.get(), d.w.get(), d.conv.get(), d.y.get(),
                                              static_cast<int>(perf.size()), &returned, perf.data());
   if (s != CUDNN_STATUS_SUCCESS) {
     status = cudnn_status(s, "cudnnGetConvolutionForwardAlgorithm_v7");
-    return std::nullopt;
+    return {};
   }
-  for (int i = 0; i < returned; ++i) {
-    if (perf[static_cast<std::size_t>(i)].status == CUDNN_STATUS_SUCCESS) {
-      status = {};
-      return from_cudnn(perf[static_cast<std::size_t>(i)].algo);
-    }
+  std::vector<AlgoChoice> choices = usable_choices(perf.data(), returned);
+  if (choices.empty()) {
+    status = {Outcome::kNotSupported,
+              "cudnnGetConvolutionForwardAlgorithm_v7: no algorithm supports this problem"};
+    return {};
   }
-  status = {Outcome::kNotSupported,
-            "cudnnGetConvolutionForwardAlgorithm_v7: no algorithm supports this problem"};
-  return std::nullopt;
+  status = {};
+  return choices;
 }
 
 }  // namespace cnnperf::gpu

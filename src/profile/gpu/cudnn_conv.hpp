@@ -7,6 +7,8 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
@@ -56,6 +58,17 @@ struct ConvDescriptors {
 
 [[nodiscard]] cudnnConvolutionFwdAlgo_t to_cudnn(ConvAlgo algo);
 [[nodiscard]] ConvAlgo from_cudnn(cudnnConvolutionFwdAlgo_t algo);
+[[nodiscard]] cudnnMathType_t to_cudnn(MathType math);
+[[nodiscard]] MathType from_cudnn(cudnnMathType_t math);
+
+/// Sets the heuristic's math type on the convolution descriptor (d.math_type follows); the
+/// layer's default stays when `math` is nullopt.
+[[nodiscard]] Status apply_math_type(ConvDescriptors& d, std::optional<MathType> math);
+
+/// The usable entries (status success) of a heuristic result, in its order, each with the
+/// math type it was ranked with.
+[[nodiscard]] std::vector<AlgoChoice> usable_choices(const cudnnConvolutionFwdAlgoPerf_t* perf,
+                                                     int returned);
 
 /// A device allocation (cudaMalloc/cudaFree).
 class DeviceBuffer {
@@ -75,8 +88,10 @@ class DeviceBuffer {
 };
 
 /// Fills a buffer with reproducible pseudo-random values in [-1, 1) of `dtype` (zeros would
-/// understate power).
-Status fill_random(DeviceBuffer& buffer, std::size_t elements, DType dtype, std::uint32_t seed);
+/// understate power). The copy runs on `stream`, the convolution's non-blocking stream, which
+/// does not wait for the legacy default stream, and is complete on return.
+Status fill_random(DeviceBuffer& buffer, std::size_t elements, DType dtype, std::uint32_t seed,
+                   cudaStream_t stream);
 /// IEEE binary16 bits of a float (round to nearest even; finite inputs).
 [[nodiscard]] std::uint16_t float_to_half_bits(float value);
 
@@ -85,7 +100,7 @@ class CudnnConvRunner final : public ConvRunner {
  public:
   /// Sets up and runs once to check; `status` tells whether the algorithm works.
   CudnnConvRunner(cudnnHandle_t handle, cudaStream_t stream, std::int64_t l2_bytes,
-                  const Layer& layer, Layout layout, ConvAlgo algo, Status& status);
+                  const Layer& layer, Layout layout, const AlgoChoice& choice, Status& status);
   void run(int launches, bool trace, std::uint64_t job, std::uint32_t first_sample) override;
   void flush_l2() override;
   [[nodiscard]] std::int64_t workspace_bytes() const override {
@@ -103,8 +118,9 @@ class CudnnConvRunner final : public ConvRunner {
   int l2_flushes_ = 0;
 };
 
-/// The heuristic's first working choice (cudnnGetConvolutionForwardAlgorithm_v7).
-[[nodiscard]] std::optional<ConvAlgo> heuristic_choice(cudnnHandle_t handle, const Layer& layer,
-                                                       Layout layout, Status& status);
+/// The heuristic's usable choices, best first (cudnnGetConvolutionForwardAlgorithm_v7 with
+/// room for cudnnGetConvolutionForwardAlgorithmMaxCount results).
+[[nodiscard]] std::vector<AlgoChoice> heuristic_ranking(cudnnHandle_t handle, const Layer& layer,
+                                                        Layout layout, Status& status);
 
 }  // namespace cnnperf::gpu

@@ -57,6 +57,7 @@ std::unique_ptr<NvmlLibrary> NvmlLibrary::load(Status& status, const char* sonam
                   resolve(handle, "nvmlDeviceGetClockInfo", lib->clock_info) &&
                   resolve(handle, "nvmlDeviceGetPowerManagementLimit", lib->power_limit) &&
                   resolve(handle, "nvmlSystemGetDriverVersion", lib->driver_version_fn);
+  (void)resolve(handle, "nvmlDeviceGetFieldValues", lib->field_values);  // optional
   if (!ok) {
     status = {Outcome::kFailed, std::string(soname) + ": missing NVML entry point"};
     lib->shutdown = nullptr;  // nvmlInit_v2 was not called
@@ -70,6 +71,10 @@ std::unique_ptr<NvmlLibrary> NvmlLibrary::load(Status& status, const char* sonam
   }
   status = {};
   return lib;
+}
+
+std::unique_ptr<NvmlLibrary> NvmlLibrary::without_library() {
+  return std::unique_ptr<NvmlLibrary>(new NvmlLibrary());
 }
 
 NvmlLibrary::~NvmlLibrary() {
@@ -101,6 +106,16 @@ double integrate_power_mj(const std::vector<std::pair<std::int64_t, unsigned int
   return mj;
 }
 
+std::optional<double> energy_from_updates_mj(const std::vector<CounterUpdate>& updates,
+                                             double window_ms) {
+  if (updates.size() < 2) return std::nullopt;
+  const CounterUpdate& first = updates.front();
+  const CounterUpdate& last = updates.back();
+  const double between_ms = static_cast<double>(last.host_ns - first.host_ns) / 1.0e6;
+  if (between_ms <= 0 || last.energy_mj < first.energy_mj) return std::nullopt;
+  return static_cast<double>(last.energy_mj - first.energy_mj) / between_ms * window_ms;
+}
+
 NvmlPowerMeter::NvmlPowerMeter(std::shared_ptr<NvmlLibrary> nvml, const std::string& uuid,
                                Status load_status)
     : nvml_(std::move(nvml)), status_(std::move(load_status)) {
@@ -124,6 +139,7 @@ NvmlPowerMeter::NvmlPowerMeter(std::shared_ptr<NvmlLibrary> nvml, const std::str
   spdlog::info("nvmlDeviceGetTotalEnergyConsumption: {}; falling back to power samples",
                nvml_->describe(r));
   unsigned int mw = 0;
+  instant_power_ = read_instant_power_mw(mw) == kNvmlSuccess;
   const int p = nvml_->power_usage(device_, &mw);
   if (p != kNvmlSuccess) {
     status_ = {outcome_from_nvml(p), "nvmlDeviceGetTotalEnergyConsumption: " + nvml_->describe(r) +
@@ -142,11 +158,53 @@ void NvmlPowerMeter::stop_sampler() {
   if (sampler_.joinable()) sampler_.join();
 }
 
+int NvmlPowerMeter::read_power_mw(unsigned int& mw) const {
+  return instant_power_ ? read_instant_power_mw(mw) : nvml_->power_usage(device_, &mw);
+}
+
+int NvmlPowerMeter::read_instant_power_mw(unsigned int& mw) const {
+  if (nvml_->field_values == nullptr) return kNvmlErrorNotSupported;
+  NvmlFieldValue field;
+  field.field_id = kNvmlFieldPowerInstant;
+  const int r = nvml_->field_values(device_, 1, &field);
+  if (r != kNvmlSuccess) return r;
+  if (field.nvml_return != kNvmlSuccess) return field.nvml_return;
+  mw = field.value.ui;
+  return kNvmlSuccess;
+}
+
 void NvmlPowerMeter::begin_window() {
+  // A thread still joinable here would std::terminate on the assignment below.
+  stop_sampler();
   if (!status_.ok()) return;
   start_ns_ = now_ns();
   if (use_counter_) {
-    nvml_->total_energy(device_, &energy_start_mj_);
+    const int r = nvml_->total_energy(device_, &energy_start_mj_);
+    window_start_ = r == kNvmlSuccess
+                        ? Status{}
+                        : Status{outcome_from_nvml(r),
+                                 "nvmlDeviceGetTotalEnergyConsumption at the window's start: " +
+                                     nvml_->describe(r)};
+    if (!window_start_.ok()) return;
+    // The counter moves in steps (about every 100 ms): a difference of two reads is off by
+    // up to a step at each end. The poller notes when each step lands instead.
+    counter_updates_.clear();
+    counter_read_error_ = kNvmlSuccess;
+    sampling_ = true;
+    sampler_ = std::thread([this] {
+      unsigned long long last = energy_start_mj_;
+      while (sampling_) {
+        unsigned long long mj = 0;
+        const int r = nvml_->total_energy(device_, &mj);
+        if (r != kNvmlSuccess) {
+          counter_read_error_ = r;
+        } else if (mj != last) {
+          counter_updates_.push_back({now_ns(), mj});
+          last = mj;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(kCounterPollIntervalMs));
+      }
+    });
     return;
   }
   samples_.clear();
@@ -154,7 +212,7 @@ void NvmlPowerMeter::begin_window() {
   sampler_ = std::thread([this] {
     while (sampling_) {
       unsigned int mw = 0;
-      if (nvml_->power_usage(device_, &mw) == kNvmlSuccess) samples_.emplace_back(now_ns(), mw);
+      if (read_power_mw(mw) == kNvmlSuccess) samples_.emplace_back(now_ns(), mw);
       std::this_thread::sleep_for(std::chrono::milliseconds(kPowerSampleIntervalMs));
     }
   });
@@ -168,25 +226,30 @@ EnergyReading NvmlPowerMeter::end_window() {
     return reading;
   }
   if (use_counter_) {
-    unsigned long long end_mj = 0;
-    const int r = nvml_->total_energy(device_, &end_mj);
+    stop_sampler();
     reading.window_ms = static_cast<double>(now_ns() - start_ns_) / 1.0e6;
     reading.method = "nvml-total-energy-counter";
-    if (r != kNvmlSuccess) {
-      reading.status = {outcome_from_nvml(r),
-                        "nvmlDeviceGetTotalEnergyConsumption: " + nvml_->describe(r)};
-    } else if (end_mj <= energy_start_mj_) {
-      // The counter did not move: the window was shorter than its update interval.
-      reading.status = {Outcome::kFailed, "energy counter did not advance over " +
-                                              format_number(reading.window_ms) +
-                                              " ms (expected a longer energy window)"};
+    reading.counter_updates = static_cast<int>(counter_updates_.size());
+    const std::optional<double> mj = energy_from_updates_mj(counter_updates_, reading.window_ms);
+    if (!window_start_.ok()) {
+      // Without the start value the difference would span earlier windows too.
+      reading.status = window_start_;
+    } else if (!mj) {
+      // Fewer than 2 updates: the window was shorter than the counter's update interval.
+      std::string why = "energy counter updated " + std::to_string(counter_updates_.size()) +
+                        " time(s) in " + format_number(reading.window_ms) +
+                        " ms, 2 needed (expected a longer energy window)";
+      if (counter_read_error_ != kNvmlSuccess) {
+        why += "; nvmlDeviceGetTotalEnergyConsumption: " + nvml_->describe(counter_read_error_);
+      }
+      reading.status = {Outcome::kFailed, why};
     } else {
-      reading.energy_mj = static_cast<double>(end_mj - energy_start_mj_);
+      reading.energy_mj = *mj;
     }
   } else {
     stop_sampler();
     reading.window_ms = static_cast<double>(now_ns() - start_ns_) / 1.0e6;
-    reading.method = "nvml-power-samples";
+    reading.method = instant_power_ ? "nvml-instant-power-samples" : "nvml-power-samples";
     reading.power_samples = static_cast<int>(samples_.size());
     if (samples_.size() < 2) {
       reading.status = {Outcome::kFailed, "fewer than 2 power samples in " +

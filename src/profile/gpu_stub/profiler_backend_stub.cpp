@@ -26,16 +26,16 @@ class StubBackend final : public ProfilerBackend {
  public:
   [[nodiscard]] Status open(int /*gpu_index*/) override { return {Outcome::kNotRun, kReason}; }
   [[nodiscard]] DeviceInfo device() const override { return {}; }
-  [[nodiscard]] std::optional<ConvAlgo> heuristic_algo(const Layer& /*layer*/, Layout /*layout*/,
-                                                       Status& status) override {
+  [[nodiscard]] std::vector<AlgoChoice> heuristic_algos(const Layer& /*layer*/, Layout /*layout*/,
+                                                        Status& status) override {
     status = {Outcome::kNotRun, kReason};
-    return std::nullopt;
+    return {};
   }
   [[nodiscard]] Prepared prepare(const Layer& /*layer*/, Layout /*layout*/,
-                                 ConvAlgo algo) override {
+                                 const AlgoChoice& choice) override {
     Prepared p;
     p.status = {Outcome::kNotRun, kReason};
-    p.algo = algo;
+    p.algo = choice.algo;
     return p;
   }
   [[nodiscard]] std::vector<KernelRecord> collect_kernels() override { return {}; }

@@ -16,9 +16,14 @@ class FakePowerMeter final : public PowerMeter {
   double energy_mj_per_window = 500;
   double window_ms = 250;
   int windows = 0;
+  int open_windows = 0;  ///< begun and not ended
   [[nodiscard]] Status available() const override { return status; }
-  void begin_window() override { ++windows; }
+  void begin_window() override {
+    ++windows;
+    ++open_windows;
+  }
   [[nodiscard]] EnergyReading end_window() override {
+    --open_windows;
     EnergyReading r;
     r.status = status;
     r.energy_mj = energy_mj_per_window;
@@ -35,13 +40,25 @@ class FakeBackend final : public ProfilerBackend {
  public:
   Status open_status;
   std::map<ConvAlgo, Status> refuse;  ///< prepare() result per algorithm
-  ConvAlgo heuristic = ConvAlgo::kImplicitPrecompGemm;
+  /// The heuristic's ranking, best first, with its math types.
+  std::vector<AlgoChoice> heuristic{{ConvAlgo::kImplicitPrecompGemm, MathType::kTensorOp},
+                                    {ConvAlgo::kGemm, MathType::kDefault}};
+  std::vector<AlgoChoice> prepared;  ///< every prepare() request, in order
   std::function<std::uint64_t(std::uint32_t)> latency_ns = [](std::uint32_t) { return 100000; };
   FakePowerMeter meter;
   int launches = 0;  ///< every launch, traced or not
   int traced = 0;
   int l2_flushes = 0;
   bool drop_all = false;  ///< deliver no kernel records
+  /// Samples whose main kernel comes with start = end = 0, as CUPTI reports a kernel it could
+  /// not time ("timestamp information could not be collected", CUpti_ActivityKernel10).
+  std::function<bool(std::uint32_t)> untimed = [](std::uint32_t) { return false; };
+  /// Untraced launches after the traced samples (the energy window) throw, as a lost device.
+  bool fail_energy_window = false;
+  /// The main kernel starts this long before the transform ends (programmatic dependent
+  /// launch).
+  std::uint64_t overlap_ns = 0;
+  bool lose_device = false;  ///< every launch throws DeviceLost, as after a sticky CUDA error
 
   Status open(int /*gpu_index*/) override { return open_status; }
   [[nodiscard]] DeviceInfo device() const override {
@@ -55,11 +72,11 @@ class FakeBackend final : public ProfilerBackend {
     d.cupti = "130001";
     return d;
   }
-  std::optional<ConvAlgo> heuristic_algo(const Layer&, Layout, Status& status) override {
+  std::vector<AlgoChoice> heuristic_algos(const Layer&, Layout, Status& status) override {
     status = {};
     return heuristic;
   }
-  Prepared prepare(const Layer&, Layout, ConvAlgo algo) override;
+  Prepared prepare(const Layer&, Layout, const AlgoChoice& choice) override;
   std::vector<KernelRecord> collect_kernels() override {
     auto out = std::move(pending_);
     pending_.clear();
@@ -82,13 +99,14 @@ class FakeBackend final : public ProfilerBackend {
     pre.external_id = make_external_id(job, sample);
     KernelRecord main;
     main.name = "synthetic_main";
-    main.start_ns = pre.end_ns;
+    main.start_ns = pre.end_ns - overlap_ns;
     main.end_ns = pre.end_ns + ns - ns / 10;
     main.grid = {4, 2, 1};
     main.block = {256, 1, 1};
     main.registers_per_thread = 96;
     main.external_id = pre.external_id;
     clock_ns_ = main.end_ns + 1000;
+    if (untimed(sample)) main.start_ns = main.end_ns = 0;
     pending_.push_back(main);  // out of order on purpose: grouping sorts by start
     pending_.push_back(pre);
   }
@@ -102,6 +120,10 @@ class FakeRunner final : public ConvRunner {
  public:
   explicit FakeRunner(FakeBackend& backend) : backend_(backend) {}
   void run(int launches, bool trace, std::uint64_t job, std::uint32_t first_sample) override {
+    if (backend_.lose_device) throw DeviceLost("GPU lost: synthetic illegal address");
+    if (backend_.fail_energy_window && !trace && backend_.traced > 0) {
+      throw Error("synthetic launch failure in the energy window");
+    }
     for (int i = 0; i < launches; ++i)
       backend_.record(job, first_sample + static_cast<std::uint32_t>(i), trace);
   }
@@ -112,10 +134,11 @@ class FakeRunner final : public ConvRunner {
   FakeBackend& backend_;
 };
 
-inline Prepared FakeBackend::prepare(const Layer&, Layout, ConvAlgo algo) {
+inline Prepared FakeBackend::prepare(const Layer&, Layout, const AlgoChoice& choice) {
+  prepared.push_back(choice);
   Prepared p;
-  p.algo = algo;
-  auto it = refuse.find(algo);
+  p.algo = choice.algo;
+  auto it = refuse.find(choice.algo);
   if (it != refuse.end()) {
     p.status = it->second;
     return p;

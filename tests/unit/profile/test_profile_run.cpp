@@ -106,12 +106,95 @@ TEST(MeasureJob, RefusedAlgorithmIsARowWithItsReason) {
   EXPECT_EQ(backend.launches, 0);
 }
 
+TEST(MeasureJob, HeuristicChoiceKeepsItsMathType) {
+  test::FakeBackend backend;
+  const auto rows = measure_job(backend, conv_job(0), fast_policy());
+  ASSERT_TRUE(rows[0].status.ok()) << rows[0].status.reason;
+  ASSERT_EQ(backend.prepared.size(), 1U);
+  EXPECT_EQ(backend.prepared[0].algo, ConvAlgo::kImplicitPrecompGemm);
+  EXPECT_EQ(backend.prepared[0].math, MathType::kTensorOp);
+  // A named algorithm runs with the layer's default math.
+  test::FakeBackend named;
+  (void)measure_job(named, conv_job(0, "gemm"), fast_policy());
+  ASSERT_EQ(named.prepared.size(), 1U);
+  EXPECT_FALSE(named.prepared[0].math);
+}
+
+TEST(MeasureJob, RefusedHeuristicChoiceFallsBackToTheNext) {
+  test::FakeBackend backend;
+  backend.refuse[ConvAlgo::kImplicitPrecompGemm] = {Outcome::kNotSupported,
+                                                    "CUDNN_STATUS_NOT_SUPPORTED_SHAPE"};
+  const auto rows = measure_job(backend, conv_job(0), fast_policy());
+  ASSERT_TRUE(rows[0].status.ok()) << rows[0].status.reason;
+  EXPECT_EQ(rows[0].algo, ConvAlgo::kGemm);
+  ASSERT_EQ(backend.prepared.size(), 2U);
+  EXPECT_EQ(backend.prepared[1].math, MathType::kDefault);
+  // Every choice refused: the row keeps the first choice and its reason.
+  test::FakeBackend all_refused;
+  all_refused.refuse[ConvAlgo::kImplicitPrecompGemm] = {Outcome::kNotSupported, "first"};
+  all_refused.refuse[ConvAlgo::kGemm] = {Outcome::kFailed, "second"};
+  const auto refused = measure_job(all_refused, conv_job(0), fast_policy());
+  EXPECT_EQ(refused[0].algo, ConvAlgo::kImplicitPrecompGemm);
+  EXPECT_EQ(refused[0].status.outcome, Outcome::kNotSupported);
+  EXPECT_EQ(refused[0].status.reason, "first");
+}
+
 TEST(MeasureJob, NoKernelRecordsFailsTheRow) {
   test::FakeBackend backend;
   backend.drop_all = true;
   const auto rows = measure_job(backend, conv_job(0), fast_policy());
   EXPECT_EQ(rows[0].status.outcome, Outcome::kFailed);
   EXPECT_NE(rows[0].status.reason.find("dropped records: 7"), std::string::npos);
+}
+
+TEST(MeasureJob, UntimedKernelsAreMissingSamplesNotZeroTime) {
+  test::FakeBackend backend;
+  backend.untimed = [](std::uint32_t s) { return s % 3 == 1; };
+  const auto rows = measure_job(backend, conv_job(0), fast_policy());
+  const ProfileRow& r = rows[0];
+  ASSERT_TRUE(r.status.ok()) << r.status.reason;
+  // Every timed launch takes 0.1 ms; a 0/0 main kernel would drag the minimum to 0.01 ms.
+  EXPECT_NEAR(r.latency_min_ms, 0.1, 1e-9);
+  EXPECT_NEAR(r.noise_pct, 0.0, 1e-9);
+  const std::size_t untimed = (static_cast<std::size_t>(backend.traced) + 1) / 3;
+  EXPECT_EQ(r.samples, static_cast<std::size_t>(backend.traced) - untimed);
+  EXPECT_NE(r.stop_reason.find(std::to_string(untimed) + " launches without timed kernel"),
+            std::string::npos)
+      << r.stop_reason;
+}
+
+TEST(MeasureJob, OnlyUntimedKernelsFailTheRow) {
+  test::FakeBackend backend;
+  backend.untimed = [](std::uint32_t) { return true; };
+  const auto rows = measure_job(backend, conv_job(0), fast_policy());
+  EXPECT_EQ(rows[0].status.outcome, Outcome::kFailed);
+  EXPECT_NE(rows[0].status.reason.find("no timed kernel record"), std::string::npos)
+      << rows[0].status.reason;
+}
+
+TEST(MeasureJob, ARunnerThrowingInTheEnergyWindowClosesIt) {
+  test::FakeBackend backend;
+  backend.meter.status = {};
+  backend.fail_energy_window = true;
+  const auto rows = measure_job(backend, conv_job(0), fast_policy());
+  EXPECT_EQ(rows[0].status.outcome, Outcome::kFailed);
+  EXPECT_NE(rows[0].status.reason.find("energy window"), std::string::npos);
+  EXPECT_EQ(backend.meter.windows, 1);
+  EXPECT_EQ(backend.meter.open_windows, 0);
+}
+
+TEST(MeasureJob, OverlappingKernelsAreNotCountedTwice) {
+  test::FakeBackend backend;
+  backend.overlap_ns = 5000;  // of the 10 us transform
+  const auto rows = measure_job(backend, conv_job(0), fast_policy());
+  ASSERT_TRUE(rows[0].status.ok()) << rows[0].status.reason;
+  EXPECT_NEAR(rows[0].latency_ms, 0.1, 1e-9);  // not 0.105
+}
+
+TEST(MeasureJob, ALostDeviceStopsTheRunInsteadOfFailingEveryLaterRow) {
+  test::FakeBackend backend;
+  backend.lose_device = true;
+  EXPECT_THROW((void)measure_job(backend, conv_job(0), fast_policy()), DeviceLost);
 }
 
 TEST(MeasureJob, EnergyUnavailableIsSaidNotZeroed) {
