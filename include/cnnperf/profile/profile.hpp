@@ -21,6 +21,9 @@ namespace cnnperf {
 
 /// Current version of the profile output rows (column `schema_version`).
 inline constexpr int kProfileSchemaVersion = 1;
+/// The "kind" of the measured rows as JSON, and of the dry run's plan as JSON.
+inline constexpr const char* kProfileRowsKind = "profile_rows";
+inline constexpr const char* kProfilePlanKind = "profile_plan";
 
 /// What happened to one layer x algorithm (CUTLASS profiler's Disposition, reduced).
 enum class Outcome {

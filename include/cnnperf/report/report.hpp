@@ -24,16 +24,18 @@ struct ReportInput {
   std::string json_text;
 };
 
-/// What render_report recognised an input as (the section layout follows from it).
+/// What render_report recognised an input as (the section layout follows from it): the
+/// result's "kind" field; a file without one (an older cnnperf's train, validate, ptx, gpus
+/// show or nets show) by the fields only its producer writes.
 enum class ReportKind {
-  kNetworkPrediction,  ///< `predict --net ... --format json`
-  kLayerPredictions,   ///< `predict --layers ... --format json`
-  kPlan,               ///< `plan --format json`
-  kTrainMetrics,       ///< `train --format json` (no "kind" field: recognised by "cv")
-  kValidateMetrics,    ///< `validate --format json` (recognised by "model_fingerprint")
-  kPtxAnalysis,        ///< `ptx analyze|layer --format json` (recognised by "launches")
-  kGpuSpec,            ///< `gpus show NAME --format json`
-  kNetworkLayers,      ///< `nets show NAME --format json`
+  kNetworkPrediction,  ///< network_prediction: `predict --net ... --format json`
+  kLayerPredictions,   ///< layer_predictions: `predict --layers ... --format json`
+  kPlan,               ///< plan: `plan --format json`
+  kTrainMetrics,       ///< train_metrics: `train --format json` (without a kind: "cv")
+  kValidateMetrics,    ///< validation_metrics: `validate --format json` ("model_fingerprint")
+  kPtxAnalysis,        ///< ptx_analysis: `ptx analyze|layer --format json` ("launches")
+  kGpuSpec,            ///< gpu_spec: `gpus show NAME --format json` ("gpu" and "query")
+  kNetworkLayers,      ///< network_layers: `nets show NAME --format json`
   kGeneric,            ///< anything else, including non-object JSON
 };
 

@@ -20,6 +20,7 @@
 #include "cnnperf/ml/e2e.hpp"
 #include "cnnperf/ml/learned_model.hpp"
 #include "cnnperf/ml/power_calibration.hpp"
+#include "cnnperf/ml/results.hpp"
 
 namespace cnnperf {
 
@@ -148,15 +149,11 @@ bool logo_folds_split(const TrainingData& data, OpFamily family, SourceSplit spl
   });
 }
 
-nlohmann::json metrics_row(const std::string& regressor, const std::string& family,
-                           const std::string& cv, const std::string& gpu, const Metrics& m,
-                           double train_s) {
-  nlohmann::json row = to_json(m);
-  row["regressor"] = regressor;
-  row["family"] = family;
-  row["cv"] = cv;
-  row["gpu"] = gpu;
-  if (train_s >= 0) row["train_s"] = train_s;
+TrainCvRow metrics_row(const std::string& regressor, const std::string& family,
+                       const std::string& cv, const std::string& gpu, const Metrics& m,
+                       double train_s) {
+  TrainCvRow row{m, regressor, family, cv, gpu, std::nullopt, std::nullopt};
+  if (train_s >= 0) row.train_s = train_s;
   return row;
 }
 
@@ -406,13 +403,9 @@ namespace {
 
 // What every report on layer rows opens with: versions, the data and its fingerprint, folds
 // and seed.
-nlohmann::json data_report_header(const TrainingData& data, const TrainOptions& options) {
-  return {{"schema_version", kModelSchemaVersion},
-          {"tool_version", CNNPERF_VERSION},
-          {"data", data.files},
-          {"fingerprint", data.fingerprint},
-          {"folds", options.folds},
-          {"seed", options.seed}};
+TrainDataHeader data_report_header(const TrainingData& data, const TrainOptions& options) {
+  return {kTrainResultSchemaVersion, CNNPERF_VERSION, data.files,
+          data.fingerprint,          options.folds,   options.seed};
 }
 
 /// Every file train reads.
@@ -535,7 +528,7 @@ nlohmann::json train_report(const TrainOptions& options) {
                      " left out); expected rows with a positive latency_ms");
   }
   // A source section without rows to tune is most likely a typo: said before minutes of CV.
-  nlohmann::json unused_sections = nlohmann::json::array();
+  std::vector<std::string> unused_sections;
   for (const auto& [key, value] : overrides.items()) {
     if (!is_source_section(key)) continue;
     // Named, not a structured binding: clang-tidy 14 (clang 14) rejects capturing those.
@@ -553,20 +546,18 @@ nlohmann::json train_report(const TrainOptions& options) {
     write_output(options.export_features, feature_matrix_csv(data, spec, scheme, options.folds,
                                                              options.seed, options.host_floor));
     spdlog::info("wrote {}", options.export_features);
-    nlohmann::json counts = nlohmann::json::object();
+    std::map<std::string, std::size_t> counts;
     for (const auto family : kOpFamilies) {
       const auto rows = family_rows(data, family);
       if (!rows.empty()) counts[to_string(family)] = rows.size();
     }
-    nlohmann::json report = data_report_header(data, options);
-    report.update({{"kind", "feature_export"},
-                   {"features", spec.to_string()},
-                   {"feature_names", feature_names(spec)},
-                   {"host_floor", options.host_floor},
-                   {"cv_scheme", to_string(scheme)},
-                   {"rows_per_family", counts},
-                   {"path", options.export_features}});
-    return report;
+    return FeatureExportResult{data_report_header(data, options),
+                               spec.to_string(),
+                               feature_names(spec),
+                               options.host_floor,
+                               to_string(scheme),
+                               counts,
+                               options.export_features};
   }
 
   if (!options.algo_study.empty()) {
@@ -581,30 +572,26 @@ nlohmann::json train_report(const TrainOptions& options) {
     study.classifier_params = params_for(study.classifier, overrides);
     study.classifier_params["seed"] = options.seed;
     const std::vector<int> labels = load_conv_algo_labels(data);
-    nlohmann::json report = data_report_header(data, options);
-    report.update({{"kind", "algo_study"},
-                   {"cv_scheme", "group-shape"},
-                   {"algo_classifier", options.algo_classifier},
-                   {"algo_inner_folds", options.algo_inner_folds},
-                   {"algo_study", nlohmann::json::object()}});
+    AlgoStudyReport report{data_report_header(data, options), "group-shape",
+                           options.algo_classifier, options.algo_inner_folds};
     for (const auto kind : kinds) {
       study.regressor = kind;
       study.params = params_for(kind, overrides);
       spdlog::info("algorithm study with {}", to_string(kind));
-      report["algo_study"][to_string(kind)] = to_json(run_algo_study(data, labels, study));
+      report.algo_study[to_string(kind)] = to_json(run_algo_study(data, labels, study));
     }
     return report;
   }
 
-  nlohmann::json report = data_report_header(data, options);
-  report.update({{"rows", data.layers.size()},
-                 {"skipped_rows", data.skipped_rows},
-                 {"features", spec.to_string()},
-                 {"sources", to_string(split)},
-                 {"host_floor", options.host_floor},
-                 {"cv_scheme", to_string(scheme)},
-                 {"cv", nlohmann::json::array()}});
-  if (!unused_sections.empty()) report["unused_params_sections"] = unused_sections;
+  TrainResult report;
+  report.header = data_report_header(data, options);
+  report.rows = data.layers.size();
+  report.skipped_rows = data.skipped_rows;
+  report.features = spec.to_string();
+  report.sources = to_string(split);
+  report.host_floor = options.host_floor;
+  report.cv_scheme = to_string(scheme);
+  report.unused_params_sections = unused_sections;
   std::map<OpFamily, std::pair<RegressorKind, double>> best;  // family -> (kind, MAPE)
   std::map<OpFamily, CvResult> best_logo;  // the best kind's CV, when it was leave-gpu-out
   nlohmann::json cv_by_family = nlohmann::json::object();
@@ -618,22 +605,22 @@ nlohmann::json train_report(const TrainOptions& options) {
                                 scheme, options.folds, options.seed, split, options.host_floor);
       auto row = metrics_row(to_string(kind), to_string(family), to_string(scheme), "all",
                              cv.overall, cv.train_seconds);
-      report["cv"].push_back(row);
+      report.cv.push_back(row);
       // The model file keeps the metrics, not the fit's wall time: the same command twice
       // writes the same file, byte for byte.
+      row.train_s.reset();
       cv_by_family[to_string(family)][to_string(kind)] = row;
-      cv_by_family[to_string(family)][to_string(kind)].erase("train_s");
       if (cv.per_source.size() > 1) {  // e.g. NeuSight's kernel time vs MLPredict's wall clock
         for (const auto& [source, m] : cv.per_source) {
           auto by_source =
               metrics_row(to_string(kind), to_string(family), to_string(scheme), "all", m, -1);
-          by_source["source"] = source;
-          report["cv"].push_back(std::move(by_source));
+          by_source.source = source;
+          report.cv.push_back(std::move(by_source));
         }
       }
       if (scheme == CvScheme::kLeaveGpuOut) {
         for (const auto& [gpu, m] : cv.per_gpu) {
-          report["cv"].push_back(
+          report.cv.push_back(
               metrics_row(to_string(kind), to_string(family), to_string(scheme), gpu, m, -1));
         }
       }
@@ -656,7 +643,7 @@ nlohmann::json train_report(const TrainOptions& options) {
   const TrainingData reference =
       options.unseen_gpu_check ? rows_of_source(data, kReferenceSource) : TrainingData{};
   if (options.unseen_gpu_check) {
-    report["unseen_gpu_check"] = nlohmann::json::array();
+    report.unseen_gpu_check.emplace();
     for (const auto& [family, pick] : best) {
       spdlog::info("unseen-GPU check: {} on {} (leave-gpu-out)", to_string(pick.first),
                    to_string(family));
@@ -691,17 +678,12 @@ nlohmann::json train_report(const TrainOptions& options) {
                 .overall.mape_pct;
       }
       unseen[family] = check;
-      report["unseen_gpu_check"].push_back(
-          {{"family", to_string(family)},
-           {"regressor", to_string(pick.first)},
-           {"source", kReferenceSource},
-           {"rows", check.rows},
-           {"learned_mape_pct", check.learned_mape_pct},
-           {"gpu_blind_mape_pct", std::isnan(check.gpu_blind_mape_pct)
-                                      ? nlohmann::json(nullptr)
-                                      : nlohmann::json(check.gpu_blind_mape_pct)},
-           {"analytical_mape_pct", check.analytical_mape_pct},
-           {"unseen_gpu", check.choice()}});
+      report.unseen_gpu_check->push_back({to_string(family), to_string(pick.first),
+                                          kReferenceSource, check.rows, check.learned_mape_pct,
+                                          std::isnan(check.gpu_blind_mape_pct)
+                                              ? std::nullopt
+                                              : std::optional(check.gpu_blind_mape_pct),
+                                          check.analytical_mape_pct, check.choice()});
     }
   }
 
@@ -713,7 +695,7 @@ nlohmann::json train_report(const TrainOptions& options) {
   }
 
   std::vector<FamilyModel> families;
-  nlohmann::json chosen = nlohmann::json::object();
+  std::map<std::string, std::string> chosen;
   nlohmann::json rows_per_family = nlohmann::json::object();
   for (const auto& [family, pick] : best) {
     const auto rows = family_rows(data, family);
@@ -770,13 +752,13 @@ nlohmann::json train_report(const TrainOptions& options) {
 
   if (!options.e2e.empty()) {
     const E2eCalibration e2e = calibrate_e2e(options.e2e, model);
-    report["e2e"] = e2e.report;
-    model.metadata()["e2e"] = report["e2e"];
+    report.e2e = e2e.report;
+    model.metadata()["e2e"] = report.e2e;
     model.set_eager_overhead(e2e.overhead);
   }
   write_output(options.out, model.to_json().dump() + "\n");
   spdlog::info("wrote {}", options.out);
-  report["model"] = {{"path", options.out}, {"regressor_per_family", chosen}};
+  report.model = TrainedModelRef{options.out, chosen};
   return report;
 }
 
