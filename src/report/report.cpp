@@ -1193,7 +1193,11 @@ std::string section_body(ReportKind kind, const Json& doc) {
     case ReportKind::kLayerPredictions: return render_layer_predictions(doc);
     case ReportKind::kPlan: return render_plan(doc);
     case ReportKind::kTrainMetrics: return render_train(doc);
-    case ReportKind::kValidateMetrics: return render_validate(doc);
+    case ReportKind::kValidateMetrics:
+      // Power scores alone have none of the metric rows that layout shows: the generic
+      // layout shows all of them.
+      if (doc.contains("layers") || doc.contains("e2e")) return render_validate(doc);
+      break;
     case ReportKind::kPtxAnalysis: return render_ptx(doc);
     case ReportKind::kGpuSpec: return render_gpu_spec(doc);
     case ReportKind::kNetworkLayers:  // key/value table + layer table: the generic layout

@@ -48,6 +48,15 @@ TEST(ReportKind, NamedKindWithoutItsMemberIsAnInputError) {
   EXPECT_EQ(error_of(R"({"kind":"train_metrics","cv":[]})"), "no error");
 }
 
+// Power scores alone have none of the validate layout's metric rows: they get the generic one.
+TEST(ReportKind, PowerOnlyValidationUsesTheGenericLayout) {
+  const std::string html =
+      render_report({{"v.json", R"({"kind":"validation_metrics","power":{"rows":3}})"}});
+  EXPECT_NE(html.find("<h2>1. validation metrics</h2>"), std::string::npos);
+  EXPECT_NE(html.find("<h3>Fields</h3>"), std::string::npos);
+  EXPECT_NE(html.find("<th>power.rows</th><td>3</td>"), std::string::npos);
+}
+
 // The same document with and without its kind renders the same sections; the provenance
 // table shows the kind of the file that names it.
 TEST(ReportKind, LegacyFileRendersLikeTheTypedOne) {
