@@ -19,14 +19,16 @@ namespace cnnperf {
 
 /// The "kind" of `train`'s cross-validation result (metrics per regressor and op family).
 inline constexpr const char* kTrainMetricsKind = "train_metrics";
-/// The "kind" of `train --export-features`'s result.
+/// The "kind" of train's feature-matrix export result.
 inline constexpr const char* kFeatureExportKind = "feature_export";
 /// The "kind" of the cuDNN-algorithm study's result.
 inline constexpr const char* kAlgoStudyKind = "algo_study";
 /// The "kind" of `validate`'s result.
 inline constexpr const char* kValidationMetricsKind = "validation_metrics";
-/// Schema version of the train and validate results (that of the model file they describe).
+/// Schema version of train's results (train_metrics, feature_export, algo_study).
 inline constexpr int kTrainResultSchemaVersion = 1;
+/// Schema version of validate's result.
+inline constexpr int kValidationMetricsSchemaVersion = 1;
 
 /// What every train result on layer rows opens with: versions, the data and its fingerprint,
 /// folds and seed.
@@ -86,7 +88,7 @@ struct TrainResult {
   std::optional<TrainedModelRef> model;
 };
 
-/// `train --export-features`'s result (kind feature_export).
+/// train's feature-matrix export result (kind feature_export).
 struct FeatureExportResult {
   TrainDataHeader header;
   std::string features;
@@ -132,7 +134,7 @@ struct ValidateE2eScores {
 /// `validate`'s result (kind validation_metrics); a section is absent when its input was not
 /// given.
 struct ValidateResult {
-  int schema_version = kTrainResultSchemaVersion;
+  int schema_version = kValidationMetricsSchemaVersion;
   std::string tool_version;
   std::optional<std::string> model;
   std::optional<std::string> model_fingerprint;
