@@ -144,6 +144,7 @@ std::string render_profile_rows(const std::vector<std::vector<std::string>>& row
     case OutputFormat::kJson: {
       nlohmann::json doc;
       doc["schema_version"] = kProfileSchemaVersion;
+      doc["kind"] = kProfileRowsKind;
       doc["tool_version"] = CNNPERF_VERSION;
       doc["source"] = "cnnperf-profile";
       doc["rows"] = nlohmann::json::array();
@@ -260,6 +261,7 @@ std::string render_dry_run(const std::vector<ProfileJob>& jobs, const MeasurePol
   if (format == OutputFormat::kJson) {
     nlohmann::json doc;
     doc["schema_version"] = kProfileSchemaVersion;
+    doc["kind"] = kProfilePlanKind;
     doc["tool_version"] = CNNPERF_VERSION;
     doc["dry_run"] = true;
     doc["policy"] = policy_text;

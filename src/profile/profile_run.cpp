@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cmath>
 
+#include <spdlog/spdlog.h>
+
 #include "cnnperf/profile/profile.hpp"
 
 namespace cnnperf {

@@ -380,7 +380,8 @@ nlohmann::json to_json(const PtxLaunchResult& r) {
 
 std::string ptx_results_json(const std::vector<PtxLaunchResult>& results) {
   nlohmann::json j;
-  j["schema_version"] = 1;
+  j["schema_version"] = kPtxResultsSchemaVersion;
+  j["kind"] = kPtxResultsKind;
   j["tool_version"] = CNNPERF_VERSION;
   j["source"] =
       "cnnperf ptx: dynamic analysis of PTX on the CPU (warp-level emulation, virtual global "

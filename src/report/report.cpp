@@ -1067,40 +1067,54 @@ Json parse_input(const ReportInput& input) {
   return parse_json_text(input.json_text, input.name);
 }
 
+// The "kind" of each result with a section writer of its own; cnnperf's other kinds
+// (gpu_list, network_list, profile_rows, train's algo_study, ...) render as generic JSON.
+constexpr std::array<std::pair<std::string_view, ReportKind>, 8> kKindNames{{
+    {"network_prediction", ReportKind::kNetworkPrediction},
+    {"layer_predictions", ReportKind::kLayerPredictions},
+    {"plan", ReportKind::kPlan},
+    {"train_metrics", ReportKind::kTrainMetrics},
+    {"validation_metrics", ReportKind::kValidateMetrics},
+    {"ptx_analysis", ReportKind::kPtxAnalysis},
+    {"gpu_spec", ReportKind::kGpuSpec},
+    {"network_layers", ReportKind::kNetworkLayers},
+}};
+
+// Files without a "kind" (written by versions of cnnperf before every result carried one):
+// the kind their producer writes now, recognised by what only that producer writes; empty
+// when none matches.
+std::string legacy_kind(const Json& doc) {
+  if (doc.contains("cv") && doc["cv"].is_array() && doc.contains("cv_scheme")) {
+    return "train_metrics";
+  }
+  if (doc.contains("model_fingerprint") && (doc.contains("layers") || doc.contains("e2e"))) {
+    return "validation_metrics";
+  }
+  if (doc.contains("launches") && doc["launches"].is_array()) {
+    return "ptx_analysis";
+  }
+  if (doc.contains("gpu") && doc["gpu"].is_object() && doc.contains("query")) {
+    return "gpu_spec";
+  }
+  if (doc.contains("network") && doc.contains("layers") && doc.contains("total") &&
+      doc.contains("input")) {
+    return "network_layers";
+  }
+  return {};
+}
+
+// A result's own "kind" when it is a string, else the legacy detection's.
 ReportKind kind_of(const Json& doc) {
   if (!doc.is_object()) {
     return ReportKind::kGeneric;
   }
+  const auto it = doc.find("kind");
   const std::string kind =
-      doc.contains("kind") && doc["kind"].is_string() ? doc["kind"].get<std::string>() : "";
-  if (kind == "network_prediction") {
-    return ReportKind::kNetworkPrediction;
-  }
-  if (kind == "layer_predictions") {
-    return ReportKind::kLayerPredictions;
-  }
-  if (kind == "plan") {
-    return ReportKind::kPlan;
-  }
-  if (!kind.empty()) {
-    return ReportKind::kGeneric;
-  }
-  // Producers without a "kind" field, recognised by what only they write.
-  if (doc.contains("cv") && doc["cv"].is_array() && doc.contains("cv_scheme")) {
-    return ReportKind::kTrainMetrics;
-  }
-  if (doc.contains("model_fingerprint") && (doc.contains("layers") || doc.contains("e2e"))) {
-    return ReportKind::kValidateMetrics;
-  }
-  if (doc.contains("launches") && doc["launches"].is_array()) {
-    return ReportKind::kPtxAnalysis;
-  }
-  if (doc.contains("gpu") && doc["gpu"].is_object() && doc.contains("query")) {
-    return ReportKind::kGpuSpec;
-  }
-  if (doc.contains("network") && doc.contains("layers") && doc.contains("total") &&
-      doc.contains("input")) {
-    return ReportKind::kNetworkLayers;
+      it != doc.end() && it->is_string() ? it->get<std::string>() : legacy_kind(doc);
+  for (const auto& [name, report_kind] : kKindNames) {
+    if (kind == name) {
+      return report_kind;
+    }
   }
   return ReportKind::kGeneric;
 }
@@ -1130,6 +1144,21 @@ void check_figures(const Json& object, const std::string& path, const std::strin
 // the wrong shape means a damaged or hand-edited file, which would otherwise render as
 // "no rows" or show a text latency as a feasible candidate.
 void check_known_shape(ReportKind kind, const Json& doc, const std::string& name) {
+  // The member the train, ptx and GPU writers start from: a file naming its kind must have it
+  // (the legacy detection finds these kinds by it).
+  const char* required = kind == ReportKind::kTrainMetrics  ? "cv"
+                         : kind == ReportKind::kPtxAnalysis ? "launches"
+                         : kind == ReportKind::kGpuSpec     ? "gpu"
+                                                            : nullptr;
+  if (required != nullptr) {
+    const bool object = kind == ReportKind::kGpuSpec;
+    const auto it = doc.find(required);
+    if (it == doc.end() || (object ? !it->is_object() : !it->is_array())) {
+      throw InputError(input_message(
+          name + ": " + required, it == doc.end() ? "missing" : "got " + cut(dump_compact(*it), 40),
+          object ? "an object" : "an array"));
+    }
+  }
   const char* array_key = kind == ReportKind::kNetworkPrediction  ? "layers"
                           : kind == ReportKind::kLayerPredictions ? "rows"
                           : kind == ReportKind::kPlan             ? "candidates"
@@ -1160,7 +1189,11 @@ std::string section_body(ReportKind kind, const Json& doc) {
     case ReportKind::kLayerPredictions: return render_layer_predictions(doc);
     case ReportKind::kPlan: return render_plan(doc);
     case ReportKind::kTrainMetrics: return render_train(doc);
-    case ReportKind::kValidateMetrics: return render_validate(doc);
+    case ReportKind::kValidateMetrics:
+      // Power scores alone have none of the metric rows that layout shows: the generic
+      // layout shows all of them.
+      if (doc.contains("layers") || doc.contains("e2e")) return render_validate(doc);
+      break;
     case ReportKind::kPtxAnalysis: return render_ptx(doc);
     case ReportKind::kGpuSpec: return render_gpu_spec(doc);
     case ReportKind::kNetworkLayers:  // key/value table + layer table: the generic layout
@@ -1209,11 +1242,15 @@ std::string render_report(const std::vector<ReportInput>& inputs, const std::str
     throw ParameterError("inputs", "expected at least one JSON result");
   }
   // Parse everything first so a bad input fails before any work is done.
+  // Each input's kind is resolved once (its "kind", or the legacy detection), then the
+  // members that kind's section reads are checked.
   std::vector<Json> docs;
+  std::vector<ReportKind> kinds;
   docs.reserve(inputs.size());
   for (const auto& input : inputs) {
     docs.push_back(parse_input(input));
-    check_known_shape(kind_of(docs.back()), docs.back(), input.name);
+    kinds.push_back(kind_of(docs.back()));
+    check_known_shape(kinds.back(), docs.back(), input.name);
   }
 
   const std::string page_title = title.empty() ? "cnnperf report" : title;
@@ -1229,10 +1266,8 @@ std::string render_report(const std::vector<ReportInput>& inputs, const std::str
          std::to_string(inputs.size()) +
          " input file(s). Figures are shown as the inputs give them; a value the report "
          "computes itself says so. Self-contained: no script, no external resource.</p>\n";
-  std::vector<ReportKind> kinds;
   out += "<ol>\n";
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    kinds.push_back(kind_of(docs[i]));
     const std::string heading = section_heading(kinds[i], docs[i]);
     out += "<li><a href=\"#input-" + std::to_string(i + 1) + "\">" + html_escape(inputs[i].name) +
            "</a>: " + html_escape(to_string(kinds[i])) +

@@ -21,6 +21,9 @@ namespace cnnperf {
 
 /// Current version of the profile output rows (column `schema_version`).
 inline constexpr int kProfileSchemaVersion = 1;
+/// The "kind" of the measured rows as JSON, and of the dry run's plan as JSON.
+inline constexpr const char* kProfileRowsKind = "profile_rows";
+inline constexpr const char* kProfilePlanKind = "profile_plan";
 
 /// The device can no longer run anything in this process: a sticky CUDA error (illegal
 /// address, launch failure, ...) corrupts the context, so every later job would fail too.

@@ -105,6 +105,10 @@ struct PtxLayerOptions {
 /// Drops every cached module, launch result and feature map (benchmarks use it to time cold runs).
 void ptx_clear_caches();
 
+/// The "kind" and schema version of ptx_results_json.
+inline constexpr const char* kPtxResultsKind = "ptx_analysis";
+inline constexpr int kPtxResultsSchemaVersion = 1;
+
 /// Printers (one result model, several formats).
 [[nodiscard]] std::string ptx_results_json(const std::vector<PtxLaunchResult>& results);
 [[nodiscard]] std::string ptx_results_csv(const std::vector<PtxLaunchResult>& results);

@@ -17,17 +17,18 @@ struct ReportInput {
   std::string json_text;
 };
 
-/// What render_report recognised an input as (the section layout follows from it).
+/// What render_report recognised an input as (the section layout follows from it): the
+/// result's "kind" field; a file without one (an older cnnperf's train, validate, ptx, gpus
+/// show or nets show) by the fields only its producer writes.
 enum class ReportKind {
-  // The JSON results of the cnnperf commands:
-  kNetworkPrediction,  ///< predict, of a network
-  kLayerPredictions,   ///< predict, of a layer table
-  kPlan,               ///< plan
-  kTrainMetrics,       ///< train (no "kind" field: recognised by "cv")
-  kValidateMetrics,    ///< validate (recognised by "model_fingerprint")
-  kPtxAnalysis,        ///< ptx analyze or layer (recognised by "launches")
-  kGpuSpec,            ///< gpus show NAME
-  kNetworkLayers,      ///< nets show NAME
+  kNetworkPrediction,  ///< network_prediction: `predict --net ... --format json`
+  kLayerPredictions,   ///< layer_predictions: `predict --layers ... --format json`
+  kPlan,               ///< plan: `plan --format json`
+  kTrainMetrics,       ///< train_metrics: `train --format json` (without a kind: "cv")
+  kValidateMetrics,    ///< validation_metrics: `validate --format json` ("model_fingerprint")
+  kPtxAnalysis,        ///< ptx_analysis: `ptx analyze|layer --format json` ("launches")
+  kGpuSpec,            ///< gpu_spec: `gpus show NAME --format json` ("gpu" and "query")
+  kNetworkLayers,      ///< network_layers: `nets show NAME --format json`
   kGeneric,            ///< anything else, including non-object JSON
 };
 

@@ -20,6 +20,8 @@ namespace {
 using nlohmann::json;
 
 constexpr int kOutputSchemaVersion = 1;
+constexpr const char* kGpuListKind = "gpu_list";
+constexpr const char* kGpuSpecKind = "gpu_spec";
 
 std::string number_text(double value) {
   return value == 0 ? "0" : format_number(value, 6);
@@ -55,6 +57,7 @@ std::string render_list(const GpuDatabase& db, const GpusOptions& o, OutputForma
   if (format == OutputFormat::kJson) {
     json out = json::object();
     out["schema_version"] = kOutputSchemaVersion;
+    out["kind"] = kGpuListKind;
     out["tool_version"] = CNNPERF_VERSION;
     out["database"] = db.source_path();
     out["database_schema_version"] = db.schema_version();
@@ -105,6 +108,7 @@ std::string render_show(const GpuDatabase& db, const GpusOptions& o, OutputForma
   if (format == OutputFormat::kJson) {
     json out = json::object();
     out["schema_version"] = kOutputSchemaVersion;
+    out["kind"] = kGpuSpecKind;
     out["tool_version"] = CNNPERF_VERSION;
     out["database"] = db.source_path();
     out["query"] = o.show;

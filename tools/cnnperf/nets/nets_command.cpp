@@ -97,6 +97,7 @@ std::string render_list(OutputFormat format, DType dtype) {
   if (format == OutputFormat::kJson) {
     Json out;
     out["schema_version"] = kNetsSchemaVersion;
+    out["kind"] = kNetworkListKind;
     out["tool_version"] = CNNPERF_VERSION;
     out["source"] = kZooSource;
     out["batch"] = 1;
@@ -185,6 +186,7 @@ std::string render_show(const NetsOptions& options, OutputFormat format,
   if (format == OutputFormat::kJson) {
     Json out;
     out["schema_version"] = kNetsSchemaVersion;
+    out["kind"] = kNetworkLayersKind;
     out["tool_version"] = CNNPERF_VERSION;
     out["source"] = source;
     out["network"] = net.name;

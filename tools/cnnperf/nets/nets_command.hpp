@@ -9,6 +9,9 @@ namespace cnnperf {
 
 /// Version of the JSON/CSV layout printed by `cnnperf nets`.
 inline constexpr int kNetsSchemaVersion = 1;
+/// The "kind" of `nets --format json` and of `nets show NAME --format json`.
+inline constexpr const char* kNetworkListKind = "network_list";
+inline constexpr const char* kNetworkLayersKind = "network_layers";
 
 /// Options of `cnnperf nets` (strings as typed; validated by render_nets).
 struct NetsOptions {

@@ -21,6 +21,7 @@
 #include "cnnperf/ml/feature_export.hpp"
 #include "cnnperf/ml/learned_model.hpp"
 #include "cnnperf/ml/power_calibration.hpp"
+#include "cnnperf/ml/results.hpp"
 
 namespace cnnperf {
 
@@ -679,7 +680,8 @@ nlohmann::json train_report(const TrainOptions& options) {
   if (!options.export_features.empty()) return export_features_report(data, options, setup);
 
   nlohmann::json report = data_report_header(data, options);
-  report.update({{"rows", data.layers.size()},
+  report.update({{"kind", kTrainMetricsKind},
+                 {"rows", data.layers.size()},
                  {"skipped_rows", data.skipped_rows},
                  {"features", setup.spec.to_string()},
                  {"sources", to_string(setup.split)},

@@ -16,6 +16,7 @@
 #include "cnnperf/ml/e2e.hpp"
 #include "cnnperf/ml/learned_model.hpp"
 #include "cnnperf/ml/power_calibration.hpp"
+#include "cnnperf/ml/results.hpp"
 #include "predict/predict_command.hpp"
 
 namespace cnnperf {
@@ -31,10 +32,11 @@ struct Pairs {
   }
 };
 
-nlohmann::json metrics_map(const std::map<std::string, Pairs>& groups, std::size_t n_features) {
-  nlohmann::json out = nlohmann::json::object();
+std::map<std::string, Metrics> metrics_map(const std::map<std::string, Pairs>& groups,
+                                           std::size_t n_features) {
+  std::map<std::string, Metrics> out;
   for (const auto& [key, pairs] : groups) {
-    out[key] = to_json(compute_metrics(pairs.truth, pairs.pred, n_features));
+    out[key] = compute_metrics(pairs.truth, pairs.pred, n_features);
   }
   return out;
 }
@@ -103,20 +105,15 @@ nlohmann::json validate_report(const ValidateOptions& options) {
   if (options.data.empty() && options.e2e.empty() && options.power.empty()) {
     throw InputError("--data/--e2e/--power: expected at least one measured dataset");
   }
-  nlohmann::json power_section;
+  ValidateResult report;
+  report.tool_version = CNNPERF_VERSION;
   if (!options.power.empty()) {
     const PowerModel power = options.power_model.empty()
                                  ? PowerModel::bundled()
                                  : PowerModel::load(user_file_or_resource(options.power_model));
-    power_section = power_validation_report(user_file_list(options.power, "--power"), power);
-    if (options.data.empty() && options.e2e.empty()) {
-      return {{"schema_version", kModelSchemaVersion},
-              {"tool_version", CNNPERF_VERSION},
-              {"power", power_section}};
-    }
+    report.power = power_validation_report(user_file_list(options.power, "--power"), power);
+    if (options.data.empty() && options.e2e.empty()) return report;
   }
-  nlohmann::json report = {{"schema_version", kModelSchemaVersion},
-                           {"tool_version", CNNPERF_VERSION}};
   // Without --model, each part is scored with the model `predict` would use for it: the
   // bundled learned model per layer, the analytical baseline end to end.
   std::unique_ptr<LearnedModel> learned;
@@ -124,8 +121,8 @@ nlohmann::json validate_report(const ValidateOptions& options) {
     const std::string path =
         options.model.empty() ? find_resource(kBundledLearnedModel).string() : options.model;
     learned = LearnedModel::load(path);
-    report["model"] = options.model.empty() ? std::string(kBundledLearnedModel) : path;
-    report["model_fingerprint"] = learned->metadata().value("fingerprint", std::string());
+    report.model = options.model.empty() ? std::string(kBundledLearnedModel) : path;
+    report.model_fingerprint = learned->metadata().value("fingerprint", std::string());
   }
   if (!options.data.empty()) {
     const LearnedModel* model = learned.get();
@@ -165,16 +162,15 @@ nlohmann::json validate_report(const ValidateOptions& options) {
                        "; expected measured rows of an op family the model has (" +
                        std::to_string(unmodelled) + " rows of others)");
     }
-    report["layers"] = {
-        {"files", data.files},
-        {"fingerprint", data.fingerprint},
-        {"rows", overall.truth.size()},
-        {"skipped_rows", data.skipped_rows},
-        {"unmodelled_rows", unmodelled},
-        {"source_features", "each row's own `source` column"},
-        {"overall", to_json(compute_metrics(overall.truth, overall.pred, n_features))},
-        {"per_gpu", metrics_map(per_gpu, n_features)},
-        {"per_family", metrics_map(per_family, n_features)}};
+    report.layers = ValidateLayerScores{data.files,
+                                        data.fingerprint,
+                                        overall.truth.size(),
+                                        data.skipped_rows,
+                                        unmodelled,
+                                        "each row's own `source` column",
+                                        compute_metrics(overall.truth, overall.pred, n_features),
+                                        metrics_map(per_gpu, n_features),
+                                        metrics_map(per_family, n_features)};
   }
   if (!options.e2e.empty()) {
     auto rows = load_e2e_rows(user_file_list(options.e2e, "--e2e"));
@@ -193,16 +189,14 @@ nlohmann::json validate_report(const ValidateOptions& options) {
     const auto terms = e2e_terms(rows, *model);
     const EagerOverhead overhead = model->eager_overhead_for(e2e_network_source(rows));
     const E2eEvaluation eval = evaluate_e2e(rows, terms, overhead);
-    report["e2e"] = {{"file", files},
-                     {"latency_model", options.model.empty() ? "analytical" : report["model"]},
-                     {"rows", rows.size()},
-                     {"eager_overhead_source", overhead.source}};
-    report["e2e"].update(to_json(eval));
-    if (eval.data_parallel_rows == 0 && multi_rows > 0) {
-      report["e2e"]["unmodelled_multi_gpu_rows"] = multi_rows;
-    }
+    ValidateE2eScores& e2e = report.e2e.emplace();
+    e2e.file = files;
+    e2e.latency_model = options.model.empty() ? "analytical" : *report.model;
+    e2e.rows = rows.size();
+    e2e.eager_overhead_source = overhead.source;
+    e2e.evaluation = to_json(eval);
+    if (eval.data_parallel_rows == 0 && multi_rows > 0) e2e.unmodelled_multi_gpu_rows = multi_rows;
   }
-  if (!power_section.is_null()) report["power"] = power_section;
   return report;
 }
 
