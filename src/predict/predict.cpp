@@ -888,99 +888,81 @@ nlohmann::json to_json(const NetworkPrediction& r) {
   return out;
 }
 
-std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
-  if (format == OutputFormat::kJson) return to_json(r).dump(2) + "\n";
-  if (format == OutputFormat::kCsv) {
-    std::vector<std::vector<std::string>> rows;
-    for (std::size_t i = 0; i < r.layers.size(); ++i) {
-      const auto& l = r.layers[i];
-      const auto& p = r.predictions[i];
-      auto s = [](std::int64_t v) { return std::to_string(v); };
-      rows.push_back({l.name,
-                      to_string(l.op),
-                      s(l.batch),
-                      s(l.c_in),
-                      s(l.h_in),
-                      s(l.w_in),
-                      s(l.c_out),
-                      s(l.h_out()),
-                      s(l.w_out()),
-                      s(l.kernel_h),
-                      s(l.kernel_w),
-                      s(l.stride_h),
-                      s(l.stride_w),
-                      s(l.pad_h),
-                      s(l.pad_w),
-                      s(l.groups),
-                      s(l.params()),
-                      format_number(l.flops(), 10),
-                      format_number(l.bytes(), 10),
-                      format_number(p.latency_ms, 6),
-                      format_number(p.energy_mj, 6),
-                      format_number(p.avg_power_w, 5),
-                      format_number(p.roofline_ms, 6),
-                      p.bound,
-                      p.in_distribution ? "true" : "false",
-                      format_number(p.latency_ms, 6),
-                      r.gpu.name,
-                      r.model});
-    }
-    // The network's totals close the file as one row named `total`, so a CSV reader gets the
-    // end-to-end step (`latency_ms`, launch overhead and input copy included) without the JSON.
-    const LayerSums sums = layer_sums(r);
-    const std::vector<std::string> header{
-        "name",      "op",          "batch",       "c_in",  "h_in",
-        "w_in",      "c_out",       "h_out",       "w_out", "kernel_h",
-        "kernel_w",  "stride_h",    "stride_w",    "pad_h", "pad_w",
-        "groups",    "params",      "flops",       "bytes", "latency_ms",
-        "energy_mj", "avg_power_w", "roofline_ms", "bound", "in_distribution",
-        "kernel_ms", "gpu",         "model"};
-    std::vector<std::string> total(header.size());
-    auto set = [&](std::string_view column, std::string value) {
-      total[static_cast<std::size_t>(std::find(header.begin(), header.end(), column) -
-                                     header.begin())] = std::move(value);
-    };
-    set("name", "total");
-    set("op", "total");
-    set("batch", std::to_string(r.batch));
-    set("params", std::to_string(sums.params));
-    set("flops", format_number(sums.flops, 10));
-    set("bytes", format_number(sums.bytes, 10));
-    set("latency_ms", format_number(r.latency_ms, 6));
-    set("energy_mj", format_number(r.energy_j * 1e3, 6));
-    set("avg_power_w", format_number(r.avg_power_w, 5));
-    set("roofline_ms", format_number(sums.roofline_ms, 6));
-    set("in_distribution", sums.in_distribution ? "true" : "false");
-    set("kernel_ms", format_number(r.kernel_ms, 6));
-    set("gpu", r.gpu.name);
-    set("model", r.model);
-    rows.push_back(std::move(total));
-    return csv_with_schema(header, rows, kPredictionSchemaVersion);
-  }
+namespace {
+
+// The CSV form: one row per layer, then the network's totals as a row named `total`.
+std::string prediction_csv(const NetworkPrediction& r) {
   std::vector<std::vector<std::string>> rows;
   for (std::size_t i = 0; i < r.layers.size(); ++i) {
     const auto& l = r.layers[i];
     const auto& p = r.predictions[i];
-    rows.push_back({l.name, to_string(l.op), shape_text(l), format_number(l.flops() / 1e6, 4),
-                    format_number(p.latency_ms, 3), format_number(p.roofline_ms, 3),
-                    format_number(p.energy_mj, 3), p.bound,
-                    p.in_distribution ? "" : "out-of-range"});
+    auto s = [](std::int64_t v) { return std::to_string(v); };
+    rows.push_back({l.name,
+                    to_string(l.op),
+                    s(l.batch),
+                    s(l.c_in),
+                    s(l.h_in),
+                    s(l.w_in),
+                    s(l.c_out),
+                    s(l.h_out()),
+                    s(l.w_out()),
+                    s(l.kernel_h),
+                    s(l.kernel_w),
+                    s(l.stride_h),
+                    s(l.stride_w),
+                    s(l.pad_h),
+                    s(l.pad_w),
+                    s(l.groups),
+                    s(l.params()),
+                    format_number(l.flops(), 10),
+                    format_number(l.bytes(), 10),
+                    format_number(p.latency_ms, 6),
+                    format_number(p.energy_mj, 6),
+                    format_number(p.avg_power_w, 5),
+                    format_number(p.roofline_ms, 6),
+                    p.bound,
+                    p.in_distribution ? "true" : "false",
+                    format_number(p.latency_ms, 6),
+                    r.gpu.name,
+                    r.model});
   }
-  std::string out =
-      r.network + " on " + r.gpu.display_name + " (" + r.gpu.name + "), batch " +
-      std::to_string(r.batch) + ", " + to_string(r.mode) + ", " + to_string(r.precision) +
-      (r.tf32_convolutions > 0
-           ? " (" + std::to_string(r.tf32_convolutions) +
-                 " convolutions on TF32 tensor cores, PyTorch's default; allow_tf32 off: "
-                 "strict fp32)"
-           : std::string()) +
-      ", model: " + r.model + "\n";
-  out += format_table({"layer", "op", "shape (CxHxW)", "MFLOPs", "latency_ms", "roofline_ms",
-                       "energy_mj", "bound", "note"},
-                      rows);
-  out += "\nkernel_ms   " + format_number(r.kernel_ms, 4) + "  (sum of GPU kernel time)\n";
-  out += "latency_ms  " + format_number(r.latency_ms, 4) +
-         "  (end-to-end step in an eager framework, incl. launch overhead and input copy)\n";
+  // The network's totals close the file as one row named `total`, so a CSV reader gets the
+  // end-to-end step (`latency_ms`, launch overhead and input copy included) without the JSON.
+  const LayerSums sums = layer_sums(r);
+  const std::vector<std::string> header{
+      "name",      "op",          "batch",       "c_in",  "h_in",
+      "w_in",      "c_out",       "h_out",       "w_out", "kernel_h",
+      "kernel_w",  "stride_h",    "stride_w",    "pad_h", "pad_w",
+      "groups",    "params",      "flops",       "bytes", "latency_ms",
+      "energy_mj", "avg_power_w", "roofline_ms", "bound", "in_distribution",
+      "kernel_ms", "gpu",         "model"};
+  std::vector<std::string> total(header.size());
+  auto set = [&](std::string_view column, std::string value) {
+    total[static_cast<std::size_t>(std::find(header.begin(), header.end(), column) -
+                                   header.begin())] = std::move(value);
+  };
+  set("name", "total");
+  set("op", "total");
+  set("batch", std::to_string(r.batch));
+  set("params", std::to_string(sums.params));
+  set("flops", format_number(sums.flops, 10));
+  set("bytes", format_number(sums.bytes, 10));
+  set("latency_ms", format_number(r.latency_ms, 6));
+  set("energy_mj", format_number(r.energy_j * 1e3, 6));
+  set("avg_power_w", format_number(r.avg_power_w, 5));
+  set("roofline_ms", format_number(sums.roofline_ms, 6));
+  set("in_distribution", sums.in_distribution ? "true" : "false");
+  set("kernel_ms", format_number(r.kernel_ms, 6));
+  set("gpu", r.gpu.name);
+  set("model", r.model);
+  rows.push_back(std::move(total));
+  return csv_with_schema(header, rows, kPredictionSchemaVersion);
+}
+
+// The table's notes under its totals: which terms make the step, and its energy, memory
+// and power cap.
+std::string prediction_step_notes(const NetworkPrediction& r) {
+  std::string out;
   if (r.overhead.kernel_time_scale != 1.0) {
     // The host terms may be the caller's host_ms_per_op; the scale always comes from the fit.
     out += "            kernel time x" + format_number(r.overhead.kernel_time_scale, 3) + " = " +
@@ -1063,6 +1045,39 @@ std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
                       format_number(c.uncapped_avg_power_w, 4) + ")") +
            "\n";
   }
+  return out;
+}
+
+}  // namespace
+
+std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
+  if (format == OutputFormat::kJson) return to_json(r).dump(2) + "\n";
+  if (format == OutputFormat::kCsv) return prediction_csv(r);
+  std::vector<std::vector<std::string>> rows;
+  for (std::size_t i = 0; i < r.layers.size(); ++i) {
+    const auto& l = r.layers[i];
+    const auto& p = r.predictions[i];
+    rows.push_back({l.name, to_string(l.op), shape_text(l), format_number(l.flops() / 1e6, 4),
+                    format_number(p.latency_ms, 3), format_number(p.roofline_ms, 3),
+                    format_number(p.energy_mj, 3), p.bound,
+                    p.in_distribution ? "" : "out-of-range"});
+  }
+  std::string out =
+      r.network + " on " + r.gpu.display_name + " (" + r.gpu.name + "), batch " +
+      std::to_string(r.batch) + ", " + to_string(r.mode) + ", " + to_string(r.precision) +
+      (r.tf32_convolutions > 0
+           ? " (" + std::to_string(r.tf32_convolutions) +
+                 " convolutions on TF32 tensor cores, PyTorch's default; allow_tf32 off: "
+                 "strict fp32)"
+           : std::string()) +
+      ", model: " + r.model + "\n";
+  out += format_table({"layer", "op", "shape (CxHxW)", "MFLOPs", "latency_ms", "roofline_ms",
+                       "energy_mj", "bound", "note"},
+                      rows);
+  out += "\nkernel_ms   " + format_number(r.kernel_ms, 4) + "  (sum of GPU kernel time)\n";
+  out += "latency_ms  " + format_number(r.latency_ms, 4) +
+         "  (end-to-end step in an eager framework, incl. launch overhead and input copy)\n";
+  out += prediction_step_notes(r);
   for (const auto& w : r.warnings) out += "warning: " + w + "\n";
   return out;
 }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -324,6 +325,45 @@ std::string render_table(const PlanResult& r, int top) {
   return out;
 }
 
+// The candidates of one prediction, one per power limit of the list; a limit that cannot run
+// anything or that repeats the uncapped candidate is skipped with a warning.
+void add_limit_candidates(const NetworkPrediction& base, const std::string& net, const GpuSpec& gpu,
+                          const std::vector<std::optional<double>>& limits, bool uncapped_listed,
+                          const PublishedAccuracy* accuracy, const PowerModel& power,
+                          std::vector<PlanCandidate>& candidates,
+                          const std::function<void(const std::string&)>& warn_once) {
+  // A limit at or above the board power does not bind: the first such one stands
+  // for the uncapped candidate when `none` is not listed.
+  std::optional<double> not_binding;
+  for (const auto& limit : limits) {
+    if (!limit) {
+      candidates.push_back(candidate_from(base, net, limit, accuracy));
+      continue;
+    }
+    // A cap at or below idle power cannot run anything (apply_power_limit refuses
+    // it); the other caps of the list still make sense, so skip rather than fail.
+    if (*limit <= gpu.idle_power_w) {
+      warn_once("power limit " + format_number(*limit, 4) + " W skipped on " + gpu.name +
+                ": not above its idle power " + format_number(gpu.idle_power_w, 4) + " W");
+      continue;
+    }
+    // A cap at or above the board power is the uncapped candidate again (GPUs ship
+    // with their limit at tdp_w); listing it twice would only tie with itself.
+    if (*limit >= gpu.tdp_w && (uncapped_listed || not_binding)) {
+      warn_once(
+          "power limit " + format_number(*limit, 4) + " W skipped on " + gpu.name +
+          ": not below its board power " + format_number(gpu.tdp_w, 4) + " W (same as " +
+          (uncapped_listed ? std::string("uncapped") : format_number(*not_binding, 4) + " W") +
+          ")");
+      continue;
+    }
+    if (*limit >= gpu.tdp_w) not_binding = limit;
+    NetworkPrediction capped = base;
+    apply_power_limit(capped, *limit, power);
+    candidates.push_back(candidate_from(capped, net, limit, accuracy));
+  }
+}
+
 }  // namespace
 
 PlanResult plan_for_options(const PlanOptions& options) {
@@ -421,37 +461,8 @@ PlanResult plan_for_options(const PlanOptions& options) {
               ++extra_prediction_warnings;
             }
           }
-          // A limit at or above the board power does not bind: the first such one stands
-          // for the uncapped candidate when `none` is not listed.
-          std::optional<double> not_binding;
-          for (const auto& limit : limits) {
-            if (!limit) {
-              candidates.push_back(candidate_from(base, net, limit, accuracy));
-              continue;
-            }
-            // A cap at or below idle power cannot run anything (apply_power_limit refuses
-            // it); the other caps of the list still make sense, so skip rather than fail.
-            if (*limit <= gpu.idle_power_w) {
-              warn_once("power limit " + format_number(*limit, 4) + " W skipped on " + gpu.name +
-                        ": not above its idle power " + format_number(gpu.idle_power_w, 4) + " W");
-              continue;
-            }
-            // A cap at or above the board power is the uncapped candidate again (GPUs ship
-            // with their limit at tdp_w); listing it twice would only tie with itself.
-            if (*limit >= gpu.tdp_w && (uncapped_listed || not_binding)) {
-              warn_once("power limit " + format_number(*limit, 4) + " W skipped on " + gpu.name +
-                        ": not below its board power " + format_number(gpu.tdp_w, 4) +
-                        " W (same as " +
-                        (uncapped_listed ? std::string("uncapped")
-                                         : format_number(*not_binding, 4) + " W") +
-                        ")");
-              continue;
-            }
-            if (*limit >= gpu.tdp_w) not_binding = limit;
-            NetworkPrediction capped = base;
-            apply_power_limit(capped, *limit, power);
-            candidates.push_back(candidate_from(capped, net, limit, accuracy));
-          }
+          add_limit_candidates(base, net, gpu, limits, uncapped_listed, accuracy, power, candidates,
+                               warn_once);
           ++done;
           if (progress && done % std::max<std::size_t>(predictions / 10, 1) == 0) {
             spdlog::info("plan: {}/{} predicted", done, predictions);
