@@ -484,9 +484,11 @@ void set_power(NetworkPrediction& prediction, const PowerModel& power) {
 }
 
 void set_host_ms_per_op(NetworkPrediction& prediction, double ms, const PowerModel& power) {
-  if (!(ms > 0) || !std::isfinite(ms)) {
-    throw ParameterError("host_ms_per_op",
-                         "expected a positive number of ms, got " + format_number(ms));
+  // Above the bound a step's sums overflow to inf and NaN, and a budget gate cannot compare.
+  if (!(ms > 0) || !(ms <= kMaxHostMsPerOp)) {
+    throw ParameterError("host_ms_per_op", "expected a positive number of ms up to " +
+                                               format_number(kMaxHostMsPerOp) + ", got " +
+                                               format_number(ms));
   }
   // The host's issue rate is a property of the user's CPU and stack, not of the GPU
   // (docs/accuracy.md: 30-83 us per op across the measured machines).

@@ -335,8 +335,13 @@ inline constexpr double kGbPerGib = 1.073741824;  ///< 2^30 / 1e9
                                                 const LatencyModel& model, Mode mode,
                                                 const PowerModel& power);
 
+/// The largest host time per op set_host_ms_per_op takes, ms: a second per op, three orders
+/// above any measured machine's, and far below where a step's sums stop being finite.
+inline constexpr double kMaxHostMsPerOp = 1000.0;
+
 /// Replaces the host time to issue one op (ms; the user's machine's) and recomputes the
-/// totals. Call before apply_power_limit. Throws ParameterError (host_ms_per_op) unless ms > 0.
+/// totals. Call before apply_power_limit. Throws ParameterError (host_ms_per_op) unless
+/// 0 < ms <= kMaxHostMsPerOp.
 void set_host_ms_per_op(NetworkPrediction& prediction, double ms, const PowerModel& power);
 
 /// The most GPUs set_num_gpus accepts (one node; the calibration rows have 2 to 4).

@@ -54,6 +54,23 @@ TEST(PredictCli, PowerLimitSlowsTheStepAndKeepsThePowerUnderTheCap) {
   EXPECT_NE(capped["power_model"].get<std::string>().find("power_zeus.csv"), std::string::npos);
 }
 
+// A gate on a prediction that is not a number must not pass: an out-of-range host time per op
+// made latency_ms NaN, which compares false against every budget (exit 0).
+TEST(PredictCli, AHostTimeOutOfRangeIsExitTwoNotAPassedGate) {
+  RunResult r =
+      run_cnnperf("predict --net resnet50 --gpu a100 --host-ms-per-op 1e308 --max-latency-ms 5");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.err.find("--host-ms-per-op"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("nan"), std::string::npos) << r.out;
+  r = run_cnnperf("plan --gpus a100,t4 --nets resnet18 --host-ms-per-op 1e308");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.err.find("--host-ms-per-op"), std::string::npos) << r.err;
+  // The bound itself still predicts, finitely.
+  r = run_cnnperf("predict --net resnet18 --gpu a100 --host-ms-per-op 1000 --format json");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("null"), std::string::npos) << r.out;
+}
+
 TEST(PredictCli, PowerLimitAtIdleOrOnLayerRowsIsExitTwo) {
   RunResult r = run_cnnperf("predict --net resnet50 --gpu v100 --power-limit 10");
   EXPECT_EQ(r.exit_code, 2);

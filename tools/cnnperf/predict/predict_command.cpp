@@ -325,6 +325,17 @@ int run_predict(const PredictOptions& options) {
   }
   const auto model = select_model(options, net_gpu ? &*net_gpu : nullptr);
   const NetworkPrediction prediction = predict_for_options(options, *model);
+  // No output carries a number that is not one, and no budget gate passes on it.
+  for (const auto& [field, value] :
+       {std::pair{"latency_ms", prediction.latency_ms},
+        std::pair{"kernel_ms", prediction.kernel_ms}, std::pair{"energy_j", prediction.energy_j},
+        std::pair{"avg_power_w", prediction.avg_power_w}}) {
+    if (!std::isfinite(value)) {
+      throw InputError(std::string("predicted ") + field + " is " + format_number(value) +
+                       ", not a finite number; expected options within their ranges (see "
+                       "--help)");
+    }
+  }
   // A table on stdout ends with its warnings; saying them on stderr too printed each twice
   // on a terminal. JSON and CSV (and a table written to a file) still say them there.
   const bool table_on_stdout =
