@@ -52,5 +52,16 @@ TEST(CliDoc, EverySubcommandHelpMatchesTheBinary) {
   }
 }
 
+// Examples a user copies must not replace the bundled models (they are the tool's inputs) nor
+// fail outside the checkout: README.md and every --help (docs/cli.md is the help, above).
+TEST(CliDoc, NoExampleWritesIntoTheBundledModels) {
+  for (const char* page : {"/README.md", "/docs/cli.md"}) {
+    const std::string text = read_text_file(std::string(CNNPERF_SOURCE_DIR_FOR_TESTS) + page);
+    for (const char* write : {"--out models/", "-o models/", "--output models/"}) {
+      EXPECT_EQ(text.find(write), std::string::npos) << page << " has an example with " << write;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace cnnperf

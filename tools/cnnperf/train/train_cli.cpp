@@ -87,13 +87,13 @@ void add_train_command(CLI::App& app, Runner& run) {
       "  cnnperf train --data datasets/layers_neusight.csv.gz --regressor all --max-rows 20000\n"
       "  cnnperf train --data datasets/layers_*.csv.gz --cv leave-gpu-out --regressor xgboost\n"
       "  cnnperf train --data datasets/layers_neusight.csv.gz datasets/layers_mlpredict.csv.gz \\\n"
-      "      --e2e datasets/e2e_torchvision.csv --out models/my_model.json\n"
+      "      --e2e datasets/e2e_torchvision.csv --out my_model.json\n"
       "  cnnperf train --data datasets/layers_mlpredict.csv.gz --regressor xgboost \\\n"
       "      --params '{\"conv/mlpredict\":{\"xgboost\":{\"max_depth\":8}}}'   # one source's "
       "model\n"
       "  cnnperf train --data conv.csv --cv group-shape --export-features conv_features.csv\n"
-      "  cnnperf train e2e --data datasets/e2e_torchvision.csv --out models/eager_overhead.json\n"
-      "  cnnperf train power --data datasets/power_zeus.csv --out models/power_model.json\n"
+      "  cnnperf train e2e --data datasets/e2e_torchvision.csv --out my_overhead.json\n"
+      "  cnnperf train power --data datasets/power_zeus.csv --out my_power_model.json\n"
       "Export OMP_WAIT_POLICY=PASSIVE before training on a shared machine: XGBoost's OpenMP\n"
       "threads otherwise spin between boosting rounds (it must be set before the process starts).");
 
@@ -111,9 +111,8 @@ void add_train_command(CLI::App& app, Runner& run) {
       "Write the overhead file (as models/eager_overhead.json) to FILE", e2e);
   e2e_sub->footer(
       "Examples:\n"
-      "  cnnperf train e2e --data datasets/e2e_torchvision.csv --out models/eager_overhead.json\n"
-      "  cnnperf train e2e --data datasets/e2e_help_nas.csv.gz --out "
-      "models/eager_overhead_nas.json");
+      "  cnnperf train e2e --data datasets/e2e_torchvision.csv --out my_overhead.json\n"
+      "  cnnperf train e2e --data datasets/e2e_help_nas.csv.gz --out my_nas_overhead.json");
 
   auto power = std::make_shared<TrainCalibrationOptions>();
   auto* power_sub = add_calibration_command(
@@ -122,7 +121,7 @@ void add_train_command(CLI::App& app, Runner& run) {
       power);
   power_sub->footer(
       "Example:\n"
-      "  cnnperf train power --data datasets/power_zeus.csv --out models/power_model.json");
+      "  cnnperf train power --data datasets/power_zeus.csv --out my_power_model.json");
 
   sub->callback([opts, e2e, power, e2e_sub, power_sub, &run] {
     if (e2e_sub->parsed()) {
