@@ -200,7 +200,7 @@ struct Prepared {
 class ProfilerBackend {
  public:
   virtual ~ProfilerBackend() = default;
-  /// Selects the GPU. Not ok: no usable GPU (reason e.g. "cudaErrorInsufficientDriver: ...").
+  /// Selects the GPU. Not ok: no usable GPU (reason e.g. "no NVIDIA driver found ...").
   [[nodiscard]] virtual Status open(int gpu_index) = 0;
   /// Valid after a successful open().
   [[nodiscard]] virtual DeviceInfo device() const = 0;

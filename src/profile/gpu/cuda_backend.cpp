@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
 #include <cupti.h>
+#include <dlfcn.h>
 #include <spdlog/spdlog.h>
 
 #include "check.hpp"
@@ -63,6 +64,30 @@ class CudnnHandle {
   cudnnStatus_t status_;
 };
 
+// "CUDA 12.4" from cudaDriverGetVersion's or CUDART_VERSION's 1000 * major + 10 * minor.
+std::string cuda_version_text(int version) {
+  return "CUDA " + std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+}
+
+// cudart answers cudaErrorInsufficientDriver both where no driver is installed and where it
+// is older than the runtime: tell the two apart, and name the version the build needs.
+std::string explain_no_device(cudaError_t status) {
+  if (status != cudaErrorInsufficientDriver) return describe(status);
+  void* libcuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (libcuda == nullptr) {
+    return "no NVIDIA driver found (libcuda.so.1 could not be loaded); this build needs one "
+           "supporting " +
+           cuda_version_text(CUDART_VERSION) + " or newer";
+  }
+  dlclose(libcuda);
+  int driver = 0;
+  if (cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0) {
+    return "the NVIDIA driver supports " + cuda_version_text(driver) + "; this build needs " +
+           cuda_version_text(CUDART_VERSION) + " or newer (update the driver)";
+  }
+  return describe(status);
+}
+
 class CudaBackend final : public ProfilerBackend {
  public:
   Status open(int gpu_index) override {
@@ -70,7 +95,7 @@ class CudaBackend final : public ProfilerBackend {
     const cudaError_t r = cudaGetDeviceCount(&count);
     if (r != cudaSuccess) {
       (void)cudaGetLastError();
-      return {Outcome::kNotRun, describe(r)};
+      return {Outcome::kNotRun, explain_no_device(r)};
     }
     if (count == 0) return {Outcome::kNotRun, "no CUDA device found"};
     if (gpu_index >= count) {

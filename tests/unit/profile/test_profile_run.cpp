@@ -2,6 +2,8 @@
 // The measurement loop and `profile` end to end against a scripted back end (synthetic
 // timings, see fake_backend.hpp), plus the real back end of this build on this machine,
 // which has no GPU: exit 1 with "no usable GPU: ..." and no file.
+#include <dlfcn.h>
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -317,6 +319,12 @@ TEST(RunProfile, RealBackendOnThisMachine) {
   if (opened.ok()) GTEST_SKIP() << "a GPU is present; this test covers machines without one";
 #if CNNPERF_HAVE_CUDA
   EXPECT_NE(opened.reason.find("cuda"), std::string::npos) << opened.reason;
+  // Without a driver cudart says its version is insufficient; the reason says what is missing.
+  if (void* libcuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL); libcuda == nullptr) {
+    EXPECT_EQ(opened.reason.rfind("no NVIDIA driver found", 0), 0U) << opened.reason;
+  } else {
+    dlclose(libcuda);
+  }
 #else
   EXPECT_EQ(opened.reason.rfind("built without CUDA", 0), 0U) << opened.reason;
 #endif

@@ -40,7 +40,7 @@ struct ProfileOptions {
 
 /// `cnnperf profile` on a given back end. --dry-run prints the plan (any build, no GPU
 /// touched). Otherwise opens the GPU and throws Error "no usable GPU: <reason>" (e.g.
-/// "cudaErrorInsufficientDriver: ..." or "built without CUDA ...") before writing anything.
+/// "no NVIDIA driver found ..." or "built without CUDA ...") before writing anything.
 /// Rows are written atomically after every job so an interrupted run resumes with --resume.
 /// Returns the exit code (0).
 int run_profile(const ProfileOptions& options, ProfilerBackend& backend);
