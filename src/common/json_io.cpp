@@ -21,8 +21,17 @@ class DuplicateKeyCheck {
   bool operator()(int /*depth*/, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
     using Event = nlohmann::json::parse_event_t;
     switch (event) {
-      case Event::object_start: frames_.emplace_back(); break;
-      case Event::array_start: frames_.emplace_back().array = true; break;
+      case Event::object_start:
+      case Event::array_start:
+        // What reads the document walks it recursively: past this depth a hostile file
+        // would overflow the stack instead of being refused.
+        if (frames_.size() >= kMaxJsonDepth) {
+          throw InputError(name_ + ": arrays or objects nested deeper than " +
+                           std::to_string(kMaxJsonDepth) +
+                           " levels; expected the shallow structure of a cnnperf input");
+        }
+        frames_.emplace_back().array = event == Event::array_start;
+        break;
       case Event::key: {
         Frame& top = frames_.back();
         top.key = parsed.get<std::string>();

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/json_io.hpp"
 
@@ -38,6 +41,29 @@ TEST(JsonIo, RepeatedKeyIsBadInputNamingItsPlace) {
   // The same key in sibling or nested objects is fine.
   const auto ok = parse_json_text(R"([{"x": 1}, {"x": 2, "y": {"x": 3}}])", "ok.json");
   EXPECT_EQ(ok[1]["y"]["x"], 3);
+}
+
+// 60,000 nested arrays (120 KB) crashed the readers that walk a document recursively.
+TEST(JsonIo, NestingPastTheBoundIsBadInputNotACrash) {
+  const std::size_t levels = 60000;
+  for (const auto& [open, close] : {std::pair{'[', ']'}, std::pair{'{', '}'}}) {
+    std::string text;
+    for (std::size_t i = 0; i < levels; ++i) text += open == '[' ? "[" : "{\"a\":";
+    text += "1";
+    text += std::string(levels, close);
+    try {
+      (void)parse_json_text(text, "deep.json");
+      FAIL() << "expected InputError";
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(what.rfind("deep.json: arrays or objects nested deeper than 256 levels", 0), 0U)
+          << what.substr(0, 200);
+      EXPECT_LT(what.size(), 200U);  // names the bound, never echoes the document
+    }
+  }
+  // At the bound itself a document still parses.
+  const std::string at_bound = std::string(kMaxJsonDepth, '[') + std::string(kMaxJsonDepth, ']');
+  EXPECT_NO_THROW((void)parse_json_text(at_bound, "ok.json"));
 }
 
 TEST(JsonIo, MissingFileIsBadInput) {
