@@ -107,8 +107,9 @@ Status cudnn_status(cudnnStatus_t status, const char* call) {
 
 Status cuda_status(cudaError_t status, const char* call) {
   if (status == cudaSuccess) return {};
-  if (is_sticky(status))
+  if (is_sticky(status)) {
     throw DeviceLost(std::string("GPU lost: ") + call + ": " + describe(status));
+  }
   return {outcome_from_cuda(status), std::string(call) + ": " + describe(status)};
 }
 
