@@ -64,11 +64,6 @@ class CudnnHandle {
   cudnnStatus_t status_;
 };
 
-// "CUDA 12.4" from cudaDriverGetVersion's or CUDART_VERSION's 1000 * major + 10 * minor.
-std::string cuda_version_text(int version) {
-  return "CUDA " + std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
-}
-
 // cudart answers cudaErrorInsufficientDriver both where no driver is installed and where it
 // is older than the runtime: tell the two apart, and name the version the build needs.
 std::string explain_no_device(cudaError_t status) {
@@ -76,14 +71,14 @@ std::string explain_no_device(cudaError_t status) {
   void* libcuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (libcuda == nullptr) {
     return "no NVIDIA driver found (libcuda.so.1 could not be loaded); this build needs one "
-           "supporting " +
-           cuda_version_text(CUDART_VERSION) + " or newer";
+           "supporting CUDA " +
+           version_text(CUDART_VERSION) + " or newer";
   }
   dlclose(libcuda);
   int driver = 0;
   if (cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0) {
-    return "the NVIDIA driver supports " + cuda_version_text(driver) + "; this build needs " +
-           cuda_version_text(CUDART_VERSION) + " or newer (update the driver)";
+    return "the NVIDIA driver supports CUDA " + version_text(driver) + "; this build needs CUDA " +
+           version_text(CUDART_VERSION) + " or newer (update the driver)";
   }
   return describe(status);
 }
