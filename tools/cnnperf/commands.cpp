@@ -23,6 +23,17 @@ constexpr std::array<std::pair<const char*, const char*>, 6> kOptionOverrides{{
 
 }  // namespace
 
+std::pair<std::int64_t, std::int64_t> parse_input_size(const std::string& text) {
+  if (text.empty()) return {0, 0};
+  const auto x = text.find_first_of("xX");
+  if (x == std::string::npos) {
+    const long side = parse_positive_int(text, "--input-size");
+    return {side, side};
+  }
+  return {parse_positive_int(text.substr(0, x), "--input-size (height of HxW)"),
+          parse_positive_int(text.substr(x + 1), "--input-size (width of HxW)")};
+}
+
 std::string option_for_parameter(const std::string& parameter) {
   for (const auto& [name, option] : kOptionOverrides) {
     if (parameter == name) return option;

@@ -3,8 +3,10 @@
 // struct and, when its subcommand is chosen, stores in `run` one call into the library.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 
 #include <CLI/CLI.hpp>
 
@@ -47,6 +49,10 @@ inline CLI::Validator positive_number() {
       },
       "POSITIVE");
 }
+
+/// --input-size: "HxW" or "N" (square, either case of x) as (height, width); "" gives (0, 0),
+/// the network's own. Throws InputError naming the option.
+[[nodiscard]] std::pair<std::int64_t, std::int64_t> parse_input_size(const std::string& text);
 
 /// The option that sets a library parameter: "--" + the parameter with '_' as '-'
 /// ("host_ms_per_op" -> "--host-ms-per-op"), unless `kOptionOverrides` names another.

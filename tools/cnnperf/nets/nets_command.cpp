@@ -17,6 +17,7 @@
 #include "cnnperf/model/network.hpp"
 #include "cnnperf/model/network_io.hpp"
 #include "cnnperf/model/zoo.hpp"
+#include "commands.hpp"
 
 namespace cnnperf {
 
@@ -28,20 +29,6 @@ constexpr const char* kZooSource =
     "cnnperf built-in zoo: layers transcribed from torchvision.models (Xception: Chollet 2017, "
     "Keras layout); params/MACs/FLOPs counted by cnnperf from those layers; published figures "
     "as cited per network";
-
-/// Parses "HxW" or "N" into (h, w); "" gives (0, 0) = the network's default.
-std::pair<std::int64_t, std::int64_t> parse_input_size(const std::string& text) {
-  if (text.empty()) return {0, 0};
-  const std::string lower = to_lower(text);
-  const auto x = lower.find('x');
-  if (x == std::string::npos) {
-    const long side = parse_positive_int(lower, "--input-size");
-    return {side, side};
-  }
-  const long h = parse_positive_int(lower.substr(0, x), "--input-size (height of HxW)");
-  const long w = parse_positive_int(lower.substr(x + 1), "--input-size (width of HxW)");
-  return {h, w};
-}
 
 std::string shape_text(std::int64_t c, std::int64_t h, std::int64_t w) {
   return std::to_string(c) + "x" + std::to_string(h) + "x" + std::to_string(w);
@@ -168,7 +155,7 @@ std::string render_list(OutputFormat format, DType dtype) {
 
 std::string render_show(const NetsOptions& options, OutputFormat format,
                         std::optional<DType> given) {
-  const auto [input_h, input_w] = parse_input_size(options.input_size);
+  const auto [input_h, input_w] = cli::parse_input_size(options.input_size);
   NetworkOptions net_options;
   net_options.batch = options.batch;
   net_options.input_h = input_h;

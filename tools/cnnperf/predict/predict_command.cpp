@@ -16,21 +16,11 @@
 #include "cnnperf/ml/features.hpp"
 #include "cnnperf/ml/learned_model.hpp"
 #include "cnnperf/model/network_io.hpp"
+#include "commands.hpp"
 
 namespace cnnperf {
 
 namespace {
-
-std::pair<std::int64_t, std::int64_t> parse_input_size(const std::string& text) {
-  if (text.empty()) return {0, 0};
-  const auto x = text.find_first_of("xX");
-  if (x == std::string::npos) {
-    const long side = parse_positive_int(text, "--input-size");
-    return {side, side};
-  }
-  return {parse_positive_int(text.substr(0, x), "--input-size (height of HxW)"),
-          parse_positive_int(text.substr(x + 1), "--input-size (width of HxW)")};
-}
 
 std::string fmt_ms(double v) {
   return format_number(v, 6);
@@ -87,7 +77,7 @@ NetworkPrediction predict_for_options(const PredictOptions& options, const Laten
   import.batch_given = options.batch > 0;
   // Unset: an ONNX model's input type or a layer list's dtype decides (zoo networks: fp32).
   import.dtype = optional_dtype_from_option(options.precision, "precision");
-  const auto [h, w] = parse_input_size(options.input_size);
+  const auto [h, w] = cli::parse_input_size(options.input_size);
   import.input_h = h;
   import.input_w = w;
   import.skip_unsupported = options.skip_unsupported;

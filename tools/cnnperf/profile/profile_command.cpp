@@ -17,18 +17,6 @@
 namespace cnnperf {
 namespace {
 
-std::pair<std::int64_t, std::int64_t> input_size_of(const ProfileOptions& options) {
-  if (options.input_size.empty()) return {0, 0};
-  const std::string s = to_lower(options.input_size);
-  const std::size_t x = s.find('x');
-  if (x == std::string::npos) {
-    const long v = parse_positive_int(s, "--input-size");
-    return {v, v};
-  }
-  return {parse_positive_int(s.substr(0, x), "--input-size (height)"),
-          parse_positive_int(s.substr(x + 1), "--input-size (width)")};
-}
-
 std::vector<SourcedLayer> layers_from_options(const ProfileOptions& options) {
   const std::optional<DType> dtype = optional_dtype_from_option(options.precision, "precision");
   const int sources = static_cast<int>(!options.net.empty()) +
@@ -76,7 +64,7 @@ std::vector<SourcedLayer> layers_from_options(const ProfileOptions& options) {
   }
   NetworkOptions net_options;
   net_options.batch = options.batch;
-  std::tie(net_options.input_h, net_options.input_w) = input_size_of(options);
+  std::tie(net_options.input_h, net_options.input_w) = cli::parse_input_size(options.input_size);
   // Operators the importer cannot model are not convolutions cuDNN would run here anyway.
   ImportOptions import = import_options_from(net_options, /*skip_unsupported=*/true);
   import.dtype = dtype;  // unset: the file's own element type
