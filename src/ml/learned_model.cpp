@@ -344,7 +344,7 @@ std::vector<LayerPrediction> LearnedModel::predict(const std::vector<Layer>& lay
   for (std::size_t i = 0; i < layers.size(); ++i) estimates[i] = estimate_layer(layers[i], gpu);
   for (std::size_t i = 0; i < layers.size(); ++i) {
     const LayerEstimate& e = estimates[i];
-    out[i].latency_ms = e.latency_ms;
+    out[i].kernel_ms = e.latency_ms;
     out[i].roofline_ms = e.roofline_ms;
     out[i].kernels = e.kernels;
     out[i].bound = e.bound;
@@ -397,7 +397,7 @@ std::vector<LayerPrediction> LearnedModel::predict(const std::vector<Layer>& lay
         // Leave-one-GPU-out, the analytical estimate (plus the typical machine's host floor)
         // was the better one for this family on a GPU without measurements: keep it, flagged
         // as outside the data.
-        if (with_floor) out[i].latency_ms += model->floor_ms(source, gpu.name);
+        if (with_floor) out[i].overhead_ms = model->floor_ms(source, gpu.name);
         out[i].in_distribution = false;
         continue;
       }
@@ -425,7 +425,10 @@ std::vector<LayerPrediction> LearnedModel::predict(const std::vector<Layer>& lay
       for (std::size_t j = 0; j < idx.size(); ++j) {
         auto& p = out[idx[j]];
         const double floor = with_floor ? fam->floor_ms(row_sources[j], gpu.name) : 0.0;
-        p.latency_ms = std::max((estimates[idx[j]].latency_ms + floor) * ratio[j], p.roofline_ms);
+        // The harness's floor, scaled like the rest of its measurement, is its overhead: the
+        // kernel time is what is left.
+        p.kernel_ms = std::max(estimates[idx[j]].latency_ms * ratio[j], p.roofline_ms);
+        p.overhead_ms = floor * ratio[j];
         bool inside = true;
         for (std::size_t c = 0; c < x.cols && inside; ++c) {
           const double span = fam->feature_max[c] - fam->feature_min[c];
@@ -440,10 +443,10 @@ std::vector<LayerPrediction> LearnedModel::predict(const std::vector<Layer>& lay
   for (std::size_t i = 0; i < layers.size(); ++i) {
     auto& p = out[i];
     const LayerEstimate& e = estimates[i];
-    // Utilizations relative to the learned latency drive the power model.
-    if (p.latency_ms > 0) {
-      p.compute_utilization = std::min(1.0, e.compute_ms / p.latency_ms);
-      p.memory_utilization = std::min(1.0, e.memory_ms / p.latency_ms);
+    // Utilizations relative to the learned kernel time drive the power model.
+    if (p.kernel_ms > 0) {
+      p.compute_utilization = std::min(1.0, e.compute_ms / p.kernel_ms);
+      p.memory_utilization = std::min(1.0, e.memory_ms / p.kernel_ms);
     }
   }
   return out;

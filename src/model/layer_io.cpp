@@ -50,7 +50,7 @@ const std::vector<std::string>& layer_row_fields() {
   static const std::vector<std::string> fields = [] {
     std::vector<std::string> all = layer_csv_columns();
     for (const char* extra : {"kernel", "stride", "padding", "dilation", "pad_h_end", "pad_w_end",
-                              "name", "activation", "optimizer"}) {
+                              "ceil_mode", "num_inputs", "name", "activation", "optimizer"}) {
       all.emplace_back(extra);
     }
     return all;
@@ -105,7 +105,11 @@ Layer layer_from_row(const CsvTable& table, std::size_t row) {
   layer.dilation_w = integer_field(table, row, "dilation_w", "dilation", layer.dilation_h);
   layer.groups = integer_field(table, row, "groups", nullptr, 1);
   layer.bias = bool_field(table, row, "bias");
-  if (layer.op == Op::kAdd || layer.op == Op::kMul) layer.num_inputs = 2;
+  layer.ceil_mode = bool_field(table, row, "ceil_mode");
+  // `nets show` writes both: a layer read back is the layer the network predicts.
+  const bool binary = layer.op == Op::kAdd || layer.op == Op::kMul;
+  layer.num_inputs =
+      static_cast<int>(integer_field(table, row, "num_inputs", nullptr, binary ? 2 : 1));
   layer.validate(table.where(row));
   return layer;
 }

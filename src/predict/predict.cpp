@@ -215,7 +215,7 @@ void assign_power(std::vector<LayerPrediction>& predictions, const GpuSpec& gpu,
   for (auto& p : predictions) {
     p.avg_power_w =
         layer_power_w(p.compute_utilization, p.memory_utilization, p.kernels, gpu, params);
-    p.energy_mj = p.avg_power_w * p.latency_ms;  // W x ms = mJ
+    p.energy_mj = p.avg_power_w * p.kernel_ms;  // W x ms = mJ
   }
 }
 
@@ -226,7 +226,7 @@ std::vector<LayerPrediction> AnalyticalModel::predict_layers(const std::vector<L
   for (const auto& layer : layers) {
     const LayerEstimate e = estimate_layer(layer, gpu, params_);
     LayerPrediction p;
-    p.latency_ms = e.latency_ms;
+    p.kernel_ms = e.latency_ms;
     p.roofline_ms = e.roofline_ms;
     p.compute_utilization = e.compute_utilization;
     p.memory_utilization = e.memory_utilization;
@@ -448,14 +448,23 @@ StepTotals step_totals(const std::vector<LayerPrediction>& predictions,
   double kernel_ms = 0;
   double layer_energy_mj = 0;
   for (const auto& p : predictions) {
-    kernel_ms += p.latency_ms;
+    kernel_ms += p.kernel_ms;
     layer_energy_mj += p.energy_mj;
+  }
+  StepTotals t;
+  t.kernel_ms = kernel_ms;
+  if (r.runtime == Runtime::kCudnn) {
+    // A C/C++ caller issues ahead of the GPU: the step is its kernels and the gaps between
+    // them, on every GPU alike, with idle power in the gaps.
+    double gaps_ms = 0;
+    for (const auto& p : predictions) gaps_ms += p.overhead_ms;
+    t.latency_ms = kernel_ms + gaps_ms;
+    t.energy_mj = r.eager.num_gpus * (layer_energy_mj + gaps_ms * r.gpu.idle_power_w);
+    return t;
   }
   EagerTerms terms = r.eager;
   terms.kernel_ms = kernel_ms;
   terms.op_costs = eager_op_costs(r.layers, predictions);
-  StepTotals t;
-  t.kernel_ms = kernel_ms;
   t.latency_ms = eager_latency_ms(terms, r.overhead);
   // A per-GPU kernel-time scale (and a network's step scale) stretches the kernels at their
   // predicted power.
@@ -468,6 +477,8 @@ StepTotals step_totals(const std::vector<LayerPrediction>& predictions,
 }
 
 void set_totals(NetworkPrediction& r) {
+  // Kernel time or host terms may have changed (a power cap, the user's host time per op).
+  apply_runtime_overhead(r.layers, r.predictions, r.runtime, r.overhead);
   const StepTotals t = step_totals(r.predictions, r);
   r.kernel_ms = t.kernel_ms;
   r.latency_ms = t.latency_ms;
@@ -549,7 +560,7 @@ std::vector<EagerOpCost> eager_op_costs(const std::vector<Layer>& layers,
   for (std::size_t i = 0; i < predictions.size() && i < layers.size(); ++i) {
     if (predictions[i].kernels == 0) continue;
     out.push_back(
-        {predictions[i].latency_ms, predictions[i].kernels, is_heavy_host_op(layers[i].op), 1});
+        {predictions[i].kernel_ms, predictions[i].kernels, is_heavy_host_op(layers[i].op), 1});
   }
   // Merged: a NAS-Bench-201 step's ~250 ops are ~40 kinds, which keeps the calibration's loss
   // over HELP's rows fast.
@@ -569,6 +580,37 @@ std::vector<EagerOpCost> eager_op_costs(const std::vector<Layer>& layers,
   return merged;
 }
 
+void apply_runtime_overhead(const std::vector<Layer>& layers,
+                            std::vector<LayerPrediction>& predictions, Runtime runtime,
+                            const EagerOverhead& overhead) {
+  for (std::size_t i = 0; i < predictions.size() && i < layers.size(); ++i) {
+    LayerPrediction& p = predictions[i];
+    if (p.kernels == 0) {
+      p.overhead_ms = 0;
+      continue;
+    }
+    const double gaps_ms = overhead.gpu_gap_ms_per_kernel * p.kernels;
+    if (runtime == Runtime::kCudnn) {
+      p.overhead_ms = gaps_ms;
+      continue;
+    }
+    double host_ms =
+        overhead.host_ms_per_op * (is_heavy_host_op(layers[i].op) ? overhead.heavy_op_factor : 1.0);
+    if (layers[i].pass == Pass::kTraining) host_ms *= overhead.training_host_factor;
+    p.overhead_ms = std::max(p.kernel_ms + gaps_ms, host_ms) - p.kernel_ms;
+  }
+}
+
+std::vector<LayerPrediction> predict_layers_under(const std::vector<Layer>& layers,
+                                                  const GpuSpec& gpu, const LatencyModel& model,
+                                                  Runtime runtime, const PowerModel& power) {
+  std::vector<LayerPrediction> predictions = model.predict_network_layers(layers, gpu);
+  assign_power(predictions, gpu, power.activity_for(gpu));
+  apply_runtime_overhead(layers, predictions, runtime,
+                         overhead_for_gpu(model.eager_overhead(), gpu));
+  return predictions;
+}
+
 std::string step_scale_network(const Network& network) {
   if (network.source == "zoo") return network.name;
   if (!network.zoo_network.empty()) return network.zoo_network;
@@ -577,8 +619,10 @@ std::string step_scale_network(const Network& network) {
 }
 
 NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
-                                  const LatencyModel& model, Mode mode, const PowerModel& power) {
+                                  const LatencyModel& model, Mode mode, const PowerModel& power,
+                                  Runtime runtime) {
   NetworkPrediction result;
+  result.runtime = runtime;
   result.gpu = gpu;
   result.network = network.name;
   result.network_source = network.source;
@@ -680,19 +724,19 @@ struct ClockedLayer {
 
 ClockedLayer clock_layer(const LayerPrediction& base, const GpuSpec& gpu, const PowerModel& power,
                          double s) {
-  if (base.kernels == 0 || base.latency_ms <= 0) return {base.latency_ms, base.energy_mj, 1};
+  if (base.kernels == 0 || base.kernel_ms <= 0) return {base.kernel_ms, base.energy_mj, 1};
   const double cu = std::clamp(base.compute_utilization, 0.0, 1.0);
   const double stretch = cu / s + (1.0 - cu);
   const PowerParams& a = power.activity;
   const double core = a.compute_weight * cu;
   const double memory = a.memory_weight * std::clamp(base.memory_utilization, 0.0, 1.0);
   const double core_share = core + memory > 0 ? core / (core + memory) : 1.0;
-  const double dynamic_mj = (base.avg_power_w - gpu.idle_power_w) * base.latency_ms;
+  const double dynamic_mj = (base.avg_power_w - gpu.idle_power_w) * base.kernel_ms;
   const double voltage_clock = std::max(s, power.cap.voltage_floor_clock_ratio);
   const double scaled_dynamic_mj =
       dynamic_mj *
       (core_share * std::pow(voltage_clock, power.cap.core_energy_exponent) + 1.0 - core_share);
-  const double latency_ms = base.latency_ms * stretch;
+  const double latency_ms = base.kernel_ms * stretch;
   return {latency_ms, gpu.idle_power_w * latency_ms + scaled_dynamic_mj, stretch};
 }
 
@@ -701,7 +745,7 @@ double step_power_at_clock(const NetworkPrediction& base, const PowerModel& powe
   std::vector<LayerPrediction> clocked = base.predictions;
   for (auto& p : clocked) {
     const ClockedLayer c = clock_layer(p, base.gpu, power, s);
-    p.latency_ms = c.latency_ms;
+    p.kernel_ms = c.latency_ms;
     p.energy_mj = c.energy_mj;
   }
   const StepTotals t = step_totals(clocked, base);
@@ -713,7 +757,7 @@ void rescale_to_clock(NetworkPrediction& r, const PowerModel& power, double s) {
     const ClockedLayer c = clock_layer(p, r.gpu, power, s);
     p.compute_utilization = std::clamp(p.compute_utilization, 0.0, 1.0) / s / c.stretch;
     p.memory_utilization /= c.stretch;
-    p.latency_ms = c.latency_ms;  // roofline_ms stays the boost-clock bound
+    p.kernel_ms = c.latency_ms;  // roofline_ms stays the boost-clock bound
     p.energy_mj = c.energy_mj;
     p.avg_power_w = c.latency_ms > 0 ? c.energy_mj / c.latency_ms : p.avg_power_w;
   }
@@ -804,7 +848,9 @@ nlohmann::json layer_json(const Layer& l, const LayerPrediction& p) {
           {"params", l.params()},
           {"flops", l.flops()},
           {"bytes", l.bytes()},
-          {"latency_ms", p.latency_ms},
+          {"kernel_ms", p.kernel_ms},
+          {"overhead_ms", p.overhead_ms},
+          {"latency_ms", p.latency_ms()},
           {"energy_mj", p.energy_mj},
           {"avg_power_w", p.avg_power_w},
           {"roofline_ms", p.roofline_ms},
@@ -860,12 +906,14 @@ nlohmann::json to_json(const NetworkPrediction& r) {
       {"num_gpus", r.eager.num_gpus},
       {"mode", to_string(r.mode)},
       {"precision", to_string(r.precision)},
+      {"runtime", to_string(r.runtime)},
       {"tf32_convolutions", r.tf32_convolutions},
       {"layers", layers},
       {"total",
        {{"params", sums.params},
         {"flops", sums.flops},
         {"kernel_ms", r.kernel_ms},
+        {"overhead_ms", r.latency_ms - r.kernel_ms},
         {"latency_ms", r.latency_ms},
         {"energy_j", r.energy_j},
         {"avg_power_w", r.avg_power_w},
@@ -918,13 +966,15 @@ std::string prediction_csv(const NetworkPrediction& r) {
                     s(l.params()),
                     format_number(l.flops(), 10),
                     format_number(l.bytes(), 10),
-                    format_number(p.latency_ms, 6),
+                    format_number(p.latency_ms(), 6),
                     format_number(p.energy_mj, 6),
                     format_number(p.avg_power_w, 5),
                     format_number(p.roofline_ms, 6),
                     p.bound,
                     p.in_distribution ? "true" : "false",
-                    format_number(p.latency_ms, 6),
+                    format_number(p.kernel_ms, 6),
+                    format_number(p.overhead_ms, 6),
+                    to_string(r.runtime),
                     r.gpu.name,
                     r.model});
   }
@@ -937,7 +987,7 @@ std::string prediction_csv(const NetworkPrediction& r) {
       "kernel_w",  "stride_h",    "stride_w",    "pad_h", "pad_w",
       "groups",    "params",      "flops",       "bytes", "latency_ms",
       "energy_mj", "avg_power_w", "roofline_ms", "bound", "in_distribution",
-      "kernel_ms", "gpu",         "model"};
+      "kernel_ms", "overhead_ms", "runtime",     "gpu",   "model"};
   std::vector<std::string> total(header.size());
   auto set = [&](std::string_view column, std::string value) {
     total[static_cast<std::size_t>(std::find(header.begin(), header.end(), column) -
@@ -955,6 +1005,8 @@ std::string prediction_csv(const NetworkPrediction& r) {
   set("roofline_ms", format_number(sums.roofline_ms, 6));
   set("in_distribution", sums.in_distribution ? "true" : "false");
   set("kernel_ms", format_number(r.kernel_ms, 6));
+  set("overhead_ms", format_number(r.latency_ms - r.kernel_ms, 6));
+  set("runtime", to_string(r.runtime));
   set("gpu", r.gpu.name);
   set("model", r.model);
   rows.push_back(std::move(total));
@@ -1060,8 +1112,8 @@ std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
     const auto& l = r.layers[i];
     const auto& p = r.predictions[i];
     rows.push_back({l.name, to_string(l.op), shape_text(l), format_number(l.flops() / 1e6, 4),
-                    format_number(p.latency_ms, 3), format_number(p.roofline_ms, 3),
-                    format_number(p.energy_mj, 3), p.bound,
+                    format_number(p.kernel_ms, 3), format_number(p.overhead_ms, 3),
+                    format_number(p.roofline_ms, 3), format_number(p.energy_mj, 3), p.bound,
                     p.in_distribution ? "" : "out-of-range"});
   }
   std::string out =
@@ -1069,16 +1121,19 @@ std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
       std::to_string(r.batch) + ", " + to_string(r.mode) + ", " + to_string(r.precision) +
       (r.tf32_convolutions > 0
            ? " (" + std::to_string(r.tf32_convolutions) +
-                 " convolutions on TF32 tensor cores, PyTorch's default; allow_tf32 off: "
+                 " convolutions on TF32 tensor cores, the runtime's default; without TF32: "
                  "strict fp32)"
            : std::string()) +
       ", model: " + r.model + "\n";
-  out += format_table({"layer", "op", "shape (CxHxW)", "MFLOPs", "latency_ms", "roofline_ms",
-                       "energy_mj", "bound", "note"},
+  out += format_table({"layer", "op", "shape (CxHxW)", "MFLOPs", "kernel_ms", "overhead_ms",
+                       "roofline_ms", "energy_mj", "bound", "note"},
                       rows);
   out += "\nkernel_ms   " + format_number(r.kernel_ms, 4) + "  (sum of GPU kernel time)\n";
   out += "latency_ms  " + format_number(r.latency_ms, 4) +
-         "  (end-to-end step in an eager framework, incl. launch overhead and input copy)\n";
+         (r.runtime == Runtime::kCudnn
+              ? "  (step under the cudnn runtime: kernel time and the gaps between kernels)\n"
+              : "  (step under the pytorch runtime, eager: launch overhead and input copy "
+                "included)\n");
   out += prediction_step_notes(r);
   for (const auto& w : r.warnings) out += "warning: " + w + "\n";
   return out;

@@ -59,6 +59,9 @@ struct FamilyModel {
   [[nodiscard]] double floor_ms(const std::string& source, const std::string& gpu) const;
 };
 
+/// The bundled learned model file (found with find_resource): `validate`'s default per layer.
+inline constexpr const char* kBundledLearnedModel = "models/cnnperf_default.json";
+
 /// A learned model: per family, log(measured / analytical) is regressed on the features;
 /// prediction = analytical x exp(regressor), never below the roofline bound.
 class LearnedModel final : public LatencyModel {

@@ -17,6 +17,7 @@
 #include "cnnperf/model/network.hpp"
 #include "cnnperf/predict/analytical.hpp"
 #include "cnnperf/predict/power.hpp"
+#include "cnnperf/predict/runtime.hpp"
 
 namespace cnnperf {
 
@@ -24,16 +25,21 @@ inline constexpr int kPredictionSchemaVersion = 1;
 
 /// One layer's prediction.
 struct LayerPrediction {
-  double latency_ms = 0;           ///< GPU kernel time of the op (all its kernels), ms
-  double roofline_ms = 0;          ///< physical lower bound, ms; latency_ms never goes below it
-  double energy_mj = 0;            ///< energy of the op, mJ (= avg_power_w x latency_ms)
+  /// GPU time of the kernels the op launches (what CUPTI measures, what `profile` writes), ms.
+  double kernel_ms = 0;
+  /// What the runtime adds to the op run alone (apply_runtime_overhead), ms; 0 until then.
+  double overhead_ms = 0;
+  double roofline_ms = 0;          ///< physical lower bound, ms; kernel_ms never goes below it
+  double energy_mj = 0;            ///< energy of the op's kernels, mJ (= avg_power_w x kernel_ms)
   double avg_power_w = 0;          ///< average board power while it runs, W
-  double compute_utilization = 0;  ///< share of latency_ms the SM pipes are the bottleneck
-  double memory_utilization = 0;   ///< share of latency_ms DRAM traffic is the bottleneck
+  double compute_utilization = 0;  ///< share of kernel_ms the SM pipes are the bottleneck
+  double memory_utilization = 0;   ///< share of kernel_ms DRAM traffic is the bottleneck
   bool in_distribution = true;     ///< false when outside the model's training ranges
   int kernels = 1;                 ///< kernel launches
   std::string bound;               ///< compute | memory | overhead | none
   std::string algorithm;           ///< analytical mapping (implicit_gemm, winograd, ...)
+  /// The op's time under the runtime, run alone: kernel time plus the runtime's overhead, ms.
+  [[nodiscard]] double latency_ms() const { return kernel_ms + overhead_ms; }
 };
 
 /// The end-to-end terms of one GPU fitted on its own end-to-end rows, i.e. on the machine
@@ -302,13 +308,14 @@ struct NetworkPrediction {
   std::int64_t batch = 1;
   Mode mode = Mode::kInference;
   DType precision = DType::kFp32;
+  Runtime runtime = Runtime::kPytorch;  ///< what runs the step (latency_ms is under it)
   int tf32_convolutions = 0;  ///< fp32 convolutions predicted on TF32 tensor cores (runs_tf32)
   std::vector<Layer> layers;
   std::vector<LayerPrediction> predictions;
   EagerTerms eager;        ///< terms of the end-to-end formula (kernel_ms before any cap)
   EagerOverhead overhead;  ///< the model's eager-framework overhead for this GPU
-  double kernel_ms = 0;    ///< sum of GPU kernel time
-  double latency_ms = 0;   ///< end-to-end wall time of one step in an eager framework
+  double kernel_ms = 0;    ///< sum of GPU kernel time, ms
+  double latency_ms = 0;   ///< wall time of one step under `runtime`, ms
   double energy_j = 0;     ///< energy of one step, J
   double avg_power_w = 0;  ///< energy_j / latency
   /// A lower bound of the device memory one GPU needs for the step, GB (1e9 bytes): the
@@ -330,10 +337,33 @@ inline constexpr double kGbPerGib = 1.073741824;  ///< 2^30 / 1e9
   return memory_gb > 0 && needed_gb > memory_gb * kGbPerGib;
 }
 
-/// Predicts every layer and the end-to-end totals, with power from `power`.
+/// Predicts every layer and the end-to-end totals under `runtime`, with power from `power`.
+/// Each layer's kernel_ms is the one predict_layers_under gives it; overhead_ms is the
+/// runtime's for the op run alone. The network's layers keep their allow_tf32 marks
+/// (apply_runtime_math sets them).
 [[nodiscard]] NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
                                                 const LatencyModel& model, Mode mode,
-                                                const PowerModel& power);
+                                                const PowerModel& power,
+                                                Runtime runtime = Runtime::kPytorch);
+
+/// What `runtime` adds to each op run alone, into predictions[i].overhead_ms (`layers[i]`'s),
+/// with `overhead` the eager overhead as it applies to the GPU (overhead_for_gpu). PyTorch:
+/// max(kernel time + the gaps between its kernels, the host's time to issue it) - kernel time,
+/// the host time x training_host_factor for a training pass; cuDNN: the gaps between its
+/// kernels. An op without kernels adds nothing.
+void apply_runtime_overhead(const std::vector<Layer>& layers,
+                            std::vector<LayerPrediction>& predictions, Runtime runtime,
+                            const EagerOverhead& overhead);
+
+/// One prediction per layer as its own op (`predict --layers`): the kernel time predict_network
+/// gives the same layer (LatencyModel::predict_network_layers), its power, and `runtime`'s
+/// overhead with the model's eager overhead for `gpu`. The layers' allow_tf32 marks are used
+/// as they are (apply_runtime_math sets them).
+[[nodiscard]] std::vector<LayerPrediction> predict_layers_under(const std::vector<Layer>& layers,
+                                                                const GpuSpec& gpu,
+                                                                const LatencyModel& model,
+                                                                Runtime runtime,
+                                                                const PowerModel& power);
 
 /// The largest host time per op set_host_ms_per_op takes, ms: a second per op, three orders
 /// above any measured machine's, and far below where a step's sums stop being finite.

@@ -32,6 +32,13 @@ std::string source_file(const std::string& relative) {
   return std::string("\"") + CNNPERF_SOURCE_DIR_FOR_TESTS + "/" + relative + "\"";
 }
 
+// The JSON a successful `cnnperf ARGS` prints.
+nlohmann::json json_of(const std::string& args) {
+  const RunResult r = run_cnnperf(args);
+  EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err;
+  return nlohmann::json::parse(r.out);
+}
+
 nlohmann::json predict_json(const std::string& extra) {
   const RunResult r = run_cnnperf(
       "predict --net resnet50 --gpu v100-pcie-16gb --batch 64 --mode training "
@@ -180,8 +187,9 @@ TEST(PredictCli, LayersJsonRowsKeepTheInputColumnOrder) {
   std::vector<std::string> keys;
   for (const auto& item : doc.at("rows").at(0).items()) keys.push_back(item.key());
   const std::vector<std::string> expected = {
-      "op",         "c_out",     "zeta",        "batch",       "c_in",           "alpha",
-      "latency_ms", "energy_mj", "avg_power_w", "roofline_ms", "in_distribution"};
+      "op",          "c_out",       "zeta",           "batch",      "c_in",
+      "alpha",       "kernel_ms",   "overhead_ms",    "latency_ms", "energy_mj",
+      "avg_power_w", "roofline_ms", "in_distribution"};
   EXPECT_EQ(keys, expected);
   EXPECT_EQ(doc.at("rows").at(0).at("zeta"), "z");
 }
@@ -322,6 +330,79 @@ TEST(PredictCli, LayersWithAGpuColumnRunEachRowOnItsGpu) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("'gpu' column"), std::string::npos) << r.err;
   EXPECT_EQ(run_cnnperf("predict --net resnet18").exit_code, 2);
+}
+
+// Per layer, `predict --layers` on `nets show`'s rows gives each layer the kernel_ms that
+// `predict --net` gives it: one time for one layer, whatever path asked.
+void expect_same_kernel_time(const std::string& net, const std::string& gpu,
+                             const std::string& extra, const std::string& precision = "fp32") {
+  const auto csv = temp_dir() / (net + "_layers.csv");
+  RunResult r = run_cnnperf("nets show " + net + " --batch 2 --precision " + precision +
+                            " --format csv -o \"" + csv.string() + "\"");
+  ASSERT_EQ(r.exit_code, 0) << net << ": " << r.err;
+  r = run_cnnperf("predict --layers \"" + csv.string() + "\" --gpu " + gpu + " --format json " +
+                  extra);
+  ASSERT_EQ(r.exit_code, 0) << net << ": " << r.err;
+  // The tool's own rows are valid input: no warning about their source or columns.
+  EXPECT_EQ(r.err.find("warn"), std::string::npos) << net << ": " << r.err;
+  const auto rows = nlohmann::json::parse(r.out)["rows"];
+  r = run_cnnperf("predict --net " + net + " --batch 2 --precision " + precision + " --gpu " + gpu +
+                  " --format json " + extra);
+  ASSERT_EQ(r.exit_code, 0) << net << ": " << r.err;
+  const auto layers = nlohmann::json::parse(r.out)["layers"];
+  ASSERT_EQ(rows.size(), layers.size()) << net;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const double from_rows = rows[i]["kernel_ms"].get<double>();
+    const double from_net = layers[i]["kernel_ms"].get<double>();
+    EXPECT_NEAR(from_rows, from_net, 1e-9 + 1e-12 * from_net)
+        << net << " layer " << i << " (" << layers[i]["name"] << ") on " << gpu << " " << extra;
+    EXPECT_NEAR(rows[i]["overhead_ms"].get<double>(), layers[i]["overhead_ms"].get<double>(), 1e-9)
+        << net << " layer " << i;
+  }
+}
+
+TEST(PredictCli, LayersAndNetGiveEveryZooLayerTheSameKernelTime) {
+  const RunResult r = run_cnnperf("nets --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto networks = nlohmann::json::parse(r.out)["networks"];
+  ASSERT_GT(networks.size(), 40U);
+  for (const auto& network : networks) {
+    // a100: fp32 convolutions on TF32, which both paths must apply alike.
+    expect_same_kernel_time(network["name"].get<std::string>(), "a100", "");
+  }
+  expect_same_kernel_time("resnet50", "v100", "--runtime cudnn");
+  expect_same_kernel_time("mobilenet_v2", "a100", "--no-tf32", "fp16");
+  expect_same_kernel_time("vgg11", "a100", "--no-tf32");
+  // A learned model gives its own kernel times, the same on both paths.
+  expect_same_kernel_time("resnet18", "v100", "--model models/cnnperf_default.json");
+}
+
+TEST(PredictCli, TheRuntimeSetsTheOverheadNotTheKernelTime) {
+  const std::string args = "predict --net resnet50 --gpu a100 --batch 1 --format json --runtime ";
+  const auto eager = json_of(args + "pytorch");
+  const auto direct = json_of(args + "cudnn");
+  EXPECT_EQ(eager["runtime"], "pytorch");
+  EXPECT_EQ(direct["runtime"], "cudnn");
+  EXPECT_DOUBLE_EQ(eager["total"]["kernel_ms"].get<double>(),
+                   direct["total"]["kernel_ms"].get<double>());
+  // Batch 1 on an A100 is host-bound in eager PyTorch; a direct cuDNN caller is not.
+  EXPECT_GT(eager["total"]["latency_ms"].get<double>(),
+            1.5 * direct["total"]["latency_ms"].get<double>());
+  EXPECT_GE(direct["total"]["latency_ms"].get<double>(),
+            direct["total"]["kernel_ms"].get<double>());
+  for (const auto* doc : {&eager, &direct}) {
+    const auto& t = (*doc)["total"];
+    EXPECT_NEAR(t["kernel_ms"].get<double>() + t["overhead_ms"].get<double>(),
+                t["latency_ms"].get<double>(), 1e-9);
+    for (const auto& layer : (*doc)["layers"]) {
+      EXPECT_NEAR(layer["kernel_ms"].get<double>() + layer["overhead_ms"].get<double>(),
+                  layer["latency_ms"].get<double>(), 1e-12);
+      EXPECT_GE(layer["overhead_ms"].get<double>(), 0.0);
+    }
+  }
+  const RunResult bad = run_cnnperf("predict --net resnet50 --gpu a100 --runtime onnxruntime");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--runtime"), std::string::npos) << bad.err;
 }
 
 TEST(PredictCli, Fp32ConvolutionsUseTf32OnAmpereUnlessNoTf32) {
@@ -554,15 +635,19 @@ TEST(PredictCli, CsvOutputsCarryTheirSchemaVersion) {
   // And what the numbers came from: the GPU and the model of a network, the model of layer
   // rows (an input column of that name is kept, the added one prefixed).
   const RunResult net = run_cnnperf("predict --net resnet18 --gpu a100 --format csv");
-  EXPECT_NE(net.out.find(",kernel_ms,gpu,model,schema_version\n"), std::string::npos) << net.out;
-  EXPECT_NE(net.out.find(",a100-sxm4-40gb,analytical,1\n"), std::string::npos) << net.out;
+  EXPECT_NE(net.out.find(",kernel_ms,overhead_ms,runtime,gpu,model,schema_version\n"),
+            std::string::npos)
+      << net.out;
+  EXPECT_NE(net.out.find(",pytorch,a100-sxm4-40gb,analytical,1\n"), std::string::npos) << net.out;
   const RunResult rows =
       run_cnnperf("predict --gpu t4 --layers \"" + layer_csv.string() + "\" --format csv");
-  EXPECT_NE(rows.out.find(",model,latency_ms,"), std::string::npos) << rows.out;
-  EXPECT_NE(rows.out.find(",in_distribution,predicted_model,schema_version\n"), std::string::npos)
+  EXPECT_NE(rows.out.find(",model,kernel_ms,overhead_ms,latency_ms,"), std::string::npos)
+      << rows.out;
+  EXPECT_NE(rows.out.find(",in_distribution,predicted_model,runtime,schema_version\n"),
+            std::string::npos)
       << rows.out;
   EXPECT_NE(rows.out.find(",mine,"), std::string::npos) << rows.out;
-  EXPECT_NE(rows.out.find(",cnnperf_default.json,1\n"), std::string::npos) << rows.out;
+  EXPECT_NE(rows.out.find(",analytical,pytorch,1\n"), std::string::npos) << rows.out;
 }
 
 // A CSV reader must get the network's end-to-end step, not only its layers: the file ends with
@@ -592,11 +677,16 @@ TEST(PredictCli, NetworkCsvEndsWithTheTotalsOfTheJson) {
         std::pair{"flops", total.at("flops").get<double>()}}) {
     EXPECT_NEAR(number(last, column), expected, 1e-5 * expected) << column;
   }
-  // The eager step holds more than its kernels; each layer's kernel_ms is its latency_ms.
+  // The eager step holds more than its kernels; each layer's latency_ms is its kernel_ms and
+  // the runtime's overhead_ms.
   EXPECT_GT(number(last, "latency_ms"), number(last, "kernel_ms"));
+  EXPECT_NEAR(number(last, "overhead_ms"), number(last, "latency_ms") - number(last, "kernel_ms"),
+              1e-5 * number(last, "latency_ms"));
   double layer_kernel_ms = 0;
   for (std::size_t i = 0; i < last; ++i) {
-    EXPECT_EQ(table.get(i, "kernel_ms"), table.get(i, "latency_ms")) << i;
+    EXPECT_NEAR(number(i, "kernel_ms") + number(i, "overhead_ms"), number(i, "latency_ms"),
+                1e-5 * number(i, "latency_ms"))
+        << i;
     layer_kernel_ms += number(i, "kernel_ms");
   }
   EXPECT_NEAR(layer_kernel_ms, total.at("kernel_ms").get<double>(),

@@ -18,7 +18,7 @@ using testing::named_gpu;
 
 LayerPrediction kernel(double ms, int kernels = 1) {
   LayerPrediction p;
-  p.latency_ms = ms;
+  p.kernel_ms = ms;
   p.kernels = kernels;
   return p;
 }

@@ -114,11 +114,11 @@ TEST(GpuBlind, PredictsOnlyRowsOfGpusOutsideTheTrainingData) {
   const auto unseen = model->predict_layers(layers, gpu("rtx-2080-ti"));
   const auto inside_network = model->predict_network_layers(layers, gpu("rtx-2080-ti"));
   for (std::size_t i = 0; i < layers.size(); ++i) {
-    EXPECT_NEAR(seen[i].latency_ms, 2 * estimate_layer(layers[i], gpu("v100-sxm2-16gb")).latency_ms,
+    EXPECT_NEAR(seen[i].kernel_ms, 2 * estimate_layer(layers[i], gpu("v100-sxm2-16gb")).latency_ms,
                 1e-9);
     const double analytical = estimate_layer(layers[i], gpu("rtx-2080-ti")).latency_ms;
-    EXPECT_NEAR(unseen[i].latency_ms, 3 * analytical, 1e-9);
-    EXPECT_NEAR(inside_network[i].latency_ms, 3 * analytical, 1e-9);
+    EXPECT_NEAR(unseen[i].kernel_ms, 3 * analytical, 1e-9);
+    EXPECT_NEAR(inside_network[i].kernel_ms, 3 * analytical, 1e-9);
     EXPECT_FALSE(unseen[i].in_distribution) << "a GPU outside the training data";
   }
   // validate's path: rows of their own GPU, the unseen one through the blind regressor.
@@ -157,14 +157,14 @@ TEST(GpuBlind, AnotherBoardOfASeenChipTakesTheSeenOnesFeaturesNotTheBlindRegress
   for (std::size_t i = 0; i < layers.size(); ++i) {
     const double analytical = estimate_layer(layers[i], gpu("v100-pcie-16gb")).latency_ms;
     EXPECT_NE(analytical, estimate_layer(layers[i], gpu("v100-sxm2-16gb")).latency_ms);
-    EXPECT_NEAR(on_sibling[i].latency_ms, 2 * analytical, 1e-9);
+    EXPECT_NEAR(on_sibling[i].kernel_ms, 2 * analytical, 1e-9);
     EXPECT_FALSE(on_sibling[i].in_distribution) << "still a GPU outside the training data";
   }
   // validate's and cross-validation's path gives the same.
   TrainingData rows = scaled_rows(1.0, 2);
   testing::add_row(rows, layers[0], gpu("v100-pcie-16gb"), kReferenceSource, 1.0);
   const auto p = predict_rows(fam, rows, testing::all_rows(rows), model->feature_spec());
-  EXPECT_NEAR(p.back(), on_sibling[0].latency_ms, 1e-9);
+  EXPECT_NEAR(p.back(), on_sibling[0].kernel_ms, 1e-9);
 }
 
 TEST(GpuBlind, TheModelFileKeepsItOnBothLoadPaths) {
@@ -183,10 +183,10 @@ TEST(GpuBlind, TheModelFileKeepsItOnBothLoadPaths) {
     const auto got = back->predict_layers(layers, gpu("rtx-2080-ti"));
     const auto got_seen = back->predict_layers(layers, gpu("v100-sxm2-16gb"));
     for (std::size_t i = 0; i < layers.size(); ++i) {
-      EXPECT_DOUBLE_EQ(got[i].latency_ms, expected[i].latency_ms) << reference_only;
-      EXPECT_DOUBLE_EQ(got_seen[i].latency_ms, seen_pred[i].latency_ms) << reference_only;
+      EXPECT_DOUBLE_EQ(got[i].kernel_ms, expected[i].kernel_ms) << reference_only;
+      EXPECT_DOUBLE_EQ(got_seen[i].kernel_ms, seen_pred[i].kernel_ms) << reference_only;
     }
-    EXPECT_NE(got[0].latency_ms, got_seen[0].latency_ms);
+    EXPECT_NE(got[0].kernel_ms, got_seen[0].kernel_ms);
   }
   // Loaded for one GPU, only the booster it uses is read; the predictions are the same, and
   // the other GPU's rows are an Error, not a crash.
@@ -198,22 +198,22 @@ TEST(GpuBlind, TheModelFileKeepsItOnBothLoadPaths) {
     if (std::string(name) == "v100-pcie-32gb") {
       ASSERT_NE(f.regressor, nullptr);
       EXPECT_EQ(f.gpu_blind_regressor, nullptr);
-      EXPECT_DOUBLE_EQ(one->predict_layers(layers, only)[0].latency_ms,
-                       model->predict_layers(layers, only)[0].latency_ms);
+      EXPECT_DOUBLE_EQ(one->predict_layers(layers, only)[0].kernel_ms,
+                       model->predict_layers(layers, only)[0].kernel_ms);
       continue;
     }
     EXPECT_EQ(f.regressor != nullptr, seen) << name;
     EXPECT_EQ(f.gpu_blind_regressor != nullptr, !seen) << name;
     const auto got = one->predict_layers(layers, only);
-    EXPECT_DOUBLE_EQ(got[0].latency_ms, (seen ? seen_pred : expected)[0].latency_ms) << name;
+    EXPECT_DOUBLE_EQ(got[0].kernel_ms, (seen ? seen_pred : expected)[0].kernel_ms) << name;
     EXPECT_THROW((void)one->predict_layers(layers, gpu(seen ? "rtx-2080-ti" : "v100-sxm2-16gb")),
                  Error)
         << name;
     EXPECT_THROW((void)one->to_json(), Error) << "not a whole model: " << name;
   }
   const auto plain = LearnedModel::from_json(doc, "m.json");
-  EXPECT_DOUBLE_EQ(plain->predict_layers(layers, gpu("rtx-2080-ti"))[0].latency_ms,
-                   expected[0].latency_ms);
+  EXPECT_DOUBLE_EQ(plain->predict_layers(layers, gpu("rtx-2080-ti"))[0].kernel_ms,
+                   expected[0].kernel_ms);
   std::filesystem::remove(path);
 }
 

@@ -113,10 +113,10 @@ TEST(HostFloor, PredictionsAreAnalyticalPlusTheFloorTimesTheLearnedRatio) {
   const auto on_v100 = model.predict_layers(layers, v100);
   const auto on_unseen = model.predict_layers(layers, unseen);
   for (std::size_t i = 0; i < layers.size(); ++i) {
-    EXPECT_NEAR(on_v100[i].latency_ms, estimate_layer(layers[i], v100).latency_ms + kV100FloorMs,
+    EXPECT_NEAR(on_v100[i].latency_ms(), estimate_layer(layers[i], v100).latency_ms + kV100FloorMs,
                 1e-9);
-    EXPECT_NEAR(on_unseen[i].latency_ms, estimate_layer(layers[i], unseen).latency_ms + mean_floor,
-                1e-9);
+    EXPECT_NEAR(on_unseen[i].latency_ms(),
+                estimate_layer(layers[i], unseen).latency_ms + mean_floor, 1e-9);
   }
 
   // The file keeps the floors; a file without them predicts without.
@@ -125,12 +125,13 @@ TEST(HostFloor, PredictionsAreAnalyticalPlusTheFloorTimesTheLearnedRatio) {
   const auto back = LearnedModel::from_json(doc, "round trip");
   const auto back_v100 = back->predict_layers(layers, v100);
   for (std::size_t i = 0; i < layers.size(); ++i) {
-    EXPECT_DOUBLE_EQ(back_v100[i].latency_ms, on_v100[i].latency_ms);
+    EXPECT_DOUBLE_EQ(back_v100[i].kernel_ms, on_v100[i].kernel_ms);
+    EXPECT_DOUBLE_EQ(back_v100[i].overhead_ms, on_v100[i].overhead_ms);
   }
   nlohmann::json old = doc;
   old["families"][0].erase("host_floor_ms");
   const auto no_floor = LearnedModel::from_json(old, "old file")->predict_layers(layers, v100);
-  EXPECT_NEAR(no_floor[0].latency_ms, estimate_layer(layers[0], v100).latency_ms, 1e-9);
+  EXPECT_NEAR(no_floor[0].kernel_ms, estimate_layer(layers[0], v100).latency_ms, 1e-9);
 
   nlohmann::json bad = doc;
   bad["families"][0]["host_floor_ms"][1]["floor_ms"] = -0.01;
@@ -160,9 +161,12 @@ TEST(HostFloor, InsideANetworkTheFloorIsLeftToTheEagerOverhead) {
   ASSERT_EQ(whole.predictions.size(), net.layers.size());
   for (std::size_t i = 0; i < net.layers.size(); ++i) {
     const double analytical = estimate_layer(net.layers[i], v100).latency_ms;
-    EXPECT_NEAR(per_op[i].latency_ms, analytical + kV100FloorMs, 1e-9);
-    EXPECT_NEAR(kernels[i].latency_ms, analytical, 1e-9);  // the learned ratio here is 1
-    EXPECT_DOUBLE_EQ(whole.predictions[i].latency_ms, kernels[i].latency_ms);
+    EXPECT_NEAR(per_op[i].latency_ms(), analytical + kV100FloorMs, 1e-9);
+    EXPECT_NEAR(kernels[i].kernel_ms, analytical, 1e-9);  // the learned ratio here is 1
+    // The harness's floor is its overhead; the kernel time is the network's.
+    EXPECT_NEAR(per_op[i].overhead_ms, kV100FloorMs, 1e-9);
+    EXPECT_DOUBLE_EQ(per_op[i].kernel_ms, kernels[i].kernel_ms);
+    EXPECT_DOUBLE_EQ(whole.predictions[i].kernel_ms, kernels[i].kernel_ms);
   }
 }
 
@@ -195,7 +199,7 @@ TEST(HostFloor, TheAnalyticalFallbackAndItsCheckCarryTheFloorOfTheOtherGpus) {
   const std::vector<Layer> layers = {testing::random_conv3x3(rng)};
   const GpuSpec unseen = *GpuDatabase::bundled().find("rtx-2080-ti");
   const auto p = model.predict_layers(layers, unseen);
-  EXPECT_NEAR(p[0].latency_ms,
+  EXPECT_NEAR(p[0].latency_ms(),
               estimate_layer(layers[0], unseen).latency_ms + std::sqrt(kV100FloorMs * kP100FloorMs),
               1e-12);
   EXPECT_FALSE(p[0].in_distribution);

@@ -94,7 +94,7 @@ TEST(SourceSplit, EachRowIsPredictedByItsSourcesModelAndTheFileKeepsTheSplit) {
   std::vector<Layer> layers;
   for (int i = 0; i < 20; ++i) layers.push_back(testing::random_conv3x3(rng));
   const auto ratio = [&](const std::vector<LayerPrediction>& p, std::size_t i) {
-    return p[i].latency_ms / estimate_layer(layers[i], gpu).latency_ms;
+    return p[i].latency_ms() / estimate_layer(layers[i], gpu).latency_ms;
   };
   const std::vector<std::string> as_ml(layers.size(), "mlpredict");
   const std::vector<std::string> unknown(layers.size(), "some-other-tool");
@@ -113,7 +113,7 @@ TEST(SourceSplit, EachRowIsPredictedByItsSourcesModelAndTheFileKeepsTheSplit) {
   EXPECT_EQ(back->families()[1].source, "neusight");
   const auto ml_back = back->predict_layers_as(layers, gpu, as_ml);
   for (std::size_t i = 0; i < layers.size(); ++i) {
-    EXPECT_DOUBLE_EQ(ml_back[i].latency_ms, ml[i].latency_ms);
+    EXPECT_DOUBLE_EQ(ml_back[i].latency_ms(), ml[i].latency_ms());
   }
   // A model file without a "source" key holds one joint model per family.
   nlohmann::json old = model.to_json();
@@ -260,12 +260,12 @@ TEST(UnseenGpu, TheCheckComparesBothModelsOnReferenceRowsAndTheFlagFallsBackOnly
   const auto ml_unseen =
       model.predict_layers_as(layers, unseen, std::vector<std::string>(2, "mlpredict"));
   for (std::size_t i = 0; i < layers.size(); ++i) {
-    EXPECT_NEAR(on_seen[i].latency_ms / estimate_layer(layers[i], seen).latency_ms, kNeusightFactor,
-                1e-6);
-    EXPECT_DOUBLE_EQ(on_unseen[i].latency_ms, estimate_layer(layers[i], unseen).latency_ms);
+    EXPECT_NEAR(on_seen[i].latency_ms() / estimate_layer(layers[i], seen).latency_ms,
+                kNeusightFactor, 1e-6);
+    EXPECT_DOUBLE_EQ(on_unseen[i].latency_ms(), estimate_layer(layers[i], unseen).latency_ms);
     EXPECT_FALSE(on_unseen[i].in_distribution);
     // Another source's model is not flagged: it stays learned on the unseen GPU.
-    EXPECT_GT(ml_unseen[i].latency_ms, 2.0 * on_unseen[i].latency_ms);
+    EXPECT_GT(ml_unseen[i].latency_ms(), 2.0 * on_unseen[i].latency_ms());
   }
   // validate's path (rows with their own source) falls back the same way.
   TrainingData rows_on_unseen;
@@ -274,7 +274,7 @@ TEST(UnseenGpu, TheCheckComparesBothModelsOnReferenceRowsAndTheFlagFallsBackOnly
   for (const auto& m : model.families()) views.push_back(&m);
   const auto validated = predict_rows(views, rows_on_unseen, {0, 1}, spec);
   for (std::size_t i = 0; i < layers.size(); ++i) {
-    EXPECT_DOUBLE_EQ(validated[i], on_unseen[i].latency_ms);
+    EXPECT_DOUBLE_EQ(validated[i], on_unseen[i].latency_ms());
   }
   const auto back = LearnedModel::from_json(model.to_json(), "round trip");
   EXPECT_FALSE(back->families()[0].analytical_for_unseen_gpus);  // mlpredict
@@ -302,7 +302,7 @@ TEST(SourceSplit, LoadingOnlyTheReferenceModelsPredictsNetworksTheSame) {
     const auto b = lean->predict_layers(net.layers, gpu);
     ASSERT_EQ(a.size(), b.size());
     for (std::size_t i = 0; i < a.size(); ++i) {
-      EXPECT_DOUBLE_EQ(a[i].latency_ms, b[i].latency_ms) << name << " layer " << i;
+      EXPECT_DOUBLE_EQ(a[i].latency_ms(), b[i].latency_ms()) << name << " layer " << i;
       EXPECT_EQ(a[i].in_distribution, b[i].in_distribution) << name << " layer " << i;
     }
   }

@@ -231,7 +231,7 @@ TEST(XgboostFastLoad, FastLoadEqualsPlainDomLoad) {
       const auto b = plain->predict_layers(net.layers, gpu);
       ASSERT_EQ(a.size(), b.size());
       for (std::size_t i = 0; i < a.size(); ++i) {
-        EXPECT_EQ(a[i].latency_ms, b[i].latency_ms) << net_name << " layer " << i;
+        EXPECT_EQ(a[i].latency_ms(), b[i].latency_ms()) << net_name << " layer " << i;
         EXPECT_EQ(a[i].in_distribution, b[i].in_distribution) << net_name << " layer " << i;
       }
     }
@@ -375,13 +375,13 @@ TEST(XgboostFastLoad, RecordedBoosterLengthsAreExactAndWrongOnesFallBackToScanni
       const auto b = bundled_fast().predict_layers(net.layers, *gpu);
       ASSERT_EQ(a.size(), b.size());
       for (std::size_t i = 0; i < a.size(); ++i) {
-        ASSERT_EQ(a[i].latency_ms, b[i].latency_ms) << "variant " << v << " layer " << i;
+        ASSERT_EQ(a[i].latency_ms(), b[i].latency_ms()) << "variant " << v << " layer " << i;
       }
     }
     const auto c = lean->predict_layers(net.layers, unseen);
     const auto d = bundled_fast().predict_layers(net.layers, unseen);
     for (std::size_t i = 0; i < c.size(); ++i) {
-      ASSERT_EQ(c[i].latency_ms, d[i].latency_ms) << "variant " << v << " layer " << i;
+      ASSERT_EQ(c[i].latency_ms(), d[i].latency_ms()) << "variant " << v << " layer " << i;
     }
   }
 }
@@ -410,7 +410,7 @@ TEST(XgboostFastLoad, ABoosterTheLoaderDoesNotNeedIsNotReadAtAll) {
   const Network net = build_zoo_network("resnet50");
   const auto a = lean->predict_layers(net.layers, gpu);
   const auto b = bundled_fast().predict_layers(net.layers, gpu);
-  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].latency_ms, b[i].latency_ms) << i;
+  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].latency_ms(), b[i].latency_ms()) << i;
 }
 
 TEST(XgboostFastLoad, ABrokenBoosterNamesFileFamilyAndByte) {

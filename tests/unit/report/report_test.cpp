@@ -225,7 +225,7 @@ TEST(Report, NetworkPredictionHasHeaderTotalsChartsAndSlowestLayers) {
   // The slowest layer heads the table.
   std::size_t slowest = 0;
   for (std::size_t i = 0; i < p.predictions.size(); ++i) {
-    if (p.predictions[i].latency_ms > p.predictions[slowest].latency_ms) {
+    if (p.predictions[i].kernel_ms > p.predictions[slowest].kernel_ms) {
       slowest = i;
     }
   }

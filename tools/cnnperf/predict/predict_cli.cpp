@@ -36,12 +36,18 @@ void add_predict_command(CLI::App& app, Runner& run) {
                   "(calibrated on 2-4 GPU rows; energy of all GPUs)")
       ->capture_default_str();
   sub->add_option("--model", opts->model,
-                  "Trained model file (default: models/cnnperf_default.json for --layers, "
-                  "the analytical baseline for --net; docs/accuracy.md says why)");
+                  "Trained model file (default: the analytical baseline, for --net and "
+                  "--layers alike; docs/accuracy.md says why)");
   sub->add_flag("--analytical", opts->analytical, "Use the analytical baseline model");
+  sub->add_option("--runtime", opts->runtime,
+                  "What runs the layers: cudnn (direct library call, what profile measures) or "
+                  "pytorch (eager). kernel_ms is the same under both; overhead_ms and "
+                  "latency_ms are the runtime's (docs/methodology.md, Runtimes)")
+      ->check(CLI::IsMember(runtime_names()))
+      ->capture_default_str();
   sub->add_flag("!--no-tf32", opts->allow_tf32,
-                "--net: strict fp32 convolutions (by default fp32 convolutions run on TF32 "
-                "tensor cores on Ampere and later, as PyTorch runs them)");
+                "Strict fp32 convolutions (by default fp32 convolutions run on TF32 tensor "
+                "cores on Ampere and later, as cuDNN and PyTorch run them)");
   sub->add_flag("--skip-unsupported", opts->skip_unsupported,
                 "Flag unsupported ONNX nodes instead of failing");
   sub->add_option("--max-latency-ms", opts->max_latency_ms,
@@ -59,6 +65,8 @@ void add_predict_command(CLI::App& app, Runner& run) {
       "  cnnperf predict --net mobilenet_v2 --gpu \"Tesla T4\" --batch 32 --format json\n"
       "  cnnperf predict --net model.onnx --gpu rtx3090 --precision fp16\n"
       "  cnnperf predict --layers layers.csv --gpu v100 --format csv -o out.csv\n"
+      "  cnnperf nets show resnet18 --batch 8 --format csv > r18.csv\n"
+      "  cnnperf predict --layers r18.csv --gpu v100 --runtime cudnn   # same kernel_ms as --net\n"
       "  cnnperf predict --layers rows_with_gpu_column.csv -o out.csv   # each row on its GPU\n"
       "  cnnperf predict --net resnet50 --gpu v100 --model models/cnnperf_default.json\n"
       "  cnnperf predict --net resnet50 --gpu t4 --max-latency-ms 10   # exit 3 if over\n"
@@ -67,10 +75,10 @@ void add_predict_command(CLI::App& app, Runner& run) {
       "  cnnperf predict --gpu \"GeForce GTX 1080 Ti\" --batch 32 --net \\\n"
       "      "
       "'nb201:|nor_conv_3x3~0|+|none~0|nor_conv_1x1~1|+|skip_connect~0|nor_conv_1x1~1|none~2|'\n"
-      "--layers: a `source` column naming a measurement source the model was trained on\n"
-      "(neusight, mlpredict) predicts what that source's timing would measure; otherwise\n"
-      "the latency is kernel time as per-op CUDA events measure it. A column the input\n"
-      "already has (a dataset's measured latency_ms) gets the prefix predicted_.");
+      "--layers adds kernel_ms (GPU time of the layer's kernels, the same number --net gives\n"
+      "the layer), overhead_ms (what the runtime adds to the op run alone) and latency_ms\n"
+      "(their sum). A column the input already has (a dataset's measured latency_ms) gets\n"
+      "the prefix predicted_.");
   sub->callback([opts, &run] { run = [opts] { return run_predict(*opts); }; });
 }
 

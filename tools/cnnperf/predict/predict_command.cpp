@@ -13,7 +13,6 @@
 #include "cnnperf/common/config.hpp"
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/ml/e2e.hpp"
-#include "cnnperf/ml/features.hpp"
 #include "cnnperf/ml/learned_model.hpp"
 #include "cnnperf/model/network_io.hpp"
 #include "commands.hpp"
@@ -28,44 +27,21 @@ std::string fmt_ms(double v) {
 
 }  // namespace
 
-bool reference_rows_only(const LayerTable& table) {
-  if (!table.table.column("source")) return true;
-  const auto& known = known_sources();
-  for (std::size_t i = 0; i < table.layers.size(); ++i) {
-    const std::string source = table.table.get(i, "source").value_or("");
-    if (source != kReferenceSource &&
-        std::find(known.begin(), known.end(), source) != known.end()) {
-      return false;
-    }
-  }
-  return true;
-}
-
-std::unique_ptr<LatencyModel> select_model(const PredictOptions& options, const GpuSpec* net_gpu,
-                                           bool reference_rows) {
+std::unique_ptr<LatencyModel> select_model(const PredictOptions& options, const GpuSpec* net_gpu) {
   if (options.analytical && !options.model.empty()) {
     throw InputError("--analytical and --model: expected one of them, not both");
   }
-  if (options.analytical) {
-    spdlog::info("model: analytical baseline (--analytical)");
-    return bundled_analytical_model();
-  }
-  // A network's layers have no measurement source: only the reference models are needed;
-  // likewise rows whose sources all predict as the reference source.
-  const bool net = options.layers_csv.empty();
   if (!options.model.empty()) {
     spdlog::info("model: {} (--model)", options.model);
-    return LearnedModel::load(options.model, net || reference_rows, net ? net_gpu : nullptr);
+    // Kernel time needs only the reference source's models (LearnedModel::load).
+    return LearnedModel::load(options.model, /*reference_source_only=*/true, net_gpu);
   }
-  // Defaults by what each was measured to do best (docs/accuracy.md, "Learned model"): per
-  // layer the bundled learned model, whole networks the analytical baseline, since the
-  // learned kernel times, fitted on standalone odd-shaped layers, run long inside networks.
-  if (!options.layers_csv.empty()) {
-    const std::filesystem::path path = find_resource(kBundledLearnedModel);
-    spdlog::info("model: {} (default for --layers; --analytical for the baseline)", path.string());
-    return LearnedModel::load(path.string(), reference_rows);
-  }
-  spdlog::info("model: analytical baseline (default for --net; --model FILE for a learned model)");
+  // One default for --net and --layers, so that a layer gets one kernel_ms: the analytical
+  // baseline, the more accurate on measurements of other harnesses than the learned model's
+  // own (docs/methodology.md, "Which latency model `predict` uses").
+  spdlog::info(
+      "model: analytical baseline{}",
+      options.analytical ? " (--analytical)" : " (the default; --model FILE for a learned one)");
   return bundled_analytical_model();
 }
 
@@ -82,10 +58,11 @@ NetworkPrediction predict_for_options(const PredictOptions& options, const Laten
   import.input_w = w;
   import.skip_unsupported = options.skip_unsupported;
   ImportResult imported = import_network(options.net, import);
-  allow_tf32_convolutions(imported.network, options.allow_tf32);
+  const Runtime runtime = runtime_from_string(options.runtime);
+  apply_runtime_math(imported.network.layers, runtime, options.allow_tf32);
   const PowerModel& power = PowerModel::bundled();
   NetworkPrediction result =
-      predict_network(imported.network, gpu, model, mode_from_string(options.mode), power);
+      predict_network(imported.network, gpu, model, mode_from_string(options.mode), power, runtime);
   if (options.host_ms_per_op > 0) set_host_ms_per_op(result, options.host_ms_per_op, power);
   if (options.num_gpus > 1 && result.overhead.data_parallel.rows == 0) {
     throw InputError("--num-gpus: the model's eager overhead (" + result.overhead.source +
@@ -108,8 +85,8 @@ NetworkPrediction predict_for_options(const PredictOptions& options, const Laten
 }
 
 std::string predict_layers_csv_text(const LayerTable& table, const GpuSpec* gpu,
-                                    const LatencyModel& model, OutputFormat format) {
-  const bool has_sources = table.table.column("source").has_value();
+                                    const LatencyModel& model, const LayersRun& run,
+                                    OutputFormat format) {
   // Rows grouped by the GPU they run on: one group for --gpu, else one per `gpu` value.
   std::map<std::string, std::vector<std::size_t>> groups;
   for (std::size_t i = 0; i < table.layers.size(); ++i) {
@@ -122,23 +99,6 @@ std::string predict_layers_csv_text(const LayerTable& table, const GpuSpec* gpu,
       throw InputError(table.table.where(i) + ": field 'gpu': expected a GPU name (or --gpu)");
     }
     groups[*name].push_back(i);
-  }
-  if (has_sources) {
-    // A source no model knows is predicted like a row without one; say so once per value.
-    std::map<std::string, std::size_t> unknown;
-    for (std::size_t i = 0; i < table.layers.size(); ++i) {
-      const std::string source = table.table.get(i, "source").value_or("");
-      const auto& known = known_sources();
-      if (!source.empty() && std::find(known.begin(), known.end(), source) == known.end()) {
-        ++unknown[source];
-      }
-    }
-    for (const auto& [source, n] : unknown) {
-      spdlog::warn(
-          "source '{}' ({} rows) is not a measurement source cnnperf knows; those rows "
-          "are predicted as kernel time, like rows without a source",
-          source, n);
-    }
   }
   std::vector<LayerPrediction> predictions(table.layers.size());
   std::vector<std::string> gpu_names;
@@ -154,25 +114,28 @@ std::string predict_layers_csv_text(const LayerTable& table, const GpuSpec* gpu,
     const GpuSpec& target = gpu != nullptr ? *gpu : resolved;
     gpu_names.push_back(target.name);
     std::vector<Layer> layers;
-    std::vector<std::string> sources;
-    for (const std::size_t i : rows) {
-      layers.push_back(table.layers[i]);
-      if (has_sources) sources.push_back(table.table.get(i, "source").value_or(""));
-    }
-    std::vector<LayerPrediction> part = model.predict_layers_as(layers, target, sources);
-    assign_power(part, target, PowerModel::bundled().activity_for(target));
+    layers.reserve(rows.size());
+    for (const std::size_t i : rows) layers.push_back(table.layers[i]);
+    // The math a network's layer gets under the same runtime (predict_for_options).
+    apply_runtime_math(layers, run.runtime, run.allow_tf32);
+    std::vector<LayerPrediction> part =
+        predict_layers_under(layers, target, model, run.runtime, PowerModel::bundled());
     for (std::size_t j = 0; j < rows.size(); ++j) predictions[rows[j]] = std::move(part[j]);
   }
-  std::vector<std::string> added{"latency_ms", "energy_mj", "avg_power_w", "roofline_ms",
-                                 "in_distribution"};
+  std::vector<std::string> added{"kernel_ms",   "overhead_ms", "latency_ms",     "energy_mj",
+                                 "avg_power_w", "roofline_ms", "in_distribution"};
   for (auto& name : added) {
     // Until unique: an input holding both latency_ms and predicted_latency_ms keeps both.
     while (table.table.column(name)) name = "predicted_" + name;
   }
   auto values = [&](std::size_t i) {
     const auto& p = predictions[i];
-    return std::vector<std::string>{fmt_ms(p.latency_ms), format_number(p.energy_mj, 6),
-                                    format_number(p.avg_power_w, 5), fmt_ms(p.roofline_ms),
+    return std::vector<std::string>{fmt_ms(p.kernel_ms),
+                                    fmt_ms(p.overhead_ms),
+                                    fmt_ms(p.latency_ms()),
+                                    format_number(p.energy_mj, 6),
+                                    format_number(p.avg_power_w, 5),
+                                    fmt_ms(p.roofline_ms),
                                     p.in_distribution ? "true" : "false"};
   };
   if (format == OutputFormat::kJson) {
@@ -185,17 +148,20 @@ std::string predict_layers_csv_text(const LayerTable& table, const GpuSpec* gpu,
         row[table.table.header[c]] = table.table.rows[i][c];
       }
       const auto& p = predictions[i];
-      row[added[0]] = p.latency_ms;
-      row[added[1]] = p.energy_mj;
-      row[added[2]] = p.avg_power_w;
-      row[added[3]] = p.roofline_ms;
-      row[added[4]] = p.in_distribution;
+      row[added[0]] = p.kernel_ms;
+      row[added[1]] = p.overhead_ms;
+      row[added[2]] = p.latency_ms();
+      row[added[3]] = p.energy_mj;
+      row[added[4]] = p.avg_power_w;
+      row[added[5]] = p.roofline_ms;
+      row[added[6]] = p.in_distribution;
       rows.push_back(std::move(row));
     }
     const OrderedJson out = {{"schema_version", kPredictionSchemaVersion},
                              {"tool_version", CNNPERF_VERSION},
                              {"kind", "layer_predictions"},
                              {"model", model.name()},
+                             {"runtime", to_string(run.runtime)},
                              {"gpu", gpu != nullptr ? OrderedJson(nlohmann::json(*gpu))
                                                     : OrderedJson("per row: the gpu column")},
                              {"gpus", gpu_names},
@@ -217,14 +183,15 @@ std::string predict_layers_csv_text(const LayerTable& table, const GpuSpec* gpu,
   }
   // Where the numbers came from, and the version of the JSON form, end each CSV row (the
   // table, for a person, leaves them out).
-  for (std::string name : {"model", "schema_version"}) {
+  for (std::string name : {"model", "runtime", "schema_version"}) {
     while (std::find(header.begin(), header.end(), name) != header.end()) {
       name = "predicted_" + name;
     }
     header.push_back(name);
   }
   std::string out = csv_line(header) + "\n";
-  const std::string provenance = csv_line({model.name(), std::to_string(kPredictionSchemaVersion)});
+  const std::string provenance =
+      csv_line({model.name(), to_string(run.runtime), std::to_string(kPredictionSchemaVersion)});
   for (std::size_t i = 0; i < table.layers.size(); ++i) {
     auto row = table.table.rows[i];
     const auto extra = values(i);
@@ -293,24 +260,26 @@ int run_predict(const PredictOptions& options) {
                                       std::pair{"--max-energy-j", options.max_energy_j > 0},
                                       std::pair{"--batch", options.batch > 0},
                                       std::pair{"--input-size", !options.input_size.empty()},
+                                      std::pair{"--precision", !options.precision.empty()},
                                       std::pair{"--mode", options.mode != "inference"},
                                       std::pair{"--host-ms-per-op", options.host_ms_per_op > 0}}) {
       if (given) {
         throw InputError(std::string(flag) +
                          ": applies to --net predictions, not to --layers rows (each row gives "
-                         "its own sizes and pass; a budget applies to a network's step)");
+                         "its own sizes, dtype and pass; a budget applies to a network's step)");
       }
     }
     const LayerTable table = read_layers_csv(options.layers_csv);
-    const auto model = select_model(options, nullptr, reference_rows_only(table));
+    const auto model = select_model(options, nullptr);
     std::optional<GpuSpec> gpu;
     if (!options.gpu.empty()) {
       gpu = GpuDatabase::bundled().resolve(options.gpu);
     } else if (!table.table.column("gpu")) {
       throw InputError("--gpu: required unless " + options.layers_csv + " has a 'gpu' column");
     }
+    const LayersRun run{runtime_from_string(options.runtime), options.allow_tf32};
     write_output(options.output,
-                 predict_layers_csv_text(table, gpu ? &*gpu : nullptr, *model, format));
+                 predict_layers_csv_text(table, gpu ? &*gpu : nullptr, *model, run, format));
     return 0;
   }
   const auto model = select_model(options, net_gpu ? &*net_gpu : nullptr);

@@ -25,7 +25,8 @@ struct PredictOptions {
   int num_gpus = 1;           ///< --net: GPUs of nn.DataParallel, batch per GPU unchanged
   std::string model;          ///< model file; empty: the default (see select_model)
   bool analytical = false;    ///< force the analytical baseline
-  bool allow_tf32 = true;     ///< --net: fp32 convolutions on TF32 tensor cores (PyTorch's default)
+  std::string runtime = "pytorch";  ///< cudnn|pytorch (runtime_from_string)
+  bool allow_tf32 = true;  ///< fp32 convolutions on TF32 tensor cores (the runtimes' default)
   bool skip_unsupported = false;
   double max_latency_ms = 0;  ///< CI budget; 0: none (exit 3 when exceeded)
   double max_energy_j = 0;    ///< CI budget; 0: none (exit 3 when exceeded)
@@ -33,33 +34,32 @@ struct PredictOptions {
   std::string output;         ///< file, or empty for stdout
 };
 
-/// The bundled learned model, `predict --layers`'s default (found with find_resource).
-inline constexpr const char* kBundledLearnedModel = "models/cnnperf_default.json";
-
-/// Chooses the LatencyModel: --analytical, --model FILE, or the default: the bundled learned
-/// model for --layers, the analytical baseline for --net (docs/accuracy.md says why).
+/// Chooses the LatencyModel: --model FILE, else the analytical baseline (--analytical says so
+/// explicitly), one default for --net and --layers so that a layer gets one kernel_ms.
 /// `net_gpu`: with --model and --net, the GPU predicted; only the boosters it uses are read
 /// (LearnedModel::load's only_gpu), so the model serves that GPU only.
-/// `reference_rows`: with --layers, the rows need only the reference source's models
-/// (reference_rows_only), so only those are read.
 [[nodiscard]] std::unique_ptr<LatencyModel> select_model(const PredictOptions& options,
-                                                         const GpuSpec* net_gpu = nullptr,
-                                                         bool reference_rows = false);
+                                                         const GpuSpec* net_gpu = nullptr);
 
-/// Whether each row of `table` is predicted by the reference source's models (LearnedModel:
-/// model_for_source): no `source` column, or none naming another source cnnperf knows.
-[[nodiscard]] bool reference_rows_only(const LayerTable& table);
+/// How `predict --layers` runs its rows: the runtime, and whether fp32 convolutions may use
+/// TF32 (as for a network's layers under the same options).
+struct LayersRun {
+  Runtime runtime = Runtime::kPytorch;
+  bool allow_tf32 = true;
+};
 
 /// Predicts a network for the options (no output). Throws InputError for bad input.
 [[nodiscard]] NetworkPrediction predict_for_options(const PredictOptions& options,
                                                     const LatencyModel& model);
 
-/// Text of `predict --layers`: input columns unchanged, plus latency_ms, energy_mj,
-/// avg_power_w, roofline_ms, in_distribution (a name already present gets "predicted_").
+/// Text of `predict --layers`: input columns unchanged, plus kernel_ms, overhead_ms,
+/// latency_ms, energy_mj, avg_power_w, roofline_ms, in_distribution (a name already present
+/// gets "predicted_"). kernel_ms is what predict_network gives the same layer.
 /// `gpu`: every row runs on it; nullptr: each row on the GPU its `gpu` column names (a name
 /// or alias; an unknown one is an InputError naming the row).
 [[nodiscard]] std::string predict_layers_csv_text(const LayerTable& table, const GpuSpec* gpu,
-                                                  const LatencyModel& model, OutputFormat format);
+                                                  const LatencyModel& model, const LayersRun& run,
+                                                  OutputFormat format);
 
 /// Checks the budgets; returns the one-line message when one is exceeded.
 [[nodiscard]] std::optional<std::string> check_budget(const PredictOptions& options,

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+// What runs a network or a layer: its precision choices and the overhead it adds to kernel time.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cnnperf/model/layer.hpp"
+
+namespace cnnperf {
+
+/// The software that runs the kernels (DESIGN "Times"). Kernel time is the same under each;
+/// what differs is the math a runtime allows and the overhead it adds on top.
+enum class Runtime {
+  kCudnn,    ///< a direct cuDNN call from C/C++, fastest algorithm: what `profile` measures
+  kPytorch,  ///< PyTorch eager: the default for networks
+};
+
+/// "cudnn" or "pytorch".
+[[nodiscard]] std::string to_string(Runtime runtime);
+/// Parses a runtime name; throws ParameterError("runtime", ...) naming the choices otherwise.
+[[nodiscard]] Runtime runtime_from_string(std::string_view text);
+/// Every runtime's name, in the enum's order.
+[[nodiscard]] const std::vector<std::string>& runtime_names();
+
+/// What a runtime assumes, in words a user can check (docs/methodology.md, "Runtimes").
+struct RuntimeTraits {
+  /// fp32 convolutions may run on TF32 tensor cores (Ampere and later) by the runtime's default.
+  bool tf32_convolutions = true;
+  std::string algorithm;  ///< how the convolution algorithm is chosen
+  std::string overhead;   ///< what the runtime adds to kernel time, per op and per step
+};
+[[nodiscard]] const RuntimeTraits& runtime_traits(Runtime runtime);
+
+/// Marks the fp32 convolutions of `layers` for TF32 when the runtime allows it by default and
+/// `allow_tf32` (the user's choice) does not forbid it; every other layer is left strict.
+void apply_runtime_math(std::vector<Layer>& layers, Runtime runtime, bool allow_tf32);
+
+}  // namespace cnnperf

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+// Runtimes: names, what each assumes, the math each allows.
+#include "cnnperf/predict/runtime.hpp"
+
+#include <array>
+
+#include "cnnperf/common/error.hpp"
+
+namespace cnnperf {
+
+namespace {
+
+struct RuntimeEntry {
+  Runtime runtime;
+  const char* name;
+  RuntimeTraits traits;
+};
+
+// Both let fp32 convolutions use TF32 on Ampere and later by default: cuDNN's
+// CUDNN_DEFAULT_MATH permits it (what `profile` sets for fp32), and PyTorch's
+// torch.backends.cudnn.allow_tf32 is true by default (its matmul flag is not: linear layers
+// stay strict fp32).
+const std::array<RuntimeEntry, 2>& runtime_table() {
+  static const std::array<RuntimeEntry, 2> table{{
+      {Runtime::kCudnn,
+       "cudnn",
+       {true, "the fastest algorithm for the shape, as `profile` times it",
+        "the device-side gap between its dependent kernels; no framework, no host-bound issue"}},
+      {Runtime::kPytorch,
+       "pytorch",
+       {true, "cuDNN's heuristics or benchmark mode, as PyTorch's convolution calls it",
+        "per op the host's dispatch and launch time (an op whose kernels are shorter waits for "
+        "it); per step a fixed cost, the input batch's host-to-device copy and the step's "
+        "host/GPU overlap, fitted on measured end-to-end steps"}},
+  }};
+  return table;
+}
+
+}  // namespace
+
+std::string to_string(Runtime runtime) {
+  for (const auto& entry : runtime_table()) {
+    if (entry.runtime == runtime) return entry.name;
+  }
+  return "unknown";
+}
+
+const std::vector<std::string>& runtime_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& entry : runtime_table()) out.emplace_back(entry.name);
+    return out;
+  }();
+  return names;
+}
+
+Runtime runtime_from_string(std::string_view text) {
+  for (const auto& entry : runtime_table()) {
+    if (text == entry.name) return entry.runtime;
+  }
+  std::string choices;
+  for (const auto& name : runtime_names()) choices += (choices.empty() ? "" : ", ") + name;
+  throw ParameterError("runtime",
+                       "expected one of " + choices + ", got '" + std::string(text) + "'");
+}
+
+const RuntimeTraits& runtime_traits(Runtime runtime) {
+  for (const auto& entry : runtime_table()) {
+    if (entry.runtime == runtime) return entry.traits;
+  }
+  return runtime_table().front().traits;
+}
+
+void apply_runtime_math(std::vector<Layer>& layers, Runtime runtime, bool allow_tf32) {
+  const bool tf32 = allow_tf32 && runtime_traits(runtime).tf32_convolutions;
+  for (auto& layer : layers) {
+    layer.allow_tf32 = tf32 && layer.op == Op::kConv2d && layer.dtype == DType::kFp32;
+  }
+}
+
+}  // namespace cnnperf
