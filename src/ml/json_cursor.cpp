@@ -740,6 +740,29 @@ std::string_view JsonCursor::skip_container_unchecked() {
   fail("the container to be closed");
 }
 
+std::string_view JsonCursor::skip_string_unchecked() {
+  if (peek() != '"') fail("a string");
+  const char* const data = text_.data();
+  const char* const end = data + text_.size();
+  const char* const begin = data + pos_ + 1;
+  const char* p = begin;
+  while (true) {
+    const void* q = std::memchr(p, '"', static_cast<std::size_t>(end - p));
+    if (q == nullptr) {
+      pos_ = text_.size();
+      fail("the string to be closed");
+    }
+    p = static_cast<const char*>(q);
+    // A quote after an odd run of backslashes is escaped: the string goes on.
+    std::size_t backslashes = 0;
+    while (p - backslashes > begin && *(p - backslashes - 1) == '\\') ++backslashes;
+    if (backslashes % 2 == 0) break;
+    ++p;
+  }
+  pos_ = static_cast<std::size_t>(p + 1 - data);
+  return {begin, static_cast<std::size_t>(p - begin)};
+}
+
 bool JsonCursor::skip_container_of_size(std::size_t bytes) {
   const char open = peek();
   if (open != '{' && open != '[') fail("'{' or '['");

@@ -72,6 +72,10 @@ class JsonCursor {
   /// ('}' for '{', ']' for '['), else false with the cursor unchanged. Checks nothing in
   /// between, so the caller must trust `bytes` (its own writer's) or read the range later.
   [[nodiscard]] bool skip_container_of_size(std::size_t bytes);
+  /// Skips the string at the cursor, finding its closing quote with memchr and checking
+  /// nothing inside; returns its raw contents (between the quotes, escapes not undone). For a
+  /// megabyte string that a strict reader (such as a base64 decoder) reads later anyway.
+  std::string_view skip_string_unchecked();
 
   [[noreturn]] void fail(const std::string& expected) const;
 

@@ -68,17 +68,6 @@ nlohmann::json LearnedModel::to_json() const {
     if (f.gpu_blind_regressor != nullptr) {
       fams.back()["gpu_blind_regressor"] = f.gpu_blind_regressor->to_json();
     }
-    // The length of each embedded booster as the file (compact JSON) holds it, so a loader
-    // that needs only some boosters skips the others without reading them (load()).
-    nlohmann::json bytes = nlohmann::json::object();
-    for (const char* key : {"regressor", "gpu_blind_regressor"}) {
-      const auto& r = fams.back();
-      if (r.contains(key) && r[key].contains("model") && r[key]["model"].is_object() &&
-          r[key]["model"].contains("booster")) {
-        bytes[key] = r[key]["model"]["booster"].dump().size();
-      }
-    }
-    if (!bytes.empty()) fams.back()["booster_bytes"] = std::move(bytes);
   }
   return {{"schema_version", kModelSchemaVersion},
           {"kind", "cnnperf_latency_model"},
@@ -98,9 +87,10 @@ std::unique_ptr<LearnedModel> LearnedModel::from_json(const nlohmann::json& doc,
     throw InputError(source + ": kind: expected \"cnnperf_latency_model\"");
   }
   const int version = field<int>(doc, "schema_version", source);
-  if (version != kModelSchemaVersion) {
-    throw InputError(source + ": schema_version: expected " + std::to_string(kModelSchemaVersion) +
-                     ", got " + std::to_string(version));
+  if (version < kOldestModelSchemaVersion || version > kModelSchemaVersion) {
+    throw InputError(source + ": schema_version: expected " +
+                     std::to_string(kOldestModelSchemaVersion) + " to " +
+                     std::to_string(kModelSchemaVersion) + ", got " + std::to_string(version));
   }
   const FeatureSpec spec = FeatureSpec::parse(field<std::string>(doc, "features", source));
   const auto names = field<std::vector<std::string>>(doc, "feature_names", source);

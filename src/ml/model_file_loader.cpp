@@ -33,13 +33,17 @@ namespace cnnperf {
 
 namespace {
 
-/// Byte range [begin, end) of families[family].regressor.model.booster in a model file.
+/// Byte range [begin, end) of families[family].regressor.model.tree_arrays (a string: the base64
+/// tree arrays) or, in files of schema_version 1, .model.booster (XGBoost's JSON object).
 struct BoosterSpan {
   std::size_t family = 0;  ///< index in the model's families (after any filtering)
   std::size_t begin = 0;
   std::size_t end = 0;
   std::size_t file_family = 0;  ///< index in the file's families array (for messages)
   bool gpu_blind = false;       ///< the family's gpu_blind_regressor's booster, not regressor's
+  bool tree_arrays = false;     ///< model.tree_arrays, quotes included in the range
+
+  [[nodiscard]] const char* key() const { return tree_arrays ? "tree_arrays" : "booster"; }
 };
 
 const char* regressor_key(bool gpu_blind) {
@@ -110,8 +114,18 @@ std::vector<BoosterSpan> find_boosters(std::string_view text, const std::string&
             c.skip_value();
             return;
           }
-          members({"booster"}, [&](std::string_view k3) {
-            if (k3 == "booster" && c.peek() == '{') {
+          bool found = false;
+          members({"booster", "tree_arrays"}, [&](std::string_view k3) {
+            if (k3 == "tree_arrays" && c.peek() == '"') {
+              // Unchecked here: the base64 decoder reads every character of it.
+              if (found) throw UnusualLayout{};  // both forms: from_json says which one counts
+              found = true;
+              const std::size_t begin = c.offset();
+              (void)c.skip_string_unchecked();
+              out.push_back({i, begin, c.offset(), i, blind, true});
+            } else if (k3 == "booster" && c.peek() == '{') {
+              if (found) throw UnusualLayout{};
+              found = true;
               // Unchecked here: the XGBoost regressor reads this range to its last byte
               // with a validating cursor (the arrays it ignores get a character check).
               (void)c.peek();
@@ -124,7 +138,7 @@ std::vector<BoosterSpan> find_boosters(std::string_view text, const std::string&
               if (bytes == 0 || !c.skip_container_of_size(bytes)) {
                 (void)c.skip_container_unchecked();
               }
-              out.push_back({i, begin, c.offset(), i, blind});
+              out.push_back({i, begin, c.offset(), i, blind, false});
             } else {
               c.skip_value();
             }
@@ -139,7 +153,7 @@ std::vector<BoosterSpan> find_boosters(std::string_view text, const std::string&
 
 /// The model file as a DOM in which each XGBoost booster is ml_detail::pending_booster_value()
 /// (its range is in `spans`). nlohmann then parses only the small rest of the file; the
-/// boosters (97 % of the bundled model's 13.5 MB) are read once, by attach_boosters.
+/// boosters (nearly all of a model file's bytes) are read once, by attach_boosters.
 /// Returns nullopt when the file should take the plain path (invalid JSON, repeated keys).
 std::optional<nlohmann::json> parse_without_boosters(std::string_view text, const std::string& path,
                                                      std::vector<BoosterSpan>& spans) {
@@ -168,14 +182,14 @@ std::optional<nlohmann::json> parse_without_boosters(std::string_view text, cons
     return std::nullopt;  // the caller's full parse reports where the text is wrong
   }
   for (const auto& s : spans) {
-    doc.at("families").at(s.family).at(regressor_key(s.gpu_blind)).at("model")["booster"] =
+    doc.at("families").at(s.family).at(regressor_key(s.gpu_blind)).at("model")[s.key()] =
         ml_detail::pending_booster_value();
   }
   return doc;
 }
 
-/// A whole file, read-only. Mapped where possible: on the shared VM a fresh 13.5 MB heap copy
-/// costs ~12 ms of page faults, mapping the cached file ~1 ms. Compressed files, systems
+/// A whole file, read-only. Mapped where possible: a fresh heap copy of a large model file
+/// costs a page fault per 4 kB, mapping the cached file one call. Compressed files, systems
 /// without mmap and every error case go through read_text_file (and its messages).
 class FileBytes {
  public:
@@ -222,9 +236,8 @@ class FileBytes {
 
 /// Reads each booster's trees straight from the file's bytes into its regressor, the
 /// families in parallel (they are independent and each is about a third of the work).
-void attach_boosters(const LearnedModel& model, const std::shared_ptr<const FileBytes>& file,
+void attach_boosters(const LearnedModel& model, std::string_view text,
                      const std::vector<BoosterSpan>& spans, const std::string& path) {
-  const std::string_view text = file->view();
   std::vector<std::exception_ptr> errors(spans.size());
   auto attach = [&](std::size_t k) {
     const BoosterSpan& s = spans[k];
@@ -232,10 +245,13 @@ void attach_boosters(const LearnedModel& model, const std::shared_ptr<const File
       const FamilyModel& f = model.families().at(s.family);
       // from_json read a gpu_blind_regressor exactly when it is there.
       const auto& regressor = s.gpu_blind ? f.gpu_blind_regressor : f.regressor;
-      (void)ml_detail::attach_booster_text(*regressor, file, text.substr(s.begin, s.end - s.begin),
-                                           path + ": families[" + std::to_string(s.file_family) +
-                                               "]." + regressor_key(s.gpu_blind) + ".model.booster",
-                                           s.begin);
+      // A string's contents lie between its quotes.
+      const std::size_t quote = s.tree_arrays ? 1 : 0;
+      (void)ml_detail::attach_booster_text(
+          *regressor, text.substr(s.begin + quote, s.end - s.begin - 2 * quote),
+          path + ": families[" + std::to_string(s.file_family) + "]." + regressor_key(s.gpu_blind) +
+              ".model." + s.key(),
+          s.begin + quote);
     } catch (...) {
       errors[k] = std::current_exception();
     }
@@ -260,8 +276,8 @@ std::unique_ptr<LearnedModel> LearnedModel::load(const std::string& named_path,
                                                  bool reference_source_only,
                                                  const GpuSpec* only_gpu) {
   const std::string path = user_file_or_resource(named_path);
-  const auto file = std::make_shared<const FileBytes>(path);
-  const std::string_view text = file->view();
+  const FileBytes file(path);
+  const std::string_view text = file.view();
   std::vector<BoosterSpan> spans;
   std::optional<nlohmann::json> doc = parse_without_boosters(text, path, spans);
   if (!doc) {
@@ -311,7 +327,7 @@ std::unique_ptr<LearnedModel> LearnedModel::load(const std::string& named_path,
       model->only_gpu_ = only_gpu->name;
     }
   }
-  attach_boosters(*model, file, spans, path);
+  attach_boosters(*model, text, spans, path);
   model->set_name(std::filesystem::path(path).filename().string());
   return model;
 }

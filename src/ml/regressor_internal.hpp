@@ -66,18 +66,19 @@ std::unique_ptr<Regressor> make_random_forest(const nlohmann::json& params);
 std::unique_ptr<Regressor> make_xgboost(const nlohmann::json& params);
 
 /// The fast model loader (LearnedModel::load) keeps each XGBoost booster - nearly all of a
-/// model file - out of the nlohmann DOM: it puts pending_booster_value() where model.booster
-/// was, lets Regressor::from_json restore the rest, then hands the booster's JSON text to
+/// model file - out of the nlohmann DOM: it puts pending_booster_value() where model.tree_arrays
+/// (the base64 tree arrays) or, in files of schema_version 1, model.booster (XGBoost's JSON model)
+/// was, lets Regressor::from_json restore the rest, then hands the value's text to
 /// attach_booster_text, which reads the trees straight from the file's bytes. The marker is a
 /// JSON binary value, which parsing JSON text never yields, so no file can forge it.
 [[nodiscard]] nlohmann::json pending_booster_value();
 [[nodiscard]] bool is_pending_booster(const nlohmann::json& value);
-/// Gives an XGBoost regressor restored from a pending marker its booster text, a view into
-/// memory that `owner` keeps alive for the regressor's lifetime. `where` and `offset` (of
-/// the text in its file) name the place in error messages. Returns false, doing nothing,
-/// when `regressor` is not an XGBoost one; throws InputError on a malformed booster.
-bool attach_booster_text(Regressor& regressor, std::shared_ptr<const void> owner,
-                         std::string_view booster_json, const std::string& where,
+/// Gives an XGBoost regressor restored from a pending marker its booster: the contents of the
+/// `tree_arrays` string, or XGBoost's JSON object, as a view into the file's bytes (needed only
+/// during the call). `where` and `offset` (of the text in its file) name the place in error
+/// messages. Returns false, doing nothing, when `regressor` is not an XGBoost one; throws
+/// InputError on a malformed booster.
+bool attach_booster_text(Regressor& regressor, std::string_view text, const std::string& where,
                          std::size_t offset);
 
 }  // namespace cnnperf::ml_detail

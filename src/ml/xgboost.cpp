@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-// Gradient-boosted trees trained through the XGBoost C API (Debian libxgboost 1.7.4). The
-// trained booster lives in our model JSON as XGBoost's own JSON model (never a binary blob).
+// Gradient-boosted trees trained through the XGBoost C API (Debian libxgboost 1.7.4). A model
+// file stores the trained trees as tree arrays (forest.hpp: ~3.5 bytes a node, base64 in the
+// JSON); files of schema_version 1 held XGBoost's own JSON model, which is still read.
 //
 // Prediction does not go through XGBoost: handing it 4-6 MB of JSON per family costs ~100 ms
-// each (its JSON reader builds a DOM), which alone broke the 50 ms budget of `predict`
-// (docs/benchmarks.md). Instead the trees are read once from the same JSON text into flat
-// arrays and evaluated the way XGBoost 1.7's CPU predictor does (float features, `value <
-// split` goes to the left child and right = left + 1, NaN takes the default child, leaves
-// summed in float in tree order onto base_score), so the results are bit-identical to
-// XGBoost's; tests/unit/ml/test_xgboost_fast_load.cpp checks that against XGBoost itself.
-// The in-memory trees are always the ones read from the JSON text a save would write, so a
-// saved-and-reloaded model predicts bit-identically.
+// each (its JSON reader builds a DOM). The trees are read once, from the tree arrays or from
+// XGBoost's JSON text, into flat arrays and evaluated the way XGBoost 1.7's CPU predictor does
+// (float features, `value < split` goes to the left child and right = left + 1, NaN takes the
+// default child, leaves summed in float in tree order onto base_score), so the results are
+// bit-identical to XGBoost's; tests/unit/ml/test_xgboost_fast_load.cpp checks that against
+// XGBoost itself. After a fit, the trees are the ones read from the JSON text XGBoost saves,
+// and tree arrays hold those floats bit for bit, so a saved-and-reloaded model predicts
+// bit-identically.
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -27,6 +28,7 @@
 #include <xgboost/c_api.h>
 
 #include "cnnperf/common/error.hpp"
+#include "forest.hpp"
 #include "json_cursor.hpp"
 #include "regressor_internal.hpp"
 
@@ -81,73 +83,6 @@ class Booster {
 
  private:
   BoosterHandle handle_ = nullptr;
-};
-
-/// A gbtree ensemble with one output, as flat arrays.
-struct Forest {
-  /// One tree node. A leaf has left < 0 and its value is the leaf value; a split sends
-  /// `feature value < value` to `left` and everything else to left + 1 (XGBoost allocates
-  /// the two children together and its predictor relies on it).
-  struct Node {
-    static constexpr std::uint32_t kDefaultLeft = 0x80000000U;
-    std::int32_t left = -1;
-    float value = 0.0F;
-    /// Split feature index, plus kDefaultLeft when a missing (NaN) value goes left. 12-byte
-    /// nodes: a fresh process pays a page fault per 4 kB it writes (~330,000 nodes here).
-    std::uint32_t feature_and_default = 0;
-  };
-  float base_score = 0.0F;
-  std::vector<std::uint32_t> roots;   ///< index of each tree's root in `nodes`, in tree order
-  std::vector<std::uint32_t> depths;  ///< each tree's depth (splits root to deepest leaf)
-  std::vector<Node> nodes;
-
-  [[nodiscard]] float leaf(std::uint32_t root, const float* row) const {
-    std::uint32_t i = root;
-    while (nodes[i].left >= 0) i = step(i, row);
-    return nodes[i].value;
-  }
-
-  /// Sums of `n_rows` rows (row r at rows + r * stride) into out[0..n_rows). Each row's leaves
-  /// are added in tree order, as one row at a time would; the rows go in blocks so a tree's
-  /// nodes stay in cache across a block (a 1,500-tree booster is ~7 MB of nodes, and walking
-  /// it row by row missed the cache at nearly every node).
-  /// Within a block, kLanes rows descend a tree together for the tree's depth, a leaf
-  /// keeping its index: their node loads are independent, so they overlap instead of waiting
-  /// on each other as one row's chain of loads must.
-  void predict(const float* rows, std::size_t n_rows, std::size_t stride, float* out) const {
-    constexpr std::size_t kBlock = 64;
-    constexpr std::size_t kLanes = 8;
-    for (std::size_t b = 0; b < n_rows; b += kBlock) {
-      const std::size_t n = std::min(kBlock, n_rows - b);
-      float* sums = out + b;
-      std::fill(sums, sums + n, base_score);
-      for (std::size_t t = 0; t < roots.size(); ++t) {
-        const std::uint32_t root = roots[t];
-        std::size_t j = 0;
-        for (; j + kLanes <= n; j += kLanes) {
-          std::array<std::uint32_t, kLanes> at{};
-          at.fill(root);
-          const float* lane_rows = rows + (b + j) * stride;
-          for (std::uint32_t d = 0; d < depths[t]; ++d) {
-            for (std::size_t k = 0; k < kLanes; ++k) at[k] = step(at[k], lane_rows + k * stride);
-          }
-          for (std::size_t k = 0; k < kLanes; ++k) sums[j + k] += nodes[at[k]].value;
-        }
-        for (; j < n; ++j) sums[j] += leaf(root, rows + (b + j) * stride);
-      }
-    }
-  }
-
- private:
-  /// One level down from node i (a leaf stays where it is).
-  [[nodiscard]] std::uint32_t step(std::uint32_t i, const float* row) const {
-    const Node& n = nodes[i];
-    if (n.left < 0) return i;
-    const float v = row[n.feature_and_default & ~Node::kDefaultLeft];
-    const bool default_left = (n.feature_and_default & Node::kDefaultLeft) != 0;
-    const bool go_right = std::isnan(v) ? !default_left : !(v < n.value);
-    return static_cast<std::uint32_t>(n.left) + (go_right ? 1U : 0U);
-  }
 };
 
 /// Reads XGBoost's JSON model (1.7 layout: learner.gradient_booster.model.trees[] with
@@ -399,6 +334,9 @@ std::string num(double v) {
   return os.str();
 }
 
+/// model.format of a regressor stored as tree arrays (forest.hpp).
+constexpr const char* kTreeArraysFormat = "cnnperf-trees";
+
 class XgboostRegressor final : public Regressor {
  public:
   explicit XgboostRegressor(nlohmann::json params) : Regressor(std::move(params)) {}
@@ -407,15 +345,20 @@ class XgboostRegressor final : public Regressor {
 
   [[nodiscard]] std::vector<double> feature_importances() const override { return importance_; }
 
-  /// Completes a regressor restored from the pending marker (attach_booster_text).
-  void attach(std::shared_ptr<const void> owner, std::string_view text, const std::string& where,
-              std::size_t offset) {
-    if (!pending_) throw Error("xgboost: attach_booster_text without a pending booster");
-    forest_ = read_forest(text, n_features(), where, offset);
-    if (importance_.empty()) importance_ = xgboost_importances(std::string(text), n_features());
-    booster_owner_ = std::move(owner);
-    booster_text_ = text;
-    pending_ = false;
+  /// Completes a regressor restored from the pending marker (attach_booster_text): `text` is
+  /// XGBoost's JSON model or, in the tree-arrays format, the base64 `tree_arrays` string's
+  /// contents.
+  void attach(std::string_view text, const std::string& where, std::size_t offset) {
+    if (pending_ == Pending::kNone) {
+      throw Error("xgboost: attach_booster_text without a pending booster");
+    }
+    if (pending_ == Pending::kTreeArrays) {
+      forest_ = decode_forest(base64_decode(text, where, offset), n_features(), where);
+    } else {
+      forest_ = read_forest(text, n_features(), where, offset);
+      if (importance_.empty()) importance_ = xgboost_importances(std::string(text), n_features());
+    }
+    pending_ = Pending::kNone;
   }
 
  protected:
@@ -465,19 +408,17 @@ class XgboostRegressor final : public Regressor {
     const char* buf = nullptr;
     check(XGBoosterSaveModelToBuffer(booster.get(), R"({"format": "json"})", &len, &buf),
           "XGBoosterSaveModelToBuffer");
-    model_ = nlohmann::json::parse(buf, buf + len);
-    booster_owner_.reset();
-    booster_text_ = {};
-    pending_ = false;
+    pending_ = Pending::kNone;
+    xgboost_version_ = version();
     // Trees and importances come from the text a save writes, not from the trained booster,
-    // so that fit-then-predict and save-load-predict agree bit for bit.
-    const std::string text = model_.dump();
+    // as when XGBoost's JSON was the file format (tree arrays hold the same floats).
+    const std::string text(buf, len);
     forest_ = read_forest(text, x.cols, kBoosterWhere);
     importance_ = xgboost_importances(text, x.cols);
   }
 
   [[nodiscard]] std::vector<double> predict_impl(const FeatureMatrix& x) const override {
-    if (pending_) throw Error("xgboost: the booster text was never attached (internal error)");
+    check_attached();
     std::vector<float> rows(x.rows * x.cols);
     for (std::size_t r = 0; r < x.rows; ++r) {
       // XGBoost works in float32: the same conversion as at fit time.
@@ -497,34 +438,57 @@ class XgboostRegressor final : public Regressor {
   }
 
   [[nodiscard]] nlohmann::json model_to_json() const override {
-    if (pending_) throw Error("xgboost: the booster text was never attached (internal error)");
-    // A model loaded by LearnedModel::load keeps XGBoost's text unparsed until it is saved.
-    const nlohmann::json booster = booster_owner_ ? nlohmann::json::parse(booster_text_) : model_;
-    return {{"format", "xgboost-json"},
-            {"xgboost_version", version()},
-            {"booster", booster},
+    check_attached();
+    return {{"format", kTreeArraysFormat},
+            {"xgboost_version", xgboost_version_},
+            {"trees", forest_.roots.size()},
+            {"nodes", forest_.nodes.size()},
+            {"tree_arrays", base64_encode(encode_forest(forest_, n_features()))},
             {"feature_importances", importance_}};
   }
 
   void model_from_json(const nlohmann::json& model) override {
-    const auto& booster = require(model, "booster");
-    booster_owner_.reset();
-    booster_text_ = {};
-    importance_ = stored_importances(model, n_features());
-    if (is_pending_booster(booster)) {
-      // LearnedModel::load attaches the text right after (attach_booster_text).
-      model_ = nullptr;
-      pending_ = true;
+    xgboost_version_ = model.value("xgboost_version", std::string());
+    if (model.contains("booster")) {
+      // XGBoost's own JSON model (the format of model files of schema_version 1).
+      const auto& booster = model.at("booster");
+      importance_ = stored_importances(model, n_features());
+      if (is_pending_booster(booster)) {
+        pending_ = Pending::kXgboostJson;  // LearnedModel::load attaches the text right after
+        return;
+      }
+      if (!booster.is_object()) {
+        throw InputError("model JSON: xgboost: field 'booster': expected an object");
+      }
+      pending_ = Pending::kNone;
+      const std::string text = booster.dump();
+      forest_ = read_forest(text, n_features(), kBoosterWhere);
+      if (importance_.empty()) importance_ = xgboost_importances(text, n_features());
       return;
     }
-    if (!booster.is_object()) {
-      throw InputError("model JSON: xgboost: field 'booster': expected an object");
+    if (model.value("format", std::string()) != kTreeArraysFormat) {
+      throw InputError(std::string("model JSON: xgboost: field 'format': expected \"") +
+                       kTreeArraysFormat +
+                       "\" (with 'tree_arrays') or a 'booster' (XGBoost's JSON)");
     }
-    model_ = booster;
-    pending_ = false;
-    const std::string text = booster.dump();
-    forest_ = read_forest(text, n_features(), kBoosterWhere);
-    if (importance_.empty()) importance_ = xgboost_importances(text, n_features());
+    // Tree arrays carry no booster for XGBoost to compute importances from: the writer's.
+    importance_ = stored_importances(model, n_features());
+    if (importance_.empty()) {
+      throw InputError("model JSON: xgboost: field 'feature_importances': expected " +
+                       std::to_string(n_features()) + " numbers");
+    }
+    const auto& data = require(model, "tree_arrays");
+    if (is_pending_booster(data)) {
+      pending_ = Pending::kTreeArrays;
+      return;
+    }
+    if (!data.is_string()) {
+      throw InputError("model JSON: xgboost: field 'tree_arrays': expected a string");
+    }
+    pending_ = Pending::kNone;
+    const std::string& text = data.get_ref<const std::string&>();
+    forest_ =
+        decode_forest(base64_decode(text, kTreeArraysWhere, 0), n_features(), kTreeArraysWhere);
   }
 
  private:
@@ -537,6 +501,13 @@ class XgboostRegressor final : public Regressor {
   }
 
   static constexpr const char* kBoosterWhere = "model JSON: xgboost: booster";
+  static constexpr const char* kTreeArraysWhere = "model JSON: xgboost: tree_arrays";
+
+  void check_attached() const {
+    if (pending_ != Pending::kNone) {
+      throw Error("xgboost: the booster text was never attached (internal error)");
+    }
+  }
 
   static Forest read_forest(std::string_view text, std::size_t n_features, const std::string& where,
                             std::size_t offset = 0) {
@@ -590,12 +561,10 @@ class XgboostRegressor final : public Regressor {
     return importance;
   }
 
-  nlohmann::json model_;  ///< XGBoost's JSON model (null when booster_text_ holds it)
-  /// XGBoost's JSON model as text inside memory booster_owner_ keeps alive (the mapped model
-  /// file), when LearnedModel::load attached it; empty otherwise.
-  std::shared_ptr<const void> booster_owner_;
-  std::string_view booster_text_;
-  bool pending_ = false;  ///< restored from a pending marker, text not attached yet
+  /// What a regressor restored from the pending marker waits for (attach_booster_text).
+  enum class Pending { kNone, kXgboostJson, kTreeArrays };
+  Pending pending_ = Pending::kNone;
+  std::string xgboost_version_;  ///< the XGBoost that trained the trees ("" when unknown)
   Forest forest_;
   std::vector<double> importance_;
 };
@@ -615,12 +584,11 @@ bool is_pending_booster(const nlohmann::json& value) {
          value.get_binary().subtype() == kPendingBoosterSubtype;
 }
 
-bool attach_booster_text(Regressor& regressor, std::shared_ptr<const void> owner,
-                         std::string_view booster_json, const std::string& where,
+bool attach_booster_text(Regressor& regressor, std::string_view text, const std::string& where,
                          std::size_t offset) {
   auto* xgb = dynamic_cast<XgboostRegressor*>(&regressor);
   if (xgb == nullptr) return false;
-  xgb->attach(std::move(owner), booster_json, where, offset);
+  xgb->attach(text, where, offset);
   return true;
 }
 

@@ -24,7 +24,10 @@
 
 namespace cnnperf {
 
-inline constexpr int kModelSchemaVersion = 1;
+/// The learned model file's version: 2 stores XGBoost regressors as tree arrays; 1 (still
+/// read) held XGBoost's own JSON model.
+inline constexpr int kModelSchemaVersion = 2;
+inline constexpr int kOldestModelSchemaVersion = 1;
 
 /// The fitted regressor of one op family (and, when the sources are split, one measurement
 /// source) plus what it needs at prediction time.

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The fast model loader (LearnedModel::load) and cnnperf's own evaluation of XGBoost trees,
 // checked against XGBoost itself: every prediction must be bit-identical to what XGBoost
-// 1.7's predictor returns for the same booster JSON (the path cnnperf used before).
+// 1.7's predictor returns for the same booster JSON, whether the model file holds the trees
+// as tree arrays (schema_version 2) or as XGBoost's JSON (schema_version 1, still read).
 #include <xgboost/c_api.h>
 
 #include <cmath>
@@ -87,7 +88,24 @@ std::vector<double> as_regressor_output(const std::vector<float>& raw, bool log_
   return out;
 }
 
-/// The bundled model parsed the plain way (a full nlohmann DOM; slow, so parsed once).
+class TempFile {
+ public:
+  explicit TempFile(const std::string& content)
+      : path_((fs::temp_directory_path() /
+               ("cnnperf_fast_load_" + std::to_string(std::random_device{}()) + ".json"))
+                  .string()) {
+    std::ofstream(path_, std::ios::binary) << content;
+  }
+  ~TempFile() { fs::remove(path_); }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  [[nodiscard]] const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+/// The bundled model parsed the plain way (a full nlohmann DOM, parsed once).
 const nlohmann::json& bundled_doc() {
   static const nlohmann::json doc = nlohmann::json::parse(read_file(bundled_model_path()));
   return doc;
@@ -96,6 +114,81 @@ const nlohmann::json& bundled_doc() {
 const LearnedModel& bundled_fast() {
   static const auto model = LearnedModel::load(bundled_model_path());
   return *model;
+}
+
+/// XGBoost's JSON model of a booster XGBoost itself trained (C API, 1 thread) on SYNTHETIC
+/// rows: features uniform in [0, 1), target testing::smooth_function.
+std::string trained_booster_json(std::size_t n_features, std::uint64_t seed, int rounds,
+                                 int depth) {
+  const auto d = testing::make_synthetic(600, n_features, seed, testing::smooth_function);
+  std::vector<float> data(d.x.values.begin(), d.x.values.end());
+  std::vector<float> labels(d.y.begin(), d.y.end());
+  DMatrixHandle matrix = nullptr;
+  BoosterHandle booster = nullptr;
+  std::string out;
+  try {
+    xgb_check(XGDMatrixCreateFromMat(data.data(), d.x.rows, d.x.cols,
+                                     std::numeric_limits<float>::quiet_NaN(), &matrix));
+    xgb_check(XGDMatrixSetFloatInfo(matrix, "label", labels.data(), labels.size()));
+    xgb_check(XGBoosterCreate(&matrix, 1, &booster));
+    for (const auto& [key, value] :
+         std::vector<std::pair<std::string, std::string>>{{"verbosity", "0"},
+                                                          {"objective", "reg:squarederror"},
+                                                          {"max_depth", std::to_string(depth)},
+                                                          {"subsample", "0.8"},
+                                                          {"nthread", "1"},
+                                                          {"seed", std::to_string(seed)}}) {
+      xgb_check(XGBoosterSetParam(booster, key.c_str(), value.c_str()));
+    }
+    for (int i = 0; i < rounds; ++i) xgb_check(XGBoosterUpdateOneIter(booster, i, matrix));
+    bst_ulong len = 0;
+    const char* buf = nullptr;
+    xgb_check(XGBoosterSaveModelToBuffer(booster, R"({"format": "json"})", &len, &buf));
+    out.assign(buf, len);
+  } catch (...) {
+    if (booster != nullptr) XGBoosterFree(booster);
+    if (matrix != nullptr) XGDMatrixFree(matrix);
+    throw;
+  }
+  XGBoosterFree(booster);
+  XGDMatrixFree(matrix);
+  return out;
+}
+
+/// A regressor document as model files of schema_version 1 hold it: XGBoost's JSON model
+/// under model.booster.
+nlohmann::json old_format_regressor(const std::string& booster_json, std::size_t n_features) {
+  return {{"schema_version", 1},
+          {"kind", "xgboost"},
+          {"params", {{"n_threads", 1}}},
+          {"n_features", n_features},
+          {"model",
+           {{"format", "xgboost-json"},
+            {"xgboost_version", "1.7.4"},
+            {"booster", nlohmann::json::parse(booster_json)}}}};
+}
+
+/// The bundled model as a file of schema_version 1 would hold it, each regressor replaced by
+/// an old-format one around a booster XGBoost trained on SYNTHETIC rows (the bundled file's
+/// own trees are tree arrays; XGBoost's JSON of them is gone), booster_bytes recorded as the
+/// old writer did. `boosters` receives each family's regressor's booster JSON.
+nlohmann::json old_format_model(std::vector<std::string>* boosters = nullptr) {
+  nlohmann::json doc = bundled_doc();
+  doc["schema_version"] = 1;
+  const std::size_t n_features = doc.at("feature_names").size();
+  std::uint64_t seed = 1;
+  for (auto& f : doc["families"]) {
+    nlohmann::json bytes = nlohmann::json::object();
+    for (const char* key : {"regressor", "gpu_blind_regressor"}) {
+      if (!f.contains(key)) continue;
+      const std::string booster = trained_booster_json(n_features, seed++, 12, 4);
+      if (boosters != nullptr && std::string(key) == "regressor") boosters->push_back(booster);
+      f[key] = old_format_regressor(booster, n_features);
+      bytes[key] = f[key]["model"]["booster"].dump().size();
+    }
+    f["booster_bytes"] = bytes;
+  }
+  return doc;
 }
 
 /// Feature rows of one family: every layer of that family in a few zoo networks, each on a
@@ -174,45 +267,58 @@ FeatureMatrix threshold_rows(const nlohmann::json& booster, std::size_t n_featur
   return x;
 }
 
-TEST(XgboostFastLoad, BundledModelPredictsLikeXgboostOnZooLayers) {
-  const LearnedModel& model = bundled_fast();
-  const auto& doc_families = bundled_doc().at("families");
-  ASSERT_EQ(model.families().size(), doc_families.size());
-  std::size_t compared = 0;
-  for (std::size_t i = 0; i < model.families().size(); ++i) {
-    const FamilyModel& fam = model.families()[i];
-    const auto& regressor_doc = doc_families[i].at("regressor");
-    ASSERT_EQ(regressor_doc.at("kind"), "xgboost");
-    const FeatureMatrix x = zoo_rows(fam.family, model.feature_spec());
-    ASSERT_GE(x.rows, 30U) << to_string(fam.family);  // gemm: one classifier per net
-    const auto expected =
-        as_regressor_output(xgboost_predict(regressor_doc.at("model").at("booster").dump(), x),
-                            regressor_doc.at("params").at("log_target").get<bool>());
-    const auto got = fam.regressor->predict(x);
-    ASSERT_EQ(got.size(), expected.size());
-    for (std::size_t r = 0; r < x.rows; ++r) {
-      ASSERT_EQ(got[r], expected[r]) << to_string(fam.family) << " row " << r;
+TEST(XgboostFastLoad, BundledModelIsTreeArraysUnderTenMegabytes) {
+  EXPECT_LE(fs::file_size(bundled_model_path()), 10'000'000U);
+  EXPECT_EQ(bundled_doc().at("schema_version"), kModelSchemaVersion);
+  for (const auto& f : bundled_doc().at("families")) {
+    for (const char* key : {"regressor", "gpu_blind_regressor"}) {
+      if (!f.contains(key)) continue;
+      EXPECT_EQ(f.at(key).at("model").at("format"), "cnnperf-trees");
+      EXPECT_FALSE(f.at(key).at("model").contains("booster"));
     }
-    compared += x.rows;
   }
-  EXPECT_GT(compared, 1000U);
 }
 
-TEST(XgboostFastLoad, BundledModelPredictsLikeXgboostOnThresholdsAndMissingValues) {
-  const LearnedModel& model = bundled_fast();
-  const auto& doc_families = bundled_doc().at("families");
-  for (std::size_t i = 0; i < model.families().size(); ++i) {
-    const FamilyModel& fam = model.families()[i];
-    const auto& regressor_doc = doc_families[i].at("regressor");
-    const auto& booster = regressor_doc.at("model").at("booster");
-    const FeatureMatrix x =
-        threshold_rows(booster, fam.feature_min.size(), 1500, 100 + i, -5.0, 40.0);
-    const auto expected =
-        as_regressor_output(xgboost_predict(booster.dump(), x),
-                            regressor_doc.at("params").at("log_target").get<bool>());
-    const auto got = fam.regressor->predict(x);
-    for (std::size_t r = 0; r < x.rows; ++r) {
-      ASSERT_EQ(got[r], expected[r]) << to_string(fam.family) << " row " << r;
+TEST(XgboostFastLoad, OldFormatFilePredictsLikeXgboostAndConvertsUnchanged) {
+  std::vector<std::string> boosters;
+  const nlohmann::json old_doc = old_format_model(&boosters);
+  const TempFile old_file(old_doc.dump());
+  const auto old_model = LearnedModel::load(old_file.path());
+  ASSERT_EQ(old_model->families().size(), boosters.size());
+  // Written again, as cnnperf_convert_model does: tree arrays, the same trees.
+  const nlohmann::json new_doc = old_model->to_json();
+  EXPECT_EQ(new_doc.at("schema_version"), kModelSchemaVersion);
+  const TempFile new_file(new_doc.dump());
+  const auto new_model = LearnedModel::load(new_file.path());
+  std::size_t compared = 0;
+  for (std::size_t i = 0; i < boosters.size(); ++i) {
+    const FamilyModel& fam = old_model->families()[i];
+    const auto& regressor = new_doc["families"][i]["regressor"];
+    EXPECT_EQ(regressor.at("model").at("format"), "cnnperf-trees");
+    EXPECT_FALSE(new_doc["families"][i].contains("booster_bytes"));
+    for (const FeatureMatrix& x :
+         {zoo_rows(fam.family, old_model->feature_spec()),
+          threshold_rows(nlohmann::json::parse(boosters[i]), fam.feature_min.size(), 500, 40 + i,
+                         -0.5, 1.5)}) {
+      const auto expected = as_regressor_output(xgboost_predict(boosters[i], x), false);
+      const auto got_old = fam.regressor->predict(x);
+      const auto got_new = new_model->families()[i].regressor->predict(x);
+      for (std::size_t r = 0; r < x.rows; ++r) {
+        ASSERT_EQ(got_old[r], expected[r]) << "family " << i << " row " << r;
+        ASSERT_EQ(got_new[r], expected[r]) << "family " << i << " row " << r;
+      }
+      compared += x.rows;
+    }
+  }
+  EXPECT_GT(compared, 2000U);
+  // And whole networks, through every family and the gpu-blind regressors.
+  for (const char* gpu_name : {"a100", "t4"}) {
+    const GpuSpec gpu = *GpuDatabase::bundled().find(gpu_name);
+    const Network net = build_zoo_network("resnet50");
+    const auto a = old_model->predict_layers(net.layers, gpu);
+    const auto b = new_model->predict_layers(net.layers, gpu);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      ASSERT_EQ(a[i].latency_ms, b[i].latency_ms) << gpu_name << " layer " << i;
     }
   }
 }
@@ -247,31 +353,41 @@ TEST(XgboostFastLoad, SavingAFastLoadedModelWritesTheSameRegressors) {
   }
 }
 
-// --- Trees cnnperf trains itself (SYNTHETIC data) ----------------------------------------------
+// --- Regressors on their own (SYNTHETIC data) -------------------------------------------------
 
-std::unique_ptr<Regressor> small_xgboost(std::uint64_t seed) {
-  auto d = testing::make_synthetic(800, 4, seed, testing::smooth_function);
+TEST(XgboostFastLoad, FreshlyTrainedModelRoundTripsThroughTreeArrays) {
+  auto d = testing::make_synthetic(800, 4, 7, testing::smooth_function);
   auto model = make_regressor(RegressorKind::kXgboost,
                               {{"n_estimators", 40}, {"max_depth", 5}, {"n_threads", 1}});
   model->fit(d.x, d.y);
-  return model;
+  const nlohmann::json saved = model->to_json();
+  EXPECT_EQ(saved.at("model").at("format"), "cnnperf-trees");
+  EXPECT_EQ(saved.at("model").at("trees"), 40);
+  const auto loaded = Regressor::from_json(nlohmann::json::parse(saved.dump()));
+  const auto x = testing::make_synthetic(2000, 4, 8, testing::smooth_function, -0.2, 1.2).x;
+  EXPECT_EQ(loaded->predict(x), model->predict(x));
+  EXPECT_EQ(loaded->feature_importances(), model->feature_importances());
+  EXPECT_EQ(loaded->to_json(), saved);  // the same trees write the same bytes
 }
 
-TEST(XgboostFastLoad, FreshlyTrainedModelPredictsLikeXgboost) {
-  const auto model = small_xgboost(7);
-  const auto booster = model->to_json().at("model").at("booster");
-  const FeatureMatrix x = threshold_rows(booster, 4, 2000, 8, -0.2, 1.2);
-  const auto expected = as_regressor_output(xgboost_predict(booster.dump(), x), false);
+TEST(XgboostFastLoad, OldFormatRegressorPredictsLikeXgboost) {
+  const std::string booster = trained_booster_json(4, 9, 40, 5);
+  const auto model = Regressor::from_json(old_format_regressor(booster, 4));
+  const FeatureMatrix x = threshold_rows(nlohmann::json::parse(booster), 4, 2000, 8, -0.2, 1.2);
+  const auto expected = as_regressor_output(xgboost_predict(booster, x), false);
   const auto got = model->predict(x);
   for (std::size_t r = 0; r < x.rows; ++r) ASSERT_EQ(got[r], expected[r]) << "row " << r;
-  // And after a save/load round trip through text.
-  const auto loaded = Regressor::from_json(nlohmann::json::parse(model->to_json().dump()));
-  EXPECT_EQ(loaded->predict(x), got);
+  // Its importances come from XGBoost (the old file held none here), and survive a save.
+  const auto converted = Regressor::from_json(nlohmann::json::parse(model->to_json().dump()));
+  EXPECT_EQ(converted->predict(x), got);
+  EXPECT_EQ(converted->feature_importances(), model->feature_importances());
+  EXPECT_EQ(model->feature_importances().size(), 4U);
 }
 
-/// Regressor::from_json with one edit applied to the booster object.
+/// Regressor::from_json of an old-format regressor with one edit applied to its booster.
 void expect_rejected(const std::function<void(nlohmann::json&)>& edit, const std::string& what) {
-  auto doc = small_xgboost(9)->to_json();
+  static const std::string booster = trained_booster_json(4, 9, 10, 4);
+  auto doc = old_format_regressor(booster, 4);
   edit(doc["model"]["booster"]);
   try {
     (void)Regressor::from_json(doc);
@@ -305,24 +421,43 @@ TEST(XgboostFastLoad, RejectsBoostersItCannotEvaluateExactly) {
       "a cycle");
 }
 
+TEST(XgboostFastLoad, RejectsMalformedTreeArraysRegressors) {
+  auto d = testing::make_synthetic(300, 4, 3, testing::smooth_function);
+  auto model = make_regressor(RegressorKind::kXgboost,
+                              {{"n_estimators", 5}, {"max_depth", 3}, {"n_threads", 1}});
+  model->fit(d.x, d.y);
+  const nlohmann::json good = model->to_json();
+  const auto rejected = [&](const std::function<void(nlohmann::json&)>& edit,
+                            const std::string& expected) {
+    nlohmann::json doc = good;
+    edit(doc);
+    try {
+      (void)Regressor::from_json(doc);
+      ADD_FAILURE() << "accepted: " << expected;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    }
+  };
+  rejected([](nlohmann::json& j) { j["model"]["tree_arrays"] = 5; },
+           "field 'tree_arrays': expected a string");
+  rejected([](nlohmann::json& j) { j["model"].erase("tree_arrays"); }, "field 'tree_arrays'");
+  rejected([](nlohmann::json& j) { j["model"]["tree_arrays"].get_ref<std::string&>()[6] = '!'; },
+           "model JSON: xgboost: tree_arrays: byte 6: expected a base64 character");
+  rejected([](nlohmann::json& j) { j["model"]["tree_arrays"] = "AAAA"; },
+           "model JSON: xgboost: tree_arrays: expected tree arrays");
+  rejected([](nlohmann::json& j) { j["model"].erase("feature_importances"); },
+           "field 'feature_importances': expected 4 numbers");
+  rejected([](nlohmann::json& j) { j["model"]["format"] = "xgboost-ubj"; },
+           "field 'format': expected");
+  rejected(
+      [](nlohmann::json& j) {
+        j["n_features"] = 5U;
+        j["model"]["feature_importances"].push_back(0.0);
+      },
+      "tree_arrays: expected 5 features (the regressor's n_features), got 4");
+}
+
 // --- Files -------------------------------------------------------------------------------------
-
-class TempFile {
- public:
-  explicit TempFile(const std::string& content)
-      : path_((fs::temp_directory_path() /
-               ("cnnperf_fast_load_" + std::to_string(std::random_device{}()) + ".json"))
-                  .string()) {
-    std::ofstream(path_, std::ios::binary) << content;
-  }
-  ~TempFile() { fs::remove(path_); }
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-  [[nodiscard]] const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 std::string load_error(const std::string& content) {
   const TempFile file(content);
@@ -337,20 +472,14 @@ std::string load_error(const std::string& content) {
   return {};
 }
 
-TEST(XgboostFastLoad, RecordedBoosterLengthsAreExactAndWrongOnesFallBackToScanning) {
-  // The writer records each booster's length so a loader skips unread boosters unscanned.
-  const nlohmann::json& doc = bundled_doc();
-  for (const auto& f : doc.at("families")) {
-    for (const char* key : {"regressor", "gpu_blind_regressor"}) {
-      if (!f.contains(key)) continue;
-      EXPECT_EQ(f.at("booster_bytes").at(key).get<std::size_t>(),
-                f.at(key).at("model").at("booster").dump().size());
-    }
-  }
+TEST(XgboostFastLoad, OldFormatRecordedBoosterLengthsAreSkippedAndWrongOnesFallBackToScanning) {
+  // The old writer recorded each booster's length so a loader skips unread boosters unscanned.
   // Lengths that are wrong: one byte long (lands inside the booster), or ending on the
   // '}' of its "learner" object (a bracket, but not this container's end); and a
   // pretty-printed file, where every recorded length is short. Each must load the same model.
-  std::vector<std::string> variants;
+  const nlohmann::json doc = old_format_model();
+  const auto plain = LearnedModel::from_json(doc, "plain");
+  std::vector<std::string> variants{doc.dump()};
   for (const int edit : {0, 1}) {
     nlohmann::json wrong = doc;
     for (auto& f : wrong["families"]) {
@@ -372,14 +501,14 @@ TEST(XgboostFastLoad, RecordedBoosterLengthsAreExactAndWrongOnesFallBackToScanni
     const auto lean = LearnedModel::load(file.path(), /*reference_source_only=*/true, &unseen);
     for (const GpuSpec* gpu : {&seen, &unseen}) {
       const auto a = model->predict_layers(net.layers, *gpu);
-      const auto b = bundled_fast().predict_layers(net.layers, *gpu);
+      const auto b = plain->predict_layers(net.layers, *gpu);
       ASSERT_EQ(a.size(), b.size());
       for (std::size_t i = 0; i < a.size(); ++i) {
         ASSERT_EQ(a[i].latency_ms(), b[i].latency_ms()) << "variant " << v << " layer " << i;
       }
     }
     const auto c = lean->predict_layers(net.layers, unseen);
-    const auto d = bundled_fast().predict_layers(net.layers, unseen);
+    const auto d = plain->predict_layers(net.layers, unseen);
     for (std::size_t i = 0; i < c.size(); ++i) {
       ASSERT_EQ(c[i].latency_ms(), d[i].latency_ms()) << "variant " << v << " layer " << i;
     }
@@ -388,21 +517,14 @@ TEST(XgboostFastLoad, RecordedBoosterLengthsAreExactAndWrongOnesFallBackToScanni
 
 TEST(XgboostFastLoad, ABoosterTheLoaderDoesNotNeedIsNotReadAtAll) {
   // MLPredict's conv booster (the file's first; no row without a source uses it) with a
-  // bracket where a digit was, its recorded length still right: loading everything reports
-  // it, loading the reference models only never touches it (no scan, no parse).
+  // character outside base64 in its tree arrays: loading everything reports it, loading the
+  // reference models only never touches it (no decoding).
   std::string text = read_file(bundled_model_path());
-  const std::string head = "\"families\":[{\"booster_bytes\":{\"regressor\":";
-  const std::size_t start = text.find(head);
-  ASSERT_NE(start, std::string::npos);
-  const std::size_t bytes = std::stoull(text.substr(start + head.size(), 20));
-  const std::size_t booster = text.find("\"booster\":", start) + std::string("\"booster\":").size();
-  ASSERT_EQ(text[booster + bytes - 1], '}');
-  const std::size_t next = text.find("\"booster_bytes\"", booster + bytes);
-  ASSERT_LT(text.find("\"source\":\"mlpredict\"", booster + bytes), next)
+  const std::string key = "\"tree_arrays\":\"";
+  const std::size_t at = text.find(key, text.find("\"families\":[")) + key.size();
+  ASSERT_LT(text.find("\"source\":\"mlpredict\"", at), text.find("\"family\":", at))
       << "family 0 is MLPredict's";
-  const std::size_t digit =
-      text.find_first_of("0123456789", text.find("\"base_weights\":[", booster));
-  text[digit] = '{';
+  text[at + 1000] = '!';
   const TempFile file(text);
   EXPECT_THROW((void)LearnedModel::load(file.path()), InputError);
   const auto lean = LearnedModel::load(file.path(), /*reference_source_only=*/true);
@@ -415,20 +537,23 @@ TEST(XgboostFastLoad, ABoosterTheLoaderDoesNotNeedIsNotReadAtAll) {
 
 TEST(XgboostFastLoad, ABrokenBoosterNamesFileFamilyAndByte) {
   std::string text = read_file(bundled_model_path());
-  // The file's second booster: a letter where a split condition should start. It is the
-  // second family's: its gpu_blind_regressor sorts before its regressor (both are named so).
-  std::size_t at = text.find("\"booster\"");
-  at = text.find("\"booster\"", at + 1);
+  // The file's second booster: a quote-free non-base64 character in its tree arrays. It is
+  // the second family's: its gpu_blind_regressor sorts before its regressor (both are named so).
+  const std::string key = "\"tree_arrays\":\"";
+  std::size_t at = text.find(key);
+  at = text.find(key, at + 1);
   const std::size_t blind_key = text.rfind("\"gpu_blind_regressor\"", at);
   const bool blind = blind_key != std::string::npos && blind_key > text.rfind("\"regressor\"", at);
-  at = text.find("\"split_conditions\":[", at) + std::string("\"split_conditions\":[").size();
-  text.insert(at, "x");
+  at += key.size() + 4000;
+  text[at] = '#';
   const std::string message = load_error(text);
   EXPECT_NE(message.find(std::string("families[1].") +
-                         (blind ? "gpu_blind_regressor" : "regressor") + ".model.booster"),
+                         (blind ? "gpu_blind_regressor" : "regressor") + ".model.tree_arrays"),
             std::string::npos)
       << message;
-  EXPECT_NE(message.find("byte " + std::to_string(at)), std::string::npos) << message;
+  EXPECT_NE(message.find("byte " + std::to_string(at) + ": expected a base64 character"),
+            std::string::npos)
+      << message;
 }
 
 TEST(XgboostFastLoad, InvalidJsonIsReportedAsBefore) {
