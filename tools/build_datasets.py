@@ -702,8 +702,9 @@ TIMM_TRAIN_COLUMNS = [["model", "train_samples_per_sec", "train_step_time", "tra
                        "train_img_size", "param_count"]]
 # timm model -> cnnperf zoo network of the same architecture: (zoo name, the zoo's input size,
 # parameters of the zoo's inference path). A row gets the zoo name only at that input size,
-# and the build checks timm's param_count (millions, 2 decimals) against the zoo's. timm's resnet/resnext/wide_resnet
-# default (no "d"/"c"/"s"/"t" stem suffix) is torchvision's ResNet V1.5: stride on the 3x3.
+# and the build checks timm's param_count (millions, 2 decimals) against the zoo's. timm's
+# resnet/resnext/wide_resnet default (no "d"/"c"/"s"/"t" stem suffix) is torchvision's ResNet
+# V1.5: stride on the 3x3.
 TIMM_ZOO = {
     "resnet18": ("resnet18", 224, 11689512),
     "resnet34": ("resnet34", 224, 21797672),
