@@ -12,8 +12,9 @@ Output is deterministic: rerunning gives byte-identical files (gzip mtime 0, no
 file name in the gzip header, fixed row and column order).
 
 Writes (see datasets/README.md and docs/data-formats.md):
-  layers_neusight.csv.gz, layers_mlpredict.csv.gz, e2e_torchvision.csv,
-  power_zeus.csv, e2e_help_nas.csv.gz, MANIFEST.json
+  layers_neusight.csv.gz, layers_neusight_test.csv.gz, layers_mlpredict.csv.gz,
+  e2e_torchvision.csv, power_zeus.csv, e2e_help_nas.csv.gz, e2e_timm.csv.gz,
+  e2e_mlperf_inference.csv.gz, MANIFEST.json
 """
 
 import argparse
@@ -23,6 +24,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import sys
 
 SCHEMA_VERSION = 1
@@ -79,6 +81,37 @@ SOURCES = {
                  "data/nasbench201/str_arch2idx.pt",
         "citation": "HELP: Hardware-Adaptive Efficient Latency Prediction for NAS via "
                     "Meta-Learning, NeurIPS 2021",
+    },
+    "neusight-test": {
+        "repository": "sitar-lab/NeuSight, read from its public copy trsharm25/NeuSight",
+        "commit": "db1fdc966633fe96c0717e0706e7621ad0921ed2",
+        "license": "MIT (Georgia Institute of Technology and Microsoft Corporation)",
+        "paths": "scripts/asplos/data/dataset/test/test_{linear,bmm,elem,ln,softmax}.csv",
+        "citation": "Lee, Phanishayee, Mahajan: Forecasting GPU Performance for Deep "
+                    "Learning Training and Inference, ASPLOS 2025",
+    },
+    "timm": {
+        "repository": "huggingface/pytorch-image-models",
+        "commit": "aa4b5850c1543fa488abf260f18390eda46cf85d",
+        "license": "Apache-2.0",
+        "paths": "results/benchmark-{infer,train}-<precision>-<layout>-pt<torch>-cu<cuda>-"
+                 "<gpu>[-dynamo].csv",
+        "citation": "Wightman: PyTorch Image Models (timm), benchmark.py results",
+    },
+    "mlperf-inference": {
+        "repository": "mlcommons/inference_results_v0.5, _v0.7, _v1.0, _v1.1, _v2.0, _v2.1, "
+                      "_v3.0",
+        "commit": "v0.5 f5acb8be3da3ebc13cf6ba783cce371f96d275ac, "
+                  "v0.7 31060d57b30c7d61f974c91204df538398ec0b46, "
+                  "v1.0 f7759baf2fdb9e17d97f07326db6d461d6dc1ef2, "
+                  "v1.1 7fc43356c4d71ed6ec97af9d035a34ed146587b8, "
+                  "v2.0 425a0d30c6e0cb9b65595881572cbba5f18572eb, "
+                  "v2.1 91f7859b8b5847b7c5fdf95ce65699ad6477093b, "
+                  "v3.0 1948f9b5b93c5b4dcafe15de0faa08cdf1439fca",
+        "license": "Apache-2.0",
+        "paths": "<division>/<submitter>/results/<system>/<benchmark>/<scenario>/performance/"
+                 "run_1/mlperf_log_summary.txt and <division>/<submitter>/systems/<system>.json",
+        "citation": "MLCommons MLPerf Inference results, rounds v0.5-v3.0",
     },
 }
 
@@ -159,6 +192,52 @@ COLUMN_DOC = {
     "arch_index": ("", "architecture index in the HELP files"),
     "arch": ("", "architecture: FBNet block names (space-separated) or NB-201 cell string"),
     "gpu_name": ("", "GPU model behind the HELP device key"),
+    "zoo_network": ("", "cnnperf zoo network of the same architecture at the zoo's input "
+                        "size (empty: none)"),
+    "precision": ("", "precision as the source names it (amp: torch.autocast to fp16 with "
+                      "fp32 weights; not-recorded: the source does not say)"),
+    "runtime": ("", "what ran the network: pytorch (eager), pytorch-compile (torch.compile), "
+                    "tensorrt, tensorflow, tensorflow-tensorrt, onnxruntime or not-recorded"),
+    "memory_format": ("", "activation layout: nchw, or nhwc (PyTorch channels_last)"),
+    "samples_per_s": ("samples/s", "throughput as the source recorded it"),
+    "param_count_m": ("M", "learnable parameters in millions, as the source recorded them"),
+    "gmacs_per_image": ("GMAC", "multiply-accumulates per image, as the source recorded them "
+                                "(empty: not recorded)"),
+    "activations_per_image_m": ("M", "activation elements per image, as the source recorded "
+                                     "them (empty: not recorded)"),
+    "mlperf_version": ("", "MLPerf Inference round (results repository)"),
+    "division": ("", "MLPerf division: closed, open or network"),
+    "submitter": ("", "organisation that submitted the result"),
+    "system_id": ("", "submitted system's name"),
+    "accelerator": ("", "accelerator name as published in the system description"),
+    "scenario": ("", "MLPerf scenario: SingleStream, MultiStream, Offline or Server"),
+    "latency_p50_ns": ("ns", "median per-query latency"),
+    "latency_p90_ns": ("ns", "90th-percentile per-query latency"),
+    "latency_p99_ns": ("ns", "99th-percentile per-query latency"),
+    "latency_mean_ns": ("ns", "mean per-query latency"),
+    "samples_per_query": ("count", "samples per query"),
+    "system_power_w": ("W", "mean whole-system wall power of the power run (host, fans and "
+                            "every accelerator; empty: no power run)"),
+    "n_power_samples": ("count", "1 Hz power samples averaged into system_power_w"),
+}
+
+# Per-source meanings of shared column names (column_docs).
+COLUMN_DOC_BY_SOURCE = {
+    ("timm", "latency_ms"): ("ms", "mean time of one step (one batch) over the timed steps: "
+                                   "timm's infer_step_time / train_step_time"),
+    ("timm", "num_gpus"): ("count", "GPUs used (1: timm's benchmark.py runs on one device)"),
+    ("timm", "source_file"): ("", "result file in the source repository's results/ folder"),
+    ("mlperf-inference", "latency_ms"): (
+        "ms", "SingleStream rows: the scenario's metric, 90th-percentile latency of a "
+              "one-sample query (latency_p90_ns / 1e6, an exact decimal shift); empty "
+              "otherwise"),
+    ("mlperf-inference", "gpu"): ("", "cnnperf GPU database name of the accelerator (empty: "
+                                      "not in the database, a MIG slice or a vGPU profile)"),
+    ("mlperf-inference", "num_gpus"): ("count", "accelerators in the system (acc_per_node)"),
+    ("mlperf-inference", "network"): ("", "MLPerf benchmark name as published"),
+    ("mlperf-inference", "framework"): ("", "software stack as submitted"),
+    ("mlperf-inference", "source_file"): ("", "inference_results_<round>/<path of the "
+                                              "result's mlperf_log_summary.txt>"),
 }
 
 MLPREDICT_OPTIMIZERS = {"0": "none", "1": "GradientDescent", "2": "Adadelta",
@@ -194,15 +273,19 @@ class Input:
     """One source CSV: its rows as dicts and its digest for the manifest."""
 
     def __init__(self, data_dir, rel, expect_columns):
+        """expect_columns: the header, or a list of the headers accepted (timm's files
+        order their columns differently by version)."""
         self.rel = rel
         self.path = os.path.join(data_dir, rel)
         if not os.path.isfile(self.path):
             fail(self.path, "missing input file")
+        headers = expect_columns if isinstance(expect_columns[0], list) else [expect_columns]
         with open(self.path, newline="", encoding="utf-8") as f:
             reader = csv.DictReader(f)
-            if reader.fieldnames != expect_columns:
+            if reader.fieldnames not in headers:
                 fail(self.path, "expected columns %s, got %s"
-                     % (",".join(expect_columns), ",".join(reader.fieldnames or [])))
+                     % (" or ".join(",".join(h) for h in headers),
+                        ",".join(reader.fieldnames or [])))
             self.rows = list(reader)
         self.sha256 = sha256_file(self.path)
 
@@ -353,6 +436,88 @@ def build_neusight(data_dir, stats):
     stats["neusight_rows_by_op"] = count_by(out, "op")
     columns = CANONICAL + PROVENANCE + NEUSIGHT_EXTRAS
     return columns, out, [conv, lin, elt], ["neusight"]
+
+
+# ---------------------------------------------------------------- NeuSight test sets
+NEUSIGHT_TEST_HEAD = ["OPName", "Latency", "Device", "Torch Version", "CUDNN Version",
+                      "Kernel Name", "Warps per SM", "Blocks per SM", "Grid x", "Grid y",
+                      "Grid z", "Block x", "Block y", "Block z", "CUDA Version"]
+NEUSIGHT_TEST_GEMM_COLUMNS = NEUSIGHT_TEST_HEAD + ["Kernels", "B", "M", "N", "K"]
+NEUSIGHT_TEST_VEC_COLUMNS = NEUSIGHT_TEST_HEAD + ["B", "H", "large"]
+NEUSIGHT_TEST_EXTRAS = {"main_kernel": "Kernel Name", "grid_x": "Grid x", "grid_y": "Grid y",
+                        "grid_z": "Grid z", "block_x": "Block x", "block_y": "Block y",
+                        "block_z": "Block z", "warps_per_sm": "Warps per SM",
+                        "blocks_per_sm": "Blocks per SM"}
+# NeuSight's pointwise op names -> cnnperf ops (all one tensor in, one out, except add and mul,
+# which read two tensors of the shape, as cnnperf's add/mul do).
+NEUSIGHT_TEST_VEC_OPS = {"add": "add", "mul": "mul", "relu": "relu", "gelu": "gelu",
+                         "tanh": "tanh", "ln": "layernorm", "softmax": "softmax"}
+# Left out: addu/mulu/divu/powu are tensor-scalar ops (one tensor read), which cnnperf's
+# two-tensor add/mul would count double; div and pow have no cnnperf op.
+NEUSIGHT_TEST_VEC_LEFT_OUT = {"addu", "mulu", "divu", "powu", "div", "pow"}
+
+
+def check_neusight_test_row(inp, i, row, ops):
+    require(inp, i, row, "OPName", ops)
+    require(inp, i, row, "Torch Version", {"p2.1.0"})
+    require(inp, i, row, "CUDA Version", {"cu121"})
+    require(inp, i, row, "CUDNN Version", {"8902"})
+
+
+def neusight_test_row(inp, i, r):
+    o = canonical_defaults()
+    o.update({"latency_ms": positive_float_str(inp, i, r, "Latency"), "gpu": r["Device"]})
+    o.update(NEUSIGHT_PROV)
+    for c, src in NEUSIGHT_TEST_EXTRAS.items():
+        o[c] = r[src]
+    return o
+
+
+def build_neusight_test(data_dir, stats):
+    """NeuSight's test sets: the harness of build_neusight (its collect.py), FP32 tensors
+    (torch.randn / torch.zeros default), new GPUs (L4, H100)."""
+    lin = Input(data_dir, "neusight-test/linear.csv", NEUSIGHT_TEST_GEMM_COLUMNS)
+    bmm = Input(data_dir, "neusight-test/bmm.csv", NEUSIGHT_TEST_GEMM_COLUMNS)
+    vecs = [Input(data_dir, "neusight-test/%s.csv" % name, NEUSIGHT_TEST_VEC_COLUMNS)
+            for name in ("elem", "ln", "softmax")]
+    out = []
+    left_out = {}
+    for i, r in enumerate(lin.rows):
+        check_neusight_test_row(lin, i, r, {"linear"})
+        # collect.py: input randn(B, M, N) through nn.Linear(N, K, bias=True), so the GEMM
+        # has B*M rows, N in features and K out features.
+        require(lin, i, r, "B", {"1"})
+        o = neusight_test_row(lin, i, r)
+        o.update({"op": "linear", "batch": r["M"], "c_in": r["N"], "c_out": r["K"],
+                  "bias": "1"})
+        # The profiler pass wrote ";" before every kernel name; layers_neusight writes none.
+        if r["Kernels"] and not r["Kernels"].startswith(";"):
+            fail(lin.line(i), "field 'Kernels': expected ';'-prefixed kernel names")
+        o["kernel_sequence"] = r["Kernels"][1:]
+        out.append(o)
+    # torch.bmm multiplies B separate matrix pairs: cnnperf's linear shares one weight over
+    # its rows (reads K x N once, bmm reads B of them), and a grouped 1x1 conv of the same
+    # arithmetic would claim a cuDNN convolution that was not run. No op represents it.
+    for i, r in enumerate(bmm.rows):
+        check_neusight_test_row(bmm, i, r, {"bmm"})
+    left_out["bmm"] = len(bmm.rows)
+    for inp in vecs:
+        for i, r in enumerate(inp.rows):
+            check_neusight_test_row(inp, i, r,
+                                    set(NEUSIGHT_TEST_VEC_OPS) | NEUSIGHT_TEST_VEC_LEFT_OUT)
+            # NeuSight's selection flag of its large test shapes, true on every row.
+            require(inp, i, r, "large", {"True"})
+            if r["OPName"] in NEUSIGHT_TEST_VEC_LEFT_OUT:
+                left_out[r["OPName"]] = left_out.get(r["OPName"], 0) + 1
+                continue
+            o = neusight_test_row(inp, i, r)
+            o.update({"op": NEUSIGHT_TEST_VEC_OPS[r["OPName"]], "batch": r["B"],
+                      "c_in": r["H"], "c_out": r["H"]})
+            out.append(o)
+    stats["neusight_test_rows_by_op"] = count_by(out, "op")
+    stats["neusight_test_left_out_rows_by_source_op"] = dict(sorted(left_out.items()))
+    columns = CANONICAL + PROVENANCE + NEUSIGHT_EXTRAS
+    return columns, out, [lin, bmm] + vecs, ["neusight-test"]
 
 
 # ---------------------------------------------------------------- MLPredict
@@ -515,6 +680,305 @@ def build_torchvision(data_dir, stats):
     return columns, out, [inp], ["pytorch-gpu-benchmark"]
 
 
+# ---------------------------------------------------------------- timm
+TIMM_FILE = re.compile(r"^benchmark-(infer|train)-(amp)-(nchw|nhwc)-(pt\d+)-(cu\d+)-"
+                       r"(rtx3090|rtx4090|4090|5090)(-dynamo)?\.csv$")
+# File-name tokens. The torch token drops the dots (pt240 = 2.4.0 per the source README;
+# pt112/pt113 are 1.12/1.13, their patch release not recorded).
+TIMM_TORCH = {"pt112": "pytorch-1.12", "pt113": "pytorch-1.13", "pt210": "pytorch-2.1.0",
+              "pt240": "pytorch-2.4.0", "pt291": "pytorch-2.9.1"}
+TIMM_CUDA = {"cu113": "cuda-11.3", "cu117": "cuda-11.7", "cu121": "cuda-12.1",
+             "cu124": "cuda-12.4", "cu128": "cuda-12.8", "cu130": "cuda-13.0"}
+TIMM_GPUS = {"rtx3090": "NVIDIA GeForce RTX 3090", "rtx4090": "NVIDIA GeForce RTX 4090",
+             "4090": "NVIDIA GeForce RTX 4090", "5090": "NVIDIA GeForce RTX 5090"}
+TIMM_INFER_COLUMNS = [
+    ["model", "infer_samples_per_sec", "infer_step_time", "infer_batch_size", "infer_img_size",
+     "infer_gmacs", "infer_macts", "param_count"],
+    ["model", "infer_img_size", "infer_batch_size", "infer_samples_per_sec", "infer_step_time",
+     "infer_gmacs", "infer_macts", "param_count"],
+    ["model", "infer_img_size", "infer_samples_per_sec", "infer_step_time", "infer_batch_size",
+     "param_count", "infer_gmacs", "infer_macts"]]
+TIMM_TRAIN_COLUMNS = [["model", "train_samples_per_sec", "train_step_time", "train_batch_size",
+                       "train_img_size", "param_count"]]
+# timm model -> cnnperf zoo network of the same architecture: (zoo name, the zoo's input size,
+# parameters of the zoo's inference path). A row gets the zoo name only at that input size,
+# and the build checks timm's param_count (millions, 2 decimals) against the zoo's. timm's
+# resnet/resnext/wide_resnet default (no "d"/"c"/"s"/"t" stem suffix) is torchvision's ResNet
+# V1.5: stride on the 3x3.
+TIMM_ZOO = {
+    "resnet18": ("resnet18", 224, 11689512),
+    "resnet34": ("resnet34", 224, 21797672),
+    "resnet50": ("resnet50", 224, 25557032),
+    "resnet101": ("resnet101", 224, 44549160),
+    "resnet152": ("resnet152", 224, 60192808),
+    # tv_*: timm's names for torchvision's own weights of the same architectures.
+    "tv_resnet34": ("resnet34", 224, 21797672),
+    "tv_resnet50": ("resnet50", 224, 25557032),
+    "tv_resnet101": ("resnet101", 224, 44549160),
+    "tv_resnet152": ("resnet152", 224, 60192808),
+    "tv_resnext50_32x4d": ("resnext50_32x4d", 224, 25028904),
+    "tv_densenet121": ("densenet121", 224, 7978856),
+    "resnext50_32x4d": ("resnext50_32x4d", 224, 25028904),
+    "resnext101_32x8d": ("resnext101_32x8d", 224, 88791336),
+    "wide_resnet50_2": ("wide_resnet50_2", 224, 68883240),
+    "wide_resnet101_2": ("wide_resnet101_2", 224, 126886696),
+    "densenet121": ("densenet121", 224, 7978856),
+    "densenet161": ("densenet161", 224, 28681000),
+    "densenet169": ("densenet169", 224, 14149480),
+    "densenet201": ("densenet201", 224, 20013928),
+    # timm builds Inception v3 without the AuxLogits head, which the zoo's inference path
+    # skips too (torchvision's 27,161,264 parameters less the head's 3,326,696).
+    "inception_v3": ("inception_v3", 299, 23834568),
+    # timm's MobileNetV2 / MNASNet-B1 block strings are torchvision's layer for layer
+    # (mnasnet_100 = MNASNet 1.0; 050/075 round channels to 8 as torchvision's alpha does).
+    "mobilenetv2_100": ("mobilenet_v2", 224, 3504872),
+    "mnasnet_050": ("mnasnet0_5", 224, 2218512),
+    "mnasnet_075": ("mnasnet0_75", 224, 3170208),
+    "mnasnet_100": ("mnasnet1_0", 224, 4383312),
+    # timm's efficientnet_bN (PyTorch padding, not the tf_ "SAME" ports) is torchvision's
+    # efficientnet_bN; each only at the zoo's resolution.
+    "efficientnet_b0": ("efficientnet_b0", 224, 5288548),
+    "efficientnet_b1": ("efficientnet_b1", 240, 7794184),
+    "efficientnet_b2": ("efficientnet_b2", 288, 9109994),
+    "efficientnet_b3": ("efficientnet_b3", 300, 12233232),
+    "efficientnet_b4": ("efficientnet_b4", 380, 19341616),
+    "efficientnet_b5": ("efficientnet_b5", 456, 30389784),
+    "efficientnet_b6": ("efficientnet_b6", 528, 43040704),
+    "efficientnet_b7": ("efficientnet_b7", 600, 66347960),
+}
+# Not mapped although the name matches a zoo network: timm's vgg* replaces the classifier's
+# Linear layers by a 7x7 and a 1x1 convolution (ConvMlp), its mobilenetv3_large_100/
+# small_100 end in a 1x1 conv head after pooling where torchvision has a Linear, and its
+# xception is the Cadene port whose block order was not checked against the zoo's Keras one.
+
+
+def integer_text(inp, i, row, col):
+    """An integer count the source may write as a float ("1024.0"): its integer text."""
+    try:
+        v = float(row[col])
+    except ValueError:
+        v = 0.5
+    if v != int(v) or v < 1:
+        fail(inp.line(i), "field '%s': expected a positive integer, got '%s'" % (col, row[col]))
+    return str(int(v))
+
+
+def build_timm(data_dir, stats):
+    folder = os.path.join(data_dir, "timm-benchmark")
+    if not os.path.isdir(folder):
+        fail(folder, "missing input folder")
+    names = sorted(n for n in os.listdir(folder) if n.endswith(".csv"))
+    if not names:
+        fail(folder, "no benchmark-*.csv files")
+    inputs, out = [], []
+    no_step_time = 0
+    for name in names:
+        m = TIMM_FILE.match(name)
+        if not m:
+            fail(os.path.join(folder, name), "file name does not follow benchmark-{infer,train}-"
+                 "amp-{nchw,nhwc}-pt<v>-cu<v>-<gpu>[-dynamo].csv")
+        kind, precision, layout, torch, cuda, gpu, dynamo = m.groups()
+        if torch not in TIMM_TORCH or cuda not in TIMM_CUDA:
+            fail(name, "unknown PyTorch/CUDA token %s/%s" % (torch, cuda))
+        inp = Input(data_dir, "timm-benchmark/" + name,
+                    TIMM_INFER_COLUMNS if kind == "infer" else TIMM_TRAIN_COLUMNS)
+        inputs.append(inp)
+        for i, r in enumerate(inp.rows):
+            step = r[kind + "_step_time"]
+            if step == "" and r[kind + "_samples_per_sec"] == "" \
+                    and r[kind + "_batch_size"] == "":
+                no_step_time += 1  # timm wrote the row without a run (no batch fit)
+                continue
+            size = integer_text(inp, i, r, kind + "_img_size")
+            zoo = TIMM_ZOO.get(r["model"])
+            zoo_name = ""
+            if zoo and int(size) == zoo[1]:
+                if abs(float(r["param_count"]) - zoo[2] / 1e6) > 0.0051:
+                    fail(inp.line(i), "timm's %s has %s M parameters, the zoo's %s %d"
+                         % (r["model"], r["param_count"], zoo[0], zoo[2]))
+                zoo_name = zoo[0]
+            out.append({
+                "network": r["model"], "zoo_network": zoo_name, "gpu": TIMM_GPUS[gpu],
+                "num_gpus": "1", "batch": integer_text(inp, i, r, kind + "_batch_size"),
+                "dtype": "fp16", "precision": precision,
+                "mode": "inference" if kind == "infer" else "training",
+                "runtime": "pytorch-compile" if dynamo else "pytorch",
+                "memory_format": layout,
+                "latency_ms": positive_float_str(inp, i, r, kind + "_step_time"),
+                "samples_per_s": positive_float_str(inp, i, r, kind + "_samples_per_sec"),
+                "input_h": size, "input_w": size, "param_count_m": r["param_count"],
+                "gmacs_per_image": r.get("infer_gmacs", ""),
+                "activations_per_image_m": r.get("infer_macts", ""),
+                "source": "timm", "framework": TIMM_TORCH[torch],
+                "library_versions": TIMM_CUDA[cuda],
+                "timing_method": "host-wallclock-cuda-sync-per-step-mean",
+                "source_file": name})
+    stats["timm_rows_without_a_run"] = no_step_time
+    stats["timm_rows_by_zoo_network"] = count_by([o for o in out if o["zoo_network"]],
+                                                 "zoo_network")
+    columns = ["network", "zoo_network", "gpu", "num_gpus", "batch", "dtype", "precision",
+               "mode", "runtime", "memory_format", "latency_ms", "samples_per_s", "input_h",
+               "input_w", "param_count_m", "gmacs_per_image", "activations_per_image_m",
+               "source", "framework", "library_versions", "timing_method", "source_file"]
+    return columns, out, inputs, ["timm"]
+
+
+# ---------------------------------------------------------------- MLPerf Inference
+MLPERF_COLUMNS = ["round", "division", "submitter", "system_id", "accelerator", "acc_per_node",
+                  "framework", "benchmark", "scenario", "result_valid", "samples_per_s",
+                  "p90_ns", "mean_ns", "p50_ns", "p99_ns", "samples_per_query", "avg_power_W",
+                  "n_power_samples", "path"]
+MLPERF_SCENARIOS = {"SingleStream": "SingleStream", "singlestream": "SingleStream",
+                    "MultiStream": "MultiStream", "multistream": "MultiStream",
+                    "Offline": "Offline", "offline": "Offline", "Server": "Server"}
+# MLPerf's resnet50 (v0.5: resnet) is ResNet-50 v1.5 at 224x224: the zoo's resnet50.
+MLPERF_ZOO = {"resnet50": "resnet50", "resnet": "resnet50"}
+# Accelerator as published -> cnnperf GPU database name; "" where the database has no such
+# GPU, where the accelerator is a part of one (MIG slice) or a vGPU profile, or where the
+# name leaves the model open. The published names are kept in `accelerator`.
+MLPERF_GPUS = {
+    "NVIDIA TITAN RTX": "titan-rtx",
+    "NVIDIA GeForce GTX 1080": "gtx-1080",
+    "NVIDIA Quadro RTX 6000": "quadro-rtx-6000",
+    "NVIDIA Quadro RTX 8000": "quadro-rtx-8000",
+    "NVIDIA RTX A5000": "rtx-a5000",
+    "NVIDIA GeForce RTX 4090 (Ada Lovelace)": "rtx-4090",
+    "NVIDIA V100S": "v100s-pcie-32gb",  # the V100S is a PCIe 32 GB card only
+    "Nvidia Tesla V100 SXM3": "",  # DGX-2's 350 W V100 variant; not in the database
+    "NVIDIA Xavier": "jetson-agx-xavier",  # NVIDIA's and Krai's AGX Xavier developer kits
+    "NVIDIA AGX Xavier": "jetson-agx-xavier",
+    "NVIDIA Xavier NX": "jetson-xavier-nx",
+    # NVIDIA's Orin_TRT systems are AGX Orin developer kits: the full Orin GPU, which the
+    # database files as the 64 GB module (docs/gpus.md).
+    "NVIDIA Orin": "jetson-agx-orin-64gb",
+    "NVIDIA Jetson AGX Orin": "jetson-agx-orin-64gb",
+    "NVIDIA Orin NX": "",
+    "NVIDIA Drive-A100-PCIe": "",
+    "NVIDIA A2": "",
+    "NVIDIA A16": "",
+    "NVIDIA A10": "a10",
+    "NVIDIA A10-24Q": "",  # vGPU profile
+    "NVIDIA A30": "a30",
+    "NVIDIA A30-PCIe-24GB": "a30",
+    "NVIDIA A30 (1x1g.3gb MIG)": "",
+    "NVIDIA A30 (1x1g.6gb MIG)": "",
+    "NVIDIA A30 (4x1g.6gb MIG)": "",
+    "NVIDIA A100-PCIE-40GB": "a100-pcie-40gb",
+    "A100-PCIE-40GB": "a100-pcie-40gb",
+    "NVIDIA A100-PCIe-40GB": "a100-pcie-40gb",
+    "NVIDIA A100-PCIe": "",  # by round: MLPERF_GPUS_BY_ROUND
+    "NVIDIA A100-PCIE-80GB": "a100-pcie-80gb",
+    "NVIDIA A100-PCIe-80GB": "a100-pcie-80gb",
+    "NVIDIA A100_PCIe_80GB": "a100-pcie-80gb",
+    "NVIDIA A100-PCIE-80GB (7x1g.10gb MIG)": "",
+    "NVIDIA A100-PCIe-80GB (1x1g.10gb MIG)": "",
+    # v0.7's DGX A100 (results of October 2020, before the 80 GB A100 was announced).
+    "NVIDIA A100-SXM4": "a100-sxm4-40gb",
+    "NVIDIA A100-SXM4 (1x1g.5gb MIG)": "",
+    "NVIDIA A100-SXM4-40GB": "a100-sxm4-40gb",
+    "NVIDIA A100-SXM-40GB": "a100-sxm4-40gb",
+    "NVIDIA A100-SXM-80GB": "a100-sxm4-80gb",
+    "NVIDIA A100-SXM4-80GB": "a100-sxm4-80gb",
+    # The same A100 SXM 80 GB with a custom thermal solution (CTS) or a 500 W power limit
+    # (the database's card is the 400 W one: peak rates match, sustained clocks may not).
+    "NVIDIA A100-SXM-80GB CTS": "a100-sxm4-80gb",
+    "NVIDIA A100-SXM4-80GB CTS": "a100-sxm4-80gb",
+    "NVIDIA A100-SXM-80GB-500W": "a100-sxm4-80gb",
+    "NVIDIA A100-SXM-80GB (1x1g.10gb MIG)": "",
+    "NVIDIA A100-SXM-80GB (7x1g.10gb MIG)": "",
+    "NVIDIA A100-SXM-80C": "",  # vGPU profile
+    "NVIDIA H100-SXM-80GB": "h100-sxm5-80gb",
+    "NVIDIA H100-PCIe-80GB": "h100-pcie-80gb",
+    "NVIDIA H100-80C": "",  # vGPU profile
+    "NVIDIA L4": "l4",
+    "NVIDIA L40": "l40",
+}
+# "A100-PCIe" in rounds that predate the 80 GB PCIe card (June 2021); v1.1's is left open.
+MLPERF_GPUS_BY_ROUND = {("NVIDIA A100-PCIe", "v0.7"): "a100-pcie-40gb",
+                        ("NVIDIA A100-PCIe", "v1.0"): "a100-pcie-40gb"}
+
+
+def mlperf_runtime(inp, i, framework):
+    """The runtime named by a submission's software stack; None for ArmNN (see build)."""
+    f = framework.lower()
+    if f.startswith("armnn"):
+        return None
+    if f.startswith("tensorflow"):
+        return "tensorflow-tensorrt" if "tensorrt" in f else "tensorflow"
+    if "onnx" in f:
+        return "onnxruntime"
+    if f.startswith("pytorch"):
+        return "pytorch"
+    if "tensorrt" in f:
+        return "tensorrt"
+    if re.match(r"^(cuda [0-9.]+|ngc mlperf v[0-9.]+)$", f):
+        return NOT_RECORDED  # the stack names no runtime
+    fail(inp.line(i), "field 'framework': no runtime rule for '%s'" % framework)
+    return None
+
+
+def ns_to_ms_text(inp, i, row, col):
+    """An integer nanosecond count as milliseconds: an exact decimal shift, no rounding."""
+    if not row[col].isdigit():
+        fail(inp.line(i), "field '%s': expected an integer count of ns, got '%s'"
+             % (col, row[col]))
+    whole, frac = divmod(int(row[col]), 10 ** 6)
+    return ("%d.%06d" % (whole, frac)).rstrip("0").rstrip(".")
+
+
+def build_mlperf(data_dir, stats):
+    inp = Input(data_dir, "mlperf-inference/results.csv", MLPERF_COLUMNS)
+    out = []
+    armnn = 0
+    for i, r in enumerate(inp.rows):
+        require(inp, i, r, "result_valid", {"VALID"})
+        require(inp, i, r, "scenario", set(MLPERF_SCENARIOS))
+        require(inp, i, r, "accelerator", set(MLPERF_GPUS))
+        runtime = mlperf_runtime(inp, i, r["framework"])
+        if runtime is None:
+            # Krai's odroid-armnn-* systems: an ODROID board's Arm GPU through ArmNN's OpenCL
+            # backend (ArmNN has no CUDA backend), whatever the accelerator field says.
+            armnn += 1
+            continue
+        scenario = MLPERF_SCENARIOS[r["scenario"]]
+        gpus = as_int(inp, i, r, "acc_per_node")
+        if gpus < 1:
+            fail(inp.line(i), "field 'acc_per_node': expected a positive count")
+        for col in ("p50_ns", "p90_ns", "p99_ns", "mean_ns"):
+            ns_to_ms_text(inp, i, r, col)  # asserts an integer ns count
+        if r["samples_per_s"]:
+            positive_float_str(inp, i, r, "samples_per_s")
+        if r["avg_power_W"]:
+            positive_float_str(inp, i, r, "avg_power_W")
+        out.append({
+            "mlperf_version": r["round"], "division": r["division"],
+            "submitter": r["submitter"], "system_id": r["system_id"],
+            "accelerator": r["accelerator"],
+            "gpu": MLPERF_GPUS_BY_ROUND.get((r["accelerator"], r["round"]),
+                                            MLPERF_GPUS[r["accelerator"]]),
+            "num_gpus": r["acc_per_node"], "network": r["benchmark"],
+            "zoo_network": MLPERF_ZOO.get(r["benchmark"], ""), "scenario": scenario,
+            "runtime": runtime, "precision": NOT_RECORDED,
+            "latency_ms": ns_to_ms_text(inp, i, r, "p90_ns")
+                          if scenario == "SingleStream" else "",
+            "samples_per_s": r["samples_per_s"], "latency_p50_ns": r["p50_ns"],
+            "latency_p90_ns": r["p90_ns"], "latency_p99_ns": r["p99_ns"],
+            "latency_mean_ns": r["mean_ns"], "samples_per_query": r["samples_per_query"],
+            "system_power_w": r["avg_power_W"], "n_power_samples": r["n_power_samples"],
+            "source": "mlperf-inference", "framework": r["framework"],
+            "timing_method": "mlperf-loadgen",
+            "source_file": "inference_results_%s/%s" % (r["round"], r["path"])})
+    stats["mlperf_left_out_armnn_rows"] = armnn
+    stats["mlperf_rows_by_runtime"] = count_by(out, "runtime")
+    stats["mlperf_rows_by_scenario"] = count_by(out, "scenario")
+    columns = ["mlperf_version", "division", "submitter", "system_id", "accelerator", "gpu",
+               "num_gpus", "network", "zoo_network", "scenario", "runtime", "precision",
+               "latency_ms", "samples_per_s", "latency_p50_ns", "latency_p90_ns",
+               "latency_p99_ns", "latency_mean_ns", "samples_per_query", "system_power_w",
+               "n_power_samples", "source", "framework", "timing_method", "source_file"]
+    return columns, out, [inp], ["mlperf-inference"]
+
+
 # ---------------------------------------------------------------- Zeus
 def build_zeus(data_dir, stats):
     inp = Input(data_dir, "zeus-power/power_per_epoch.csv",
@@ -572,17 +1036,23 @@ def build_help(data_dir, stats):
 
 OUTPUTS = [
     ("layers_neusight.csv.gz", build_neusight),
+    ("layers_neusight_test.csv.gz", build_neusight_test),
     ("layers_mlpredict.csv.gz", build_mlpredict),
     ("e2e_torchvision.csv", build_torchvision),
     ("power_zeus.csv", build_zeus),
     ("e2e_help_nas.csv.gz", build_help),
+    ("e2e_timm.csv.gz", build_timm),
+    ("e2e_mlperf_inference.csv.gz", build_mlperf),
 ]
+
+# MANIFEST's rows_per_gpu counts `gpu` except where another column names every row's GPU.
+ROWS_PER_GPU_KEY = {"e2e_mlperf_inference.csv.gz": "accelerator"}
 
 
 def column_docs(columns, source):
     docs = []
     for c in columns:
-        unit, desc = COLUMN_DOC.get(c, ("", ""))
+        unit, desc = COLUMN_DOC_BY_SOURCE.get((source, c), COLUMN_DOC.get(c, ("", "")))
         if source == "zeus" and c == "optimizer":
             desc = "training optimizer (adadelta, adam, adamw)"
         docs.append({"name": c, "unit": unit, "description": desc})
@@ -609,7 +1079,7 @@ def build_all(data_dir):
         files[name] = data
         manifest["files"][name] = {
             "rows": len(rows),
-            "rows_per_gpu": count_by(rows, "gpu"),
+            "rows_per_gpu": count_by(rows, ROWS_PER_GPU_KEY.get(name, "gpu")),
             "bytes": len(data),
             "sha256": sha256_bytes(data),
             "sha256_uncompressed": sha256_bytes(raw),

@@ -54,8 +54,15 @@ std::vector<E2eRow> load_e2e_rows(const std::string& named) {
   const auto& db = GpuDatabase::bundled();
   // Rows left out are counted and said, so a file of unusable rows does not pass for a
   // smaller good one.
-  std::size_t outside_zoo = 0, not_positive = 0;
+  std::size_t outside_zoo = 0, not_positive = 0, other_runtime = 0, channels_last = 0;
   std::string first_outside, first_not_positive;
+  // Files of several runtimes and layouts (datasets/e2e_timm.csv.gz) say which rows are eager
+  // PyTorch in NCHW, the setting the eager overhead terms model; files without the columns
+  // are all such rows. `zoo_network`, where present, names the zoo network of the same
+  // architecture and input size; `network` then keeps the source's own name.
+  const bool has_runtime = t.column("runtime").has_value();
+  const bool has_layout = t.column("memory_format").has_value();
+  const bool has_zoo_column = t.column("zoo_network").has_value();
   const auto required_number = [&](std::size_t r, const char* field) {
     const auto value = t.get_number(r, field);
     if (!value) throw InputError(t.where(r) + ": field '" + field + "': expected a number");
@@ -71,8 +78,17 @@ std::vector<E2eRow> load_e2e_rows(const std::string& named) {
     if (nas) {
       row.network = help_network(required_text(r, "space"), required_text(r, "arch"), t.where(r));
     } else {
+      if (has_runtime && t.get(r, "runtime").value_or("") != "pytorch") {
+        ++other_runtime;
+        continue;
+      }
+      if (has_layout && t.get(r, "memory_format").value_or("") != "nchw") {
+        ++channels_last;
+        continue;
+      }
       const std::string network = required_text(r, "network");
-      const ZooEntry* entry = find_zoo_entry(network);
+      const std::string zoo_name = has_zoo_column ? t.get(r, "zoo_network").value_or("") : network;
+      const ZooEntry* entry = zoo_name.empty() ? nullptr : find_zoo_entry(zoo_name);
       if (entry == nullptr) {
         if (outside_zoo++ == 0) first_outside = t.where(r) + ": '" + network + "'";
         continue;
@@ -111,6 +127,12 @@ std::vector<E2eRow> load_e2e_rows(const std::string& named) {
       continue;
     }
     rows.push_back(std::move(row));
+  }
+  if (other_runtime > 0) {
+    spdlog::info("{}: {} rows of runtimes other than eager pytorch left out", path, other_runtime);
+  }
+  if (channels_last > 0) {
+    spdlog::info("{}: {} rows in a memory format other than nchw left out", path, channels_last);
   }
   if (outside_zoo > 0) {
     spdlog::warn("{}: {} rows of networks outside the zoo left out (first: {})", path, outside_zoo,

@@ -28,8 +28,10 @@ struct E2eRow {
 };
 
 /// Reads the rows of zoo networks (single- and multi-GPU); rows of networks outside the zoo
-/// are skipped. `path` is found as user_file_or_resource finds it (bundled `datasets/...`
-/// from any directory).
+/// are skipped. Where the file has the columns, rows whose `runtime` is not `pytorch` (eager)
+/// or whose `memory_format` is not `nchw` are skipped too, and `zoo_network` (empty: outside
+/// the zoo) names the zoo network instead of `network`. `path` is found as
+/// user_file_or_resource finds it (bundled `datasets/...` from any directory).
 [[nodiscard]] std::vector<E2eRow> load_e2e_rows(const std::string& path);
 /// The rows of several files of one layout, in order: each name may be a wildcard
 /// (user_files_or_resources); a file named twice is read once; torchvision and NAS files
