@@ -36,8 +36,9 @@ std::string feature_matrix_csv(const TrainingData& data, const FeatureSpec& spec
     if (host_floor) {
       for (int f = 0; f < n_folds; ++f) {
         std::vector<std::size_t> train, test;
-        for (std::size_t i = 0; i < rows.size(); ++i)
+        for (std::size_t i = 0; i < rows.size(); ++i) {
           (fold[i] != f ? train : test).push_back(rows[i]);
+        }
         floors[static_cast<std::size_t>(f)].host_floor_ms =
             fold_host_floors(data, train, test, scheme);
       }
