@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Cross-validation of the learned model: fold assignment per op family (k-fold, group-shape,
-// leave-one-GPU-out), out-of-fold predictions and the unseen-GPU check.
+// leave-one-GPU-out, leave-source-out), out-of-fold predictions and the unseen-GPU check.
 #include "cnnperf/ml/cross_validation.hpp"
 
 #include <spdlog/spdlog.h>
@@ -10,6 +10,7 @@
 #include <map>
 #include <numeric>
 #include <random>
+#include <set>
 #include <unordered_map>
 
 #include "cnnperf/common/error.hpp"
@@ -35,8 +36,10 @@ CvScheme cv_scheme_from_string(std::string_view text) {
   if (lower == "kfold") return CvScheme::kKfold;
   if (lower == "group" || lower == "group-shape") return CvScheme::kGroupShape;
   if (lower == "leave-gpu-out" || lower == "logo") return CvScheme::kLeaveGpuOut;
+  if (lower == "leave-source-out") return CvScheme::kLeaveSourceOut;
   throw ParameterError("cv", "unknown scheme '" + std::string(text) +
-                                 "' (expected kfold, group-shape or leave-gpu-out)");
+                                 "' (expected kfold, group-shape, leave-gpu-out or "
+                                 "leave-source-out)");
 }
 
 std::string to_string(CvScheme scheme) {
@@ -44,8 +47,28 @@ std::string to_string(CvScheme scheme) {
     case CvScheme::kKfold: return "kfold";
     case CvScheme::kGroupShape: return "group-shape";
     case CvScheme::kLeaveGpuOut: return "leave-gpu-out";
+    case CvScheme::kLeaveSourceOut: return "leave-source-out";
   }
   return "kfold";
+}
+
+std::string scheme_not_applicable(const TrainingData& data, const std::vector<std::size_t>& rows,
+                                  CvScheme scheme) {
+  if (scheme != CvScheme::kLeaveSourceOut) return "";
+  std::set<std::string> sources;
+  for (const auto r : rows) sources.insert(data.sources[r]);
+  if (sources.size() >= 2) return "";
+  const std::string only = sources.empty() ? "no" : "only '" + *sources.begin() + "'";
+  return "rows of " + only +
+         " source; leave-source-out trains on the other sources and needs rows of two or more";
+}
+
+std::map<std::pair<std::string, std::string>, double> fold_host_floors(
+    const TrainingData& data, const std::vector<std::size_t>& train,
+    const std::vector<std::size_t>& test, CvScheme scheme) {
+  auto floors = fit_host_floors(data, train);
+  if (scheme == CvScheme::kLeaveSourceOut) floors.merge(fit_host_floors(data, test));
+  return floors;
 }
 
 std::vector<int> family_folds(const TrainingData& data, const std::vector<std::size_t>& rows,
@@ -67,6 +90,16 @@ std::vector<int> family_folds(const TrainingData& data, const std::vector<std::s
                        (n > 0 ? data.gpus[rows[0]].name : std::string("none")) +
                        "); expected rows of two or more");
     }
+  } else if (scheme == CvScheme::kLeaveSourceOut) {
+    if (const auto why = scheme_not_applicable(data, rows, scheme); !why.empty()) {
+      throw InputError("leave-source-out: " + why);
+    }
+    std::map<std::string, int> ids;  // by name: the fold order does not depend on row order
+    for (const auto r : rows) ids.emplace(data.sources[r], 0);
+    int id = 0;
+    for (auto& entry : ids) entry.second = id++;
+    for (std::size_t i = 0; i < n; ++i) fold[i] = ids.at(data.sources[rows[i]]);
+    n_folds = id;
   } else if (scheme == CvScheme::kGroupShape) {
     std::unordered_map<std::string, int> group_of;
     std::vector<int> group(n);
@@ -112,6 +145,8 @@ CvResult cross_validate_family(const TrainingData& data, OpFamily family, Regres
   result.rows = family_rows(data, family);
   const std::size_t n = result.rows.size();
   if (n == 0) return result;
+  result.not_applicable = scheme_not_applicable(data, result.rows, scheme);
+  if (!result.not_applicable.empty()) return result;
   int n_folds = 0;
   std::vector<int> fold;
   try {
@@ -137,8 +172,14 @@ CvResult cross_validate_family(const TrainingData& data, OpFamily family, Regres
     if (test.empty() || train.empty()) continue;
     spdlog::info("cv {} {} fold {}/{}: train {} test {}", to_string(kind), to_string(family), f + 1,
                  n_folds, train.size(), test.size());
-    const std::vector<FamilyModel> models =
+    std::vector<FamilyModel> models =
         fit_family_models(data, train, family, kind, params, spec, split, host_floor);
+    if (host_floor && scheme == CvScheme::kLeaveSourceOut) {
+      // The held-out source's own harness terms, from its own rows; the regressors never saw
+      // them (fold_host_floors).
+      const auto own = fit_host_floors(data, test);
+      for (auto& m : models) m.host_floor_ms.insert(own.begin(), own.end());
+    }
     std::vector<const FamilyModel*> views;
     views.reserve(models.size());
     for (const auto& m : models) views.push_back(&m);
@@ -167,6 +208,14 @@ CvResult cross_validate_family(const TrainingData& data, OpFamily family, Regres
   }
   for (const auto& [source, tp] : by_source) {
     result.per_source[source] = compute_metrics(tp.first, tp.second, n_features);
+  }
+  if (scheme == CvScheme::kLeaveSourceOut) {
+    std::map<std::string, std::set<std::string>> sources_of_gpu;
+    for (const auto r : result.rows) sources_of_gpu[data.gpus[r].name].insert(data.sources[r]);
+    for (const auto r : result.rows) {
+      auto& count = result.unseen_gpu_rows[data.sources[r]];  // every source gets its entry
+      if (sources_of_gpu[data.gpus[r].name].size() == 1) ++count;
+    }
   }
   return result;
 }

@@ -2,6 +2,8 @@
 // The feature matrix train fits, as CSV, with each row's fold and baseline.
 #include "cnnperf/ml/feature_export.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <cmath>
 
 #include "cnnperf/common/io.hpp"
@@ -21,18 +23,24 @@ std::string feature_matrix_csv(const TrainingData& data, const FeatureSpec& spec
   for (const auto family : kOpFamilies) {
     const auto rows = family_rows(data, family);
     if (rows.empty()) continue;
+    if (const auto why = scheme_not_applicable(data, rows, scheme); !why.empty()) {
+      // As train reports such a family: without folds, it has nothing to export.
+      spdlog::warn("{} rows not exported: {}", to_string(family), why);
+      continue;
+    }
     int n_folds = 0;
     const auto fold = family_folds(data, rows, scheme, folds, seed, &n_folds);
-    // Each row's floor as cross-validation fits it: from the rows outside its fold, so a
-    // held-out GPU gets the other GPUs' typical floor, not its own.
+    // Each row's floor as cross-validation fits it (fold_host_floors): from the rows outside
+    // its fold, so a held-out GPU gets the other GPUs' typical floor, not its own.
     std::vector<FamilyModel> floors(static_cast<std::size_t>(n_folds));
     if (host_floor) {
       for (int f = 0; f < n_folds; ++f) {
-        std::vector<std::size_t> train;
+        std::vector<std::size_t> train, test;
         for (std::size_t i = 0; i < rows.size(); ++i) {
-          if (fold[i] != f) train.push_back(rows[i]);
+          (fold[i] != f ? train : test).push_back(rows[i]);
         }
-        floors[static_cast<std::size_t>(f)].host_floor_ms = fit_host_floors(data, train);
+        floors[static_cast<std::size_t>(f)].host_floor_ms =
+            fold_host_floors(data, train, test, scheme);
       }
     }
     const FeatureMatrix x = matrix_for_rows(data, rows, spec);

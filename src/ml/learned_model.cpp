@@ -50,6 +50,11 @@ FeatureMatrix matrix_for_rows(const TrainingData& data, const std::vector<std::s
 using ml_detail::analytical_ms;
 using ml_detail::matrix_for_rows;
 
+FeatureMatrix feature_matrix_of_rows(const TrainingData& data, const std::vector<std::size_t>& rows,
+                                     const FeatureSpec& spec) {
+  return matrix_for_rows(data, rows, spec);
+}
+
 nlohmann::json default_params(RegressorKind kind) {
   switch (kind) {
     case RegressorKind::kLinear: return {{"log_target", true}, {"l2", 1e-3}};

@@ -15,8 +15,9 @@
 
 namespace cnnperf {
 
-/// Cross-validation schemes.
-enum class CvScheme { kKfold, kGroupShape, kLeaveGpuOut };
+/// Cross-validation schemes. kLeaveSourceOut holds out one measurement source (the rows'
+/// `source` column) per fold: the kernel-time model is trained on the other sources only.
+enum class CvScheme { kKfold, kGroupShape, kLeaveGpuOut, kLeaveSourceOut };
 [[nodiscard]] CvScheme cv_scheme_from_string(std::string_view text);
 [[nodiscard]] std::string to_string(CvScheme scheme);
 
@@ -30,17 +31,38 @@ struct CvResult {
   std::map<std::string, Metrics> per_gpu;
   std::map<std::string, Metrics> per_source;  ///< by the rows' `source` column
   double train_seconds = 0;
+  /// Non-empty when the scheme does not apply to the family's rows (leave-source-out on rows
+  /// of one source): why. Then nothing was fitted and the metrics are empty (n = 0).
+  std::string not_applicable;
+  /// Leave-source-out, per held-out source: its rows on GPUs no other source of the family
+  /// has (by GPU name), which are unseen GPUs as well.
+  std::map<std::string, std::size_t> unseen_gpu_rows;
 };
+
+/// Why `scheme` cannot cross-validate these rows of `data` without failing, or "" when it
+/// can: leave-source-out on rows of fewer than two sources (one fold would hold every row).
+[[nodiscard]] std::string scheme_not_applicable(const TrainingData& data,
+                                                const std::vector<std::size_t>& rows,
+                                                CvScheme scheme);
+
+/// The host floors a fold's models get (FamilyModel::host_floor_ms): fitted on `train`, and
+/// under leave-source-out also those of the held-out source fitted on its own `test` rows, as
+/// a floor is the measuring harness's term, not the GPU's.
+[[nodiscard]] std::map<std::pair<std::string, std::string>, double> fold_host_floors(
+    const TrainingData& data, const std::vector<std::size_t>& train,
+    const std::vector<std::size_t>& test, CvScheme scheme);
 
 /// The fold of each of `rows` (a family's rows of `data`) under `scheme`, as
 /// cross_validate_family assigns them; `n_folds` (when non-null) receives the fold count
-/// (leave-gpu-out: the number of GPUs). Throws InputError for leave-gpu-out on one GPU.
+/// (leave-gpu-out: the number of GPUs; leave-source-out: of sources, in name order). Throws
+/// InputError for leave-gpu-out on one GPU and leave-source-out on one source.
 [[nodiscard]] std::vector<int> family_folds(const TrainingData& data,
                                             const std::vector<std::size_t>& rows, CvScheme scheme,
                                             int folds, std::uint64_t seed, int* n_folds);
 
 /// Cross-validates a regressor on a family's rows (each fold fitted as fit_family_models
-/// with `split` and `host_floor` would fit it: floors from the fold's training rows only).
+/// with `split` and `host_floor` would fit it: floors as fold_host_floors gives them).
+/// Leave-source-out on rows of one source returns a result with `not_applicable` set.
 [[nodiscard]] CvResult cross_validate_family(const TrainingData& data, OpFamily family,
                                              RegressorKind kind, const FamilyParams& params,
                                              const FeatureSpec& spec, CvScheme scheme, int folds,

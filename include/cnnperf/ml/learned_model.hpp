@@ -209,6 +209,12 @@ inline constexpr std::size_t kMinRowsPerSourceModel = 1000;
                                                const std::vector<std::size_t>& rows,
                                                const FeatureSpec& spec);
 
+/// The feature matrix of `rows` of `data` (each row with its own GPU and source), as the
+/// family models are fitted on it.
+[[nodiscard]] FeatureMatrix feature_matrix_of_rows(const TrainingData& data,
+                                                   const std::vector<std::size_t>& rows,
+                                                   const FeatureSpec& spec);
+
 /// Default hyper-parameters per regressor kind used by `train` (log_target on).
 [[nodiscard]] nlohmann::json default_params(RegressorKind kind);
 

@@ -28,7 +28,11 @@ void add_latency_options(CLI::App* sub, const std::shared_ptr<TrainOptions>& opt
       "Regress on the analytical estimate alone, without each machine's fitted host "
       "floor (what a measurement adds at the smallest work); every floor is then "
       "0");
-  sub->add_option("--cv", opts->cv, "kfold|group-shape|leave-gpu-out")->capture_default_str();
+  sub->add_option("--cv", opts->cv,
+                  "kfold|group-shape|leave-gpu-out|leave-source-out (train on every measurement "
+                  "source but one, score the held-out one after its own host floors; per "
+                  "source, with its rows on GPUs no other source has)")
+      ->capture_default_str();
   sub->add_flag("--unseen-gpu-check", opts->unseen_gpu_check,
                 "Also cross-validate leave-one-GPU-out on the reference source's rows; GPUs "
                 "outside the training data get, per family, the best there of the learned model, "
@@ -86,6 +90,7 @@ void add_train_command(CLI::App& app, Runner& run) {
       "Examples:\n"
       "  cnnperf train --data datasets/layers_neusight.csv.gz --regressor all --max-rows 20000\n"
       "  cnnperf train --data datasets/layers_*.csv.gz --cv leave-gpu-out --regressor xgboost\n"
+      "  cnnperf train --data datasets/layers_*.csv.gz --cv leave-source-out --max-rows 40000\n"
       "  cnnperf train --data datasets/layers_neusight.csv.gz datasets/layers_mlpredict.csv.gz \\\n"
       "      --e2e datasets/e2e_torchvision.csv --out my_model.json\n"
       "  cnnperf train --data datasets/layers_mlpredict.csv.gz --regressor xgboost \\\n"

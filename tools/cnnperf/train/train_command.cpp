@@ -180,6 +180,25 @@ std::vector<std::string> metric_cells(const nlohmann::json& r) {
           cell(r, "spearman")};
 }
 
+// Under the table of a leave-source-out run: why a family was not scored, and how many of a
+// held-out source's rows were also on GPUs that no other source measured.
+std::string source_out_notes(const nlohmann::json& cv_rows) {
+  std::string out;
+  for (const auto& r : cv_rows) {
+    const std::string what =
+        r["regressor"].get<std::string>() + " " + r["family"].get<std::string>();
+    if (r.contains("not_applicable")) {
+      out += "  " + what + ": not applicable, " + r["not_applicable"].get<std::string>() + "\n";
+    } else if (r.contains("unseen_gpu_rows")) {
+      out += "  " + what + ", " + r["source"].get<std::string>() +
+             " held out: " + std::to_string(r["unseen_gpu_rows"].get<std::size_t>()) + " of its " +
+             std::to_string(r["n"].get<std::size_t>()) +
+             " rows on GPUs no other source has (unseen GPUs too)\n";
+    }
+  }
+  return out.empty() ? out : "\nleave-source-out:\n" + out;
+}
+
 std::string render(const nlohmann::json& report, OutputFormat format) {
   if (format == OutputFormat::kJson) return report.dump(2) + "\n";
   if (report.value("kind", "") == "feature_export") {
@@ -208,8 +227,14 @@ std::string render(const nlohmann::json& report, OutputFormat format) {
   for (const auto& r : report["cv"]) {
     std::string gpu = r["gpu"];
     if (r.contains("source")) gpu += " (" + r["source"].get<std::string>() + " rows)";
+    if (r.contains("not_applicable")) gpu += " (not applicable)";
     std::vector<std::string> line = {r["regressor"], r["family"], r["cv"], gpu};
-    for (auto& c : metric_cells(r)) line.push_back(std::move(c));
+    if (r.contains("not_applicable")) {
+      line.emplace_back("0");
+      line.resize(header.size() - 1);  // no metrics: nothing was fitted
+    } else {
+      for (auto& c : metric_cells(r)) line.push_back(std::move(c));
+    }
     line.push_back(r.contains("train_s") ? format_number(r["train_s"].get<double>(), 3) : "");
     rows.push_back(std::move(line));
   }
@@ -246,7 +271,7 @@ std::string render(const nlohmann::json& report, OutputFormat format) {
   if (format == OutputFormat::kCsv) {
     return csv_with_schema(header, rows, report.at("schema_version").get<int>());
   }
-  std::string out = format_table(header, rows);
+  std::string out = format_table(header, rows) + source_out_notes(report["cv"]);
   if (report.contains("unseen_gpu_check")) {
     out += "\nunseen-GPU check (leave-gpu-out, " + std::string(kReferenceSource) +
            " rows; predict gives a GPU outside the training data the best of them):\n";
@@ -485,6 +510,9 @@ void add_cv_rows(nlohmann::json& report, const CvResult& cv, CvScheme scheme) {
     for (const auto& [source, m] : cv.per_source) {
       auto by_source = metrics_row(kind, family, scheme_name, "all", m, -1);
       by_source["source"] = source;
+      if (const auto it = cv.unseen_gpu_rows.find(source); it != cv.unseen_gpu_rows.end()) {
+        by_source["unseen_gpu_rows"] = it->second;  // leave-source-out: held-out source S
+      }
       report["cv"].push_back(std::move(by_source));
     }
   }
@@ -506,6 +534,21 @@ CvOutcome cross_validate_kinds(const TrainingData& data, const TrainOptions& opt
       const CvResult cv = cross_validate_family(
           data, family, kind, params_for(kind, family, setup.overrides), setup.spec, setup.scheme,
           options.folds, options.seed, setup.split, options.host_floor);
+      if (!cv.not_applicable.empty()) {
+        spdlog::warn("{} {}: {} does not apply: {}", to_string(kind), to_string(family),
+                     to_string(setup.scheme), cv.not_applicable);
+        const nlohmann::json row = {{"regressor", to_string(kind)},
+                                    {"family", to_string(family)},
+                                    {"cv", to_string(setup.scheme)},
+                                    {"gpu", "all"},
+                                    {"n", 0},
+                                    {"not_applicable", cv.not_applicable}};
+        report["cv"].push_back(row);
+        outcome.by_family[to_string(family)][to_string(kind)] = row;
+        // Still fitted for the model file (--out): the first kind, no MAPE to rank by.
+        outcome.best.try_emplace(family, kind, std::numeric_limits<double>::infinity());
+        continue;
+      }
       auto row = metrics_row(to_string(kind), to_string(family), to_string(setup.scheme), "all",
                              cv.overall, cv.train_seconds);
       report["cv"].push_back(row);

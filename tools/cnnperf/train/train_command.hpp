@@ -17,7 +17,7 @@ struct TrainOptions {
   std::vector<std::string> data;      ///< measured layer CSVs (plain or .gz)
   std::string regressor = "xgboost";  ///< linear|knn|dtree|rf|xgboost|all
   std::string features = "default";   ///< FeatureSpec::parse text
-  std::string cv = "kfold";           ///< kfold|group-shape|leave-gpu-out
+  std::string cv = "kfold";           ///< kfold|group-shape|leave-gpu-out|leave-source-out
   std::string sources = "split";      ///< split (a model per measurement source) | joint
   /// Fit each (source, GPU)'s host floor and regress on analytical + floor (FamilyModel::
   /// host_floor_ms); false: floor 0.
