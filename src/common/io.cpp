@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <numeric>
 #include <sstream>
 
@@ -41,25 +42,46 @@ bool ends_with(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
 
-std::string read_gzip(const fs::path& path) {
-  gzFile file = gzopen(path.c_str(), "rb");
+std::string byte_count_text(std::size_t bytes) {
+  constexpr std::size_t kMiB = std::size_t{1} << 20;
+  if (bytes % kMiB == 0) return std::to_string(bytes / kMiB) + " MiB";
+  return std::to_string(bytes) + " bytes";
+}
+
+struct GzCloser {
+  void operator()(gzFile_s* file) const { gzclose(file); }
+};
+
+std::string read_gzip(const fs::path& path, std::size_t max_inflated_bytes) {
+  const std::unique_ptr<gzFile_s, GzCloser> file(gzopen(path.c_str(), "rb"));
   if (file == nullptr) {
     throw InputError(path.string() + ": cannot open (expected a readable gzip file)");
   }
   std::string content;
   std::array<char, 1 << 16> buffer{};
   int n = 0;
-  while ((n = gzread(file, buffer.data(), static_cast<unsigned>(buffer.size()))) > 0) {
-    content.append(buffer.data(), static_cast<std::size_t>(n));
+  while ((n = gzread(file.get(), buffer.data(), static_cast<unsigned>(buffer.size()))) > 0) {
+    const auto got = static_cast<std::size_t>(n);
+    if (got > max_inflated_bytes - content.size()) {
+      // Stopped as soon as it is known: a few MB of gzip can inflate to many GB.
+      throw InputError(path.string() + ": inflates to more than " +
+                       byte_count_text(max_inflated_bytes) +
+                       " (expected a compressed input of at most that much data)");
+    }
+    if (content.size() + got > content.capacity()) {
+      // Doubling, but never past the bound: the memory held stays within it.
+      content.reserve(
+          std::min(max_inflated_bytes, std::max(content.size() + got, 2 * content.capacity())));
+    }
+    content.append(buffer.data(), got);
   }
   int err = 0;
-  const char* message = gzerror(file, &err);
+  const char* message = gzerror(file.get(), &err);
   // A stream cut short reads as a clean end with Z_BUF_ERROR: without this check a truncated
   // file was taken as a complete, shorter one.
   const bool failed = n < 0 || (err != Z_OK && err != Z_STREAM_END);
-  const std::string error_text = failed && message != nullptr ? message : "";
-  gzclose(file);
   if (failed) {
+    const std::string error_text = message != nullptr ? message : "";
     throw InputError(path.string() + ": corrupt or truncated gzip data (" + error_text +
                      "); expected a complete .gz file");
   }
@@ -68,13 +90,13 @@ std::string read_gzip(const fs::path& path) {
 
 }  // namespace
 
-std::string read_text_file(const fs::path& path) {
+std::string read_text_file(const fs::path& path, std::size_t max_inflated_bytes) {
   std::error_code ec;
   if (!fs::exists(path, ec)) throw InputError(path.string() + ": no such file");
   if (fs::is_directory(path, ec)) {
     throw InputError(path.string() + ": is a directory (expected a file)");
   }
-  if (ends_with(path.string(), ".gz")) return read_gzip(path);
+  if (ends_with(path.string(), ".gz")) return read_gzip(path, max_inflated_bytes);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path.string() + ": cannot open for reading");
   std::ostringstream out;

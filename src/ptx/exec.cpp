@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <sstream>
 #include <type_traits>
 #include <utility>
@@ -147,6 +148,8 @@ class Executor {
     shared_taint_.assign(shared_size_ / 4 + 4, 0);
     local_.assign(static_cast<std::size_t>(p.local_bytes) * static_cast<std::size_t>(nwarps_) * 32,
                   0);
+    if (spec.progress) next_report_ = std::max<std::uint64_t>(1, spec.progress_warp_insts);
+    next_check_ = std::min(spec.max_warp_insts, next_report_ - 1);
     warps_.resize(static_cast<std::size_t>(nwarps_));
     for (int w = 0; w < nwarps_; ++w) {
       Warp& W = warps_[static_cast<std::size_t>(w)];
@@ -166,6 +169,16 @@ class Executor {
 
   [[noreturn]] void over_budget() const {
     throw WarpBudgetExceeded(p_.kernel, spec_.max_warp_insts, 0);
+  }
+
+  // Past next_check_: over the budget, or time for a progress report.
+  void checkpoint(std::uint64_t executed) {
+    if (executed > spec_.max_warp_insts) over_budget();
+    // Whole steps past the count: reports stay on a fixed grid whatever the branch spacing.
+    const std::uint64_t step = std::max<std::uint64_t>(1, spec_.progress_warp_insts);
+    next_report_ = (executed / step + 1) * step;
+    spec_.progress(executed, spec_.max_warp_insts);
+    next_check_ = std::min(spec_.max_warp_insts, next_report_ - 1);
   }
 
   void run_cta(std::int64_t cx, std::int64_t cy, std::int64_t cz, CtaCounts& counts) {
@@ -530,6 +543,10 @@ class Executor {
 
   const Program& p_;
   const LaunchSpec& spec_;
+  // Warp instructions at which the next progress report is due (never, without a callback),
+  // and the count past which the branch check calls checkpoint().
+  std::uint64_t next_report_ = std::numeric_limits<std::uint64_t>::max();
+  std::uint64_t next_check_ = 0;
   std::vector<std::uint8_t> params_;
   std::vector<std::uint8_t> module_;
   std::int64_t threads_ = 0;
@@ -900,8 +917,9 @@ void Executor::run_warp(Warp& W, CtaCounts& counts) {
       case kStGeneric: mem(I, m, W, counts, false, 'x'); break;
       case kBra: {
         ++counts.branches;
-        // Every loop passes a branch, so the budget is checked here, off the hot path.
-        if (simulated + executed > spec_.max_warp_insts) over_budget();
+        // Every loop passes a branch, so the budget is checked here, off the hot path; one
+        // comparison covers both the budget and the next progress report.
+        if (simulated + executed > next_check_) checkpoint(simulated + executed);
         if (I.guard >= 0 && (PT[I.guard] & active)) data_branch = true;
         if (m == active) {
           pc = I.target;

@@ -106,6 +106,7 @@ std::vector<Launch> plan(const Layer& l, const PtxLayerOptions& o) {
   Launch L;
   L.spec.full = o.full;
   L.spec.max_warp_insts = o.max_warp_insts;
+  L.spec.progress = o.progress;
   auto elementwise_grid = [&](std::int64_t total) {
     L.spec.block = {256, 1, 1};
     L.spec.grid = {std::max<std::int64_t>(1, std::min<std::int64_t>(ceil_div(total, 256), 65535)),

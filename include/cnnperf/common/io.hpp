@@ -12,9 +12,16 @@
 
 namespace cnnperf {
 
-/// Reads a whole file; transparently decompresses names ending in ".gz".
-/// Throws InputError naming the path when it is missing or unreadable.
-[[nodiscard]] std::string read_text_file(const std::filesystem::path& path);
+/// The most a compressed input may inflate to: 1 GiB, about 20 times the largest bundled
+/// dataset (datasets/layers_mlpredict.csv.gz, 55 MB inflated), so real inputs have room while a
+/// gzip bomb (a few MB inflating to many GB) is bad input rather than an out-of-memory crash.
+inline constexpr std::size_t kMaxInflatedBytes = std::size_t{1} << 30;
+
+/// Reads a whole file; transparently decompresses names ending in ".gz", refusing one that
+/// inflates past `max_inflated_bytes` (the memory held stays within that bound).
+/// Throws InputError naming the path when it is missing, unreadable or inflates past the bound.
+[[nodiscard]] std::string read_text_file(const std::filesystem::path& path,
+                                         std::size_t max_inflated_bytes = kMaxInflatedBytes);
 
 /// Throws InputError when write_output(path) could not create the file (its directory is
 /// missing, or path is a directory), so that a long run fails before its work, not after.

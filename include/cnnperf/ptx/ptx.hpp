@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -74,6 +75,8 @@ struct PtxLayerOptions {
   PtxConvKernel conv_kernel = PtxConvKernel::kAuto;  ///< a depthwise layer ignores it
   bool full = false;                                 ///< simulate every CTA
   std::uint64_t max_warp_insts = ptx::LaunchSpec::kDefaultMaxWarpInsts;  ///< per launch
+  /// Passed to every launch (ptx::LaunchSpec::progress).
+  std::function<void(std::uint64_t executed, std::uint64_t max_warp_insts)> progress;
 };
 
 /// Analyses one launch of `kernel` in `file` (results cached by file, kernel and launch).

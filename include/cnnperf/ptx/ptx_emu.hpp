@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -191,6 +192,12 @@ struct LaunchSpec {
   /// trip count comes from a parameter can otherwise run for hours (or never end).
   std::uint64_t max_warp_insts = kDefaultMaxWarpInsts;
   static constexpr std::uint64_t kDefaultMaxWarpInsts = 10'000'000'000;  // ~3 min at 60 M/s
+  /// Called on the emulating thread with (warp instructions executed so far in this run,
+  /// max_warp_insts) each time about another progress_warp_insts have run, so that a caller
+  /// can show that a long launch is alive (the library prints nothing). Empty: never called.
+  std::function<void(std::uint64_t executed, std::uint64_t max_warp_insts)> progress;
+  std::uint64_t progress_warp_insts = kDefaultProgressWarpInsts;
+  static constexpr std::uint64_t kDefaultProgressWarpInsts = std::uint64_t{1} << 26;  // ~1 s
 };
 
 /// Executed counts of one launch, scaled to the whole grid.

@@ -146,6 +146,37 @@ TEST(Files, TruncatedGzipIsAnInputError) {
 
 // -o through a symlink writes the file it names (the link stays); a device is written in
 // place, never replaced by a regular file.
+// A gzip bomb (synthetic: zeros compressed here, 8 MiB in a few KB) is bad input as soon as it
+// inflates past the bound, never a read until memory runs out. The bound is lowered for the
+// test; commands read with kMaxInflatedBytes.
+TEST(Files, GzipInflatingPastTheBoundIsAnInputError) {
+  const fs::path gz = temp_dir() / "bomb.csv.gz";
+  constexpr std::size_t kMiB = std::size_t{1} << 20;
+  gzFile f = gzopen(gz.c_str(), "wb9");
+  ASSERT_NE(f, nullptr);
+  const std::string zeros(kMiB, '0');
+  for (int i = 0; i < 8; ++i) {
+    ASSERT_EQ(gzwrite(f, zeros.data(), static_cast<unsigned>(zeros.size())),
+              static_cast<int>(zeros.size()));
+  }
+  gzclose(f);
+  EXPECT_LT(fs::file_size(gz), 64 * 1024);
+  for (const std::size_t bound : {kMiB, 8 * kMiB - 1}) {
+    try {
+      (void)read_text_file(gz, bound);
+      ADD_FAILURE() << "expected InputError past " << bound << " bytes";
+    } catch (const InputError& e) {
+      const std::string bound_text = bound == kMiB ? "1 MiB" : std::to_string(bound) + " bytes";
+      EXPECT_EQ(std::string(e.what()),
+                gz.string() + ": inflates to more than " + bound_text +
+                    " (expected a compressed input of at most that much data)");
+    }
+  }
+  // Up to the bound itself, the file reads whole.
+  EXPECT_EQ(read_text_file(gz, 8 * kMiB), std::string(8 * kMiB, '0'));
+  fs::remove(gz);
+}
+
 TEST(Files, WriteThroughSymlinkAndToADevice) {
   const fs::path dir = temp_dir();
   const fs::path link = dir / "link.csv";

@@ -2,9 +2,12 @@
 // End-to-end `cnnperf ptx`: output formats, required JSON fields, exit codes and one-line
 // errors with file:line:column.
 #include <sys/wait.h>
+#include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -12,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cnnperf/common/io.hpp"
+#include "ptx/ptx_command.hpp"
 #include "ptx_test_util.hpp"
 
 namespace cnnperf {
@@ -226,10 +230,17 @@ TEST(PtxCli, LaunchThatNeverEndsStopsAtTheBudget) {
   CliRun r =
       cli("ptx analyze " + spin + " --kernel spin --grid 1 --block 32 --max-warp-insts 100000");
   EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_EQ(r.out,
+  // One line, saying what to do (the time taken varies: it is cut out).
+  const std::string taken = " in ";
+  const auto at = r.out.find(taken), end = r.out.find(" s without finishing");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  ASSERT_NE(end, std::string::npos) << r.out;
+  EXPECT_EQ(r.out.substr(0, at) + r.out.substr(end + 2),
             "cnnperf: error: kernel 'spin' executed more than 100000 warp instructions "
-            "(--max-warp-insts) without finishing; expected a launch that ends: check the "
-            "loop-bound parameters, drop --full, or raise the budget\n");
+            "(--max-warp-insts) without finishing; expected a launch that ends: if a loop never "
+            "ends, check the --param values that bound it; if the launch is long, sample (drop "
+            "--full), extrapolate its trip count (--extrapolate INDEX=LO,HI), or raise "
+            "--max-warp-insts above 100000\n");
   // --full over more CTAs than the budget could run is refused before it allocates anything.
   r = cli("ptx analyze " + test::ref_ptx("conv_direct") +
           " --kernel conv2d_direct_nchw"
@@ -238,6 +249,37 @@ TEST(PtxCli, LaunchThatNeverEndsStopsAtTheBudget) {
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("CTAs need more than the --max-warp-insts budget"), std::string::npos)
       << r.out;
+}
+
+// What `ptx analyze` prints while a long launch runs: at most one line per interval, the count
+// of the current launch against the budget, and when the budget comes at the rate so far.
+TEST(PtxCli, EmulationProgressIsThrottledAndSaysWhenTheBudgetComes) {
+  std::ostringstream out;
+  EmulationProgress every_call(out, std::chrono::steady_clock::duration::zero());
+  every_call.report(2'500'000'000, 10'000'000'000);
+  const std::string line = out.str();
+  EXPECT_EQ(line.rfind("cnnperf: ptx: 2500000000 of 10000000000 warp instructions "
+                       "(--max-warp-insts) emulated, 25% after ",
+                       0),
+            0U)
+      << line;
+  EXPECT_NE(line.find(" s; the budget is reached in about "), std::string::npos) << line;
+  const std::string tail = " s unless the launch ends\n";
+  ASSERT_GT(line.size(), tail.size());
+  EXPECT_EQ(line.substr(line.size() - tail.size()), tail) << line;
+  EXPECT_EQ(std::count(line.begin(), line.end(), '\n'), 1);
+  every_call.report(5'000'000'000, 10'000'000'000);
+  const std::string two = out.str();
+  EXPECT_EQ(std::count(two.begin(), two.end(), '\n'), 2) << two;
+  // Throttled: calls within the interval print nothing.
+  std::ostringstream quiet;
+  EmulationProgress hourly(quiet, std::chrono::hours(1));
+  hourly.report(1'000, 10'000);
+  hourly.report(2'000, 10'000);
+  EXPECT_EQ(quiet.str(), "");
+  // The callback given to the library reports to the same object.
+  every_call.callback()(7'500'000'000, 10'000'000'000);
+  EXPECT_NE(out.str().find("7500000000 of 10000000000"), std::string::npos) << out.str();
 }
 
 }  // namespace

@@ -2,7 +2,9 @@
 // Parser and bad-input behaviour: every committed PTX parses; malformed, truncated and
 // unsupported PTX fails with file:line:column; unknown kernels list the entries; wrong
 // parameters say which.
+#include <cstdint>
 #include <filesystem>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -84,6 +86,30 @@ TEST(PtxParser, LaunchAboveMaxntidIsRefusedWithTheKernelsLimit) {
     EXPECT_EQ(std::string(e.what()),
               "block: kernel 'k' allows at most 128 threads per CTA (.maxntid), got 129");
   }
+}
+
+// A loop that never ends runs to the budget: minutes at the default, so the caller is told
+// how far it has got, every progress_warp_insts, on the emulating thread.
+TEST(PtxParser, ALongLaunchReportsProgressUpToTheBudget) {
+  const auto m = ptx::parse_module(
+      std::string(kHeader) + ".visible .entry spin()\n{\n$L:\n  bra.uni $L;\n}\n", "t.ptx");
+  const auto p = ptx::Program::build(m, "spin");
+  ptx::LaunchSpec spec;
+  spec.block = {32, 1, 1};
+  spec.max_warp_insts = 10'000;
+  spec.progress_warp_insts = 1'000;
+  std::vector<std::uint64_t> seen;
+  spec.progress = [&](std::uint64_t executed, std::uint64_t max_warp_insts) {
+    EXPECT_EQ(max_warp_insts, 10'000U);
+    seen.push_back(executed);
+  };
+  EXPECT_THROW((void)ptx::run_launch(*p, spec), ptx::WarpBudgetExceeded);
+  // One report per 1,000 instructions (each branch is one), none past the budget.
+  ASSERT_EQ(seen.size(), 10U);
+  for (std::size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i], 1'000 * (i + 1));
+  // Without a callback: the same budget, nothing called.
+  spec.progress = nullptr;
+  EXPECT_THROW((void)ptx::run_launch(*p, spec), ptx::WarpBudgetExceeded);
 }
 
 TEST(PtxParser, MalformedInputNamesLineAndColumn) {

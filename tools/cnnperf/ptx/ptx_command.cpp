@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <iomanip>
+#include <iostream>
 #include <sstream>
 
 #include <spdlog/spdlog.h>
@@ -66,25 +68,45 @@ std::string render(const std::vector<PtxLaunchResult>& results, const std::strin
   return ptx_results_table(results);
 }
 
-// The library words the emulation budget by its parameter; said here by the options.
-std::string budget_message(const ptx::WarpBudgetExceeded& e) {
+std::string seconds_text(double seconds) {
+  std::ostringstream text;
+  text << std::fixed << std::setprecision(seconds < 10 ? 1 : 0) << seconds << " s";
+  return text.str();
+}
+
+// The library words the emulation budget by its parameter; said here by the options, with
+// what to do: `ptx analyze` runs the user's launch (its --param values may never end a loop),
+// `ptx layer` a bundled kernel on a shape.
+std::string budget_message(const ptx::WarpBudgetExceeded& e, double seconds, bool layer) {
+  const std::string budget = std::to_string(e.budget());
   if (e.ctas_refused() > 0) {
     return "--full: " + std::to_string(e.ctas_refused()) +
-           " CTAs need more than the --max-warp-insts budget of " + std::to_string(e.budget()) +
+           " CTAs need more than the --max-warp-insts budget of " + budget +
            " warp instructions; expected fewer CTAs, or sampling (without --full)";
   }
-  return "kernel '" + e.kernel() + "' executed more than " + std::to_string(e.budget()) +
-         " warp instructions (--max-warp-insts) without finishing; expected a launch that ends: "
-         "check the loop-bound parameters, drop --full, or raise the budget";
+  std::string message = "kernel '" + e.kernel() + "' executed more than " + budget +
+                        " warp instructions (--max-warp-insts) in " + seconds_text(seconds) +
+                        " without finishing; expected a launch that ends: ";
+  if (!layer) {
+    message +=
+        "if a loop never ends, check the --param values that bound it; if the launch is long, "
+        "sample (drop --full), extrapolate its trip count (--extrapolate INDEX=LO,HI), or ";
+  } else {
+    message += "sample (drop --full), or ";
+  }
+  return message + "raise --max-warp-insts above " + budget;
 }
 
 std::vector<PtxLaunchResult> analyze_layer_for_options(const Layer& layer,
                                                        const PtxLayerOptions& options) {
   std::vector<PtxLaunchResult> results;
+  EmulationProgress progress(std::cerr);
+  PtxLayerOptions with_progress = options;
+  with_progress.progress = progress.callback();
   try {
-    results = analyze_layer(layer, options);
+    results = analyze_layer(layer, with_progress);
   } catch (const ptx::WarpBudgetExceeded& e) {
-    throw InputError(budget_message(e));
+    throw InputError(budget_message(e, progress.seconds(), true));
   }
   if (options.conv_kernel != PtxConvKernel::kAuto && ptx_depthwise_layer(layer)) {
     // Not an error: in a --layers file the option still holds for the other convolutions.
@@ -97,6 +119,38 @@ std::vector<PtxLaunchResult> analyze_layer_for_options(const Layer& layer,
 }
 
 }  // namespace
+
+EmulationProgress::EmulationProgress(std::ostream& out,
+                                     std::chrono::steady_clock::duration interval)
+    : out_(out), interval_(interval), start_(std::chrono::steady_clock::now()), last_(start_) {}
+
+std::function<void(std::uint64_t, std::uint64_t)> EmulationProgress::callback() {
+  return [this](std::uint64_t executed, std::uint64_t max_warp_insts) {
+    report(executed, max_warp_insts);
+  };
+}
+
+double EmulationProgress::seconds() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+void EmulationProgress::report(std::uint64_t executed, std::uint64_t max_warp_insts) {
+  if (executed < last_executed_) earlier_ += last_executed_;  // a new launch (ptx layer)
+  last_executed_ = executed;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last_ < interval_) return;
+  last_ = now;
+  const double elapsed = seconds();
+  const double rate = static_cast<double>(earlier_ + executed) / std::max(elapsed, 1e-9);
+  const double left = static_cast<double>(max_warp_insts - std::min(executed, max_warp_insts));
+  std::ostringstream line;
+  line << "cnnperf: ptx: " << executed << " of " << max_warp_insts
+       << " warp instructions (--max-warp-insts) emulated, " << std::fixed << std::setprecision(0)
+       << 100.0 * static_cast<double>(executed) / static_cast<double>(max_warp_insts) << "% after "
+       << seconds_text(elapsed) << "; the budget is reached in about " << seconds_text(left / rate)
+       << " unless the launch ends\n";
+  out_ << line.str() << std::flush;
+}
 
 ptx::Dim3 parse_dim3(const std::string& text, const std::string& what) {
   ptx::Dim3 d;
@@ -201,13 +255,15 @@ int run_ptx_analyze(const PtxAnalyzeOptions& o) {
   const std::string format = o.format;
   (void)output_format_from_string(format);
   check_output_not_input(o.output, {o.file});
-  const ptx::LaunchSpec spec = launch_spec_for_options(o);
+  ptx::LaunchSpec spec = launch_spec_for_options(o);
+  EmulationProgress progress(std::cerr);
+  spec.progress = progress.callback();
   // The bundled kernels (models/ptx/...) are found from any directory, like --model files.
   PtxLaunchResult r;
   try {
     r = analyze_ptx_file(user_file_or_resource(o.file), o.kernel, spec, o.arch);
   } catch (const ptx::WarpBudgetExceeded& e) {
-    throw InputError(budget_message(e));
+    throw InputError(budget_message(e, progress.seconds(), false));
   }
   if (spec.extrapolate_param && !r.extrapolated) {
     // Asked for, not done: say so rather than leave "extrapolated": false to be noticed.

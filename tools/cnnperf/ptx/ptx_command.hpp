@@ -3,6 +3,10 @@
 // library calls behind the subcommands.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -35,6 +39,28 @@ struct PtxLayerCommandOptions {
   PtxLayerOptions layer;   ///< how each layer runs
   std::string format = "table";
   std::string output;
+};
+
+/// Progress of a long emulation, one line to `out` at most every `interval`: a launch whose
+/// loop never ends runs to --max-warp-insts (minutes at the default) and would look hung.
+class EmulationProgress {
+ public:
+  explicit EmulationProgress(
+      std::ostream& out, std::chrono::steady_clock::duration interval = std::chrono::seconds(2));
+  /// A ptx::LaunchSpec::progress callback reporting here (this must outlive it).
+  [[nodiscard]] std::function<void(std::uint64_t, std::uint64_t)> callback();
+  /// Reports (executed so far in the current launch, the budget) when `interval` has passed.
+  void report(std::uint64_t executed, std::uint64_t max_warp_insts);
+  /// Seconds since construction.
+  [[nodiscard]] double seconds() const;
+
+ private:
+  std::ostream& out_;
+  std::chrono::steady_clock::duration interval_;
+  std::chrono::steady_clock::time_point start_;
+  std::chrono::steady_clock::time_point last_;
+  std::uint64_t last_executed_ = 0;  ///< last count seen: a smaller one starts a new launch
+  std::uint64_t earlier_ = 0;        ///< instructions of the launches before (for the rate)
 };
 
 /// Runs `ptx analyze`; returns the exit code. Throws InputError on bad input.

@@ -99,8 +99,8 @@ void add_train_command(CLI::App& app, Runner& run) {
       "  cnnperf train --data conv.csv --cv group-shape --export-features conv_features.csv\n"
       "  cnnperf train e2e --data datasets/e2e_torchvision.csv --out my_overhead.json\n"
       "  cnnperf train power --data datasets/power_zeus.csv --out my_power_model.json\n"
-      "Export OMP_WAIT_POLICY=PASSIVE before training on a shared machine: XGBoost's OpenMP\n"
-      "threads otherwise spin between boosting rounds (it must be set before the process starts).");
+      "XGBoost's OpenMP threads wait passively (OMP_WAIT_POLICY=PASSIVE) unless\n"
+      "OMP_WAIT_POLICY or GOMP_SPINCOUNT is set: spinning threads slow a busy machine.");
 
   auto* latency = sub->add_subcommand(
       "latency", "Cross-validate regressors on measured layers and write a learned model");
