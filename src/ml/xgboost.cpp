@@ -518,7 +518,8 @@ class XgboostRegressor final : public Regressor {
       return;
     }
     if (!booster.is_object()) {
-      throw InputError("model JSON: xgboost: field 'booster': expected an object");
+      throw FieldError("model.booster",
+                       std::string("expected an object, got ") + booster.type_name());
     }
     model_ = booster;
     pending_ = false;
@@ -536,7 +537,7 @@ class XgboostRegressor final : public Regressor {
     return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
   }
 
-  static constexpr const char* kBoosterWhere = "model JSON: xgboost: booster";
+  static constexpr const char* kBoosterWhere = "model.booster";
 
   static Forest read_forest(std::string_view text, std::size_t n_features, const std::string& where,
                             std::size_t offset = 0) {
