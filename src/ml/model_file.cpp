@@ -20,9 +20,14 @@ namespace cnnperf {
 
 namespace {
 
+// "file: key" at the top level, "file: families[0].key" below it.
+std::string member_at(const std::string& where, const std::string& key) {
+  return where + (where.ends_with("]") ? "." : ": ") + key;
+}
+
 template <typename T>
 T field(const nlohmann::json& j, const char* key, const std::string& where) {
-  if (!j.contains(key)) throw InputError(where + "." + key + ": missing field");
+  if (!j.contains(key)) throw InputError(member_at(where, key) + ": missing field");
   try {
     return j.at(key).get<T>();
   } catch (const nlohmann::json::exception&) {
@@ -39,7 +44,7 @@ T field(const nlohmann::json& j, const char* key, const std::string& where) {
     } else if constexpr (std::is_same_v<T, std::vector<double>>) {
       expected = "an array of numbers";
     }
-    throw InputError(where + "." + key + ": expected " + expected + ", got " +
+    throw InputError(member_at(where, key) + ": expected " + expected + ", got " +
                      j.at(key).type_name());
   }
 }
@@ -63,8 +68,7 @@ void refuse_unknown_keys(const nlohmann::json& object, const std::array<std::str
     if (std::find(known.begin(), known.end(), key) == known.end()) {
       std::string list;
       for (const auto k : known) list += (list.empty() ? "" : ", ") + std::string(k);
-      throw InputError(where + (where.ends_with("]") ? "." : ": ") + key +
-                       ": unknown key (expected one of " + list + ")");
+      throw InputError(member_at(where, key) + ": unknown key (expected one of " + list + ")");
     }
   }
 }
@@ -143,7 +147,15 @@ std::unique_ptr<LearnedModel> LearnedModel::from_json(const nlohmann::json& doc,
     throw InputError(source + ": schema_version: expected " + std::to_string(kModelSchemaVersion) +
                      ", got " + std::to_string(version));
   }
-  const FeatureSpec spec = FeatureSpec::parse(field<std::string>(doc, "features", source));
+  const FeatureSpec spec = [&] {
+    try {
+      return FeatureSpec::parse(field<std::string>(doc, "features", source));
+    } catch (const InputError& e) {
+      // The parser knows no file ("features: unknown group 'x'"): name it.
+      if (std::string_view(e.what()).starts_with(source + ": ")) throw;
+      throw InputError(source + ": " + e.what());
+    }
+  }();
   const auto names = field<std::vector<std::string>>(doc, "feature_names", source);
   if (names != feature_names(spec)) {
     throw InputError(source + ": feature_names: do not match this build's features for '" +

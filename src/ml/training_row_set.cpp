@@ -209,8 +209,10 @@ std::optional<TrainingRowSet> TrainingRowSet::from_metadata(const nlohmann::json
   const std::string at = where + "." + kTrainingRowsKey;
   if (!j.is_object()) throw InputError(at + ": expected an object, got " + j.type_name());
   const auto integer = [&](const char* key, std::uint64_t min, std::uint64_t max) {
-    if (!j.contains(key) || !j.at(key).is_number_unsigned() ||
-        j.at(key).get<std::uint64_t>() < min || j.at(key).get<std::uint64_t>() > max) {
+    // Parsed from text a non-negative integer is unsigned; built in memory it may be signed.
+    const bool integral = j.contains(key) && j.at(key).is_number_integer() &&
+                          (j.at(key).is_number_unsigned() || j.at(key).get<std::int64_t>() >= 0);
+    if (!integral || j.at(key).get<std::uint64_t>() < min || j.at(key).get<std::uint64_t>() > max) {
       throw InputError(at + "." + key + ": expected an integer in [" + std::to_string(min) + ", " +
                        std::to_string(max) + "]");
     }
