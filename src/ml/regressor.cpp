@@ -373,8 +373,9 @@ std::string member_path(const std::string& at, const std::string& key) {
 
 const nlohmann::json& require(const nlohmann::json& doc, const std::string& key,
                               const std::string& at) {
-  if (!doc.is_object())
+  if (!doc.is_object()) {
     throw FieldError(at, std::string("expected an object, got ") + doc.type_name());
+  }
   const auto it = doc.find(key);
   if (it == doc.end()) throw FieldError(member_path(at, key), "missing");
   return *it;

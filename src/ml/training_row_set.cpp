@@ -226,8 +226,9 @@ std::optional<TrainingRowSet> TrainingRowSet::from_metadata(const nlohmann::json
   const std::uint64_t count = integer("values", 1, set.rows_);
   const auto text = j.find("golomb_rice_base64");
   std::optional<std::vector<std::uint8_t>> bytes;
-  if (text != j.end() && text->is_string())
+  if (text != j.end() && text->is_string()) {
     bytes = base64_decode(text->get_ref<const std::string&>());
+  }
   if (!bytes) throw InputError(at + ".golomb_rice_base64: expected a base64 string");
   const std::uint64_t limit = set.rows_ << set.rice_bits_;
   BitReader bits(*bytes);
