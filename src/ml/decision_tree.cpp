@@ -295,17 +295,17 @@ nlohmann::json Tree::to_json() const {
           {"value", value}};
 }
 
-Tree Tree::from_json(const nlohmann::json& doc, std::size_t n_features) {
+Tree Tree::from_json(const nlohmann::json& doc, std::size_t n_features, const std::string& at) {
   Tree t;
-  t.feature = require(doc, "feature").get<std::vector<std::int32_t>>();
-  t.threshold = require(doc, "threshold").get<std::vector<double>>();
-  t.left = require(doc, "left").get<std::vector<std::int32_t>>();
-  t.right = require(doc, "right").get<std::vector<std::int32_t>>();
-  t.value = require(doc, "value").get<std::vector<double>>();
+  t.feature = int32_array(doc, "feature", at);
+  t.threshold = number_array(doc, "threshold", at);
+  t.left = int32_array(doc, "left", at);
+  t.right = int32_array(doc, "right", at);
+  t.value = number_array(doc, "value", at);
   const std::size_t size = t.feature.size();
   if (size == 0 || t.threshold.size() != size || t.left.size() != size || t.right.size() != size ||
       t.value.size() != size) {
-    throw InputError("model JSON: tree: node arrays are empty or of different lengths");
+    throw FieldError(at, "expected node arrays of one non-zero length");
   }
   for (std::size_t i = 0; i < size; ++i) {
     if (t.feature[i] < 0) continue;
@@ -314,8 +314,8 @@ Tree Tree::from_json(const nlohmann::json& doc, std::size_t n_features) {
       return c > static_cast<std::int32_t>(i) && static_cast<std::size_t>(c) < size;
     };
     if (static_cast<std::size_t>(t.feature[i]) >= n_features || !ok(t.left[i]) || !ok(t.right[i])) {
-      throw InputError("model JSON: tree: node " + std::to_string(i) +
-                       " has an out-of-range feature or child");
+      throw FieldError(at, "node " + std::to_string(i) +
+                               ": expected a feature index below n_features and children after it");
     }
   }
   return t;
@@ -354,10 +354,10 @@ class DecisionTreeRegressor final : public Regressor {
   }
 
   void model_from_json(const nlohmann::json& model) override {
-    tree_ = Tree::from_json(require(model, "tree"), n_features());
-    importance_ = require(model, "feature_importances").get<std::vector<double>>();
+    tree_ = Tree::from_json(require(model, "tree"), n_features(), "model.tree");
+    importance_ = number_array(model, "feature_importances");
     if (importance_.size() != n_features()) {
-      throw InputError("model JSON: dtree: feature_importances must have n_features entries");
+      throw FieldError("model.feature_importances", "expected n_features entries");
     }
   }
 

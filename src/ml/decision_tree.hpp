@@ -48,7 +48,8 @@ struct Tree {
   }
   [[nodiscard]] nlohmann::json to_json() const;
   /// Validates structure (indices in range, features < n_features); throws InputError.
-  [[nodiscard]] static Tree from_json(const nlohmann::json& doc, std::size_t n_features);
+  [[nodiscard]] static Tree from_json(const nlohmann::json& doc, std::size_t n_features,
+                                      const std::string& at);
 };
 
 /// Grows one CART tree by weighted variance reduction over the rows with weight > 0.

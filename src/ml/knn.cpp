@@ -120,15 +120,15 @@ class KnnRegressor final : public Regressor {
   }
 
   void model_from_json(const nlohmann::json& model) override {
-    mean_ = require(model, "feature_mean").get<std::vector<double>>();
-    scale_ = require(model, "feature_scale").get<std::vector<double>>();
-    points_ = require(model, "points").get<std::vector<double>>();
-    targets_ = require(model, "targets").get<std::vector<double>>();
-    point_weights_ = require(model, "weights").get<std::vector<double>>();
+    mean_ = number_array(model, "feature_mean");
+    scale_ = number_array(model, "feature_scale");
+    points_ = number_array(model, "points");
+    targets_ = number_array(model, "targets");
+    point_weights_ = number_array(model, "weights");
     const std::size_t p = n_features();
     if (mean_.size() != p || scale_.size() != p || targets_.empty() ||
         points_.size() != targets_.size() * p || point_weights_.size() != targets_.size()) {
-      throw InputError("model JSON: knn model: array sizes do not match n_features");
+      throw FieldError("model", "expected array sizes that match n_features and the targets");
     }
     build_index(p);
   }

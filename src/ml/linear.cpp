@@ -110,14 +110,15 @@ class LinearRegressor final : public Regressor {
   }
 
   void model_from_json(const nlohmann::json& model) override {
-    intercept_ = require(model, "intercept").get<double>();
-    coef_ = require(model, "coefficients").get<std::vector<double>>();
-    mean_ = require(model, "feature_mean").get<std::vector<double>>();
-    scale_ = require(model, "feature_scale").get<std::vector<double>>();
-    y_mean_ = require(model, "target_mean").get<double>();
+    intercept_ = number_member(model, "intercept");
+    coef_ = number_array(model, "coefficients");
+    mean_ = number_array(model, "feature_mean");
+    scale_ = number_array(model, "feature_scale");
+    y_mean_ = number_member(model, "target_mean");
     if (coef_.size() != n_features_for_check() || mean_.size() != coef_.size() ||
         scale_.size() != coef_.size()) {
-      throw InputError("model JSON: linear model: coefficient count differs from n_features");
+      throw FieldError("model.coefficients",
+                       "expected n_features entries, as many as feature_mean and feature_scale");
     }
   }
 

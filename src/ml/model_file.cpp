@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The learned model file: LearnedModel::to_json and from_json (LearnedModel::load, the fast
 // path for large files, is in model_file_loader.cpp).
+#include <algorithm>
+#include <array>
 #include <map>
 #include <memory>
+#include <string_view>
 #include <type_traits>
 
 #include "cnnperf/common/config.hpp"
@@ -17,9 +20,14 @@ namespace cnnperf {
 
 namespace {
 
+// "file: key" at the top level, "file: families[0].key" below it.
+std::string member_at(const std::string& where, const std::string& key) {
+  return where + (where.ends_with("]") ? "." : ": ") + key;
+}
+
 template <typename T>
 T field(const nlohmann::json& j, const char* key, const std::string& where) {
-  if (!j.contains(key)) throw InputError(where + "." + key + ": missing field");
+  if (!j.contains(key)) throw InputError(member_at(where, key) + ": missing field");
   try {
     return j.at(key).get<T>();
   } catch (const nlohmann::json::exception&) {
@@ -36,8 +44,44 @@ T field(const nlohmann::json& j, const char* key, const std::string& where) {
     } else if constexpr (std::is_same_v<T, std::vector<double>>) {
       expected = "an array of numbers";
     }
-    throw InputError(where + "." + key + ": expected " + expected + ", got " +
+    throw InputError(member_at(where, key) + ": expected " + expected + ", got " +
                      j.at(key).type_name());
+  }
+}
+
+// The members a model file may have. Anything else is refused rather than ignored: a key
+// typed wrong ("eager_overheads") would otherwise drop what it holds without a word. "power"
+// is read by nothing (models/power_model.json is the one power model) but older files hold it.
+constexpr std::array<std::string_view, 11> kModelKeys = {
+    "schema_version",   "kind",     "tool_version",  "target",
+    "reference_source", "features", "feature_names", "families",
+    "eager_overhead",   "metadata", "power"};
+constexpr std::array<std::string_view, 11> kFamilyKeys = {
+    "family",       "source",     "rows",          "gpus",      "feature_min",
+    "feature_max",  "unseen_gpu", "host_floor_ms", "regressor", "gpu_blind_regressor",
+    "booster_bytes"};
+
+template <std::size_t N>
+void refuse_unknown_keys(const nlohmann::json& object, const std::array<std::string_view, N>& known,
+                         const std::string& where) {
+  for (const auto& [key, value] : object.items()) {
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      std::string list;
+      for (const auto k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+      throw InputError(member_at(where, key) + ": unknown key (expected one of " + list + ")");
+    }
+  }
+}
+
+// The metadata is free-form (train's report), but the members cnnperf reads back are checked
+// here, so that no later reader meets a value of another type.
+void check_metadata(const nlohmann::json& metadata, const std::string& where) {
+  if (!metadata.is_object()) {
+    throw InputError(where + ": expected an object, got " + metadata.type_name());
+  }
+  if (metadata.contains("fingerprint") && !metadata.at("fingerprint").is_string()) {
+    throw InputError(where + ".fingerprint: expected a string, got " +
+                     metadata.at("fingerprint").type_name());
   }
 }
 
@@ -83,16 +127,25 @@ nlohmann::json LearnedModel::to_json() const {
 
 std::unique_ptr<LearnedModel> LearnedModel::from_json(const nlohmann::json& doc,
                                                       const std::string& source) {
-  if (!doc.is_object() || doc.value("kind", "") != "cnnperf_latency_model") {
+  if (!doc.is_object() || !doc.contains("kind") || doc.at("kind") != "cnnperf_latency_model") {
     throw InputError(source + ": kind: expected \"cnnperf_latency_model\"");
   }
+  refuse_unknown_keys(doc, kModelKeys, source);
   const int version = field<int>(doc, "schema_version", source);
   if (version < kOldestModelSchemaVersion || version > kModelSchemaVersion) {
     throw InputError(source + ": schema_version: expected " +
                      std::to_string(kOldestModelSchemaVersion) + " to " +
                      std::to_string(kModelSchemaVersion) + ", got " + std::to_string(version));
   }
-  const FeatureSpec spec = FeatureSpec::parse(field<std::string>(doc, "features", source));
+  const FeatureSpec spec = [&] {
+    try {
+      return FeatureSpec::parse(field<std::string>(doc, "features", source));
+    } catch (const InputError& e) {
+      // The parser knows no file ("features: unknown group 'x'"): name it.
+      if (std::string_view(e.what()).starts_with(source + ": ")) throw;
+      throw InputError(source + ": " + e.what());
+    }
+  }();
   const auto names = field<std::vector<std::string>>(doc, "feature_names", source);
   if (names != feature_names(spec)) {
     throw InputError(source + ": feature_names: do not match this build's features for '" +
@@ -106,6 +159,10 @@ std::unique_ptr<LearnedModel> LearnedModel::from_json(const nlohmann::json& doc,
   const auto& fams = doc.at("families");
   for (std::size_t i = 0; i < fams.size(); ++i) {
     const std::string where = source + ": families[" + std::to_string(i) + "]";
+    if (!fams[i].is_object()) {
+      throw InputError(where + ": expected an object, got " + fams[i].type_name());
+    }
+    refuse_unknown_keys(fams[i], kFamilyKeys, where);
     FamilyModel f;
     const auto family_name = field<std::string>(fams[i], "family", where);
     try {
@@ -146,6 +203,8 @@ std::unique_ptr<LearnedModel> LearnedModel::from_json(const nlohmann::json& doc,
       if (!fams[i].contains(key)) throw InputError(where + "." + key + ": missing");
       try {
         return Regressor::from_json(fams[i].at(key));
+      } catch (const ml_detail::FieldError& e) {
+        throw InputError(where + "." + ml_detail::member_path(key, e.path()) + ": " + e.detail());
       } catch (const InputError& e) {
         throw InputError(where + "." + key + ": " + e.what());
       }
@@ -171,10 +230,14 @@ std::unique_ptr<LearnedModel> LearnedModel::from_json(const nlohmann::json& doc,
   if (doc.contains("eager_overhead")) {
     o = eager_overhead_from_json(doc["eager_overhead"], source + ": eager_overhead");
   }
+  nlohmann::json metadata = nlohmann::json::object();
+  if (doc.contains("metadata")) {
+    metadata = doc.at("metadata");
+    check_metadata(metadata, source + ": metadata");
+  }
   // A "power" object in a model file is ignored
   // (models/power_model.json is the one power model).
-  auto model = std::make_unique<LearnedModel>(spec, std::move(families), o,
-                                              doc.value("metadata", nlohmann::json::object()));
+  auto model = std::make_unique<LearnedModel>(spec, std::move(families), o, std::move(metadata));
   return model;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Power model calibration and validation on measured training-epoch power under power caps.
 #include "cnnperf/ml/power_calibration.hpp"
+#include "cnnperf/common/json_io.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -521,7 +522,7 @@ nlohmann::json power_validation_report(const std::vector<std::string>& files,
 
 std::string format_power_report(const nlohmann::json& report, OutputFormat format) {
   if (format == OutputFormat::kJson) {
-    return report.dump(2) + "\n";
+    return json_text(report) + "\n";
   }
   const std::vector<std::string> header{"evaluation",
                                         "gpu",

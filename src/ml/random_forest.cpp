@@ -99,13 +99,16 @@ class RandomForestRegressor final : public Regressor {
   void model_from_json(const nlohmann::json& model) override {
     const auto& trees = require(model, "trees");
     if (!trees.is_array() || trees.empty()) {
-      throw InputError("model JSON: rf: field 'trees': expected a non-empty array");
+      throw FieldError("model.trees", "expected a non-empty array");
     }
     trees_.clear();
-    for (const auto& t : trees) trees_.push_back(Tree::from_json(t, n_features()));
-    importance_ = require(model, "feature_importances").get<std::vector<double>>();
+    for (std::size_t i = 0; i < trees.size(); ++i) {
+      trees_.push_back(
+          Tree::from_json(trees[i], n_features(), "model.trees[" + std::to_string(i) + "]"));
+    }
+    importance_ = number_array(model, "feature_importances");
     if (importance_.size() != n_features()) {
-      throw InputError("model JSON: rf: feature_importances must have n_features entries");
+      throw FieldError("model.feature_importances", "expected n_features entries");
     }
   }
 

@@ -179,36 +179,57 @@ nlohmann::json Regressor::to_json() const {
 }
 
 std::unique_ptr<Regressor> Regressor::from_json(const nlohmann::json& doc) {
+  using ml_detail::FieldError;
   using ml_detail::require;
-  if (!doc.is_object()) throw InputError("model JSON: expected an object");
-  const auto& version = require(doc, "schema_version");
-  if (!version.is_number_integer() || version.get<int>() != kRegressorSchemaVersion) {
-    throw InputError("model JSON: field 'schema_version': expected " +
-                     std::to_string(kRegressorSchemaVersion) + ", got " + version.dump());
+  if (!doc.is_object()) {
+    throw FieldError("", std::string("expected a regressor object, got ") + doc.type_name(),
+                     "regressor: expected an object");
   }
-  const auto& kind_field = require(doc, "kind");
-  if (!kind_field.is_string()) throw InputError("model JSON: field 'kind': expected a string");
-  auto model = make_regressor(regressor_kind_from_string(kind_field.get<std::string>()),
-                              require(doc, "params"));
-  const auto& n_features = require(doc, "n_features");
+  const auto& version = require(doc, "schema_version", "");
+  if (!version.is_number_integer() || version.get<std::int64_t>() != kRegressorSchemaVersion) {
+    throw FieldError("schema_version", "expected " + std::to_string(kRegressorSchemaVersion));
+  }
+  const auto& kind_field = require(doc, "kind", "");
+  if (!kind_field.is_string()) {
+    throw FieldError("kind", std::string("expected a string, got ") + kind_field.type_name());
+  }
+  RegressorKind kind{};
+  try {
+    kind = regressor_kind_from_string(kind_field.get<std::string>());
+  } catch (const InputError& e) {
+    throw FieldError("kind", e.what());
+  }
+  std::unique_ptr<Regressor> model;
+  try {
+    model = make_regressor(kind, require(doc, "params", ""));
+  } catch (const FieldError&) {
+    throw;
+  } catch (const InputError& e) {
+    throw FieldError("params", e.what());
+  }
+  const auto& n_features = require(doc, "n_features", "");
   if (!n_features.is_number_unsigned() || n_features.get<std::size_t>() == 0) {
-    throw InputError("model JSON: field 'n_features': expected a positive integer");
+    throw FieldError("n_features", "expected a positive integer");
   }
   model->n_features_ = n_features.get<std::size_t>();
   if (doc.contains("feature_names")) {
-    try {
-      model->feature_names_ = doc.at("feature_names").get<std::vector<std::string>>();
-    } catch (const nlohmann::json::exception&) {
-      throw InputError("model JSON: field 'feature_names': expected an array of strings");
+    const auto& names = doc.at("feature_names");
+    if (!names.is_array() ||
+        !std::all_of(names.begin(), names.end(), [](const auto& n) { return n.is_string(); })) {
+      throw FieldError("feature_names", "expected an array of strings");
     }
+    model->feature_names_ = names.get<std::vector<std::string>>();
     if (!model->feature_names_.empty() && model->feature_names_.size() != model->n_features_) {
-      throw InputError("model JSON: field 'feature_names': expected n_features names");
+      throw FieldError("feature_names", "expected n_features names");
     }
   }
   try {
-    model->model_from_json(require(doc, "model"));
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(std::string("model JSON: field 'model': malformed (") + e.what() + ")");
+    model->model_from_json(require(doc, "model", ""));
+  } catch (const nlohmann::json::exception&) {
+    // Every reader checks its members' types (FieldError); this is a last guard that keeps
+    // the JSON library's internal message out of a user's error.
+    throw FieldError(
+        "model", "expected the layout a " + to_string(kind) + " regressor of this version writes");
   }
   model->fitted_ = true;
   return model;
@@ -236,13 +257,17 @@ ParamReader::ParamReader(std::string kind, const nlohmann::json& params) : kind_
   } else if (params.is_object()) {
     in_ = params;
   } else {
-    throw InputError(kind_ + " params: expected a JSON object, got " + params.dump());
+    throw FieldError("params", std::string("expected an object, got ") + params.type_name(),
+                     kind_ + " params: expected a JSON object, got " + params.type_name());
   }
 }
 
 void ParamReader::fail(const std::string& key, const std::string& expected) const {
-  throw InputError(kind_ + " params: field '" + key + "': expected " + expected + ", got " +
-                   in_.at(key).dump());
+  // At most the value's start: a hostile file's value may be megabytes long.
+  std::string got = in_.at(key).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (got.size() > 40) got = got.substr(0, 40) + "...";
+  const std::string detail = "expected " + expected + ", got " + got;
+  throw FieldError("params." + key, detail, kind_ + " params: field '" + key + "': " + detail);
 }
 
 bool ParamReader::get_bool(const std::string& key, bool fallback) {
@@ -321,8 +346,10 @@ nlohmann::json ParamReader::finish() {
   if (!in_.empty()) {
     std::string known;
     for (const auto& [k, v] : out_.items()) known += (known.empty() ? "" : ", ") + k;
-    throw InputError(kind_ + " params: unknown field '" + in_.begin().key() + "' (known: " + known +
-                     ")");
+    const std::string detail = "unknown field (known: " + known + ")";
+    throw FieldError(
+        "params." + in_.begin().key(), detail,
+        kind_ + " params: unknown field '" + in_.begin().key() + "' (known: " + known + ")");
   }
   return out_;
 }
@@ -340,11 +367,75 @@ unsigned resolve_threads(std::int64_t requested) {
   return hw == 0 ? 1U : hw;
 }
 
-const nlohmann::json& require(const nlohmann::json& doc, const std::string& key) {
-  if (!doc.is_object() || !doc.contains(key)) {
-    throw InputError("model JSON: field '" + key + "': missing");
+std::string member_path(const std::string& at, const std::string& key) {
+  return at.empty() ? key : at + "." + key;
+}
+
+const nlohmann::json& require(const nlohmann::json& doc, const std::string& key,
+                              const std::string& at) {
+  if (!doc.is_object()) {
+    throw FieldError(at, std::string("expected an object, got ") + doc.type_name());
   }
-  return doc.at(key);
+  const auto it = doc.find(key);
+  if (it == doc.end()) throw FieldError(member_path(at, key), "missing");
+  return *it;
+}
+
+double number_member(const nlohmann::json& doc, const std::string& key, const std::string& at) {
+  const auto& v = require(doc, key, at);
+  if (!v.is_number()) {
+    throw FieldError(member_path(at, key), std::string("expected a number, got ") + v.type_name());
+  }
+  return v.get<double>();
+}
+
+namespace {
+
+// The elements of array `key` of `doc`, each checked by `read` (which returns false when the
+// element is not of its kind), with the element's index in the error.
+template <typename T, typename Read>
+std::vector<T> typed_array(const nlohmann::json& doc, const std::string& key, const std::string& at,
+                           const char* plural, const char* single, Read read) {
+  const auto& v = require(doc, key, at);
+  if (!v.is_array()) {
+    throw FieldError(member_path(at, key),
+                     std::string("expected an array of ") + plural + ", got " + v.type_name());
+  }
+  std::vector<T> out(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (!read(v[i], out[i])) {
+      throw FieldError(member_path(at, key) + "[" + std::to_string(i) + "]",
+                       std::string("expected ") + single + ", got " + v[i].type_name());
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<double> number_array(const nlohmann::json& doc, const std::string& key,
+                                 const std::string& at) {
+  return typed_array<double>(doc, key, at, "numbers", "a number",
+                             [](const nlohmann::json& e, double& out) {
+                               if (!e.is_number()) return false;
+                               out = e.get<double>();
+                               return true;
+                             });
+}
+
+std::vector<std::int32_t> int32_array(const nlohmann::json& doc, const std::string& key,
+                                      const std::string& at) {
+  return typed_array<std::int32_t>(doc, key, at, "integers", "an integer in int32 range",
+                                   [](const nlohmann::json& e, std::int32_t& out) {
+                                     if (!e.is_number_integer()) return false;
+                                     const auto v = e.get<std::int64_t>();
+                                     if (v < std::numeric_limits<std::int32_t>::min() ||
+                                         v > std::numeric_limits<std::int32_t>::max()) {
+                                       return false;
+                                     }
+                                     out = static_cast<std::int32_t>(v);
+                                     return true;
+                                   });
 }
 
 }  // namespace ml_detail

@@ -6,10 +6,12 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "cnnperf/common/error.hpp"
 #include "cnnperf/ml/regressor.hpp"
 
 namespace cnnperf::ml_detail {
@@ -56,8 +58,38 @@ template <class Rng>
 /// Worker count: `requested` if > 0, else the hardware concurrency (at least 1).
 [[nodiscard]] unsigned resolve_threads(std::int64_t requested);
 
-/// Throws InputError "model JSON: field 'key': ..." when `doc` lacks `key`.
-const nlohmann::json& require(const nlohmann::json& doc, const std::string& key);
+/// A model file's element that is missing or of the wrong kind. `path` is relative to the
+/// regressor object ("model.tree.threshold[1]"), so that the model-file loader can name it
+/// from the file's root ("m.json: families[0].regressor.model.tree.threshold[1]").
+class FieldError : public InputError {
+ public:
+  FieldError(std::string path, std::string detail, const std::string& message = {})
+      : InputError(message.empty() ? path + ": " + detail : message),
+        path_(std::move(path)),
+        detail_(std::move(detail)) {}
+  [[nodiscard]] const std::string& path() const noexcept { return path_; }
+  [[nodiscard]] const std::string& detail() const noexcept { return detail_; }
+
+ private:
+  std::string path_;
+  std::string detail_;
+};
+
+/// "at.key" ("key" when `at` is empty).
+[[nodiscard]] std::string member_path(const std::string& at, const std::string& key);
+/// Member `key` of the object `doc`, which sits at `at` (a path as FieldError's); throws
+/// FieldError "at.key: missing" when `doc` is no object or lacks `key`.
+const nlohmann::json& require(const nlohmann::json& doc, const std::string& key,
+                              const std::string& at = "model");
+/// Member `key` of `doc` as a number / an array of numbers / an array of integers that fit
+/// int32; FieldError naming the member (or the element: "at.key[3]") otherwise.
+[[nodiscard]] double number_member(const nlohmann::json& doc, const std::string& key,
+                                   const std::string& at = "model");
+[[nodiscard]] std::vector<double> number_array(const nlohmann::json& doc, const std::string& key,
+                                               const std::string& at = "model");
+[[nodiscard]] std::vector<std::int32_t> int32_array(const nlohmann::json& doc,
+                                                    const std::string& key,
+                                                    const std::string& at = "model");
 
 std::unique_ptr<Regressor> make_linear(const nlohmann::json& params);
 std::unique_ptr<Regressor> make_knn(const nlohmann::json& params);

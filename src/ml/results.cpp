@@ -153,6 +153,7 @@ void fields(Self& l, F&& f, ValidateLayerScores* /*tag*/) {
   f("overall", l.overall);
   f("per_gpu", l.per_gpu);
   f("per_family", l.per_family);
+  f("training_rows", l.training_rows);
 }
 
 template <typename Self, typename F>

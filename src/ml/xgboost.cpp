@@ -458,7 +458,8 @@ class XgboostRegressor final : public Regressor {
         return;
       }
       if (!booster.is_object()) {
-        throw InputError("model JSON: xgboost: field 'booster': expected an object");
+        throw FieldError("model.booster",
+                         std::string("expected an object, got ") + booster.type_name());
       }
       pending_ = Pending::kNone;
       const std::string text = booster.dump();
@@ -467,9 +468,9 @@ class XgboostRegressor final : public Regressor {
       return;
     }
     if (model.value("format", std::string()) != kTreeArraysFormat) {
-      throw InputError(std::string("model JSON: xgboost: field 'format': expected \"") +
-                       kTreeArraysFormat +
-                       "\" (with 'tree_arrays') or a 'booster' (XGBoost's JSON)");
+      throw FieldError("model.format",
+                       std::string("expected \"") + kTreeArraysFormat +
+                           "\" (with 'tree_arrays') or a 'booster' (XGBoost's JSON)");
     }
     // Tree arrays carry no booster for XGBoost to compute importances from: the writer's.
     importance_ = stored_importances(model, n_features());
@@ -500,8 +501,8 @@ class XgboostRegressor final : public Regressor {
     return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
   }
 
-  static constexpr const char* kBoosterWhere = "model JSON: xgboost: booster";
-  static constexpr const char* kTreeArraysWhere = "model JSON: xgboost: tree_arrays";
+  static constexpr const char* kBoosterWhere = "model.booster";
+  static constexpr const char* kTreeArraysWhere = "model.tree_arrays";
 
   void check_attached() const {
     if (pending_ != Pending::kNone) {

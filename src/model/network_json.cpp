@@ -270,7 +270,7 @@ std::string network_to_json(const Network& network) {
     layers.push_back(std::move(object));
   }
   root["layers"] = std::move(layers);
-  return root.dump(2) + "\n";
+  return json_text(root) + "\n";
 }
 
 }  // namespace cnnperf

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Analytical LatencyModel, end-to-end assembly, and the printers of NetworkPrediction.
 #include "cnnperf/predict/predict.hpp"
+#include "cnnperf/common/json_io.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -621,6 +622,11 @@ std::string step_scale_network(const Network& network) {
 NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
                                   const LatencyModel& model, Mode mode, const PowerModel& power,
                                   Runtime runtime) {
+  // A step of no layer would be the host overhead alone: a number that predicts nothing.
+  if (network.layers.empty()) {
+    throw InputError((network.source.empty() ? network.name : network.source) +
+                     ": no layer to predict; expected a network with at least one layer");
+  }
   NetworkPrediction result;
   result.runtime = runtime;
   result.gpu = gpu;
@@ -893,6 +899,13 @@ nlohmann::json to_json(const NetworkPrediction& r) {
   for (std::size_t i = 0; i < r.layers.size(); ++i) {
     layers.push_back(layer_json(r.layers[i], r.predictions[i]));
   }
+  nlohmann::json skipped = nlohmann::json::array();
+  for (const auto& node : r.skipped_nodes) {
+    skipped.push_back({{"name", node.name},
+                       {"op_type", node.op_type},
+                       {"reason", node.reason},
+                       {"position", node.position}});
+  }
   const LayerSums sums = layer_sums(r);
   nlohmann::json out = {
       {"schema_version", kPredictionSchemaVersion},
@@ -919,6 +932,7 @@ nlohmann::json to_json(const NetworkPrediction& r) {
         {"avg_power_w", r.avg_power_w},
         {"min_memory_gb", r.min_memory_gb}}},
       {"eager_overhead", to_json(r.overhead)},
+      {"skipped_nodes", skipped},
       {"warnings", r.warnings},
   };
   out["power_model"] = r.power_model;
@@ -976,18 +990,20 @@ std::string prediction_csv(const NetworkPrediction& r) {
                     format_number(p.overhead_ms, 6),
                     to_string(r.runtime),
                     r.gpu.name,
-                    r.model});
+                    r.model,
+                    ""});
   }
   // The network's totals close the file as one row named `total`, so a CSV reader gets the
   // end-to-end step (`latency_ms`, launch overhead and input copy included) without the JSON.
   const LayerSums sums = layer_sums(r);
   const std::vector<std::string> header{
-      "name",      "op",          "batch",       "c_in",  "h_in",
-      "w_in",      "c_out",       "h_out",       "w_out", "kernel_h",
-      "kernel_w",  "stride_h",    "stride_w",    "pad_h", "pad_w",
-      "groups",    "params",      "flops",       "bytes", "latency_ms",
-      "energy_mj", "avg_power_w", "roofline_ms", "bound", "in_distribution",
-      "kernel_ms", "overhead_ms", "runtime",     "gpu",   "model"};
+      "name",         "op",          "batch",       "c_in",  "h_in",
+      "w_in",         "c_out",       "h_out",       "w_out", "kernel_h",
+      "kernel_w",     "stride_h",    "stride_w",    "pad_h", "pad_w",
+      "groups",       "params",      "flops",       "bytes", "latency_ms",
+      "energy_mj",    "avg_power_w", "roofline_ms", "bound", "in_distribution",
+      "kernel_ms",    "overhead_ms", "runtime",     "gpu",   "model",
+      "skipped_nodes"};
   std::vector<std::string> total(header.size());
   auto set = [&](std::string_view column, std::string value) {
     total[static_cast<std::size_t>(std::find(header.begin(), header.end(), column) -
@@ -1009,6 +1025,8 @@ std::string prediction_csv(const NetworkPrediction& r) {
   set("runtime", to_string(r.runtime));
   set("gpu", r.gpu.name);
   set("model", r.model);
+  // Nodes without a prediction, which the totals leave out (only the total row has a count).
+  set("skipped_nodes", std::to_string(r.skipped_nodes.size()));
   rows.push_back(std::move(total));
   return csv_with_schema(header, rows, kPredictionSchemaVersion);
 }
@@ -1105,7 +1123,7 @@ std::string prediction_step_notes(const NetworkPrediction& r) {
 }  // namespace
 
 std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
-  if (format == OutputFormat::kJson) return to_json(r).dump(2) + "\n";
+  if (format == OutputFormat::kJson) return json_text(to_json(r)) + "\n";
   if (format == OutputFormat::kCsv) return prediction_csv(r);
   std::vector<std::vector<std::string>> rows;
   for (std::size_t i = 0; i < r.layers.size(); ++i) {
@@ -1135,6 +1153,16 @@ std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
               : "  (step under the pytorch runtime, eager: launch overhead and input copy "
                 "included)\n");
   out += prediction_step_notes(r);
+  if (!r.skipped_nodes.empty()) {
+    std::vector<std::string> ops;
+    for (const auto& node : r.skipped_nodes) {
+      if (std::find(ops.begin(), ops.end(), node.op_type) == ops.end()) ops.push_back(node.op_type);
+    }
+    out += "skipped     " + std::to_string(r.skipped_nodes.size()) + " ONNX node" +
+           (r.skipped_nodes.size() == 1 ? "" : "s") + " without a prediction (" + join(ops, ", ") +
+           ") beside " + std::to_string(r.layers.size()) +
+           " predicted layers: kernel_ms and latency_ms leave them out (warnings below)\n";
+  }
   for (const auto& w : r.warnings) out += "warning: " + w + "\n";
   return out;
 }

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cnnperf/common/config.hpp"
+#include "cnnperf/common/json_io.hpp"
 #include "cnnperf/model/layer_io.hpp"
 #include "cnnperf/profile/profile.hpp"
 
@@ -153,7 +154,7 @@ std::string render_profile_rows(const std::vector<std::vector<std::string>>& row
         for (std::size_t i = 0; i < header.size() && i < row.size(); ++i) r[header[i]] = row[i];
         doc["rows"].push_back(std::move(r));
       }
-      return doc.dump(2) + "\n";
+      return json_text(doc) + "\n";
     }
     case OutputFormat::kTable: {
       // The table shows the columns a person reads; CSV/JSON carry everything.
@@ -269,7 +270,7 @@ std::string render_dry_run(const std::vector<ProfileJob>& jobs, const MeasurePol
     doc["runnable_jobs"] = runnable;
     doc["estimate_low_s"] = total.low_s;
     doc["estimate_high_s"] = total.high_s;
-    return doc.dump(2) + "\n";
+    return json_text(doc) + "\n";
   }
   const std::vector<std::string> header{
       "id", "layer", "shape (NxCxHxW -> K)", "dtype", "layout", "algo", "dups", "est_s", "status"};

@@ -17,6 +17,7 @@
 #include "cnnperf/common/config.hpp"
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/io.hpp"
+#include "cnnperf/common/json_io.hpp"
 #include "cnnperf/ptx/ptx.hpp"
 #include "internal.hpp"
 
@@ -389,7 +390,7 @@ std::string ptx_results_json(const std::vector<PtxLaunchResult>& results) {
   nlohmann::json arr = nlohmann::json::array();
   for (const auto& r : results) arr.push_back(to_json(r));
   j["launches"] = arr;
-  return j.dump(2) + "\n";
+  return json_text(j) + "\n";
 }
 
 std::string ptx_results_csv(const std::vector<PtxLaunchResult>& results) {

@@ -23,4 +23,11 @@ inline constexpr std::size_t kMaxJsonDepth = 256;
 /// Reads (plain or .gz) and parses a JSON file; errors name the path as above.
 [[nodiscard]] nlohmann::json read_json_file(const std::string& path);
 
+/// The JSON text of `value`, as nlohmann's dump(indent) (-1: one line). Every JSON that
+/// cnnperf writes goes through here: a string that is not valid UTF-8 (a 0xFF byte in a CSV
+/// cell, a file name or an ONNX node name) is written with U+FFFD in place of each invalid
+/// byte, since JSON text must be UTF-8 and such input is no error (docs/data-formats.md).
+[[nodiscard]] std::string json_text(const nlohmann::json& value, int indent = 2);
+[[nodiscard]] std::string json_text(const nlohmann::ordered_json& value, int indent = 2);
+
 }  // namespace cnnperf

@@ -119,6 +119,10 @@ struct ValidateLayerScores {
   Metrics overall;
   std::map<std::string, Metrics> per_gpu;
   std::map<std::string, Metrics> per_family;
+  /// Rows the model was trained on and rows it was not, scored apart: {"recorded": false,
+  /// "note"} when the model file records no training rows, else {"recorded": true,
+  /// "model_rows", "false_positive_rate", "seen": {"rows", "overall"}, "unseen": {...}}.
+  nlohmann::json training_rows = nlohmann::json::object();
 };
 
 /// `validate`'s end-to-end scores.

@@ -15,6 +15,7 @@
 #include "cnnperf/model/gpu_spec.hpp"
 #include "cnnperf/model/layer.hpp"
 #include "cnnperf/model/network.hpp"
+#include "cnnperf/model/network_io.hpp"
 #include "cnnperf/predict/analytical.hpp"
 #include "cnnperf/predict/power.hpp"
 #include "cnnperf/predict/runtime.hpp"
@@ -326,6 +327,9 @@ struct NetworkPrediction {
   /// warning says so.
   double min_memory_gb = 0;
   std::optional<PowerCapOutcome> power_cap;  ///< set when a cap was applied
+  /// ONNX nodes the importer skipped (ImportOptions::skip_unsupported): they have no
+  /// prediction and the totals leave them out; every output format says how many.
+  std::vector<SkippedNode> skipped_nodes;
   std::vector<std::string> warnings;
 };
 

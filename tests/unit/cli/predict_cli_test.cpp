@@ -635,10 +635,11 @@ TEST(PredictCli, CsvOutputsCarryTheirSchemaVersion) {
   // And what the numbers came from: the GPU and the model of a network, the model of layer
   // rows (an input column of that name is kept, the added one prefixed).
   const RunResult net = run_cnnperf("predict --net resnet18 --gpu a100 --format csv");
-  EXPECT_NE(net.out.find(",kernel_ms,overhead_ms,runtime,gpu,model,schema_version\n"),
+  EXPECT_NE(net.out.find(",kernel_ms,overhead_ms,runtime,gpu,model,skipped_nodes,schema_version\n"),
             std::string::npos)
       << net.out;
-  EXPECT_NE(net.out.find(",pytorch,a100-sxm4-40gb,analytical,1\n"), std::string::npos) << net.out;
+  EXPECT_NE(net.out.find(",pytorch,a100-sxm4-40gb,analytical,,1\n"), std::string::npos) << net.out;
+  EXPECT_NE(net.out.find(",pytorch,a100-sxm4-40gb,analytical,0,1\n"), std::string::npos) << net.out;
   const RunResult rows =
       run_cnnperf("predict --gpu t4 --layers \"" + layer_csv.string() + "\" --format csv");
   EXPECT_NE(rows.out.find(",model,kernel_ms,overhead_ms,latency_ms,"), std::string::npos)

@@ -35,7 +35,7 @@ std::string family_of(const std::string& op) {
   return "pointwise";
 }
 
-class TrainCli : public ::testing::Test {
+class TrainSchemeCli : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     const fs::path datasets = fs::path(CNNPERF_SOURCE_DIR_FOR_TESTS) / "datasets";
@@ -66,7 +66,7 @@ class TrainCli : public ::testing::Test {
   static inline Expected expected_;
 };
 
-TEST_F(TrainCli, LeaveSourceOutScoresEachHeldOutSourcePerFamily) {
+TEST_F(TrainSchemeCli, LeaveSourceOutScoresEachHeldOutSourcePerFamily) {
   const RunResult r = run_cnnperf("train --data" + files_ +
                                   " --regressor dtree --params '{\"max_depth\": 6}' "
                                   "--cv leave-source-out --format json");
@@ -104,7 +104,7 @@ TEST_F(TrainCli, LeaveSourceOutScoresEachHeldOutSourcePerFamily) {
                                            "gemm/neusight"}));
 }
 
-TEST_F(TrainCli, LeaveSourceOutTableSaysWhatWasNotScoredAndWhatWasUnseen) {
+TEST_F(TrainSchemeCli, LeaveSourceOutTableSaysWhatWasNotScoredAndWhatWasUnseen) {
   const RunResult r = run_cnnperf("train --data" + files_ +
                                   " --regressor dtree --params '{\"max_depth\": 6}' "
                                   "--cv leave-source-out");
@@ -122,7 +122,7 @@ TEST_F(TrainCli, LeaveSourceOutTableSaysWhatWasNotScoredAndWhatWasUnseen) {
   EXPECT_NE(r.out.find(unseen), std::string::npos) << r.out;
 }
 
-TEST_F(TrainCli, AnUnknownSchemeNamesTheChoices) {
+TEST_F(TrainSchemeCli, AnUnknownSchemeNamesTheChoices) {
   const RunResult r = run_cnnperf("train --data" + files_ + " --cv leave-sources-out");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("leave-source-out"), std::string::npos) << r.err;

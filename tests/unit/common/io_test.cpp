@@ -313,9 +313,10 @@ TEST(UserFile, AnUnexpandedWildcardMatchesTheBundledFiles) {
   const auto local = user_files_or_resources("datasets/layers_*.csv");
   const auto plain = user_files_or_resources("models/gpus.json");
   fs::current_path(here);
-  ASSERT_EQ(bundled.size(), 2U);
+  ASSERT_EQ(bundled.size(), 3U);
   EXPECT_EQ(bundled[0], find_resource("datasets/layers_mlpredict.csv.gz").string());
   EXPECT_EQ(bundled[1], find_resource("datasets/layers_neusight.csv.gz").string());
+  EXPECT_EQ(bundled[2], find_resource("datasets/layers_neusight_test.csv.gz").string());
   EXPECT_EQ(none, std::vector<std::string>{"datasets/no_such_*.csv"});
   EXPECT_EQ(local, (std::vector<std::string>{"datasets/layers_a.csv", "datasets/layers_b.csv"}));
   EXPECT_EQ(plain, std::vector<std::string>{find_resource("models/gpus.json").string()});

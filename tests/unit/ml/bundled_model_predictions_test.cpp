@@ -71,9 +71,9 @@ std::vector<Predicted> predict_rows(const LearnedModel& model, const CsvTable& a
     const std::vector<Layer> layer{table.layers[i]};
     Predicted p;
     const std::string source = table.table.get(i, "source").value_or("");
-    p.own_ms = model.predict_layers_as(layer, gpu, {source})[0].latency_ms;
-    p.reference_ms = model.predict_layers(layer, gpu)[0].latency_ms;
-    p.unseen_gpu_ms = model.predict_layers(layer, unseen)[0].latency_ms;
+    p.own_ms = model.predict_layers_as(layer, gpu, {source})[0].latency_ms();
+    p.reference_ms = model.predict_layers(layer, gpu)[0].latency_ms();
+    p.unseen_gpu_ms = model.predict_layers(layer, unseen)[0].latency_ms();
     out.push_back(p);
   }
   return out;

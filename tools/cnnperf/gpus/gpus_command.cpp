@@ -12,6 +12,7 @@
 #include "cnnperf/common/config.hpp"
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/io.hpp"
+#include "cnnperf/common/json_io.hpp"
 #include "cnnperf/model/gpu_spec.hpp"
 
 namespace cnnperf {
@@ -35,7 +36,7 @@ std::string field_text(const GpuSpec& g, const std::string& field) {
   if (v.is_number_integer()) return std::to_string(v.get<long long>());
   if (v.is_number()) return number_text(v.get<double>());
   if (field == "aliases") return join(g.aliases, "; ");
-  return v.dump();
+  return json_text(v, -1);
 }
 
 void check_choice(const std::string& option, const std::string& value,
@@ -65,7 +66,7 @@ std::string render_list(const GpuDatabase& db, const GpusOptions& o, OutputForma
     out["count"] = rows.size();
     out["gpus"] = json::array();
     for (const auto* g : rows) out["gpus"].push_back(*g);
-    return out.dump(2) + "\n";
+    return json_text(out) + "\n";
   }
   if (format == OutputFormat::kCsv) {
     // Every field but the per-field sources (see `gpus show NAME` for those).
@@ -113,7 +114,7 @@ std::string render_show(const GpuDatabase& db, const GpusOptions& o, OutputForma
     out["database"] = db.source_path();
     out["query"] = o.show;
     out["gpu"] = g;
-    return out.dump(2) + "\n";
+    return json_text(out) + "\n";
   }
   std::vector<std::vector<std::string>> rows;
   for (const auto& f : gpu_spec_field_names()) {

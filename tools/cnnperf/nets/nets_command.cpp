@@ -12,6 +12,7 @@
 #include "cnnperf/common/config.hpp"
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/io.hpp"
+#include "cnnperf/common/json_io.hpp"
 #include "cnnperf/model/layer.hpp"
 #include "cnnperf/model/layer_io.hpp"
 #include "cnnperf/model/network.hpp"
@@ -115,7 +116,7 @@ std::string render_list(OutputFormat format, DType dtype) {
       nets.push_back(std::move(n));
     }
     out["networks"] = std::move(nets);
-    return out.dump(2) + "\n";
+    return json_text(out) + "\n";
   }
   const std::vector<std::string> header{
       "name",   "family",           "input",           "layers", "params", "gmacs",
@@ -230,7 +231,7 @@ std::string render_show(const NetsOptions& options, OutputFormat format,
                     {"macs", net.macs()},
                     {"flops", net.flops()},
                     {"bytes", total_bytes}};
-    return out.dump(2) + "\n";
+    return json_text(out) + "\n";
   }
 
   if (format == OutputFormat::kCsv) {

@@ -17,6 +17,7 @@
 #include "cnnperf/common/config.hpp"
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/io.hpp"
+#include "cnnperf/common/json_io.hpp"
 #include "cnnperf/model/gpu_spec.hpp"
 #include "cnnperf/model/layer.hpp"
 #include "cnnperf/model/zoo.hpp"
@@ -237,7 +238,7 @@ std::string render_json(const PlanResult& r, int top) {
   }
   out["candidates"] = std::move(candidates);
   out["warnings"] = r.warnings;
-  return out.dump(2) + "\n";
+  return json_text(out) + "\n";
 }
 
 std::string render_csv(const PlanResult& r, int top) {

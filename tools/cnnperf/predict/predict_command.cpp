@@ -12,6 +12,7 @@
 
 #include "cnnperf/common/config.hpp"
 #include "cnnperf/common/error.hpp"
+#include "cnnperf/common/json_io.hpp"
 #include "cnnperf/ml/e2e.hpp"
 #include "cnnperf/ml/learned_model.hpp"
 #include "cnnperf/model/network_io.hpp"
@@ -58,6 +59,18 @@ NetworkPrediction predict_for_options(const PredictOptions& options, const Laten
   import.input_w = w;
   import.skip_unsupported = options.skip_unsupported;
   ImportResult imported = import_network(options.net, import);
+  if (imported.network.layers.empty() && !imported.skipped.empty()) {
+    // Nothing was predicted: a latency here would be the host overhead alone, and a budget
+    // gate would pass on it.
+    const SkippedNode& first = imported.skipped.front();
+    // The list of supported operators that the reason may carry is --help's, not this line's.
+    const std::string reason = first.reason.substr(0, first.reason.find(" (expected one of"));
+    throw InputError(options.net + ": nothing to predict: all " +
+                     std::to_string(imported.skipped.size()) + " computing node" +
+                     (imported.skipped.size() == 1 ? " was" : "s were") +
+                     " skipped (first: node '" + first.name + "' (" + first.op_type +
+                     "): " + reason + "); expected at least one supported node");
+  }
   const Runtime runtime = runtime_from_string(options.runtime);
   apply_runtime_math(imported.network.layers, runtime, options.allow_tf32);
   const PowerModel& power = PowerModel::bundled();
@@ -76,6 +89,7 @@ NetworkPrediction predict_for_options(const PredictOptions& options, const Laten
                      ": not modelled (expected one of them)");
   }
   if (options.power_limit_w > 0) apply_power_limit(result, options.power_limit_w, power);
+  result.skipped_nodes = imported.skipped;
   for (const auto& skipped : imported.skipped) {
     result.warnings.push_back("node '" + skipped.name + "' (" + skipped.op_type +
                               ") not predicted: " + skipped.reason);
@@ -167,7 +181,7 @@ std::string predict_layers_csv_text(const LayerTable& table, const GpuSpec* gpu,
                              {"gpus", gpu_names},
                              {"source", table.table.source},
                              {"rows", rows}};
-    return out.dump(2) + "\n";
+    return json_text(out) + "\n";
   }
   std::vector<std::string> header = table.table.header;
   header.insert(header.end(), added.begin(), added.end());

@@ -16,12 +16,14 @@
 #include "cnnperf/common/config.hpp"
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/io.hpp"
+#include "cnnperf/common/json_io.hpp"
 #include "cnnperf/ml/cross_validation.hpp"
 #include "cnnperf/ml/e2e.hpp"
 #include "cnnperf/ml/feature_export.hpp"
 #include "cnnperf/ml/learned_model.hpp"
 #include "cnnperf/ml/power_calibration.hpp"
 #include "cnnperf/ml/results.hpp"
+#include "cnnperf/ml/training_row_set.hpp"
 
 namespace cnnperf {
 
@@ -200,7 +202,7 @@ std::string source_out_notes(const nlohmann::json& cv_rows) {
 }
 
 std::string render(const nlohmann::json& report, OutputFormat format) {
-  if (format == OutputFormat::kJson) return report.dump(2) + "\n";
+  if (format == OutputFormat::kJson) return json_text(report) + "\n";
   if (report.value("kind", "") == "feature_export") {
     std::vector<std::vector<std::string>> rows;
     for (const auto& [family, n] : report["rows_per_family"].items()) {
@@ -380,8 +382,11 @@ void check_calibration_outputs(const TrainCalibrationOptions& options) {
 
 // What every report on layer rows opens with: versions, the data and its fingerprint, folds
 // and seed.
+// The reports' own version: a model file's (kModelSchemaVersion) changes with its format.
+constexpr int kTrainReportSchemaVersion = 1;
+
 nlohmann::json data_report_header(const TrainingData& data, const TrainOptions& options) {
-  return {{"schema_version", kModelSchemaVersion},
+  return {{"schema_version", kTrainReportSchemaVersion},
           {"tool_version", CNNPERF_VERSION},
           {"data", data.files},
           {"fingerprint", data.fingerprint},
@@ -705,6 +710,15 @@ void write_model(const TrainingData& data, const TrainingData& reference,
       {"cv_metrics", cv.by_family},
       {"command_line",
        options.command_line.empty() ? command_line_of(options) : options.command_line}};
+  // Which rows the model was fitted on, so that validate can score unseen rows apart.
+  if (const auto rows = TrainingRowSet::of(data)) {
+    metadata[kTrainingRowsKey] = rows->to_json();
+  } else {
+    spdlog::warn(
+        "{} training rows are too many to record in the model file (at most {} bytes); "
+        "validate will not tell the rows it was trained on from others",
+        data.layers.size(), TrainingRowSet::kMaxBytes);
+  }
   LearnedModel model(setup.spec, std::move(families), EagerOverhead{}, metadata);
   if (!options.e2e.empty()) {
     const E2eCalibration e2e = calibrate_e2e(user_file_list(options.e2e, "--e2e"), model);
@@ -712,7 +726,7 @@ void write_model(const TrainingData& data, const TrainingData& reference,
     model.metadata()["e2e"] = report["e2e"];
     model.set_eager_overhead(e2e.overhead);
   }
-  write_output(options.out, model.to_json().dump() + "\n");
+  write_output(options.out, json_text(model.to_json(), -1) + "\n");
   spdlog::info("wrote {}", options.out);
   report["model"] = {{"path", options.out}, {"regressor_per_family", chosen}};
 }
@@ -777,7 +791,7 @@ nlohmann::json train_e2e_report(const TrainCalibrationOptions& options) {
           {"leave-network-out", e2e.report["leave-network-out"]["overall"]},
           {"config-folds", e2e.report["config-folds"]["overall"]},
           {"in-sample", e2e.report["in-sample"]["overall"]}}}};
-    write_output(options.out, file.dump(2) + "\n");
+    write_output(options.out, json_text(file) + "\n");
     spdlog::info("wrote {}", options.out);
     report["overhead_path"] = options.out;
   }
@@ -790,7 +804,7 @@ nlohmann::json train_power_report(const TrainCalibrationOptions& options) {
   if (!options.out.empty()) command += " --out " + options.out;
   nlohmann::json report = power_calibration_report(user_file_list(options.data, "--data"), command);
   if (!options.out.empty()) {
-    write_output(options.out, report["model"].dump(2) + "\n");
+    write_output(options.out, json_text(report["model"]) + "\n");
     spdlog::info("wrote {}", options.out);
     report["model_path"] = options.out;
   }

@@ -13,15 +13,19 @@
 #include "cnnperf/common/config.hpp"
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/io.hpp"
+#include "cnnperf/common/json_io.hpp"
 #include "cnnperf/ml/e2e.hpp"
 #include "cnnperf/ml/learned_model.hpp"
 #include "cnnperf/ml/power_calibration.hpp"
 #include "cnnperf/ml/results.hpp"
+#include "cnnperf/ml/training_row_set.hpp"
 #include "predict/predict_command.hpp"
 
 namespace cnnperf {
 
 namespace {
+
+constexpr const char* kNoTrainingRows = "the model does not record its training rows";
 
 struct Pairs {
   std::vector<double> truth;
@@ -53,8 +57,22 @@ void add_rows(std::vector<std::vector<std::string>>& rows, const std::string& sc
                   cell(m, "spearman")});
 }
 
+// One line on how many scored rows the model was trained on, for the table.
+std::string training_rows_note(const nlohmann::json& report) {
+  if (!report.contains("layers") || !report["layers"].contains("training_rows")) return {};
+  const auto& t = report["layers"]["training_rows"];
+  if (!t.value("recorded", false)) return std::string("training rows: ") + kNoTrainingRows + "\n";
+  const auto seen = t["seen"].value("rows", std::size_t{0});
+  const auto unseen = t["unseen"].value("rows", std::size_t{0});
+  return "training rows: " + std::to_string(seen) + " of the " + std::to_string(seen + unseen) +
+         " rows scored were seen in training (the model records " +
+         std::to_string(t.value("model_rows", std::size_t{0})) +
+         "; an unseen row passes for seen with probability " +
+         format_number(t.value("false_positive_rate", 0.0), 2) + ")\n";
+}
+
 std::string render(const nlohmann::json& report, OutputFormat format) {
-  if (format == OutputFormat::kJson) return report.dump(2) + "\n";
+  if (format == OutputFormat::kJson) return json_text(report) + "\n";
   // The power section has its own columns (power, slowdown and energy errors).
   std::string power =
       report.contains("power") ? format_power_report(report["power"], format) : std::string();
@@ -65,6 +83,15 @@ std::string render(const nlohmann::json& report, OutputFormat format) {
   if (report.contains("layers")) {
     const auto& l = report["layers"];
     add_rows(rows, "layer", "all", l["overall"]);
+    // Rows the model was fitted on score better than it predicts: they are scored apart.
+    const auto& trained = l.contains("training_rows") ? l["training_rows"] : nlohmann::json();
+    if (trained.value("recorded", false)) {
+      for (const char* part : {"seen", "unseen"}) {
+        if (trained[part].contains("overall")) {
+          add_rows(rows, "layer", std::string(part) + " in training", trained[part]["overall"]);
+        }
+      }
+    }
     for (const auto& [fam, m] : l["per_family"].items()) {
       add_rows(rows, "layer", "family=" + fam, m);
     }
@@ -96,7 +123,7 @@ std::string render(const nlohmann::json& report, OutputFormat format) {
               "end to end: " + report["e2e"]["latency_model"].get<std::string>();
   }
   return format_table(header, rows) + "models scored: " + models + "\n" +
-         (power.empty() ? "" : "\n" + power);
+         training_rows_note(report) + (power.empty() ? "" : "\n" + power);
 }
 
 }  // namespace
@@ -129,7 +156,11 @@ nlohmann::json validate_report(const ValidateOptions& options) {
     const FeatureSpec& spec = model->feature_spec();
     const std::size_t n_features = feature_names(spec).size();
     const TrainingData data = load_training_data(user_file_list(options.data, "--data"));
+    const std::optional<TrainingRowSet> trained_on =
+        TrainingRowSet::from_metadata(learned->metadata(), *report.model + ": metadata");
     Pairs overall;
+    Pairs seen;
+    Pairs unseen;
     std::map<std::string, Pairs> per_gpu, per_family;
     std::size_t unmodelled = 0;
     for (const auto family : kOpFamilies) {
@@ -151,6 +182,10 @@ nlohmann::json validate_report(const ValidateOptions& options) {
         overall.add(truth, pred[i]);
         per_gpu[data.gpus[rows[i]].name].add(truth, pred[i]);
         per_family[to_string(family)].add(truth, pred[i]);
+        if (trained_on) {
+          (trained_on->contains(training_row_hash(data, rows[i])) ? seen : unseen)
+              .add(truth, pred[i]);
+        }
       }
     }
     if (unmodelled > 0) {
@@ -162,6 +197,20 @@ nlohmann::json validate_report(const ValidateOptions& options) {
                        "; expected measured rows of an op family the model has (" +
                        std::to_string(unmodelled) + " rows of others)");
     }
+    nlohmann::json training_rows = {{"recorded", trained_on.has_value()}};
+    if (trained_on) {
+      training_rows["model_rows"] = trained_on->rows();
+      training_rows["false_positive_rate"] = trained_on->false_positive_rate();
+      for (const auto& [key, pairs] : {std::pair{"seen", &seen}, std::pair{"unseen", &unseen}}) {
+        nlohmann::json part = {{"rows", pairs->truth.size()}};
+        if (!pairs->truth.empty()) {
+          part["overall"] = to_json(compute_metrics(pairs->truth, pairs->pred, n_features));
+        }
+        training_rows[key] = std::move(part);
+      }
+    } else {
+      training_rows["note"] = kNoTrainingRows;
+    }
     report.layers = ValidateLayerScores{data.files,
                                         data.fingerprint,
                                         overall.truth.size(),
@@ -170,7 +219,8 @@ nlohmann::json validate_report(const ValidateOptions& options) {
                                         "each row's own `source` column",
                                         compute_metrics(overall.truth, overall.pred, n_features),
                                         metrics_map(per_gpu, n_features),
-                                        metrics_map(per_family, n_features)};
+                                        metrics_map(per_family, n_features),
+                                        std::move(training_rows)};
   }
   if (!options.e2e.empty()) {
     auto rows = load_e2e_rows(user_file_list(options.e2e, "--e2e"));
@@ -214,6 +264,11 @@ int run_validate(const ValidateOptions& options) {
   check_output_not_input(options.output, inputs);
   const nlohmann::json report = validate_report(options);
   write_output(options.output, render(report, format));
+  const nlohmann::json::json_pointer recorded("/layers/training_rows/recorded");
+  if (format == OutputFormat::kCsv && report.contains(recorded) && !report[recorded].get<bool>()) {
+    // The table says so under its rows and JSON in its field; CSV rows have no place for it.
+    spdlog::warn("{}: {}", report.value("model", std::string()), kNoTrainingRows);
+  }
   if (gate) {
     // Every overall MAPE the report prints is gated, the 2+ GPU end-to-end rows' too.
     const std::array<std::pair<const char*, const char*>, 4> gated{{
