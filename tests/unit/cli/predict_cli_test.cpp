@@ -403,6 +403,12 @@ TEST(PredictCli, TheRuntimeSetsTheOverheadNotTheKernelTime) {
   const RunResult bad = run_cnnperf("predict --net resnet50 --gpu a100 --runtime onnxruntime");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--runtime"), std::string::npos) << bad.err;
+  // PyTorch's own step terms do not apply to a direct cuDNN caller.
+  for (const std::string extra : {"--num-gpus 2", "--host-ms-per-op 0.02"}) {
+    const RunResult r = run_cnnperf("predict --net resnet50 --gpu a100 --runtime cudnn " + extra);
+    EXPECT_EQ(r.exit_code, 2) << extra;
+    EXPECT_NE(r.err.find("applies to --runtime pytorch"), std::string::npos) << r.err;
+  }
 }
 
 TEST(PredictCli, Fp32ConvolutionsUseTf32OnAmpereUnlessNoTf32) {

@@ -72,6 +72,11 @@ NetworkPrediction predict_for_options(const PredictOptions& options, const Laten
                      "): " + reason + "); expected at least one supported node");
   }
   const Runtime runtime = runtime_from_string(options.runtime);
+  if (runtime != Runtime::kPytorch && (options.num_gpus != 1 || options.host_ms_per_op > 0)) {
+    // Both are terms of PyTorch's step (nn.DataParallel, the host's issue time per op).
+    throw InputError(std::string(options.num_gpus != 1 ? "--num-gpus" : "--host-ms-per-op") +
+                     ": applies to --runtime pytorch, not to --runtime " + options.runtime);
+  }
   apply_runtime_math(imported.network.layers, runtime, options.allow_tf32);
   const PowerModel& power = PowerModel::bundled();
   NetworkPrediction result =
