@@ -544,20 +544,27 @@ std::string render_network_prediction(const Json& doc) {
   energy.value_label = "energy_mj (mJ)";
   // Layers the model flags as outside its training range are drawn in the warning colour.
   latency.flag_label = energy.flag_label = "in_distribution: false";
+  // A layer's kernel time: what the roofline bounds and what adds up to the network's
+  // kernel_ms (files without it carry kernel time as latency_ms).
+  const auto kernel_ms = [](const Json& l) {
+    return number_at(l, "kernel_ms").value_or(number_at(l, "latency_ms").value_or(0));
+  };
+  const char* const kernel_key =
+      !layers.empty() && number_at(layers.front(), "kernel_ms") ? "kernel_ms" : "latency_ms";
   double summed_ms = 0;
   for (const auto& l : layers) {
     const std::string label = string_at(l, "name", "?");
     const bool out_of_range = !bool_at(l, "in_distribution", true);
     const std::string what = string_at(l, "op") + ", bound: " + string_at(l, "bound", "?") +
                              (out_of_range ? ", out of range" : "");
-    const double ms = number_at(l, "latency_ms").value_or(0);
+    const double ms = kernel_ms(l);
     summed_ms += ms;
     latency.bars.push_back({label, ms, number_at(l, "roofline_ms"), false, what, out_of_range});
     energy.bars.push_back(
         {label, number_at(l, "energy_mj").value_or(0), std::nullopt, false, what, out_of_range});
   }
   if (!layers.empty()) {
-    out += h3("Per-layer latency") + render_bar_chart(latency);
+    out += h3("Per-layer kernel time") + render_bar_chart(latency);
     out += h3("Per-layer energy") + render_bar_chart(energy);
 
     std::vector<std::size_t> order(layers.size());
@@ -566,26 +573,24 @@ std::string render_network_prediction(const Json& doc) {
     }
     // Stable, so equal latencies keep network order and the page stays deterministic.
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      return number_at(layers[a], "latency_ms").value_or(0) >
-             number_at(layers[b], "latency_ms").value_or(0);
+      return kernel_ms(layers[a]) > kernel_ms(layers[b]);
     });
     std::vector<std::vector<std::string>> rows;
     for (std::size_t k = 0; k < order.size() && k < kSlowestLayers; ++k) {
       const Json& l = layers[order[k]];
-      const double ms = number_at(l, "latency_ms").value_or(0);
+      const double ms = kernel_ms(l);
       rows.push_back({std::to_string(k + 1), string_at(l, "name"), string_at(l, "op"),
-                      value_text(member(l, "latency_ms")), value_text(member(l, "roofline_ms")),
+                      value_text(member(l, kernel_key)), value_text(member(l, "roofline_ms")),
                       summed_ms > 0 ? format_number(100 * ms / summed_ms, 3) : "",
                       value_text(member(l, "energy_mj")), value_text(member(l, "avg_power_w")),
                       string_at(l, "bound"), string_at(l, "in_distribution")});
     }
     out += h3("Slowest layers") +
-           html_table({"rank", "name", "op", "latency_ms", "roofline_ms", "share (%)", "energy_mj",
+           html_table({"rank", "name", "op", kernel_key, "roofline_ms", "share (%)", "energy_mj",
                        "avg_power_w", "bound", "in_distribution"},
                       rows) +
-           note(
-               "share: the layer's latency_ms over the sum of all layers' latency_ms "
-               "(computed by the report).");
+           note(std::string("share: the layer's ") + kernel_key + " over the sum of all layers' " +
+                kernel_key + " (computed by the report).");
   }
   out += warnings_list(doc);
   if (gpu.is_object()) {
