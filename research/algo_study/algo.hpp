@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Which cuDNN algorithm ran a convolution, a classifier that predicts it from shape and GPU
 // features, and the study that measures whether knowing it helps the learned latency model
-// (docs/accuracy.md, "Does knowing cuDNN's algorithm help?").
+// (research/notes/accuracy-details.md, "Does knowing cuDNN's algorithm help?").
 #pragma once
 
 #include <cstdint>
