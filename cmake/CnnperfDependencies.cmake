@@ -15,6 +15,25 @@ find_library(XGBOOST_LIBRARY xgboost REQUIRED)
 add_library(cnnperf::xgboost UNKNOWN IMPORTED)
 set_target_properties(cnnperf::xgboost PROPERTIES IMPORTED_LOCATION ${XGBOOST_LIBRARY}
                       INTERFACE_INCLUDE_DIRECTORIES ${XGBOOST_INCLUDE_DIR})
+# cnnperf itself dlopen's the library (src/ml/xgboost_library.cpp) by its soname, with the path
+# found here as the fallback; only tests that call XGBoost directly link cnnperf::xgboost.
+get_filename_component(XGBOOST_LIBRARY_REAL ${XGBOOST_LIBRARY} REALPATH)
+set(XGBOOST_SONAME "")
+find_program(CNNPERF_OBJDUMP objdump)
+if(CNNPERF_OBJDUMP)
+  execute_process(COMMAND ${CNNPERF_OBJDUMP} -p ${XGBOOST_LIBRARY_REAL}
+                  OUTPUT_VARIABLE _xgb_headers ERROR_QUIET)
+  string(REGEX MATCH "SONAME +([^ \n]+)" _xgb_soname "${_xgb_headers}")
+  set(XGBOOST_SONAME "${CMAKE_MATCH_1}")
+endif()
+if(NOT XGBOOST_SONAME)
+  get_filename_component(XGBOOST_SONAME ${XGBOOST_LIBRARY_REAL} NAME)
+endif()
+add_library(cnnperf::xgboost_headers INTERFACE IMPORTED)
+set_target_properties(cnnperf::xgboost_headers PROPERTIES
+  INTERFACE_INCLUDE_DIRECTORIES ${XGBOOST_INCLUDE_DIR}
+  INTERFACE_COMPILE_DEFINITIONS
+    "CNNPERF_XGBOOST_SONAME=\"${XGBOOST_SONAME}\";CNNPERF_XGBOOST_PATH=\"${XGBOOST_LIBRARY_REAL}\"")
 
 # ONNX needs protobuf found first (libonnx-dev does not depend on libprotobuf-dev).
 find_package(Protobuf REQUIRED)

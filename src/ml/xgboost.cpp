@@ -25,19 +25,18 @@
 #include <utility>
 #include <vector>
 
-#include <xgboost/c_api.h>
-
 #include "cnnperf/common/error.hpp"
 #include "forest.hpp"
 #include "json_cursor.hpp"
 #include "regressor_internal.hpp"
+#include "xgboost_library.hpp"
 
 namespace cnnperf::ml_detail {
 namespace {
 
 void check(int rc, const char* call) {
   if (rc != 0) {
-    const char* msg = XGBGetLastError();
+    const char* msg = xgboost_library().get_last_error();
     throw Error(std::string("xgboost: ") + call +
                 " failed: " + (msg != nullptr ? msg : "(no message)"));
   }
@@ -50,12 +49,12 @@ class DMatrix {
     // XGBoost works in float32; the conversion is the same at fit and predict time.
     std::vector<float> data(x.values.size());
     for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<float>(x.values[i]);
-    check(XGDMatrixCreateFromMat(data.data(), x.rows, x.cols,
-                                 std::numeric_limits<float>::quiet_NaN(), &handle_),
+    check(xgboost_library().dmatrix_create_from_mat(
+              data.data(), x.rows, x.cols, std::numeric_limits<float>::quiet_NaN(), &handle_),
           "XGDMatrixCreateFromMat");
   }
   ~DMatrix() {
-    if (handle_ != nullptr) XGDMatrixFree(handle_);
+    if (handle_ != nullptr) xgboost_library().dmatrix_free(handle_);
   }
   DMatrix(const DMatrix&) = delete;
   DMatrix& operator=(const DMatrix&) = delete;
@@ -69,15 +68,16 @@ class DMatrix {
 class Booster {
  public:
   Booster(const DMatrixHandle* cache, bst_ulong n_cache) {
-    check(XGBoosterCreate(cache, n_cache, &handle_), "XGBoosterCreate");
+    check(xgboost_library().booster_create(cache, n_cache, &handle_), "XGBoosterCreate");
   }
   ~Booster() {
-    if (handle_ != nullptr) XGBoosterFree(handle_);
+    if (handle_ != nullptr) xgboost_library().booster_free(handle_);
   }
   Booster(const Booster&) = delete;
   Booster& operator=(const Booster&) = delete;
   void set(const std::string& key, const std::string& value) {
-    check(XGBoosterSetParam(handle_, key.c_str(), value.c_str()), "XGBoosterSetParam");
+    check(xgboost_library().booster_set_param(handle_, key.c_str(), value.c_str()),
+          "XGBoosterSetParam");
   }
   [[nodiscard]] BoosterHandle get() const { return handle_; }
 
@@ -366,7 +366,8 @@ class XgboostRegressor final : public Regressor {
                 std::span<const double> weights) override {
     const DMatrix train(x);
     std::vector<float> labels(y.begin(), y.end());
-    check(XGDMatrixSetFloatInfo(train.get(), "label", labels.data(), labels.size()),
+    check(xgboost_library().dmatrix_set_float_info(train.get(), "label", labels.data(),
+                                                   labels.size()),
           "XGDMatrixSetFloatInfo(label)");
     double w_sum = 0.0;
     double wy_sum = 0.0;
@@ -377,7 +378,7 @@ class XgboostRegressor final : public Regressor {
     }
     if (!weights.empty()) {
       std::vector<float> w(weights.begin(), weights.end());
-      check(XGDMatrixSetFloatInfo(train.get(), "weight", w.data(), w.size()),
+      check(xgboost_library().dmatrix_set_float_info(train.get(), "weight", w.data(), w.size()),
             "XGDMatrixSetFloatInfo(weight)");
     }
     const DMatrixHandle cache[] = {train.get()};
@@ -401,12 +402,14 @@ class XgboostRegressor final : public Regressor {
     booster.set("nthread", std::to_string(resolve_threads(p.at("n_threads").get<std::int64_t>())));
     const auto rounds = p.at("n_estimators").get<std::int64_t>();
     for (std::int64_t i = 0; i < rounds; ++i) {
-      check(XGBoosterUpdateOneIter(booster.get(), static_cast<int>(i), train.get()),
+      check(xgboost_library().booster_update_one_iter(booster.get(), static_cast<int>(i),
+                                                      train.get()),
             "XGBoosterUpdateOneIter");
     }
     bst_ulong len = 0;
     const char* buf = nullptr;
-    check(XGBoosterSaveModelToBuffer(booster.get(), R"({"format": "json"})", &len, &buf),
+    check(xgboost_library().booster_save_model_to_buffer(booster.get(), R"({"format": "json"})",
+                                                         &len, &buf),
           "XGBoosterSaveModelToBuffer");
     pending_ = Pending::kNone;
     xgboost_version_ = version();
@@ -497,7 +500,7 @@ class XgboostRegressor final : public Regressor {
     int major = 0;
     int minor = 0;
     int patch = 0;
-    XGBoostVersion(&major, &minor, &patch);
+    xgboost_library().version(&major, &minor, &patch);
     return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
   }
 
@@ -534,7 +537,7 @@ class XgboostRegressor final : public Regressor {
   /// Total-gain importances per feature (sum 1) from XGBoost loading `text`.
   std::vector<double> xgboost_importances(const std::string& text, std::size_t n_features) const {
     Booster booster(nullptr, 0);
-    check(XGBoosterLoadModelFromBuffer(booster.get(), text.data(), text.size()),
+    check(xgboost_library().booster_load_model_from_buffer(booster.get(), text.data(), text.size()),
           "XGBoosterLoadModelFromBuffer");
     booster.set("nthread",
                 std::to_string(resolve_threads(params_.at("n_threads").get<std::int64_t>())));
@@ -543,8 +546,9 @@ class XgboostRegressor final : public Regressor {
     bst_ulong dim = 0;
     const bst_ulong* shape = nullptr;
     const float* scores = nullptr;
-    check(XGBoosterFeatureScore(booster.get(), R"({"importance_type": "total_gain"})", &n_out,
-                                &names, &dim, &shape, &scores),
+    check(xgboost_library().booster_feature_score(booster.get(),
+                                                  R"({"importance_type": "total_gain"})", &n_out,
+                                                  &names, &dim, &shape, &scores),
           "XGBoosterFeatureScore");
     std::vector<double> importance(n_features, 0.0);
     for (bst_ulong i = 0; i < n_out; ++i) {

@@ -30,22 +30,6 @@ std::string empty_value_option(const CLI::App& app) {
   return {};
 }
 
-// libgomp (loaded with libxgboost) reads OMP_WAIT_POLICY once, before main. Unset, each of its
-// threads spins for a while (GOMP_SPINCOUNT 300,000) after every parallel region; on a busy
-// machine those spins take the cores from the threads that have work, and `train`, thousands
-// of small parallel regions, runs an order of magnitude slower (docs/benchmarks.md). Set now,
-// the variable cannot reach the loaded runtime, so the process runs itself again with it set.
-// A user's own OMP_WAIT_POLICY or GOMP_SPINCOUNT stands.
-void exec_with_passive_openmp(char** argv) {
-  if (std::getenv("OMP_WAIT_POLICY") != nullptr || std::getenv("GOMP_SPINCOUNT") != nullptr) {
-    return;
-  }
-  if (::setenv("OMP_WAIT_POLICY", "PASSIVE", 0) != 0) return;
-  ::execv("/proc/self/exe", argv);
-  // Still here (no /proc): run on with the runtime's default rather than fail.
-  ::unsetenv("OMP_WAIT_POLICY");
-}
-
 int run_cli(int argc, char** argv) {
   // Logs and progress go to stderr; results go to stdout or --output.
   spdlog::set_default_logger(spdlog::stderr_color_mt("cnnperf"));
@@ -106,7 +90,6 @@ int run_cli(int argc, char** argv) {
                  empty.c_str());
     return cnnperf::cli::kExitBadInput;
   }
-  if (app.got_subcommand("train")) exec_with_passive_openmp(argv);
   try {
     return run ? run() : cnnperf::cli::kExitBadInput;
   } catch (const cnnperf::BudgetExceeded& e) {

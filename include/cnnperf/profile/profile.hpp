@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cnnperf/common/config.hpp"
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/io.hpp"
 #include "cnnperf/model/layer.hpp"
@@ -195,8 +196,9 @@ struct Prepared {
   std::unique_ptr<ConvRunner> runner;       ///< null unless status.ok()
 };
 
-/// The GPU back end: a device, cuDNN, CUPTI and NVML. src/profile/gpu implements it;
-/// src/profile/gpu_stub reports "built without CUDA".
+/// The GPU back end: a device, cuDNN, CUPTI and NVML. src/profile/gpu implements it as a
+/// module the binary loads at run time (src/profile/gpu_loader); src/profile/gpu_stub reports
+/// "built without CUDA".
 class ProfilerBackend {
  public:
   virtual ~ProfilerBackend() = default;
@@ -222,8 +224,17 @@ class ProfilerBackend {
   [[nodiscard]] virtual PowerMeter& power_meter() = 0;
 };
 
-/// The back end of this build (CUDA or stub). Never null; open() tells whether it works.
+/// The back end of this build (CUDA or stub). Never null; open() tells whether it works: in a
+/// CUDA build whose back-end module or CUDA libraries cannot be loaded, it says which.
 [[nodiscard]] std::unique_ptr<ProfilerBackend> make_profiler_backend();
+
+/// What the CUDA back-end module and the binary that loads it must agree on: the module
+/// refuses a caller with another value (they come from different builds). It names the
+/// version and the interface revision; change the revision when ProfilerBackend changes.
+inline constexpr const char* kProfilerBackendAbi = "cnnperf-profiler-backend/1 " CNNPERF_VERSION;
+
+/// A back end that runs nothing: open() and every request report `reason` (kNotRun).
+[[nodiscard]] std::unique_ptr<ProfilerBackend> make_unavailable_backend(std::string reason);
 
 /// Measurement hygiene, named as nvbench and the CUTLASS profiler name it.
 struct MeasurePolicy {

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The CUDA profiler back end: device selection, cuDNN handle and stream, CUPTI tracing and the
-// NVML power meter, owned for the whole run; plus make_profiler_backend().
+// NVML power meter, owned for the whole run; plus the module's entry point.
 #include <array>
 #include <cstdio>
+#include <string_view>
 
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
@@ -175,9 +176,13 @@ class CudaBackend final : public ProfilerBackend {
 
 }  // namespace
 }  // namespace gpu
-
-std::unique_ptr<ProfilerBackend> make_profiler_backend() {
-  return std::make_unique<gpu::CudaBackend>();
-}
-
 }  // namespace cnnperf
+
+// The one symbol the back-end module exports (src/profile/gpu_loader finds it with dlsym). The
+// caller owns the result and checks `abi` first: the binary and the module must come from the
+// same build, since the interface is C++.
+extern "C" __attribute__((visibility("default"))) cnnperf::ProfilerBackend*
+cnnperf_cuda_backend_create(const char* abi) {
+  if (abi == nullptr || std::string_view(abi) != cnnperf::kProfilerBackendAbi) return nullptr;
+  return new cnnperf::gpu::CudaBackend();  // NOLINT(cppcoreguidelines-owning-memory): C entry
+}

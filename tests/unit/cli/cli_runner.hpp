@@ -44,10 +44,11 @@ class TempDirCleanup : public ::testing::Environment {
 inline const auto* const kTempDirCleanup = ::testing::AddGlobalTestEnvironment(new TempDirCleanup);
 
 /// Runs `cnnperf ARGS` through the shell (ARGS may redirect stdin); stdout and stderr apart.
-inline RunResult run_cnnperf(const std::string& args) {
+/// `env` is put before the command, e.g. "NAME=value ".
+inline RunResult run_cnnperf(const std::string& args, const std::string& env = "") {
   const std::filesystem::path err_file = temp_dir() / "stderr.txt";
   const std::string command =
-      std::string("\"") + CNNPERF_BINARY + "\" " + args + " 2>\"" + err_file.string() + "\"";
+      env + "\"" + CNNPERF_BINARY + "\" " + args + " 2>\"" + err_file.string() + "\"";
   RunResult result;
   FILE* pipe = ::popen(command.c_str(), "r");
   if (pipe == nullptr) return result;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // ONNX model import: walks the graph in order, infers every activation's shape from the
 // graph inputs and the initializers, and maps each node to a Layer (docs/model-import.md).
+// Built as the module libcnnperf_onnx.so (onnx_module.hpp).
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
@@ -10,11 +11,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <limits>
 #include <numeric>
-#include <sstream>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -22,6 +21,7 @@
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/io.hpp"
 #include "cnnperf/model/network_io.hpp"
+#include "onnx_module.hpp"
 
 namespace cnnperf {
 
@@ -1231,7 +1231,10 @@ onnx::ModelProto parse_model(std::string_view bytes, const std::string& source) 
 
 }  // namespace
 
-const std::vector<std::string>& supported_onnx_ops() {
+namespace onnx_module {
+namespace {
+
+const std::vector<std::string>& supported_ops() {
   static const std::vector<std::string> ops = [] {
     std::vector<std::string> out = kOtherOps;
     for (const auto& [name, op] : pointwise_ops()) out.push_back(name);
@@ -1241,33 +1244,22 @@ const std::vector<std::string>& supported_onnx_ops() {
   return ops;
 }
 
-ImportResult import_onnx_bytes(std::string_view bytes, const std::string& source,
-                               const ImportOptions& options) {
+ImportResult import_bytes(std::string_view bytes, const std::string& source,
+                          const ImportOptions& options) {
   if (options.batch <= 0) throw InputError(source + ": batch must be positive");
   onnx::ModelProto model = parse_model(bytes, source);
   Importer importer(source, options);
   return importer.run(std::move(model));
 }
 
-ImportResult import_onnx(const std::filesystem::path& path, const ImportOptions& options) {
-  const std::string source = path.string();
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw InputError(source + ": no such file");
-  if (std::filesystem::is_directory(path, ec)) {
-    throw InputError(source + ": is a directory; expected an ONNX model file");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(source + ": cannot open for reading");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw InputError(source + ": read error");
-  return import_onnx_bytes(buffer.str(), source, options);
-}
-
-Network load_onnx(const std::filesystem::path& path, const ImportOptions& options) {
-  ImportResult result = import_onnx(path, options);
-  for (const auto& warning : result.warnings) spdlog::warn("{}", warning);
-  return std::move(result.network);
-}
-
+}  // namespace
+}  // namespace onnx_module
 }  // namespace cnnperf
+
+extern "C" __attribute__((visibility("default"))) const cnnperf::onnx_module::Api*
+cnnperf_onnx_importer(const char* abi) {
+  static const cnnperf::onnx_module::Api api{&cnnperf::onnx_module::import_bytes,
+                                             &cnnperf::onnx_module::supported_ops};
+  if (abi == nullptr || std::string_view(abi) != cnnperf::onnx_module::kAbi) return nullptr;
+  return &api;
+}
