@@ -175,6 +175,160 @@ def export_onnx(model, shape, path, opset):
                        f"{type(e).__name__}: {first}") from None
 
 
+SMALL_TENSOR = 64  # elements: shape arithmetic, never weights
+
+
+def fold_shape_arithmetic(path):
+    """Replaces shape computations on static shapes by constants, in place.
+
+    torch.onnx 1.13 writes `x.chunk(2, dim=1)` (ShuffleNet) as Shape -> Gather -> Add -> Div ->
+    Mul -> Slice: the input shape is static, but ONNX 1.12's data propagation has no Div, so
+    the Slice's output shape stays unknown to an importer. Evaluating that integer arithmetic
+    here (the input shape is fixed at export) leaves Slices with constant bounds."""
+    import onnx
+    import onnx.numpy_helper  # noqa: F401 - submodules load on import only
+    import onnx.shape_inference  # noqa: F401
+
+    model = onnx.load(str(path))
+    graph = model.graph
+    if not any(n.op_type == "Shape" for n in graph.node):
+        return
+    for _ in range(16):  # each round resolves the shapes the previous round's constants fixed
+        values = _small_constants(graph)
+        shapes = _static_shapes(model)
+        changed = False
+        for i, node in enumerate(graph.node):
+            if node.op_type == "Constant" or len(node.output) != 1:
+                continue
+            value = _evaluate(node, values, shapes)
+            if value is None:
+                continue
+            values[node.output[0]] = value
+            graph.node[i].CopyFrom(onnx.helper.make_node(
+                "Constant", [], [node.output[0]], name=node.name,
+                value=onnx.numpy_helper.from_array(value)))
+            changed = True
+        if not changed:
+            break
+    _drop_unused_constants(graph)
+    onnx.save(model, str(path))
+
+
+def _small_constants(graph):
+    import onnx
+    import onnx.numpy_helper  # noqa: F401 - submodules load on import only
+    import onnx.shape_inference  # noqa: F401
+
+    values = {}
+    for init in graph.initializer:
+        if _count(init.dims) <= SMALL_TENSOR:
+            values[init.name] = onnx.numpy_helper.to_array(init)
+    for node in graph.node:
+        if node.op_type == "Constant":
+            for attr in node.attribute:
+                if attr.name == "value":
+                    values[node.output[0]] = onnx.numpy_helper.to_array(attr.t)
+    return values
+
+
+def _count(dims):
+    n = 1
+    for d in dims:
+        n *= d
+    return n
+
+
+def _static_shapes(model):
+    """Every tensor's fully static shape, by ONNX shape inference on the graph without its
+    weight data (the dims are all inference reads)."""
+    import onnx
+    import onnx.numpy_helper  # noqa: F401 - submodules load on import only
+    import onnx.shape_inference  # noqa: F401
+
+    saved = []
+    for init in model.graph.initializer:
+        if _count(init.dims) > SMALL_TENSOR:
+            saved.append((init, init.raw_data))
+            init.ClearField("raw_data")
+    try:
+        inferred = onnx.shape_inference.infer_shapes(model, data_prop=True)
+    finally:
+        for init, raw in saved:
+            init.raw_data = raw
+    shapes = {init.name: list(init.dims) for init in model.graph.initializer}
+    g = inferred.graph
+    for info in list(g.input) + list(g.value_info) + list(g.output):
+        dims = info.type.tensor_type.shape.dim
+        if info.type.tensor_type.HasField("shape") and all(d.HasField("dim_value") for d in dims):
+            shapes[info.name] = [d.dim_value for d in dims]
+    return shapes
+
+
+def _evaluate(node, values, shapes):
+    """The output of a shape-arithmetic node whose inputs are known, else None."""
+    import numpy as np
+    import onnx
+    import onnx.numpy_helper  # noqa: F401 - submodules load on import only
+    import onnx.shape_inference  # noqa: F401
+
+    op = node.op_type
+    attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+    if op == "Shape":
+        shape = shapes.get(node.input[0])
+        if shape is None:
+            return None
+        return np.array(shape, dtype=np.int64)[attrs.get("start", 0):attrs.get("end")]
+    ins = [values.get(name) if name else None for name in node.input]
+    if not ins or ins[0] is None:
+        return None
+    required = {"Gather": 2, "Add": 2, "Sub": 2, "Mul": 2, "Div": 2, "Concat": len(ins),
+                "Unsqueeze": 1, "Squeeze": 1, "Cast": 1, "Slice": 3, "Expand": 2}
+    if op not in required or any(v is None for v in ins[:required[op]]):
+        return None
+    a = ins[0]
+    if op == "Gather":
+        return np.take(a, ins[1], axis=attrs.get("axis", 0))
+    if op in ("Add", "Sub", "Mul"):
+        return {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply}[op](a, ins[1]).astype(a.dtype)
+    if op == "Div":
+        if np.issubdtype(a.dtype, np.integer):
+            return np.trunc(a / ins[1]).astype(a.dtype)  # ONNX integer Div truncates
+        return (a / ins[1]).astype(a.dtype)
+    if op == "Concat":
+        return np.concatenate(ins, axis=attrs["axis"])
+    if op in ("Unsqueeze", "Squeeze"):
+        axes = attrs.get("axes", ins[1] if len(ins) > 1 else None)
+        if op == "Unsqueeze":
+            out = a
+            for axis in sorted(int(x) % (a.ndim + len(axes)) for x in axes):
+                out = np.expand_dims(out, axis)
+            return out
+        return np.squeeze(a, axis=None if axes is None else tuple(int(x) for x in axes))
+    if op == "Cast":
+        return a.astype(onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[attrs["to"]])
+    if op == "Expand":
+        return np.broadcast_to(a, np.broadcast_shapes(a.shape, tuple(ins[1]))).copy()
+    # Slice (opset >= 10: starts, ends, axes, steps as inputs)
+    axes = ins[3] if len(ins) > 3 and ins[3] is not None else range(len(ins[1]))
+    steps = ins[4] if len(ins) > 4 and ins[4] is not None else [1] * len(ins[1])
+    index = [slice(None)] * a.ndim
+    for start, end, axis, step in zip(ins[1], ins[2], axes, steps):
+        index[int(axis)] = slice(int(start), int(end), int(step))
+    return a[tuple(index)]
+
+
+def _drop_unused_constants(graph):
+    while True:
+        used = {name for node in graph.node for name in node.input}
+        used |= {out.name for out in graph.output}
+        dead = [i for i, node in enumerate(graph.node)
+                if node.op_type == "Constant" and node.output[0] not in used]
+        if not dead:
+            return
+        for i in reversed(dead):
+            del graph.node[i]
+
+
 @contextlib.contextmanager
 def warnings_off():
     import warnings
@@ -261,6 +415,7 @@ def run(args):
     with tempfile.TemporaryDirectory(dir=out_dir, prefix=f".{out.name}.") as tmp:
         onnx_path = Path(tmp) / "model.onnx"
         export_onnx(model, shape, onnx_path, args.opset)
+        fold_shape_arithmetic(onnx_path)
         if suffix == ".json":
             result = Path(tmp) / "model.json"
             onnx_to_layer_list(cnnperf, onnx_path, result)
