@@ -393,6 +393,9 @@ def run(args):
     if not MIN_OPSET <= args.opset <= MAX_OPSET:
         raise BadInput(f"--opset: expected {MIN_OPSET}..{MAX_OPSET}, got {args.opset}")
     shape = parse_shape(args.input_shape) if args.input_shape else None
+    out_dir = out.parent if str(out.parent) else Path(".")
+    if not out_dir.is_dir():
+        raise BadInput(f"{args.output}: no such directory '{out_dir}'")
     is_factory = ":" in args.model and args.model.rpartition(":")[0].endswith(".py")
     if is_factory and shape is None:
         raise BadInput(f"{args.model}: a FILE.py:FUNCTION model needs --input-shape N,C,H,W")
@@ -408,9 +411,6 @@ def run(args):
     model, resolution = build_model(args.model, args.keep_init)
     if shape is None:
         shape = [1, 3, resolution, resolution]
-    out_dir = out.parent if str(out.parent) else Path(".")
-    if not out_dir.is_dir():
-        raise BadInput(f"{args.output}: no such directory '{out_dir}'")
     # Written next to the output and renamed over it: a reader never sees a partial file.
     with tempfile.TemporaryDirectory(dir=out_dir, prefix=f".{out.name}.") as tmp:
         onnx_path = Path(tmp) / "model.onnx"

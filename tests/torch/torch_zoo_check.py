@@ -109,6 +109,7 @@ def check_errors(py, cnnperf, tmp):
         ([f"{HERE / 'tiny_factory.py'}:tiny_cnn", "--input-shape", "1,5,32,32", "-o",
           tmp / "x.onnx"], "tracing at input shape 1,5,32,32 failed"),
         (["resnet18", "-o", tmp / "x.txt"], "expected an output ending in .onnx or .json"),
+        (["resnet18", "-o", tmp / "no_dir" / "x.onnx"], "no such directory"),
     ]
     for args, expected in cases:
         proc = run([py, EXPORTER, *args])
