@@ -239,12 +239,9 @@ void build_densenet(NetBuilder& b, std::string_view name) {
     std::vector<Shape> features{b.shape()};
     for (int layer = 0; layer < blocks[static_cast<std::size_t>(block)]; ++layer) {
       const std::string lp = bp + ".denselayer" + std::to_string(layer + 1);
-      // Each dense layer first concatenates every earlier feature map of the block.
-      if (features.size() > 1) {
-        b.concat(lp + ".cat", features);
-      } else {
-        b.set_shape(features.front());
-      }
+      // Each dense layer first concatenates every earlier feature map of the block; in the
+      // first layer that is torch.cat of one tensor, which still copies it (a kernel).
+      b.concat(lp + ".cat", features);
       b.batchnorm(lp + ".norm1");
       b.activation(lp + ".relu1", Op::kRelu);
       b.conv(lp + ".conv1", kBnSize * growth, 1);
