@@ -51,8 +51,9 @@ class RowGpus {
   // The GPUs of the rows seen, by the `gpu` value naming each in sorted order (one per value,
   // so two aliases of a board list it twice); --gpu's alone when given (none for no rows).
   [[nodiscard]] std::vector<std::string> names(bool any_row) const {
-    if (gpu_ != nullptr)
+    if (gpu_ != nullptr) {
       return any_row ? std::vector<std::string>{gpu_->name} : std::vector<std::string>{};
+    }
     std::vector<std::string> out;
     out.reserve(resolved_.size());
     for (const auto& [value, spec] : resolved_) out.push_back(spec.name);
