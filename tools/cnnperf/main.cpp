@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // cnnperf: builds the command line, parses, runs one library call, maps errors to exit codes.
-#include <unistd.h>
-
 #include <cstdio>
-#include <cstdlib>
 #include <exception>
 #include <string>
 
@@ -12,6 +9,7 @@
 
 #include "cnnperf/common/config.hpp"
 #include "cnnperf/common/error.hpp"
+#include "cnnperf/common/openmp_policy.hpp"
 #include "commands.hpp"
 
 namespace {
@@ -28,22 +26,6 @@ std::string empty_value_option(const CLI::App& app) {
     if (std::string name = empty_value_option(*sub); !name.empty()) return name;
   }
   return {};
-}
-
-// libgomp (loaded with libxgboost) reads OMP_WAIT_POLICY once, before main. Unset, each of its
-// threads spins for a while (GOMP_SPINCOUNT 300,000) after every parallel region; on a busy
-// machine those spins take the cores from the threads that have work, and `train`, thousands
-// of small parallel regions, runs an order of magnitude slower (docs/benchmarks.md). Set now,
-// the variable cannot reach the loaded runtime, so the process runs itself again with it set.
-// A user's own OMP_WAIT_POLICY or GOMP_SPINCOUNT stands.
-void exec_with_passive_openmp(char** argv) {
-  if (std::getenv("OMP_WAIT_POLICY") != nullptr || std::getenv("GOMP_SPINCOUNT") != nullptr) {
-    return;
-  }
-  if (::setenv("OMP_WAIT_POLICY", "PASSIVE", 0) != 0) return;
-  ::execv("/proc/self/exe", argv);
-  // Still here (no /proc): run on with the runtime's default rather than fail.
-  ::unsetenv("OMP_WAIT_POLICY");
 }
 
 int run_cli(int argc, char** argv) {
@@ -106,7 +88,8 @@ int run_cli(int argc, char** argv) {
                  empty.c_str());
     return cnnperf::cli::kExitBadInput;
   }
-  if (app.got_subcommand("train")) exec_with_passive_openmp(argv);
+  // XGBoost trains on libgomp, whose idle threads spin unless told otherwise.
+  if (app.got_subcommand("train")) cnnperf::rerun_with_passive_openmp();
   try {
     return run ? run() : cnnperf::cli::kExitBadInput;
   } catch (const cnnperf::BudgetExceeded& e) {
