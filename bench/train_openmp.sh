@@ -4,10 +4,13 @@
 # "train: OpenMP threads"): the binary's default, the policy it sets itself exported by hand
 # (OMP_WAIT_POLICY=PASSIVE), and libgomp's own default spin (GOMP_SPINCOUNT=300000, what a
 # process gets when nothing sets a policy). hyperfine prints each mean and the ratios.
-# Usage: bench/train_openmp.sh [BUILD_DIR] [small|large|all]
-#   small: 40 rows of datasets/layers_neusight.csv.gz, default k-fold cross-validation;
-#   large: 3,550 sampled rows of it (--max-rows 3550), --cv leave-gpu-out (no spinning run:
-#          one takes minutes on a busy machine).
+# Usage: bench/train_openmp.sh [BUILD_DIR] [small|large|others|all]
+#   small:  40 rows of datasets/layers_neusight.csv.gz, default k-fold cross-validation;
+#   large:  3,550 sampled rows of it (--max-rows 3550), --cv leave-gpu-out (no spinning run:
+#           one takes minutes on a busy machine);
+#   others: the other processes that load libgomp: `validate --model` on
+#           datasets/layers_neusight_test.csv.gz, `plan --model` on three GPUs, and the unit
+#           test binary BUILD_DIR/tests/test_ml on its XGBoost tests (Xgboost.*:GpuBlind.*).
 # Env:   RUNS (default 3) runs of each command (no warm-up: a run is seconds to minutes).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,4 +43,18 @@ if [ "$which" = large ] || [ "$which" = all ]; then
   hyperfine -N --warmup 0 --runs "$runs" \
     -n default "${train[*]}" \
     -n 'OMP_WAIT_POLICY=PASSIVE' "env OMP_WAIT_POLICY=PASSIVE ${train[*]}"
+fi
+if [ "$which" = others ] || [ "$which" = all ]; then
+  model="$repo/models/cnnperf_default.json"
+  commands=(
+    "$cnnperf validate --model $model --data $repo/datasets/layers_neusight_test.csv.gz -o $tmp/v.txt"
+    "$cnnperf plan --gpus a100,v100,t4 --batch 1,8,32 --model $model --top 0 --format csv -o $tmp/p.csv"
+    "$build/tests/test_ml --gtest_filter=Xgboost.*:GpuBlind.*")
+  for command in "${commands[@]}"; do
+    echo "== $command"
+    hyperfine -N --warmup 0 --runs "$runs" \
+      -n default "$command" \
+      -n 'OMP_WAIT_POLICY=PASSIVE' "env OMP_WAIT_POLICY=PASSIVE $command" \
+      -n 'GOMP_SPINCOUNT=300000' "env GOMP_SPINCOUNT=300000 $command"
+  done
 fi

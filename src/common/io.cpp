@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // File and CSV helpers shared by every command.
 #include "cnnperf/common/io.hpp"
+#include "cnnperf/common/stream_io.hpp"
 
 #include <fcntl.h>
 #include <glob.h>
@@ -11,9 +12,11 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -52,57 +55,90 @@ struct GzCloser {
   void operator()(gzFile_s* file) const { gzclose(file); }
 };
 
-std::string read_gzip(const fs::path& path, std::size_t max_inflated_bytes) {
-  const std::unique_ptr<gzFile_s, GzCloser> file(gzopen(path.c_str(), "rb"));
-  if (file == nullptr) {
-    throw InputError(path.string() + ": cannot open (expected a readable gzip file)");
-  }
-  std::string content;
-  std::array<char, 1 << 16> buffer{};
-  int n = 0;
-  while ((n = gzread(file.get(), buffer.data(), static_cast<unsigned>(buffer.size()))) > 0) {
-    const auto got = static_cast<std::size_t>(n);
-    if (got > max_inflated_bytes - content.size()) {
-      // Stopped as soon as it is known: a few MB of gzip can inflate to many GB.
-      throw InputError(path.string() + ": inflates to more than " +
-                       byte_count_text(max_inflated_bytes) +
-                       " (expected a compressed input of at most that much data)");
+// A file's bytes in order, inflated when its name ends in ".gz" (at most the bound: a few MB of
+// gzip can inflate to many GB).
+class InputSource {
+ public:
+  InputSource(const fs::path& path, std::size_t max_inflated_bytes)
+      : path_(path), max_inflated_bytes_(max_inflated_bytes) {
+    std::error_code ec;
+    if (!fs::exists(path, ec)) throw InputError(path.string() + ": no such file");
+    if (fs::is_directory(path, ec)) {
+      throw InputError(path.string() + ": is a directory (expected a file)");
     }
-    if (content.size() + got > content.capacity()) {
-      // Doubling, but never past the bound: the memory held stays within it.
-      content.reserve(
-          std::min(max_inflated_bytes, std::max(content.size() + got, 2 * content.capacity())));
+    if (ends_with(path.string(), ".gz")) {
+      gz_.reset(gzopen(path.c_str(), "rb"));
+      if (gz_ == nullptr) {
+        throw InputError(path.string() + ": cannot open (expected a readable gzip file)");
+      }
+      return;
     }
-    content.append(buffer.data(), got);
+    plain_.open(path, std::ios::binary);
+    if (!plain_) throw InputError(path.string() + ": cannot open for reading");
   }
-  int err = 0;
-  const char* message = gzerror(file.get(), &err);
-  // A stream cut short reads as a clean end with Z_BUF_ERROR: without this check a truncated
-  // file was taken as a complete, shorter one.
-  const bool failed = n < 0 || (err != Z_OK && err != Z_STREAM_END);
-  if (failed) {
-    const std::string error_text = message != nullptr ? message : "";
-    throw InputError(path.string() + ": corrupt or truncated gzip data (" + error_text +
-                     "); expected a complete .gz file");
+
+  // The most read() returns in all.
+  [[nodiscard]] std::size_t bound() const {
+    return gz_ != nullptr ? max_inflated_bytes_ : std::string::npos;
   }
-  return content;
-}
+
+  // Up to `size` bytes into `buffer`; 0 at the end of the file.
+  std::size_t read(char* buffer, std::size_t size) {
+    if (gz_ == nullptr) {
+      plain_.read(buffer, static_cast<std::streamsize>(size));
+      if (plain_.bad()) throw InputError(path_.string() + ": read error");
+      return static_cast<std::size_t>(plain_.gcount());
+    }
+    const int n =
+        gzread(gz_.get(), buffer, static_cast<unsigned>(std::min<std::size_t>(size, 1 << 30)));
+    if (n > 0) {
+      const auto got = static_cast<std::size_t>(n);
+      if (got > max_inflated_bytes_ - inflated_) {
+        // Stopped as soon as it is known.
+        throw InputError(path_.string() + ": inflates to more than " +
+                         byte_count_text(max_inflated_bytes_) +
+                         " (expected a compressed input of at most that much data)");
+      }
+      inflated_ += got;
+      return got;
+    }
+    int err = 0;
+    const char* message = gzerror(gz_.get(), &err);
+    // A stream cut short reads as a clean end with Z_BUF_ERROR: without this check a truncated
+    // file was taken as a complete, shorter one.
+    if (n < 0 || (err != Z_OK && err != Z_STREAM_END)) {
+      const std::string error_text = message != nullptr ? message : "";
+      throw InputError(path_.string() + ": corrupt or truncated gzip data (" + error_text +
+                       "); expected a complete .gz file");
+    }
+    return 0;
+  }
+
+ private:
+  fs::path path_;
+  std::size_t max_inflated_bytes_;
+  std::size_t inflated_ = 0;
+  std::unique_ptr<gzFile_s, GzCloser> gz_;
+  std::ifstream plain_;
+};
+
+constexpr std::size_t kReadBufferBytes = std::size_t{1} << 16;
 
 }  // namespace
 
 std::string read_text_file(const fs::path& path, std::size_t max_inflated_bytes) {
-  std::error_code ec;
-  if (!fs::exists(path, ec)) throw InputError(path.string() + ": no such file");
-  if (fs::is_directory(path, ec)) {
-    throw InputError(path.string() + ": is a directory (expected a file)");
+  InputSource input(path, max_inflated_bytes);
+  std::string content;
+  std::vector<char> buffer(kReadBufferBytes);
+  while (const std::size_t got = input.read(buffer.data(), buffer.size())) {
+    if (content.size() + got > content.capacity()) {
+      // Doubling, but never past the bound: the memory held stays within it.
+      content.reserve(
+          std::min(input.bound(), std::max(content.size() + got, 2 * content.capacity())));
+    }
+    content.append(buffer.data(), got);
   }
-  if (ends_with(path.string(), ".gz")) return read_gzip(path, max_inflated_bytes);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path.string() + ": cannot open for reading");
-  std::ostringstream out;
-  out << in.rdbuf();
-  if (in.bad()) throw InputError(path.string() + ": read error");
-  return out.str();
+  return content;
 }
 
 namespace {
@@ -163,54 +199,148 @@ void check_output_not_input(const std::string& path, const std::vector<std::stri
   }
 }
 
-void write_output(const std::string& path, std::string_view content) {
-  if (path.empty() || path == "-") {
-    std::cout.write(content.data(), static_cast<std::streamsize>(content.size()));
-    std::cout.flush();
+namespace {
+
+// The temporary file an OutputWriter is filling, for the signal handler to remove: one at a
+// time (a command writes one output). A handler may touch only such plain, lock-free data.
+std::array<char, 4096> g_temp_to_remove{};  // NOLINT: read by a signal handler
+std::atomic<bool> g_temp_armed{false};      // NOLINT: read by a signal handler
+
+extern "C" void remove_temp_and_reraise(int signal_number) {
+  if (g_temp_armed.load()) ::unlink(g_temp_to_remove.data());
+  // Then the signal's own action (the process ends as it would have), once the handler returns.
+  ::signal(signal_number, SIG_DFL);
+  ::raise(signal_number);
+}
+
+constexpr std::array<int, 3> kStopSignals{SIGTERM, SIGINT, SIGHUP};
+
+// Creates the temporary file `temp` names (mkstemp's pattern, filled in) and arms its removal
+// on SIGTERM, SIGINT or SIGHUP. The signals wait meanwhile, so that none can come between the
+// file and its removal. `armed`: false when another file holds the one place.
+int make_temp_removed_on_signal(std::string& temp, bool& armed) {
+  static const bool installed = [] {
+    for (const int signal_number : kStopSignals) {
+      struct sigaction old {};
+      // A signal the parent set to be ignored (nohup) stays ignored.
+      if (::sigaction(signal_number, nullptr, &old) != 0 || old.sa_handler != SIG_DFL) continue;
+      struct sigaction action {};
+      action.sa_handler = remove_temp_and_reraise;
+      sigemptyset(&action.sa_mask);
+      ::sigaction(signal_number, &action, nullptr);
+    }
+    return true;
+  }();
+  sigset_t stops;
+  sigset_t previous;
+  sigemptyset(&stops);
+  for (const int signal_number : kStopSignals) sigaddset(&stops, signal_number);
+  ::sigprocmask(SIG_BLOCK, &stops, &previous);
+  const int fd = mkstemp(temp.data());
+  armed = installed && fd >= 0 && temp.size() < g_temp_to_remove.size() && !g_temp_armed.load();
+  if (armed) {
+    std::copy(temp.begin(), temp.end(), g_temp_to_remove.begin());
+    g_temp_to_remove[temp.size()] = '\0';
+    g_temp_armed.store(true);
+  }
+  ::sigprocmask(SIG_SETMASK, &previous, nullptr);
+  return fd;
+}
+
+}  // namespace
+
+struct OutputWriter::State {
+  enum class Kind { kStdout, kInPlace, kTemp };
+  Kind kind = Kind::kStdout;
+  std::string path;
+  fs::path target;
+  fs::file_status existing;
+  std::string temp;
+  int fd = -1;
+  bool armed = false;
+  bool committed = false;
+};
+
+OutputWriter::OutputWriter(const std::string& path) : state_(std::make_unique<State>()) {
+  State& s = *state_;
+  s.path = path;
+  if (path.empty() || path == "-") return;
+  check_output_path(path);
+  std::error_code ec;
+  // Through a symlink: replace the file it names, not the link itself.
+  s.target = output_target(path);
+  s.existing = fs::status(s.target, ec);
+  if (fs::exists(s.existing) && !fs::is_regular_file(s.existing)) {
+    // A device or a pipe (/dev/null, a FIFO): nothing to replace atomically, write to it.
+    s.fd = ::open(s.target.c_str(), O_WRONLY | O_CLOEXEC);
+    if (s.fd < 0) throw InputError(path + ": cannot write (not writable)");
+    s.kind = State::Kind::kInPlace;
+    return;
+  }
+  const fs::path dir = s.target.has_parent_path() ? s.target.parent_path() : fs::path(".");
+  // Temp file in the same directory so the rename is atomic; removed on any failure.
+  std::string temp_name = s.target.filename().string();
+  temp_name.insert(0, 1, '.');
+  temp_name.append(".tmpXXXXXX");
+  s.temp = (dir / temp_name).string();
+  s.fd = make_temp_removed_on_signal(s.temp, s.armed);
+  if (s.fd < 0) throw InputError(path + ": cannot write (directory not writable)");
+  s.kind = State::Kind::kTemp;
+}
+
+OutputWriter::~OutputWriter() {
+  State& s = *state_;
+  if (s.fd >= 0) ::close(s.fd);
+  if (s.kind == State::Kind::kTemp && !s.committed) {
+    std::error_code ec;
+    fs::remove(s.temp, ec);
+  }
+  if (s.armed) g_temp_armed.store(false);
+}
+
+void OutputWriter::write(std::string_view text) {
+  State& s = *state_;
+  if (s.kind == State::Kind::kStdout) {
+    std::cout.write(text.data(), static_cast<std::streamsize>(text.size()));
     // A full disk or a closed descriptor behind a shell redirect is a failure, not exit 0.
     if (!std::cout) throw Error("stdout: write failed (disk full or not writable)");
     return;
   }
-  check_output_path(path);
-  std::error_code ec;
-  // Through a symlink: replace the file it names, not the link itself.
-  const fs::path target = output_target(path);
-  const fs::file_status existing = fs::status(target, ec);
-  if (fs::exists(existing) && !fs::is_regular_file(existing)) {
-    // A device or a pipe (/dev/null, a FIFO): nothing to replace atomically, write to it.
-    const int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) throw InputError(path + ": cannot write (not writable)");
-    bool ok = write_all(fd, content);
-    ok = (::close(fd) == 0) && ok;
-    if (!ok) throw Error(path + ": write failed (disk full or not writable)");
+  if (!write_all(s.fd, text)) throw Error(s.path + ": write failed (disk full or not writable)");
+}
+
+void OutputWriter::commit() {
+  State& s = *state_;
+  if (s.kind == State::Kind::kStdout) {
+    std::cout.flush();
+    if (!std::cout) throw Error("stdout: write failed (disk full or not writable)");
+    s.committed = true;
     return;
   }
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  // Temp file in the same directory so the rename is atomic; removed on any failure.
-  std::string temp_name = target.filename().string();
-  temp_name.insert(0, 1, '.');
-  temp_name.append(".tmpXXXXXX");
-  std::string temp = (dir / temp_name).string();
-  const int fd = mkstemp(temp.data());
-  if (fd < 0) throw InputError(path + ": cannot write (directory not writable)");
-  bool ok = write_all(fd, content);
-  ok = (::fsync(fd) == 0) && ok;
-  ok = (::close(fd) == 0) && ok;
-  if (ok) {
-    fs::rename(temp, target, ec);
+  bool ok = s.kind != State::Kind::kTemp || ::fsync(s.fd) == 0;
+  ok = (::close(s.fd) == 0) && ok;
+  s.fd = -1;
+  std::error_code ec;
+  if (ok && s.kind == State::Kind::kTemp) {
+    fs::rename(s.temp, s.target, ec);
     ok = !ec;
   }
-  if (!ok) {
-    fs::remove(temp, ec);
-    throw Error(path + ": write failed (disk full or not writable)");
-  }
+  if (!ok) throw Error(s.path + ": write failed (disk full or not writable)");
+  s.committed = true;
+  if (s.kind != State::Kind::kTemp) return;
   // mkstemp creates 0600: keep a replaced file's permissions, else give ordinary ones.
-  fs::permissions(target,
-                  fs::is_regular_file(existing)
-                      ? existing.permissions()
+  fs::permissions(s.target,
+                  fs::is_regular_file(s.existing)
+                      ? s.existing.permissions()
                       : fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
                             fs::perms::others_read,
                   ec);
+}
+
+void write_output(const std::string& path, std::string_view content) {
+  OutputWriter out(path);
+  out.write(content);
+  out.commit();
 }
 
 std::optional<std::size_t> CsvTable::column(std::string_view name) const {
@@ -237,95 +367,210 @@ std::string CsvTable::where(std::size_t row) const {
   return line == 0 ? source : source + ":" + std::to_string(line);
 }
 
-CsvTable parse_csv(std::string_view text, const std::string& source) {
-  CsvTable table;
-  table.source = source;
-  std::vector<std::string> record;
-  std::string field;
-  bool in_quotes = false;
-  bool field_was_quoted = false;
-  std::size_t line = 1;
-  std::size_t record_line = 1;
-  auto end_record = [&] {
-    record.push_back(std::move(field));
-    field.clear();
-    field_was_quoted = false;
-    const bool blank = record.size() == 1 && record[0].empty();
-    if (!blank) {
-      if (table.header.empty()) {
-        table.header = std::move(record);
-        for (auto& name : table.header) {
-          // Tolerate a UTF-8 byte-order mark and surrounding spaces in the header.
-          if (name.rfind("\xEF\xBB\xBF", 0) == 0) name = name.substr(3);
-          while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) {
-            name.pop_back();
-          }
-        }
-        // Columns are matched by name: a repeated one would be read from its first copy only.
-        for (std::size_t c = 0; c < table.header.size(); ++c) {
-          const auto& name = table.header[c];
-          if (!name.empty() &&
-              std::find(table.header.begin(), table.header.begin() + static_cast<std::ptrdiff_t>(c),
-                        name) != table.header.begin() + static_cast<std::ptrdiff_t>(c)) {
-            throw InputError(source + ":" + std::to_string(record_line) + ": column '" + name +
-                             "' appears twice in the header (expected unique names)");
-          }
-        }
-      } else {
-        if (record.size() != table.header.size()) {
-          throw InputError(source + ":" + std::to_string(record_line) + ": has " +
-                           std::to_string(record.size()) + " fields (expected " +
-                           std::to_string(table.header.size()) + ", as in the header)");
-        }
-        table.rows.push_back(std::move(record));
-        table.lines.push_back(record_line);
-      }
+namespace {
+
+// RFC-4180 CSV split into records as its text arrives, in pieces of any size: the header goes
+// to table().header, each record after it to table().rows (with its first line).
+class CsvParser {
+ public:
+  explicit CsvParser(const std::string& source) { table_.source = source; }
+
+  void feed(std::string_view text) {
+    for (const char c : text) take(c);
+  }
+
+  // The end of the text: its last record, and the checks that need all of it.
+  void finish() {
+    if (cr_pending_) {
+      cr_pending_ = false;
+      end_line();
     }
-    record.clear();
-    record_line = line;
-  };
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_quotes) {
+    if (quote_pending_) {
+      quote_pending_ = false;
+      in_quotes_ = false;
+    }
+    if (in_quotes_) {
+      throw InputError(table_.source + ":" + std::to_string(record_line_) +
+                       ": unterminated quoted field (expected a closing '\"')");
+    }
+    if (!field_.empty() || !record_.empty()) end_record();
+    if (table_.header.empty()) {
+      throw InputError(table_.source + ": empty file (expected a CSV header)");
+    }
+  }
+
+  CsvTable& table() { return table_; }
+
+ private:
+  void take(char c) {
+    if (cr_pending_) {
+      // LF, CRLF (its CR dropped) and a lone CR (classic Mac OS files) end a line.
+      cr_pending_ = false;
+      end_line();
+      if (c == '\n') return;
+    }
+    if (quote_pending_) {
+      quote_pending_ = false;
+      if (c == '"') {  // a doubled quote inside quotes
+        field_.push_back('"');
+        return;
+      }
+      in_quotes_ = false;
+    }
+    if (in_quotes_) {
       if (c == '"') {
-        if (i + 1 < text.size() && text[i + 1] == '"') {
-          field.push_back('"');
-          ++i;
-        } else {
-          in_quotes = false;
-        }
+        quote_pending_ = true;
       } else {
-        if (c == '\n') ++line;
-        field.push_back(c);
+        if (c == '\n') ++line_;
+        field_.push_back(c);
       }
-      continue;
+      return;
     }
-    if (c == '"' && field.empty() && !field_was_quoted) {
-      in_quotes = true;
-      field_was_quoted = true;
+    if (c == '"' && field_.empty() && !field_was_quoted_) {
+      in_quotes_ = true;
+      field_was_quoted_ = true;
     } else if (c == ',') {
-      record.push_back(std::move(field));
-      field.clear();
-      field_was_quoted = false;
-    } else if (c == '\n' || (c == '\r' && (i + 1 == text.size() || text[i + 1] != '\n'))) {
-      // LF, CRLF (its CR dropped below) and a lone CR (classic Mac OS files) end a line.
-      ++line;
-      end_record();
-    } else if (c != '\r') {
-      field.push_back(c);
+      record_.push_back(std::move(field_));
+      field_.clear();
+      field_was_quoted_ = false;
+    } else if (c == '\n') {
+      end_line();
+    } else if (c == '\r') {
+      cr_pending_ = true;
+    } else {
+      field_.push_back(c);
     }
   }
-  if (in_quotes) {
-    throw InputError(source + ":" + std::to_string(record_line) +
-                     ": unterminated quoted field (expected a closing '\"')");
+
+  void end_line() {
+    ++line_;
+    end_record();
   }
-  if (!field.empty() || !record.empty()) end_record();
-  if (table.header.empty()) throw InputError(source + ": empty file (expected a CSV header)");
-  return table;
+
+  void end_record() {
+    record_.push_back(std::move(field_));
+    field_.clear();
+    field_was_quoted_ = false;
+    const bool blank = record_.size() == 1 && record_[0].empty();
+    if (!blank) {
+      if (table_.header.empty()) {
+        set_header();
+      } else {
+        if (record_.size() != table_.header.size()) {
+          throw InputError(table_.source + ":" + std::to_string(record_line_) + ": has " +
+                           std::to_string(record_.size()) + " fields (expected " +
+                           std::to_string(table_.header.size()) + ", as in the header)");
+        }
+        table_.rows.push_back(std::move(record_));
+        table_.lines.push_back(record_line_);
+      }
+    }
+    record_.clear();
+    record_line_ = line_;
+  }
+
+  void set_header() {
+    table_.header = std::move(record_);
+    for (auto& name : table_.header) {
+      // Tolerate a UTF-8 byte-order mark and surrounding spaces in the header.
+      if (name.rfind("\xEF\xBB\xBF", 0) == 0) name = name.substr(3);
+      while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) {
+        name.pop_back();
+      }
+    }
+    // Columns are matched by name: a repeated one would be read from its first copy only.
+    const auto& header = table_.header;
+    for (auto it = header.begin(); it != header.end(); ++it) {
+      if (!it->empty() && std::find(header.begin(), it, *it) != it) {
+        throw InputError(table_.source + ":" + std::to_string(record_line_) + ": column '" + *it +
+                         "' appears twice in the header (expected unique names)");
+      }
+    }
+  }
+
+  CsvTable table_;
+  std::vector<std::string> record_;
+  std::string field_;
+  bool in_quotes_ = false;
+  bool quote_pending_ = false;  // in quotes, a '"' seen: a doubled quote or the closing one
+  bool cr_pending_ = false;     // a CR seen outside quotes: CRLF or a lone CR
+  bool field_was_quoted_ = false;
+  std::size_t line_ = 1;
+  std::size_t record_line_ = 1;
+};
+
+}  // namespace
+
+CsvTable parse_csv(std::string_view text, const std::string& source) {
+  CsvParser parser(source);
+  parser.feed(text);
+  parser.finish();
+  return std::move(parser.table());
 }
 
 CsvTable read_csv(const fs::path& path) {
   return parse_csv(read_text_file(path), path.string());
+}
+
+struct CsvReader::State {
+  State(const fs::path& path, std::size_t max_inflated_bytes)
+      : input(path, max_inflated_bytes), parser(path.string()) {}
+
+  // Parses the next buffer of the file, or ends the text at the end of the file.
+  void fill() {
+    const std::size_t got = input.read(buffer.data(), buffer.size());
+    if (got == 0) {
+      done = true;
+      parser.finish();
+      return;
+    }
+    parser.feed(std::string_view(buffer.data(), got));
+  }
+
+  InputSource input;
+  CsvParser parser;
+  std::vector<char> buffer = std::vector<char>(kReadBufferBytes);
+  CsvTable header;
+  std::size_t next_row = 0;  // the first of parser.table().rows not handed out yet
+  bool done = false;
+};
+
+CsvReader::CsvReader(const fs::path& path, std::size_t max_inflated_bytes)
+    : state_(std::make_unique<State>(path, max_inflated_bytes)) {
+  while (state_->parser.table().header.empty() && !state_->done) state_->fill();
+  state_->header.source = state_->parser.table().source;
+  state_->header.header = state_->parser.table().header;
+}
+
+CsvReader::~CsvReader() = default;
+CsvReader::CsvReader(CsvReader&&) noexcept = default;
+CsvReader& CsvReader::operator=(CsvReader&&) noexcept = default;
+
+const CsvTable& CsvReader::header() const {
+  return state_->header;
+}
+
+std::size_t CsvReader::read_rows(CsvTable& chunk, std::size_t max_rows) {
+  State& s = *state_;
+  chunk.source = s.header.source;
+  chunk.header = s.header.header;
+  chunk.rows.clear();
+  chunk.lines.clear();
+  CsvTable& parsed = s.parser.table();
+  while (chunk.rows.size() < max_rows) {
+    if (s.next_row < parsed.rows.size()) {
+      chunk.rows.push_back(std::move(parsed.rows[s.next_row]));
+      chunk.lines.push_back(parsed.lines[s.next_row]);
+      ++s.next_row;
+      continue;
+    }
+    parsed.rows.clear();
+    parsed.lines.clear();
+    s.next_row = 0;
+    if (s.done) break;
+    s.fill();
+  }
+  return chunk.rows.size();
 }
 
 std::string csv_escape(std::string_view field) {

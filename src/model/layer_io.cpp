@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Canonical layer CSV reading and writing.
 #include "cnnperf/model/layer_io.hpp"
+#include "cnnperf/model/layer_csv_reader.hpp"
 
 #include <cmath>
 
@@ -114,23 +115,46 @@ Layer layer_from_row(const CsvTable& table, std::size_t row) {
   return layer;
 }
 
-LayerTable parse_layers_csv(std::string_view text, const std::string& source) {
-  LayerTable out;
-  out.table = parse_csv(text, source);
-  if (!out.table.column("op")) {
-    throw InputError(source +
+namespace {
+
+void check_layer_header(const CsvTable& table) {
+  if (!table.column("op")) {
+    throw InputError(table.source +
                      ":1: no 'op' column (expected the canonical layer CSV header, "
                      "e.g. op,batch,c_in,h_in,w_in,c_out,kernel_h,...)");
   }
+}
+
+void read_layers_of_rows(LayerTable& out) {
+  out.layers.clear();
   out.layers.reserve(out.table.rows.size());
   for (std::size_t row = 0; row < out.table.rows.size(); ++row) {
     out.layers.push_back(layer_from_row(out.table, row));
   }
+}
+
+}  // namespace
+
+LayerTable parse_layers_csv(std::string_view text, const std::string& source) {
+  LayerTable out;
+  out.table = parse_csv(text, source);
+  check_layer_header(out.table);
+  read_layers_of_rows(out);
   return out;
 }
 
 LayerTable read_layers_csv(const std::filesystem::path& path) {
   return parse_layers_csv(read_text_file(path), path.string());
+}
+
+LayerCsvReader::LayerCsvReader(const std::filesystem::path& path) : csv_(path) {
+  check_layer_header(csv_.header());
+}
+
+bool LayerCsvReader::read(LayerTable& chunk, std::size_t max_rows) {
+  csv_.read_rows(chunk.table, max_rows);
+  read_layers_of_rows(chunk);
+  return !chunk.layers.empty();
 }
 
 std::vector<std::string> layer_csv_fields(const Layer& layer) {

@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // cnnperf: builds the command line, parses, runs one library call, maps errors to exit codes.
-#include <unistd.h>
-
 #include <cstdio>
-#include <cstdlib>
 #include <exception>
 #include <string>
 

@@ -459,10 +459,15 @@ TEST_F(TrainCommand, LayerRowsArePredictedAsKernelTimeWhateverTheirSource) {
   const std::string head = "op,batch,c_in,h_in,w_in,c_out,kernel_h,kernel_w,pad_h,pad_w";
   const std::string conv = "conv2d,8,64,28,28,128,3,3,1,1";
   const std::string linear = "linear,32,1024,1,1,4096,1,1,0,0";
-  const auto table = [](const std::string& text) { return parse_layers_csv(text, "rows.csv"); };
-  const LayerTable plain = table(head + "\n" + conv + "\n" + linear + "\n");
+  const auto table = [](const std::string& name, const std::string& text) {
+    write_output(name, text);
+    return parse_layers_csv(text, name);
+  };
+  const std::string plain_csv = (dir_ / "plain_rows.csv").string();
+  const std::string with_ml_csv = (dir_ / "rows_with_source.csv").string();
+  const LayerTable plain = table(plain_csv, head + "\n" + conv + "\n" + linear + "\n");
   const LayerTable with_ml =
-      table(head + ",source\n" + conv + ",neusight\n" + linear + ",mlpredict\n");
+      table(with_ml_csv, head + ",source\n" + conv + ",neusight\n" + linear + ",mlpredict\n");
 
   const std::string path =
       (fs::path(CNNPERF_SOURCE_DIR_FOR_TESTS) / "models" / "cnnperf_default.json").string();
@@ -472,11 +477,11 @@ TEST_F(TrainCommand, LayerRowsArePredictedAsKernelTimeWhateverTheirSource) {
   const GpuSpec unseen = GpuDatabase::bundled().resolve("t4");
   const LayersRun run{Runtime::kCudnn, true};
   for (const GpuSpec* gpu : {&seen, &unseen}) {
-    EXPECT_EQ(predict_layers_csv_text(plain, gpu, *lean, run, OutputFormat::kCsv),
-              predict_layers_csv_text(plain, gpu, *full, run, OutputFormat::kCsv))
+    EXPECT_EQ(predict_layers_text(plain_csv, gpu, *lean, run, OutputFormat::kCsv),
+              predict_layers_text(plain_csv, gpu, *full, run, OutputFormat::kCsv))
         << gpu->name;
     const auto rows = nlohmann::json::parse(
-        predict_layers_csv_text(with_ml, gpu, *lean, run, OutputFormat::kJson))["rows"];
+        predict_layers_text(with_ml_csv, gpu, *lean, run, OutputFormat::kJson))["rows"];
     const auto kernels = lean->predict_network_layers(with_ml.layers, *gpu);
     ASSERT_EQ(rows.size(), 2U);
     for (std::size_t i = 0; i < rows.size(); ++i) {

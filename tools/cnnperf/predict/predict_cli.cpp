@@ -57,7 +57,8 @@ void add_predict_command(CLI::App& app, Runner& run) {
                   "Exit 3 when the predicted energy_j exceeds this budget")
       ->check(positive_number());
   sub->add_option("--format", opts->format,
-                  "table|json|csv (default: table for --net, csv for --layers)");
+                  "table|json|csv (default: table for --net, csv for --layers; a --layers "
+                  "table holds at most 10000 rows, csv and json any number)");
   sub->add_option("-o,--output", opts->output, "Write to FILE instead of stdout");
   sub->footer(
       "Examples:\n"

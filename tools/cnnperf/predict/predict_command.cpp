@@ -7,26 +7,16 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <map>
 #include <optional>
 
-#include "cnnperf/common/config.hpp"
 #include "cnnperf/common/error.hpp"
-#include "cnnperf/common/json_io.hpp"
+#include "cnnperf/common/stream_io.hpp"
 #include "cnnperf/ml/e2e.hpp"
 #include "cnnperf/ml/learned_model.hpp"
 #include "cnnperf/model/network_io.hpp"
 #include "commands.hpp"
 
 namespace cnnperf {
-
-namespace {
-
-std::string fmt_ms(double v) {
-  return format_number(v, 6);
-}
-
-}  // namespace
 
 std::unique_ptr<LatencyModel> select_model(const PredictOptions& options, const GpuSpec* net_gpu) {
   if (options.analytical && !options.model.empty()) {
@@ -103,123 +93,6 @@ NetworkPrediction predict_for_options(const PredictOptions& options, const Laten
   return result;
 }
 
-std::string predict_layers_csv_text(const LayerTable& table, const GpuSpec* gpu,
-                                    const LatencyModel& model, const LayersRun& run,
-                                    OutputFormat format) {
-  // Rows grouped by the GPU they run on: one group for --gpu, else one per `gpu` value.
-  std::map<std::string, std::vector<std::size_t>> groups;
-  for (std::size_t i = 0; i < table.layers.size(); ++i) {
-    if (gpu != nullptr) {
-      groups[""].push_back(i);
-      continue;
-    }
-    const auto name = table.table.get(i, "gpu");
-    if (!name || name->empty()) {
-      throw InputError(table.table.where(i) + ": field 'gpu': expected a GPU name (or --gpu)");
-    }
-    groups[*name].push_back(i);
-  }
-  std::vector<LayerPrediction> predictions(table.layers.size());
-  std::vector<std::string> gpu_names;
-  for (const auto& [name, rows] : groups) {
-    GpuSpec resolved;
-    if (gpu == nullptr) {
-      try {
-        resolved = GpuDatabase::bundled().resolve(name);
-      } catch (const InputError& e) {
-        throw InputError(table.table.where(rows.front()) + ": field 'gpu': " + e.what());
-      }
-    }
-    const GpuSpec& target = gpu != nullptr ? *gpu : resolved;
-    gpu_names.push_back(target.name);
-    std::vector<Layer> layers;
-    layers.reserve(rows.size());
-    for (const std::size_t i : rows) layers.push_back(table.layers[i]);
-    // The math a network's layer gets under the same runtime (predict_for_options).
-    apply_runtime_math(layers, run.runtime, run.allow_tf32);
-    std::vector<LayerPrediction> part =
-        predict_layers_under(layers, target, model, run.runtime, PowerModel::bundled());
-    for (std::size_t j = 0; j < rows.size(); ++j) predictions[rows[j]] = std::move(part[j]);
-  }
-  std::vector<std::string> added{"kernel_ms",   "overhead_ms", "latency_ms",     "energy_mj",
-                                 "avg_power_w", "roofline_ms", "in_distribution"};
-  for (auto& name : added) {
-    // Until unique: an input holding both latency_ms and predicted_latency_ms keeps both.
-    while (table.table.column(name)) name = "predicted_" + name;
-  }
-  auto values = [&](std::size_t i) {
-    const auto& p = predictions[i];
-    return std::vector<std::string>{fmt_ms(p.kernel_ms),
-                                    fmt_ms(p.overhead_ms),
-                                    fmt_ms(p.latency_ms()),
-                                    format_number(p.energy_mj, 6),
-                                    format_number(p.avg_power_w, 5),
-                                    fmt_ms(p.roofline_ms),
-                                    p.in_distribution ? "true" : "false"};
-  };
-  if (format == OutputFormat::kJson) {
-    // Ordered: each row keeps the input's columns in file order, as DESIGN says of --layers.
-    using OrderedJson = nlohmann::ordered_json;
-    OrderedJson rows = OrderedJson::array();
-    for (std::size_t i = 0; i < table.layers.size(); ++i) {
-      OrderedJson row = OrderedJson::object();
-      for (std::size_t c = 0; c < table.table.header.size(); ++c) {
-        row[table.table.header[c]] = table.table.rows[i][c];
-      }
-      const auto& p = predictions[i];
-      row[added[0]] = p.kernel_ms;
-      row[added[1]] = p.overhead_ms;
-      row[added[2]] = p.latency_ms();
-      row[added[3]] = p.energy_mj;
-      row[added[4]] = p.avg_power_w;
-      row[added[5]] = p.roofline_ms;
-      row[added[6]] = p.in_distribution;
-      rows.push_back(std::move(row));
-    }
-    const OrderedJson out = {{"schema_version", kPredictionSchemaVersion},
-                             {"tool_version", CNNPERF_VERSION},
-                             {"kind", "layer_predictions"},
-                             {"model", model.name()},
-                             {"runtime", to_string(run.runtime)},
-                             {"gpu", gpu != nullptr ? OrderedJson(nlohmann::json(*gpu))
-                                                    : OrderedJson("per row: the gpu column")},
-                             {"gpus", gpu_names},
-                             {"source", table.table.source},
-                             {"rows", rows}};
-    return json_text(out) + "\n";
-  }
-  std::vector<std::string> header = table.table.header;
-  header.insert(header.end(), added.begin(), added.end());
-  if (format == OutputFormat::kTable) {
-    std::vector<std::vector<std::string>> rows;
-    for (std::size_t i = 0; i < table.layers.size(); ++i) {
-      auto row = table.table.rows[i];
-      const auto extra = values(i);
-      row.insert(row.end(), extra.begin(), extra.end());
-      rows.push_back(std::move(row));
-    }
-    return format_table(header, rows);
-  }
-  // Where the numbers came from, and the version of the JSON form, end each CSV row (the
-  // table, for a person, leaves them out).
-  for (std::string name : {"model", "runtime", "schema_version"}) {
-    while (std::find(header.begin(), header.end(), name) != header.end()) {
-      name = "predicted_" + name;
-    }
-    header.push_back(name);
-  }
-  std::string out = csv_line(header) + "\n";
-  const std::string provenance =
-      csv_line({model.name(), to_string(run.runtime), std::to_string(kPredictionSchemaVersion)});
-  for (std::size_t i = 0; i < table.layers.size(); ++i) {
-    auto row = table.table.rows[i];
-    const auto extra = values(i);
-    row.insert(row.end(), extra.begin(), extra.end());
-    out += csv_line(row) + "," + provenance + "\n";
-  }
-  return out;
-}
-
 std::optional<std::string> check_budget(const PredictOptions& options,
                                         const NetworkPrediction& prediction) {
   if (options.max_latency_ms > 0 && prediction.latency_ms > options.max_latency_ms) {
@@ -288,17 +161,14 @@ int run_predict(const PredictOptions& options) {
                          "its own sizes, dtype and pass; a budget applies to a network's step)");
       }
     }
-    const LayerTable table = read_layers_csv(options.layers_csv);
     const auto model = select_model(options, nullptr);
     std::optional<GpuSpec> gpu;
-    if (!options.gpu.empty()) {
-      gpu = GpuDatabase::bundled().resolve(options.gpu);
-    } else if (!table.table.column("gpu")) {
-      throw InputError("--gpu: required unless " + options.layers_csv + " has a 'gpu' column");
-    }
+    if (!options.gpu.empty()) gpu = GpuDatabase::bundled().resolve(options.gpu);
     const LayersRun run{runtime_from_string(options.runtime), options.allow_tf32};
-    write_output(options.output,
-                 predict_layers_csv_text(table, gpu ? &*gpu : nullptr, *model, run, format));
+    OutputWriter out(options.output);
+    write_layer_predictions(options.layers_csv, gpu ? &*gpu : nullptr, *model, run, format,
+                            [&out](std::string_view text) { out.write(text); });
+    out.commit();
     return 0;
   }
   const auto model = select_model(options, net_gpu ? &*net_gpu : nullptr);

@@ -2,9 +2,12 @@
 // `cnnperf predict`: options and the one library call behind the subcommand.
 #pragma once
 
+#include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "cnnperf/common/io.hpp"
 #include "cnnperf/model/layer_io.hpp"
@@ -52,14 +55,26 @@ struct LayersRun {
 [[nodiscard]] NetworkPrediction predict_for_options(const PredictOptions& options,
                                                     const LatencyModel& model);
 
-/// Text of `predict --layers`: input columns unchanged, plus kernel_ms, overhead_ms,
-/// latency_ms, energy_mj, avg_power_w, roofline_ms, in_distribution (a name already present
-/// gets "predicted_"). kernel_ms is what predict_network gives the same layer.
-/// `gpu`: every row runs on it; nullptr: each row on the GPU its `gpu` column names (a name
-/// or alias; an unknown one is an InputError naming the row).
-[[nodiscard]] std::string predict_layers_csv_text(const LayerTable& table, const GpuSpec* gpu,
-                                                  const LatencyModel& model, const LayersRun& run,
-                                                  OutputFormat format);
+/// A table is aligned over all of its rows, so `predict --layers --format table` holds them:
+/// at most this many (CSV and JSON stream any number).
+inline constexpr std::size_t kMaxLayerTableRows = 10000;
+
+/// `predict --layers` of the layer CSV `csv` (plain or .gz): input columns unchanged, plus
+/// kernel_ms, overhead_ms, latency_ms, energy_mj, avg_power_w, roofline_ms, in_distribution (a
+/// name already present gets "predicted_"). kernel_ms is what predict_network gives the same
+/// layer. `gpu`: every row runs on it; nullptr: each row on the GPU its `gpu` column names (a
+/// name or alias; an unknown one is an InputError naming the row).
+/// Rows are read, predicted and handed to `write` a chunk at a time, so memory stays flat in
+/// the row count; an error after the first chunk has already written the chunks before it
+/// (OutputWriter keeps a file whole). A table of more than kMaxLayerTableRows rows is an
+/// InputError.
+void write_layer_predictions(const std::filesystem::path& csv, const GpuSpec* gpu,
+                             const LatencyModel& model, const LayersRun& run, OutputFormat format,
+                             const std::function<void(std::string_view)>& write);
+/// write_layer_predictions's text, whole.
+[[nodiscard]] std::string predict_layers_text(const std::filesystem::path& csv, const GpuSpec* gpu,
+                                              const LatencyModel& model, const LayersRun& run,
+                                              OutputFormat format);
 
 /// Checks the budgets; returns the one-line message when one is exceeded.
 [[nodiscard]] std::optional<std::string> check_budget(const PredictOptions& options,
