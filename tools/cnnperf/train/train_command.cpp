@@ -767,14 +767,21 @@ nlohmann::json train_report(const TrainOptions& options) {
 
 nlohmann::json train_e2e_report(const TrainCalibrationOptions& options) {
   check_calibration_outputs(options);
-  const AnalyticalModel analytical;
-  const E2eCalibration e2e = calibrate_e2e(user_file_list(options.data, "--data"), analytical);
+  // The kernel model first (its fp16 tensor-core efficiency per architecture), then the
+  // overhead on the kernel times it gives: what predict uses together.
+  const AnalyticalE2eCalibration cal =
+      calibrate_analytical_e2e(user_file_list(options.data, "--data"));
+  const E2eCalibration& e2e = cal.e2e;
+  const nlohmann::json kernel_model = {
+      {"tensor_core_fp16_efficiency", cal.tensor_cores.fp16_efficiency},
+      {"fit", cal.tensor_cores.report}};
   nlohmann::json report = {{"schema_version", kEagerOverheadSchemaVersion},
                            {"tool_version", CNNPERF_VERSION},
                            {"kind", "eager_overhead_calibration"},
                            {"latency_model", "analytical"},
                            {"cv", nlohmann::json::array()},
                            {"e2e", e2e.report},
+                           {"kernel_model", kernel_model},
                            {"eager_overhead", to_json(e2e.overhead)}};
   if (!options.out.empty()) {
     const nlohmann::json file = {
@@ -784,6 +791,7 @@ nlohmann::json train_e2e_report(const TrainCalibrationOptions& options) {
         {"latency_model", "analytical"},
         {"command_line",
          "cnnperf train e2e --data " + join(options.data, " ") + " --out " + options.out},
+        {"kernel_model", kernel_model},
         {"eager_overhead", to_json(e2e.overhead)},
         {"calibration",
          {{"unseen_gpu_terms", e2e.report["unseen_gpu_terms"]},
