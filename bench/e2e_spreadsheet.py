@@ -193,8 +193,8 @@ def fold_overheads(cnnperf, files, gpus, workdir, reuse, jobs):
                 w.writerows(r for r in body if r[gpu_col] != gpu)
             data.append(path)
         print("fold without %s: cnnperf train e2e" % gpu, file=sys.stderr)
-        subprocess.run([cnnperf, "train", "e2e", "--data"] + data + ["--out", out], check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run([cnnperf, "train", "e2e", "--no-cv", "--data"] + data + ["--out", out],
+                       check=True, stdout=subprocess.DEVNULL)
         return gpu, out
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:

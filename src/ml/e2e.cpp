@@ -737,7 +737,8 @@ E2eEvaluation evaluate_e2e_config_folds(const std::vector<E2eRow>& rows,
   return evaluate_leave_group_out(rows, terms, group, policy);
 }
 
-E2eCalibration calibrate_e2e(const std::vector<std::string>& files, const LatencyModel& model) {
+E2eCalibration calibrate_e2e(const std::vector<std::string>& files, const LatencyModel& model,
+                             bool cross_validate) {
   const auto rows = load_e2e_rows(files);
   const std::string path = join(files, " ");
   require_single_gpu_rows(rows, path);
@@ -749,6 +750,13 @@ E2eCalibration calibrate_e2e(const std::vector<std::string>& files, const Latenc
   out.overhead = calibrate_overhead(rows, terms, all);
   out.overhead.source = "calibrated on " + path + " (" + std::to_string(rows.size()) +
                         " rows) with " + model.name() + " kernel times";
+  if (!cross_validate) {
+    out.overhead.unseen_gpu_terms = UnseenGpuTerms::kShared;
+    out.report = {{"file", path},
+                  {"rows", rows.size()},
+                  {"in-sample", to_json(evaluate_e2e(rows, terms, out.overhead))}};
+    return out;
+  }
   // What a GPU without rows gets is chosen by leave-one-GPU-out, the split that asks it: the
   // shared terms where each machine is its own (the zoo rows), its generation's where one
   // machine held a generation's GPUs (HELP's; docs/accuracy.md). Ties keep the shared terms.
@@ -850,7 +858,7 @@ TensorCoreFit fit_tensor_core_efficiency(const std::vector<E2eRow>& rows,
     double hi = std::log(kMaxEfficiency);
     if (error_at(std::exp(hi)) > 0) return kMaxEfficiency;  // too slow even at the peak
     if (error_at(std::exp(lo)) < 0) return kMinEfficiency;
-    for (int it = 0; it < 30 && hi - lo > 1e-4; ++it) {
+    for (int it = 0; it < 30 && hi - lo > 0.01; ++it) {  // to 1 % of the efficiency
       const double mid = 0.5 * (lo + hi);
       (error_at(std::exp(mid)) > 0 ? lo : hi) = mid;
     }
@@ -893,11 +901,12 @@ TensorCoreFit fit_tensor_core_efficiency(const std::vector<E2eRow>& rows,
   return fit;
 }
 
-AnalyticalE2eCalibration calibrate_analytical_e2e(const std::vector<std::string>& files) {
+AnalyticalE2eCalibration calibrate_analytical_e2e(const std::vector<std::string>& files,
+                                                  bool cross_validate) {
   AnalyticalE2eCalibration out;
   out.tensor_cores = fit_tensor_core_efficiency(load_e2e_rows(files), AnalyticalParams{});
   out.params.tensor_core_fp16_efficiency = out.tensor_cores.fp16_efficiency;
-  out.e2e = calibrate_e2e(files, AnalyticalModel(out.params));
+  out.e2e = calibrate_e2e(files, AnalyticalModel(out.params), cross_validate);
   return out;
 }
 

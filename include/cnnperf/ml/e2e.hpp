@@ -127,8 +127,10 @@ struct E2eCalibration {
   /// "leave-gpu-out" (the kept policy's), "leave-network-out", "config-folds", "in-sample"}
   nlohmann::json report;
 };
+/// `cross_validate` false: the fit alone (shared terms for unseen GPUs), its report only
+/// "file", "rows" and "in-sample": for callers that hold GPUs out themselves.
 [[nodiscard]] E2eCalibration calibrate_e2e(const std::vector<std::string>& files,
-                                           const LatencyModel& model);
+                                           const LatencyModel& model, bool cross_validate = true);
 /// `cnnperf train e2e` for the analytical baseline: its fp16 tensor-core efficiencies fitted
 /// on the files' rows (fit_tensor_core_efficiency from the default parameters), then its
 /// overhead calibrated on the kernel times they give (calibrate_e2e).
@@ -138,8 +140,7 @@ struct AnalyticalE2eCalibration {
   E2eCalibration e2e;
 };
 [[nodiscard]] AnalyticalE2eCalibration calibrate_analytical_e2e(
-    const std::vector<std::string>& files);
-
+    const std::vector<std::string>& files, bool cross_validate = true);
 
 /// The analytical baseline's calibrated overhead, models/eager_overhead.json (loaded once;
 /// calibrated on datasets/e2e_torchvision.csv).

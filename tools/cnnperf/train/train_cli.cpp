@@ -115,6 +115,9 @@ void add_train_command(CLI::App& app, Runner& run) {
       "leave-one-network-out, in-sample)",
       "End-to-end CSVs, one or more of one kind (torchvision or NAS)",
       "Write the overhead file (as models/eager_overhead.json) to FILE", e2e);
+  e2e_sub->add_flag("!--no-cv", e2e->cross_validate,
+                    "Fit only, without the cross-validations (for scripts that hold out GPUs "
+                    "themselves, e.g. bench/e2e_spreadsheet.py)");
   e2e_sub->footer(
       "Examples:\n"
       "  cnnperf train e2e --data datasets/e2e_torchvision.csv --out my_overhead.json\n"
