@@ -12,6 +12,7 @@
 #include <map>
 #include <numeric>
 #include <random>
+#include <set>
 #include <thread>
 #include <tuple>
 
@@ -736,7 +737,8 @@ E2eEvaluation evaluate_e2e_config_folds(const std::vector<E2eRow>& rows,
   return evaluate_leave_group_out(rows, terms, group, policy);
 }
 
-E2eCalibration calibrate_e2e(const std::vector<std::string>& files, const LatencyModel& model) {
+E2eCalibration calibrate_e2e(const std::vector<std::string>& files, const LatencyModel& model,
+                             bool cross_validate) {
   const auto rows = load_e2e_rows(files);
   const std::string path = join(files, " ");
   require_single_gpu_rows(rows, path);
@@ -748,6 +750,13 @@ E2eCalibration calibrate_e2e(const std::vector<std::string>& files, const Latenc
   out.overhead = calibrate_overhead(rows, terms, all);
   out.overhead.source = "calibrated on " + path + " (" + std::to_string(rows.size()) +
                         " rows) with " + model.name() + " kernel times";
+  if (!cross_validate) {
+    out.overhead.unseen_gpu_terms = UnseenGpuTerms::kShared;
+    out.report = {{"file", path},
+                  {"rows", rows.size()},
+                  {"in-sample", to_json(evaluate_e2e(rows, terms, out.overhead))}};
+    return out;
+  }
   // What a GPU without rows gets is chosen by leave-one-GPU-out, the split that asks it: the
   // shared terms where each machine is its own (the zoo rows), its generation's where one
   // machine held a generation's GPUs (HELP's; docs/accuracy.md). Ties keep the shared terms.
@@ -775,6 +784,149 @@ E2eCalibration calibrate_e2e(const std::vector<std::string>& files, const Latenc
       {"config-folds", to_json(folds)},
       {"in-sample", to_json(in_sample)}};
   return out;
+}
+
+namespace {
+
+// Mean of log(predicted / measured) over `idx`, each row predicted with `overhead`'s terms.
+double mean_log_error(const std::vector<E2eRow>& rows, const std::vector<E2eTerms>& terms,
+                      const std::vector<std::size_t>& idx, const std::vector<double>& target,
+                      const EagerOverhead& overhead) {
+  double sum = 0;
+  for (std::size_t k = 0; k < idx.size(); ++k) {
+    const std::size_t i = idx[k];
+    const double predicted =
+        eager_latency_ms(terms[k], overhead_for(overhead, rows[i].gpu, step_key(rows[i])));
+    sum += std::log(predicted / rows[i].latency_ms) - target[k];
+  }
+  return idx.empty() ? 0.0 : sum / static_cast<double>(idx.size());
+}
+
+}  // namespace
+
+TensorCoreFit fit_tensor_core_efficiency(const std::vector<E2eRow>& rows,
+                                         const AnalyticalParams& base) {
+  TensorCoreFit fit;
+  std::map<std::string, std::vector<std::size_t>> fp16_of;  // architecture -> fp16 rows
+  std::map<std::string, std::vector<std::size_t>> fp32_of;
+  std::map<std::string, std::set<std::string>> gpus_of;
+  std::vector<std::size_t> single;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const E2eRow& r = rows[i];
+    if (r.num_gpus != 1) continue;
+    single.push_back(i);
+    if (r.gpu.tensor_fp16_tflops <= 0) continue;  // no tensor cores: nothing to fit
+    (r.dtype == DType::kFp16 ? fp16_of : fp32_of)[r.gpu.architecture].push_back(i);
+    if (r.dtype == DType::kFp16) gpus_of[r.gpu.architecture].insert(r.gpu.name);
+  }
+  if (fp16_of.empty()) return fit;
+  const AnalyticalModel base_model(base);
+  const std::vector<E2eTerms> base_terms = e2e_terms(rows, base_model);
+  // The host terms a GPU without rows gets: a GPU's own terms and a network's step scale
+  // would absorb the error of its precision on the rows they were fitted on.
+  EagerOverhead shared = calibrate_overhead(rows, base_terms, single);
+  shared.per_gpu.clear();
+  shared.per_network.clear();
+  shared.per_gpu_network.clear();
+  shared.unseen_gpu_terms = UnseenGpuTerms::kShared;
+  const auto pick = [](const std::vector<E2eRow>& all, const std::vector<std::size_t>& idx) {
+    std::vector<E2eRow> out;
+    out.reserve(idx.size());
+    for (const auto i : idx) out.push_back(all[i]);
+    return out;
+  };
+  const auto pick_terms = [&](const std::vector<std::size_t>& idx) {
+    std::vector<E2eTerms> out;
+    out.reserve(idx.size());
+    for (const auto i : idx) out.push_back(base_terms[i]);
+    return out;
+  };
+  // Solves mean log error (minus each row's target) = 0 for one efficiency over `idx`; the
+  // error falls as the efficiency rises.
+  constexpr double kMinEfficiency = 0.1;
+  constexpr double kMaxEfficiency = 1.0;
+  const auto solve = [&](const std::vector<std::size_t>& idx, const std::vector<double>& target,
+                         const std::set<std::string>& architectures) {
+    const std::vector<E2eRow> subset = pick(rows, idx);
+    const auto error_at = [&](double efficiency) {
+      AnalyticalParams p = base;
+      for (const auto& a : architectures) p.tensor_core_fp16_efficiency[a] = efficiency;
+      const std::vector<E2eTerms> t = e2e_terms(subset, AnalyticalModel(p));
+      return mean_log_error(rows, t, idx, target, shared);
+    };
+    double lo = std::log(kMinEfficiency);
+    double hi = std::log(kMaxEfficiency);
+    if (error_at(std::exp(hi)) > 0) return kMaxEfficiency;  // too slow even at the peak
+    if (error_at(std::exp(lo)) < 0) return kMinEfficiency;
+    for (int it = 0; it < 30 && hi - lo > 0.01; ++it) {  // to 1 % of the efficiency
+      const double mid = 0.5 * (lo + hi);
+      (error_at(std::exp(mid)) > 0 ? lo : hi) = mid;
+    }
+    return std::exp(0.5 * (lo + hi));
+  };
+  std::vector<std::size_t> pooled;
+  std::vector<double> pooled_target;
+  std::set<std::string> all_architectures;
+  for (const auto& [arch, idx] : fp16_of) {
+    // The architecture's fp32 error is the host terms' and the GPUs' own, not fp16's.
+    const auto it32 = fp32_of.find(arch);
+    const std::vector<std::size_t> none;
+    const std::vector<std::size_t>& idx32 = it32 == fp32_of.end() ? none : it32->second;
+    const double target32 = mean_log_error(rows, pick_terms(idx32), idx32,
+                                           std::vector<double>(idx32.size(), 0.0), shared);
+    const std::vector<double> target(idx.size(), target32);
+    const double before = mean_log_error(rows, pick_terms(idx), idx, target, shared);
+    const double efficiency = solve(idx, target, {arch});
+    fit.fp16_efficiency[arch] = efficiency;
+    AnalyticalParams p = base;
+    p.tensor_core_fp16_efficiency[arch] = efficiency;
+    const double after =
+        mean_log_error(rows, e2e_terms(pick(rows, idx), AnalyticalModel(p)), idx, target, shared);
+    fit.report[arch] = {
+        {"fp16_efficiency", efficiency},
+        {"gpus", std::vector<std::string>(gpus_of[arch].begin(), gpus_of[arch].end())},
+        {"fp16_rows", idx.size()},
+        {"fp32_rows", idx32.size()},
+        {"target_log_error", target32},
+        {"fp16_mean_log_error_before", before},
+        {"fp16_mean_log_error_after", after}};
+    pooled.insert(pooled.end(), idx.begin(), idx.end());
+    pooled_target.insert(pooled_target.end(), target.begin(), target.end());
+    all_architectures.insert(arch);
+  }
+  const double star = solve(pooled, pooled_target, all_architectures);
+  fit.fp16_efficiency["*"] = star;
+  fit.report["*"] = {{"fp16_efficiency", star}, {"fp16_rows", pooled.size()}};
+  spdlog::info("fp16 tensor-core efficiency: {}", nlohmann::json(fit.fp16_efficiency).dump());
+  return fit;
+}
+
+AnalyticalE2eCalibration calibrate_analytical_e2e(const std::vector<std::string>& files,
+                                                  bool cross_validate) {
+  AnalyticalE2eCalibration out;
+  out.tensor_cores = fit_tensor_core_efficiency(load_e2e_rows(files), AnalyticalParams{});
+  out.params.tensor_core_fp16_efficiency = out.tensor_cores.fp16_efficiency;
+  out.e2e = calibrate_e2e(files, AnalyticalModel(out.params), cross_validate);
+  return out;
+}
+
+AnalyticalParams load_analytical_params(const std::string& path) {
+  const nlohmann::json doc = read_json_file(path);
+  AnalyticalParams params;
+  if (!doc.is_object() || !doc.contains("kernel_model")) return params;
+  const auto& km = doc["kernel_model"];
+  if (!km.is_object() || !km.contains("tensor_core_fp16_efficiency") ||
+      !km["tensor_core_fp16_efficiency"].is_object()) {
+    throw InputError(path + ": kernel_model.tensor_core_fp16_efficiency: expected an object");
+  }
+  for (const auto& [arch, value] : km["tensor_core_fp16_efficiency"].items()) {
+    if (!value.is_number() || value.get<double>() <= 0 || value.get<double>() > 1) {
+      throw InputError(path + ": kernel_model.tensor_core_fp16_efficiency." + arch +
+                       ": expected a number in (0, 1]");
+    }
+    params.tensor_core_fp16_efficiency[arch] = value.get<double>();
+  }
+  return params;
 }
 
 EagerOverhead load_eager_overhead(const std::string& path) {
@@ -809,7 +961,9 @@ std::string e2e_network_source(const std::vector<E2eRow>& rows) {
 }
 
 std::unique_ptr<AnalyticalModel> bundled_analytical_model() {
-  return std::make_unique<AnalyticalModel>(AnalyticalParams{}, bundled_analytical_overhead(),
+  static const AnalyticalParams params =
+      load_analytical_params(find_resource("models/eager_overhead.json").string());
+  return std::make_unique<AnalyticalModel>(params, bundled_analytical_overhead(),
                                            bundled_nas_overhead());
 }
 

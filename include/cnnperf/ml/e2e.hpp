@@ -98,6 +98,26 @@ struct E2eEvaluation {
     std::uint64_t seed, UnseenGpuTerms policy = UnseenGpuTerms::kShared);
 inline constexpr int kEagerOverheadSchemaVersion = 1;
 
+/// The analytical model's fp16 tensor-core efficiency per architecture, fitted on end-to-end
+/// steps before the overhead: for each architecture with single-GPU fp16 rows on tensor-core
+/// GPUs, the efficiency (0.1 to 1, bisection) at which those rows' mean log error, under the
+/// host terms a GPU without rows gets (calibrate_overhead on the single-GPU rows at `base`'s
+/// kernel times, its per-GPU and per-network terms left out), equals that of the same
+/// architecture's fp32 rows (0 where it has none): what is left is no precision's own error.
+/// "*" is the same fit over every such architecture at once, for an architecture without rows.
+struct TensorCoreFit {
+  std::map<std::string, double> fp16_efficiency;  ///< AnalyticalParams::tensor_core_fp16_efficiency
+  /// {"<architecture>": {"fp16_efficiency", "gpus", "fp16_rows", "fp32_rows",
+  /// "target_log_error", "fp16_mean_log_error_before", "fp16_mean_log_error_after"}, ...}
+  nlohmann::json report = nlohmann::json::object();
+};
+[[nodiscard]] TensorCoreFit fit_tensor_core_efficiency(const std::vector<E2eRow>& rows,
+                                                       const AnalyticalParams& base);
+
+/// The analytical parameters of an eager-overhead file: defaults with its "kernel_model"
+/// (tensor_core_fp16_efficiency) when it has one. Throws InputError.
+[[nodiscard]] AnalyticalParams load_analytical_params(const std::string& path);
+
 /// Calibrates `model`'s eager overhead on an end-to-end CSV: the overhead fitted on every
 /// row, with the UnseenGpuTerms of the lower leave-one-GPU-out error (ties: shared), and a
 /// report with the cross-validations and in-sample metrics (overall and per GPU).
@@ -107,8 +127,20 @@ struct E2eCalibration {
   /// "leave-gpu-out" (the kept policy's), "leave-network-out", "config-folds", "in-sample"}
   nlohmann::json report;
 };
+/// `cross_validate` false: the fit alone (shared terms for unseen GPUs), its report only
+/// "file", "rows" and "in-sample": for callers that hold GPUs out themselves.
 [[nodiscard]] E2eCalibration calibrate_e2e(const std::vector<std::string>& files,
-                                           const LatencyModel& model);
+                                           const LatencyModel& model, bool cross_validate = true);
+/// `cnnperf train e2e` for the analytical baseline: its fp16 tensor-core efficiencies fitted
+/// on the files' rows (fit_tensor_core_efficiency from the default parameters), then its
+/// overhead calibrated on the kernel times they give (calibrate_e2e).
+struct AnalyticalE2eCalibration {
+  TensorCoreFit tensor_cores;
+  AnalyticalParams params;
+  E2eCalibration e2e;
+};
+[[nodiscard]] AnalyticalE2eCalibration calibrate_analytical_e2e(
+    const std::vector<std::string>& files, bool cross_validate = true);
 
 /// The analytical baseline's calibrated overhead, models/eager_overhead.json (loaded once;
 /// calibrated on datasets/e2e_torchvision.csv).
@@ -118,7 +150,8 @@ struct E2eCalibration {
 [[nodiscard]] const EagerOverhead& bundled_nas_overhead();
 /// The network source (Network::source) of end-to-end rows: a NAS space, or "zoo".
 [[nodiscard]] std::string e2e_network_source(const std::vector<E2eRow>& rows);
-/// The analytical baseline with both overheads: what a network's prediction uses by default.
+/// The analytical baseline with both overheads and the kernel model of
+/// models/eager_overhead.json: what a network's prediction uses by default.
 [[nodiscard]] std::unique_ptr<AnalyticalModel> bundled_analytical_model();
 /// Loads an eager-overhead file ({"kind": "eager_overhead", ...}); throws InputError.
 [[nodiscard]] EagerOverhead load_eager_overhead(const std::string& path);

@@ -4,6 +4,7 @@
 // It needs no training data, is always available, and is a feature source for learned models.
 #pragma once
 
+#include <map>
 #include <string>
 
 #include "cnnperf/model/gpu_spec.hpp"
@@ -16,7 +17,11 @@ struct AnalyticalParams {
   double kernel_overhead_ms = 0.004;     ///< fixed cost per kernel on the GPU timeline
   double memory_efficiency = 0.80;       ///< achievable share of peak DRAM bandwidth
   double tensor_core_efficiency = 0.55;  ///< achievable share of the tensor-core peak
-  bool allow_winograd = true;            ///< let 3x3/stride-1 convs use Winograd F(4x4,3x3)
+  /// The same for fp16 layers, by GpuSpec::architecture, fitted on end-to-end steps (`cnnperf
+  /// train e2e`, models/eager_overhead.json "kernel_model"); the key "*" holds the fit over
+  /// every architecture, for one without rows. Empty: tensor_core_efficiency.
+  std::map<std::string, double> tensor_core_fp16_efficiency;
+  bool allow_winograd = true;  ///< let 3x3/stride-1 convs use Winograd F(4x4,3x3)
   /// SM cycles per window tap of a max or average pool (per output, k_h x k_w taps): PyTorch's
   /// pooling kernels are bound by per-output index work, not DRAM. HELP's 3x3 average pools at
   /// batch 256 took 0.45-0.55 on two Pascal and two Turing GPUs (docs/methodology.md).
@@ -25,6 +30,11 @@ struct AnalyticalParams {
   /// with 5x5 instead of 3x3 depthwise kernels fit 0.15-0.2 (docs/methodology.md).
   double depthwise_sm_cycles_per_tap = 0.18;
 };
+
+/// The share of the tensor-core peak an fp16 layer sustains on an architecture: its fitted
+/// value, else the fit over every architecture ("*"), else tensor_core_efficiency.
+[[nodiscard]] double fp16_tensor_core_efficiency(const AnalyticalParams& params,
+                                                 const std::string& architecture);
 
 /// One implicit-GEMM tile configuration (block tile and its resources).
 struct TileConfig {

@@ -208,7 +208,9 @@ class AnalyticalModel final : public LatencyModel {
   /// nullopt: `overhead` for every network.
   explicit AnalyticalModel(AnalyticalParams params = {}, EagerOverhead overhead = {},
                            std::optional<EagerOverhead> nas_overhead = std::nullopt)
-      : params_(params), overhead_(std::move(overhead)), nas_overhead_(std::move(nas_overhead)) {}
+      : params_(std::move(params)),
+        overhead_(std::move(overhead)),
+        nas_overhead_(std::move(nas_overhead)) {}
   [[nodiscard]] std::string name() const override { return "analytical"; }
   [[nodiscard]] std::vector<LayerPrediction> predict_layers(const std::vector<Layer>& layers,
                                                             const GpuSpec& gpu) const override;

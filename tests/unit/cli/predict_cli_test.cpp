@@ -568,6 +568,25 @@ TEST(TrainE2eCli, CalibratesTheAnalyticalOverhead) {
   EXPECT_NE(r.out.find("e2e 2+ GPUs"), std::string::npos);
   EXPECT_EQ(doc["eager_overhead"]["data_parallel"]["rows"].get<int>(), 1296);
   EXPECT_EQ(doc["eager_overhead"]["data_parallel_per_gpu"].size(), 4U);
+  // Its kernel model: fp16 tensor-core efficiencies of the architectures with fp16 rows on
+  // tensor cores (the RTX 2080 Ti and TITAN RTX, the A100), and "*" for the others.
+  const auto& tc = doc["kernel_model"]["tensor_core_fp16_efficiency"];
+  for (const char* arch : {"turing", "ampere", "*"}) EXPECT_TRUE(tc.contains(arch)) << arch;
+  // predict --eager-overhead uses the file: its overhead and its kernel model.
+  const RunResult p = run_cnnperf("predict --net resnet50 --gpu titan-rtx --batch 64 --precision "
+                                  "fp16 --format json --eager-overhead \"" + out.string() + "\"");
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  const auto own = nlohmann::json::parse(p.out);
+  EXPECT_EQ(own["eager_overhead"]["source"], doc["eager_overhead"]["source"]);
+  const RunResult bundled = run_cnnperf(
+      "predict --net resnet50 --gpu titan-rtx --batch 64 --precision fp16 --format json");
+  ASSERT_EQ(bundled.exit_code, 0) << bundled.err;
+  EXPECT_NE(nlohmann::json::parse(bundled.out)["total"]["kernel_ms"].get<double>(),
+            own["total"]["kernel_ms"].get<double>());
+  const RunResult both = run_cnnperf("predict --net resnet50 --gpu titan-rtx --eager-overhead \"" +
+                                     out.string() + "\" --model models/cnnperf_default.json");
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.err.find("--eager-overhead and --model"), std::string::npos) << both.err;
 }
 
 // Bad usage, whether CLI11 or the library finds it, is exit 2 with one line naming the flag.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The analytical baseline's eager overhead: its file form, and that the bundled file is the
-// calibration `cnnperf train e2e --data datasets/e2e_torchvision.csv` gives today.
+// calibration `cnnperf train e2e --data datasets/e2e_torchvision.csv datasets/e2e_timm.csv.gz`
+// gives today.
 #include <gtest/gtest.h>
 
 #include "cnnperf/common/error.hpp"
@@ -38,10 +39,22 @@ TEST(EagerOverheadJson, RoundTripsAndNamesBadFields) {
 }
 
 TEST(EagerOverheadCalibration, BundledFileIsTheFitOnAllRowsAndBeatsTheDefaults) {
-  const std::string path =
-      std::string(CNNPERF_SOURCE_DIR_FOR_TESTS) + "/datasets/e2e_torchvision.csv";
-  const AnalyticalModel analytical;  // kernel times only; the overhead is what is fitted
-  const E2eCalibration cal = calibrate_e2e({path}, analytical);
+  const std::vector<std::string> paths = {
+      std::string(CNNPERF_SOURCE_DIR_FOR_TESTS) + "/datasets/e2e_torchvision.csv",
+      std::string(CNNPERF_SOURCE_DIR_FOR_TESTS) + "/datasets/e2e_timm.csv.gz"};
+  // The kernel model's fp16 tensor-core efficiencies, then the overhead on its kernel times.
+  const AnalyticalE2eCalibration both = calibrate_analytical_e2e(paths);
+  const E2eCalibration& cal = both.e2e;
+  const AnalyticalModel analytical(both.params);
+  const AnalyticalParams bundled_params =
+      load_analytical_params(std::string(CNNPERF_SOURCE_DIR_FOR_TESTS) +
+                             "/models/eager_overhead.json");
+  EXPECT_EQ(bundled_params.tensor_core_fp16_efficiency.size(),
+            both.params.tensor_core_fp16_efficiency.size());
+  for (const auto& [arch, efficiency] : both.params.tensor_core_fp16_efficiency) {
+    ASSERT_TRUE(bundled_params.tensor_core_fp16_efficiency.contains(arch)) << arch;
+    EXPECT_NEAR(bundled_params.tensor_core_fp16_efficiency.at(arch), efficiency, 1e-9) << arch;
+  }
   const EagerOverhead& bundled = bundled_analytical_overhead();
   EXPECT_NEAR(bundled.host_ms_per_op, cal.overhead.host_ms_per_op, 1e-9);
   EXPECT_NEAR(bundled.gpu_gap_ms_per_kernel, cal.overhead.gpu_gap_ms_per_kernel, 1e-9);
@@ -50,8 +63,8 @@ TEST(EagerOverheadCalibration, BundledFileIsTheFitOnAllRowsAndBeatsTheDefaults) 
   EXPECT_NEAR(bundled.heavy_op_factor, cal.overhead.heavy_op_factor, 1e-9);
   EXPECT_NEAR(bundled.per_op_overlap, cal.overhead.per_op_overlap, 1e-9);
   EXPECT_NE(bundled.source.find("e2e_torchvision.csv"), std::string::npos) << bundled.source;
-  // Each of the four end-to-end GPUs has its own host time and kernel-time scale.
-  ASSERT_EQ(bundled.per_gpu.size(), 4u);
+  // Each of the seven end-to-end GPUs has its own host time and kernel-time scale.
+  ASSERT_EQ(bundled.per_gpu.size(), 7u);
   for (const auto& [gpu, c] : cal.overhead.per_gpu) {
     ASSERT_EQ(bundled.per_gpu.count(gpu), 1u) << gpu;
     EXPECT_NEAR(bundled.per_gpu.at(gpu).host_ms_per_op, c.host_ms_per_op, 1e-9) << gpu;
@@ -69,12 +82,12 @@ TEST(EagerOverheadCalibration, BundledFileIsTheFitOnAllRowsAndBeatsTheDefaults) 
   EXPECT_DOUBLE_EQ(choice["leave_gpu_out_mape_pct"]["shared"].get<double>(),
                    cal.report["leave-gpu-out"]["overall"]["mape_pct"].get<double>());
   // Leave-one-GPU-out, the fitted overhead predicts held-out GPUs better than the defaults.
-  const auto rows = load_e2e_rows(path);
+  const auto rows = load_e2e_rows(paths);
   const auto terms = e2e_terms(rows, analytical);
   const double defaults_mape = evaluate_e2e(rows, terms, EagerOverhead{}).overall.mape_pct;
   const double logo_mape = cal.report["leave-gpu-out"]["overall"]["mape_pct"].get<double>();
   EXPECT_LT(logo_mape, defaults_mape);
-  EXPECT_EQ(cal.report["leave-gpu-out"]["per_gpu"].size(), 4u);
+  EXPECT_EQ(cal.report["leave-gpu-out"]["per_gpu"].size(), 7u);
   // Unseen networks on seen GPUs (the per-GPU terms apply) are predicted better than
   // unseen GPUs (they cannot).
   const double lono_mape = cal.report["leave-network-out"]["overall"]["mape_pct"].get<double>();

@@ -406,8 +406,10 @@ TEST_F(TrainCommand, ReportsEachSourceSeparatelyWhenTheDataMixSources) {
 
 TEST_F(TrainCommand, ValidateWithoutAModelScoresWhatPredictWouldUse) {
   ValidateOptions opts;
+  // The rows of the bundled calibration (models/eager_overhead.json's command line).
   opts.e2e = {
-      (fs::path(CNNPERF_SOURCE_DIR_FOR_TESTS) / "datasets" / "e2e_torchvision.csv").string()};
+      (fs::path(CNNPERF_SOURCE_DIR_FOR_TESTS) / "datasets" / "e2e_torchvision.csv").string(),
+      (fs::path(CNNPERF_SOURCE_DIR_FOR_TESTS) / "datasets" / "e2e_timm.csv.gz").string()};
   const auto report = validate_report(opts);
   EXPECT_EQ(report["e2e"]["latency_model"], "analytical");
   EXPECT_FALSE(report.contains("model"));
@@ -417,7 +419,7 @@ TEST_F(TrainCommand, ValidateWithoutAModelScoresWhatPredictWouldUse) {
   EXPECT_NEAR(report["e2e"]["overall"]["mape_pct"].get<double>(),
               overhead["calibration"]["in-sample"]["mape_pct"].get<double>(), 1e-6);
   // The 2-4 GPU rows are scored apart, with the bundled data-parallel terms.
-  EXPECT_EQ(report["e2e"]["overall"]["n"].get<std::size_t>(), 652U);
+  EXPECT_EQ(report["e2e"]["overall"]["n"].get<std::size_t>(), 652U + 170U);  // + timm eager NCHW
   ASSERT_TRUE(report["e2e"].contains("data_parallel"));
   EXPECT_EQ(report["e2e"]["data_parallel"]["overall"]["n"].get<std::size_t>(), 1296U);
   EXPECT_LT(report["e2e"]["data_parallel"]["overall"]["mape_pct"].get<double>(), 30.0);

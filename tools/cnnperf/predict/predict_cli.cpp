@@ -39,6 +39,9 @@ void add_predict_command(CLI::App& app, Runner& run) {
                   "Trained model file (default: the analytical baseline, for --net and "
                   "--layers alike; docs/accuracy.md says why)");
   sub->add_flag("--analytical", opts->analytical, "Use the analytical baseline model");
+  sub->add_option("--eager-overhead", opts->eager_overhead,
+                  "Eager-overhead file (written by `cnnperf train e2e`) for the analytical "
+                  "baseline's zoo networks (default: the bundled models/eager_overhead.json)");
   sub->add_option("--runtime", opts->runtime,
                   "What runs the layers: cudnn (direct library call, what profile measures) or "
                   "pytorch (eager). kernel_ms is the same under both; overhead_ms and "

@@ -22,6 +22,10 @@ std::unique_ptr<LatencyModel> select_model(const PredictOptions& options, const 
   if (options.analytical && !options.model.empty()) {
     throw InputError("--analytical and --model: expected one of them, not both");
   }
+  if (!options.eager_overhead.empty() && !options.model.empty()) {
+    // A learned model file carries its own overhead; two would leave one silently unused.
+    throw InputError("--eager-overhead and --model: expected one of them, not both");
+  }
   if (!options.model.empty()) {
     spdlog::info("model: {} (--model)", options.model);
     // Kernel time needs only the reference source's models (LearnedModel::load).
@@ -33,6 +37,14 @@ std::unique_ptr<LatencyModel> select_model(const PredictOptions& options, const 
   spdlog::info(
       "model: analytical baseline{}",
       options.analytical ? " (--analytical)" : " (the default; --model FILE for a learned one)");
+  if (!options.eager_overhead.empty()) {
+    // The zoo's overhead and kernel model from the file (e.g. calibrated without a held-out
+    // GPU); NAS networks keep their own overhead.
+    spdlog::info("eager overhead: {} (--eager-overhead)", options.eager_overhead);
+    return std::make_unique<AnalyticalModel>(load_analytical_params(options.eager_overhead),
+                                             load_eager_overhead(options.eager_overhead),
+                                             bundled_nas_overhead());
+  }
   return bundled_analytical_model();
 }
 
@@ -113,8 +125,8 @@ std::optional<std::string> check_budget(const PredictOptions& options,
 
 int run_predict(const PredictOptions& options) {
   const bool layers_mode = !options.layers_csv.empty();
-  check_output_not_input(options.output,
-                         {options.net, options.layers_csv, options.gpu, options.model});
+  check_output_not_input(options.output, {options.net, options.layers_csv, options.gpu,
+                                          options.model, options.eager_overhead});
   // --layers writes rows for other tools (DESIGN: csv|json); a table only when asked for.
   const OutputFormat format = output_format_from_string(
       options.format.empty() ? (layers_mode ? "csv" : "table") : options.format);

@@ -28,6 +28,8 @@ struct PredictOptions {
   int num_gpus = 1;           ///< --net: GPUs of nn.DataParallel, batch per GPU unchanged
   std::string model;          ///< model file; empty: the default (see select_model)
   bool analytical = false;    ///< force the analytical baseline
+  /// eager-overhead file (`train e2e`) for the analytical baseline's zoo networks; empty: bundled
+  std::string eager_overhead;
   std::string runtime = "pytorch";  ///< cudnn|pytorch (runtime_from_string)
   bool allow_tf32 = true;  ///< fp32 convolutions on TF32 tensor cores (the runtimes' default)
   bool skip_unsupported = false;

@@ -110,13 +110,19 @@ void add_train_command(CLI::App& app, Runner& run) {
   auto e2e = std::make_shared<TrainCalibrationOptions>();
   auto* e2e_sub = add_calibration_command(
       sub, "e2e",
-      "Calibrate the analytical baseline's eager-framework overhead on end-to-end rows "
-      "(leave-one-GPU-out, leave-one-network-out, in-sample)",
+      "Calibrate the analytical baseline on end-to-end rows: its fp16 tensor-core efficiency "
+      "per architecture, then its eager-framework overhead (leave-one-GPU-out, "
+      "leave-one-network-out, in-sample)",
       "End-to-end CSVs, one or more of one kind (torchvision or NAS)",
       "Write the overhead file (as models/eager_overhead.json) to FILE", e2e);
+  e2e_sub->add_flag("!--no-cv", e2e->cross_validate,
+                    "Fit only, without the cross-validations (for scripts that hold out GPUs "
+                    "themselves, e.g. bench/e2e_spreadsheet.py)");
   e2e_sub->footer(
       "Examples:\n"
       "  cnnperf train e2e --data datasets/e2e_torchvision.csv --out my_overhead.json\n"
+      "  cnnperf train e2e --data datasets/e2e_torchvision.csv datasets/e2e_timm.csv.gz \\\n"
+      "      --out models/eager_overhead.json   # the bundled calibration\n"
       "  cnnperf train e2e --data datasets/e2e_help_nas.csv.gz --out my_nas_overhead.json");
 
   auto power = std::make_shared<TrainCalibrationOptions>();

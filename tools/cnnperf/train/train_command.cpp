@@ -767,30 +767,39 @@ nlohmann::json train_report(const TrainOptions& options) {
 
 nlohmann::json train_e2e_report(const TrainCalibrationOptions& options) {
   check_calibration_outputs(options);
-  const AnalyticalModel analytical;
-  const E2eCalibration e2e = calibrate_e2e(user_file_list(options.data, "--data"), analytical);
+  // The kernel model first (its fp16 tensor-core efficiency per architecture), then the
+  // overhead on the kernel times it gives: what predict uses together.
+  const AnalyticalE2eCalibration cal =
+      calibrate_analytical_e2e(user_file_list(options.data, "--data"), options.cross_validate);
+  const E2eCalibration& e2e = cal.e2e;
+  const nlohmann::json kernel_model = {
+      {"tensor_core_fp16_efficiency", cal.tensor_cores.fp16_efficiency},
+      {"fit", cal.tensor_cores.report}};
   nlohmann::json report = {{"schema_version", kEagerOverheadSchemaVersion},
                            {"tool_version", CNNPERF_VERSION},
                            {"kind", "eager_overhead_calibration"},
                            {"latency_model", "analytical"},
                            {"cv", nlohmann::json::array()},
                            {"e2e", e2e.report},
+                           {"kernel_model", kernel_model},
                            {"eager_overhead", to_json(e2e.overhead)}};
   if (!options.out.empty()) {
-    const nlohmann::json file = {
+    nlohmann::json file = {
         {"schema_version", kEagerOverheadSchemaVersion},
         {"kind", "eager_overhead"},
         {"tool_version", CNNPERF_VERSION},
         {"latency_model", "analytical"},
-        {"command_line",
-         "cnnperf train e2e --data " + join(options.data, " ") + " --out " + options.out},
+        {"command_line", "cnnperf train e2e --data " + join(options.data, " ") +
+                             (options.cross_validate ? "" : " --no-cv") + " --out " + options.out},
+        {"kernel_model", kernel_model},
         {"eager_overhead", to_json(e2e.overhead)},
-        {"calibration",
-         {{"unseen_gpu_terms", e2e.report["unseen_gpu_terms"]},
-          {"leave-gpu-out", e2e.report["leave-gpu-out"]["overall"]},
-          {"leave-network-out", e2e.report["leave-network-out"]["overall"]},
-          {"config-folds", e2e.report["config-folds"]["overall"]},
-          {"in-sample", e2e.report["in-sample"]["overall"]}}}};
+        {"calibration", nlohmann::json::object()}};
+    for (const char* key :
+         {"unseen_gpu_terms", "leave-gpu-out", "leave-network-out", "config-folds", "in-sample"}) {
+      if (!e2e.report.contains(key)) continue;  // --no-cv: the fit alone
+      const auto& part = e2e.report[key];
+      file["calibration"][key] = part.contains("overall") ? part["overall"] : part;
+    }
     write_output(options.out, json_text(file) + "\n");
     spdlog::info("wrote {}", options.out);
     report["overhead_path"] = options.out;

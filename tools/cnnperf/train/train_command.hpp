@@ -45,7 +45,8 @@ struct TrainCalibrationOptions {
   std::vector<std::string> data;  ///< end-to-end CSVs (e2e) or power CSVs (power)
   std::string out;                ///< the overhead or power model file to write; empty: none
   std::string format = "table";
-  std::string output;  ///< metrics destination; empty: stdout
+  std::string output;          ///< metrics destination; empty: stdout
+  bool cross_validate = true;  ///< e2e: false fits without the cross-validation report
 };
 
 /// `train latency`: cross-validates and (with `out`) writes the model; returns the whole
