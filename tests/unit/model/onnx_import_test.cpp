@@ -79,6 +79,14 @@ class ModelBuilder {
     t->set_raw_data(std::string(static_cast<std::size_t>(count) * sizeof(float), '\0'));
   }
 
+  // An INT64 initializer with these dims and no data (a hostile file's header).
+  void dims_only(const std::string& name, const std::vector<std::int64_t>& dims) {
+    auto* t = graph_->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::INT64);
+    for (const auto d : dims) t->add_dims(d);
+  }
+
   void floats(const std::string& name, const std::vector<float>& values, bool scalar = true) {
     auto* t = graph_->add_initializer();
     t->set_name(name);
@@ -335,6 +343,20 @@ TEST(OnnxImport, HugeDimensionIsAnInputError) {
     EXPECT_NE(std::string(e.what()).find("field 'h_in': expected at most 2147483647"),
               std::string::npos)
         << e.what();
+  }
+}
+
+// The element count of an initializer whose dims multiply past int64 overflowed (undefined
+// behaviour, an abort under UBSan: found by tests/fuzz/onnx_import_fuzz); such a tensor is not
+// a small constant, and an unused one does not stop the import.
+TEST(OnnxImport, InitializerDimsPastInt64AreNotAConstant) {
+  for (const std::vector<std::int64_t>& dims :
+       {std::vector<std::int64_t>{1L << 40, 1L << 40, 97}, {-3, -5, 1L << 62}, {0, 1L << 62}}) {
+    auto m = small_cnn();
+    m.dims_only("unused_huge", dims);
+    const auto r = import_onnx_bytes(m.bytes(), "synthetic_huge_initializer.onnx");
+    EXPECT_EQ(r.network.layers.size(),
+              import_onnx_bytes(small_cnn().bytes(), "a.onnx").network.layers.size());
   }
 }
 
