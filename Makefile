@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # Quick start: `make demo` (build + predict ResNet-50 on an A100), `make test` (build, format and
-# tidy checks, ctest).
+# tidy checks, ctest, 30 s of each fuzz target).
 # Both install missing Debian packages first (apt-get, when run as root).
 
 BUILD_DIR ?= build
@@ -34,8 +34,10 @@ build: configure
 demo: build
 	$(BUILD_DIR)/cnnperf predict --net resnet50 --gpu a100
 
+# Ends with fuzz-smoke: every parser's fuzz target for 30 s (docs/fuzzing.md has its cost).
 test: build format-check tidy
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+	@$(MAKE) --no-print-directory fuzz-smoke
 
 bench: build
 	./bench/run_benchmarks.sh $(BUILD_DIR)

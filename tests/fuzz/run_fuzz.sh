@@ -6,8 +6,9 @@
 #   tests/fuzz/run_fuzz.sh merge       only minimize the committed corpora (libFuzzer -merge=1)
 # Environment: FUZZ_TARGETS="layers_csv report ..." (default: all), FUZZ_MERGE=1 to merge what a
 # run found back into the committed corpus (otherwise new inputs stay in the build folder),
-# JOBS (build parallelism). Exits 1 on a finding; the input that caused it is kept under
-# $FUZZ_BUILD_DIR/findings/NAME/ and the log in $FUZZ_BUILD_DIR/logs/NAME.log.
+# JOBS (build parallelism), FUZZ_BUILD=0 to run the targets as they are built. Exits 1 on a
+# finding; the input that caused it is kept under $FUZZ_BUILD_DIR/findings/NAME/ and the log in
+# $FUZZ_BUILD_DIR/logs/NAME.log.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -38,7 +39,9 @@ for name in $targets; do
   [[ " $all_targets " == *" $name "* ]] || { echo "fuzz: no target '$name' (known: $all_targets)" >&2; exit 2; }
   build_targets+=("${name}_fuzz")
 done
-cmake --build "$out" -j "$jobs" --target "${build_targets[@]}"
+if [[ "${FUZZ_BUILD:-1}" != "0" ]]; then
+  cmake --build "$out" -j "$jobs" --target "${build_targets[@]}"
+fi
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
