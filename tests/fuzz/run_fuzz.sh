@@ -58,7 +58,10 @@ for name in $targets; do
     # New inputs go to the first folder (the build folder's), so the committed corpus changes
     # only through a merge.
     rc=0
-    "$bin" "$out/new/$name" "$corpus" -max_total_time="$secs" "${common_flags[@]}" \
+    # tests/fuzz/regressions/NAME: inputs that once found something, replayed on every run.
+    extra=()
+    if [[ -d "$here/regressions/$name" ]]; then extra=("$here/regressions/$name"); fi
+    "$bin" "$out/new/$name" "$corpus" "${extra[@]}" -max_total_time="$secs" "${common_flags[@]}" \
       -artifact_prefix="$out/findings/$name/" -print_final_stats=1 >"$log" 2>&1 || rc=$?
     execs="$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo ?)"
     took="$(grep -o 'Done [0-9]* runs in [0-9]* second' "$log" | grep -o 'in [0-9]*' | grep -o '[0-9]*' || echo ?)"
