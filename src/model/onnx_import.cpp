@@ -318,6 +318,17 @@ class Importer {
   // another batch) is dropped first so it cannot conflict.
   void infer_with_onnx(onnx::ModelProto& model) {
     auto& graph = *model.mutable_graph();
+    // ONNX's inference trusts attribute types: Debian's libonnx dereferences null on a Conv
+    // attribute without one (found by tests/fuzz/onnx_import_fuzz). Such a file goes without.
+    for (const auto& node : graph.node()) {
+      for (const auto& attribute : node.attribute()) {
+        if (attribute.type() == onnx::AttributeProto::UNDEFINED) {
+          warn("ONNX shape inference skipped: attribute '" + attribute.name() + "' of node '" +
+               node_name(node) + "' has no type");
+          return;
+        }
+      }
+    }
     graph.clear_value_info();
     for (auto& output : *graph.mutable_output()) {
       if (output.type().has_tensor_type()) {
