@@ -15,7 +15,8 @@ DEB_PACKAGES := cmake g++ make pkg-config libgtest-dev libgmock-dev libbenchmark
   libxgboost-dev libcli11-dev nlohmann-json3-dev libspdlog-dev libeigen3-dev libnanoflann-dev \
   libonnx-dev libprotobuf-dev protobuf-compiler zlib1g-dev libonnx-testdata python3 hyperfine
 
-.PHONY: all deps configure build demo test bench clean format format-check tidy
+.PHONY: all deps configure build demo test bench clean format format-check tidy fuzz fuzz-smoke \
+  test-sanitize
 
 all: build
 
@@ -55,6 +56,35 @@ format-check:
 tidy: configure
 	@./tools/install_deps.sh clang-tidy
 	./tools/run_tidy.sh $(BUILD_DIR) $(JOBS)
+
+# libFuzzer targets, one per parser, with ASan and UBSan (clang; build folder build-fuzz):
+# FUZZ_SECONDS per target, one target at a time. FUZZ_MERGE=1 merges what a run found back into
+# tests/fuzz/corpus/ (minimized); FUZZ_TARGETS="report ..." picks targets. docs/fuzzing.md.
+FUZZ_SECONDS ?= 600
+fuzz:
+	@./tools/install_deps.sh clang libclang-rt-14-dev
+	JOBS=$(JOBS) ./tests/fuzz/run_fuzz.sh $(FUZZ_SECONDS)
+
+# The short run for CI: 30 s per target (not yet in `make test`: docs/fuzzing.md says why).
+fuzz-smoke:
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=30
+
+# The library, the CLI and the tests built with ASan and UBSan in their own folder, then ctest.
+# Tests left out, each with its reason in docs/fuzzing.md: SANITIZE_EXCLUDE (a ctest -E regex).
+# clang at -O1 with line tables, as the fuzz build (SANITIZE_CC, SANITIZE_CXX: another compiler).
+SANITIZE_BUILD_DIR ?= build-sanitize
+SANITIZE_EXCLUDE ?= ^$$
+SANITIZE_CC ?= clang
+SANITIZE_CXX ?= clang++
+test-sanitize: deps
+	@./tools/install_deps.sh clang
+	CC=$(SANITIZE_CC) CXX=$(SANITIZE_CXX) cmake -S . -B $(SANITIZE_BUILD_DIR) \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
+	  -DCNNPERF_SANITIZE=ON -DCNNPERF_BUILD_BENCH=OFF -DCNNPERF_WITH_CUDA=OFF $(CMAKE_FLAGS)
+	cmake --build $(SANITIZE_BUILD_DIR) -j $(JOBS)
+	cd $(SANITIZE_BUILD_DIR) && ASAN_OPTIONS=detect_leaks=1 \
+	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  ctest --output-on-failure -j $(JOBS) -E '$(SANITIZE_EXCLUDE)'
 
 clean:
 	rm -rf $(BUILD_DIR)

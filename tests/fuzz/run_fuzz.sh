@@ -1,50 +1,90 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Builds the PTX parser fuzzer with clang++ (-fsanitize=fuzzer,address,undefined) and runs it.
-#   tests/fuzz/run_fuzz.sh [SECONDS]   fuzz for SECONDS (default 600); new interesting inputs
-#                                      are added to tests/fuzz/corpus/
-#   tests/fuzz/run_fuzz.sh merge       minimize the corpus: keep the smallest set of inputs that
-#                                      covers what the whole corpus covers (libFuzzer -merge=1)
-# Not part of the default CMake build.
+# Builds the libFuzzer targets (clang++, CNNPERF_FUZZ=ON: ASan and UBSan on the whole library)
+# in $FUZZ_BUILD_DIR (default build-fuzz) and runs each from its corpus, tests/fuzz/corpus/NAME/.
+#   tests/fuzz/run_fuzz.sh [SECONDS]   fuzz each target for SECONDS (default 600), one at a time
+#   tests/fuzz/run_fuzz.sh merge       only minimize the committed corpora (libFuzzer -merge=1)
+# Environment: FUZZ_TARGETS="layers_csv report ..." (default: all), FUZZ_MERGE=1 to merge what a
+# run found back into the committed corpus (otherwise new inputs stay in the build folder),
+# JOBS (build parallelism), FUZZ_BUILD=0 to run the targets as they are built. Exits 1 on a
+# finding; the input that caused it is kept under $FUZZ_BUILD_DIR/findings/NAME/ and the log in
+# $FUZZ_BUILD_DIR/logs/NAME.log.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-mode="fuzz"
+all_targets="layers_csv network_json onnx_import gpu_spec model_file report ptx_parser"
+targets="${FUZZ_TARGETS:-$all_targets}"
 secs="${1:-600}"
+mode="fuzz"
 if [[ "$secs" == "merge" ]]; then
   mode="merge"
+elif ! [[ "$secs" =~ ^[0-9]+$ ]] || ((secs == 0)); then
+  echo "run_fuzz.sh: SECONDS must be a positive integer or 'merge', got '$secs'" >&2
+  exit 2
 fi
-out="${FUZZ_BUILD_DIR:-$root/build-fuzz}"
-mkdir -p "$out" "$here/corpus"
-if [[ -z "$(ls -A "$here/corpus")" ]]; then
-  # Seed with the small committed PTX files.
-  for f in "$root"/models/ptx/{pool,elementwise,conv_direct,depthwise,im2col}.sm_80.ptx "$root"/tests/data/ptx/*.ptx; do
-    cp "$f" "$here/corpus/seed_$(basename "$f")"
-  done
+out="$(mkdir -p "${FUZZ_BUILD_DIR:-$root/build-fuzz}" && cd "${FUZZ_BUILD_DIR:-$root/build-fuzz}" && pwd)"
+jobs="${JOBS:-$(nproc)}"
+
+if [[ ! -f "$out/CMakeCache.txt" ]]; then
+  launcher=()
+  if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+  # -O1 and line tables only: a quick build, and stacks that name file and line.
+  CC=clang CXX=clang++ cmake -S "$root" -B "$out" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
+    -DCNNPERF_FUZZ=ON -DCNNPERF_BUILD_TESTS=OFF -DCNNPERF_BUILD_BENCH=OFF \
+    -DCNNPERF_WITH_CUDA=OFF "${launcher[@]}" >"$out/configure.log"
 fi
-mkdir -p "$out/generated/cnnperf/common"
-sed -e 's/@PROJECT_VERSION@/0/' -e 's/#cmakedefine01 CNNPERF_HAVE_CUDA/#define CNNPERF_HAVE_CUDA 0/' \
-    -e "s|@CMAKE_SOURCE_DIR@|$root|" "$root/include/cnnperf/common/config.hpp.in" > "$out/generated/cnnperf/common/config.hpp"
-clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -I"$root/include" -I"$out/generated" \
-  "$here/ptx_parser_fuzz.cpp" "$root/src/ptx/parser.cpp" "$root/src/ptx/program.cpp" \
-  "$root/src/ptx/exec.cpp" \
-  -o "$out/ptx_parser_fuzz"
-cd "$out"
-if [[ "$mode" == "merge" ]]; then
-  # Merge into an empty folder, then swap it in, so an interrupted merge leaves the corpus whole.
-  merged="$out/corpus.merged"
-  rm -rf "$merged"
-  mkdir -p "$merged"
-  before="$(ls -A "$here/corpus" | wc -l)"
-  "$out/ptx_parser_fuzz" -merge=1 "$merged" "$here/corpus" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
-    >"$out/merge.log" 2>&1 || { echo "fuzz: merge failed (see $out/merge.log)"; exit 1; }
-  rm -rf "$here/corpus"
-  mv "$merged" "$here/corpus"
-  echo "fuzz: corpus merged from $before to $(ls -A "$here/corpus" | wc -l) files"
-  exit 0
+build_targets=()
+for name in $targets; do
+  [[ " $all_targets " == *" $name "* ]] || { echo "fuzz: no target '$name' (known: $all_targets)" >&2; exit 2; }
+  build_targets+=("${name}_fuzz")
+done
+if [[ "${FUZZ_BUILD:-1}" != "0" ]]; then
+  cmake --build "$out" -j "$jobs" --target "${build_targets[@]}"
 fi
-"$out/ptx_parser_fuzz" "$here/corpus" -max_total_time="$secs" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
-  -print_final_stats=1 2>&1 | tee "$out/fuzz.log" | grep -E "^#[0-9]+ *(DONE|pulse)|ERROR|SUMMARY|stat::" || true
-grep -q "ERROR: " "$out/fuzz.log" && { echo "fuzz: crash found (see $out/fuzz.log)"; exit 1; }
-echo "fuzz: no crash in ${secs}s"
+
+export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
+# Inputs above 64 KiB only slow the search down; the seeds are smaller.
+common_flags=(-max_len=65536 -timeout=10 -rss_limit_mb=2048)
+status=0
+for name in $targets; do
+  bin="$out/tests/fuzz/${name}_fuzz"
+  corpus="$here/corpus/$name"
+  [[ -d "$corpus" ]] || { echo "fuzz: no corpus folder $corpus" >&2; exit 2; }
+  mkdir -p "$out/logs" "$out/findings/$name" "$out/new/$name"
+  log="$out/logs/$name.log"
+  if [[ "$mode" == "fuzz" ]]; then
+    # New inputs go to the first folder (the build folder's), so the committed corpus changes
+    # only through a merge.
+    rc=0
+    # tests/fuzz/regressions/NAME: inputs that once found something, replayed on every run.
+    extra=()
+    if [[ -d "$here/regressions/$name" ]]; then extra=("$here/regressions/$name"); fi
+    "$bin" "$out/new/$name" "$corpus" "${extra[@]}" -max_total_time="$secs" "${common_flags[@]}" \
+      -artifact_prefix="$out/findings/$name/" -print_final_stats=1 >"$log" 2>&1 || rc=$?
+    execs="$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo ?)"
+    took="$(grep -o 'Done [0-9]* runs in [0-9]* second' "$log" | grep -o 'in [0-9]*' | grep -o '[0-9]*' || echo ?)"
+    if ((rc != 0)) || grep -q '^==[0-9]*==ERROR\|^SUMMARY: ' "$log"; then
+      echo "fuzz: $name: FINDING (exit $rc) - see $log and $out/findings/$name/"
+      grep -m3 'ERROR\|SUMMARY\|uncaught\|runtime error' "$log" || true
+      status=1
+      continue
+    fi
+    echo "fuzz: $name: no finding in ${took}s, $execs executions, corpus $(ls -A "$corpus" | wc -l) files + $(ls -A "$out/new/$name" | wc -l) new"
+  fi
+  if [[ "$mode" == "merge" || "${FUZZ_MERGE:-0}" == "1" ]]; then
+    # Merge into an empty folder, then swap it in, so an interrupted merge leaves the corpus whole.
+    merged="$out/merged/$name"
+    rm -rf "$merged"
+    mkdir -p "$merged"
+    before="$(ls -A "$corpus" | wc -l)"
+    "$bin" -merge=1 "$merged" "$corpus" "$out/new/$name" "${common_flags[@]}" \
+      >"$out/logs/$name.merge.log" 2>&1 || { echo "fuzz: $name: merge failed (see $out/logs/$name.merge.log)"; exit 1; }
+    rm -rf "$corpus"
+    mv "$merged" "$corpus"
+    rm -rf "$out/new/$name"
+    echo "fuzz: $name: corpus merged from $before to $(ls -A "$corpus" | wc -l) files ($(du -sk "$corpus" | cut -f1) KiB)"
+  fi
+done
+exit "$status"

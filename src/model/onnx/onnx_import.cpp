@@ -74,10 +74,12 @@ std::int64_t onnx_window_out(std::int64_t in, std::int64_t kernel, std::int64_t 
 std::optional<std::vector<double>> tensor_values(const onnx::TensorProto& tensor) {
   constexpr std::int64_t kMaxElements = 1 << 16;
   std::int64_t count = 1;
-  for (const auto d : tensor.dims()) count *= d;
-  if (count > kMaxElements || tensor.data_location() == onnx::TensorProto::EXTERNAL) {
-    return std::nullopt;
+  for (const auto d : tensor.dims()) {
+    // Checked before multiplying: a hostile file's dims overflow int64 (undefined behaviour).
+    if (d < 0 || (d > 0 && count > kMaxElements / d)) return std::nullopt;
+    count *= d;
   }
+  if (tensor.data_location() == onnx::TensorProto::EXTERNAL) return std::nullopt;
   std::vector<double> out;
   const std::string& raw = tensor.raw_data();
   auto from_raw = [&]<typename T>(T) {
@@ -316,6 +318,17 @@ class Importer {
   // another batch) is dropped first so it cannot conflict.
   void infer_with_onnx(onnx::ModelProto& model) {
     auto& graph = *model.mutable_graph();
+    // ONNX's inference trusts attribute types: Debian's libonnx dereferences null on a Conv
+    // attribute without one (found by tests/fuzz/onnx_import_fuzz). Such a file goes without.
+    for (const auto& node : graph.node()) {
+      for (const auto& attribute : node.attribute()) {
+        if (attribute.type() == onnx::AttributeProto::UNDEFINED) {
+          warn("ONNX shape inference skipped: attribute '" + attribute.name() + "' of node '" +
+               node_name(node) + "' has no type");
+          return;
+        }
+      }
+    }
     graph.clear_value_info();
     for (auto& output : *graph.mutable_output()) {
       if (output.type().has_tensor_type()) {

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <random>
 #include <string>
@@ -77,6 +78,14 @@ class ModelBuilder {
       count *= d;
     }
     t->set_raw_data(std::string(static_cast<std::size_t>(count) * sizeof(float), '\0'));
+  }
+
+  // An INT64 initializer with these dims and no data (a hostile file's header).
+  void dims_only(const std::string& name, const std::vector<std::int64_t>& dims) {
+    auto* t = graph_->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::INT64);
+    for (const auto d : dims) t->add_dims(d);
   }
 
   void floats(const std::string& name, const std::vector<float>& values, bool scalar = true) {
@@ -335,6 +344,47 @@ TEST(OnnxImport, HugeDimensionIsAnInputError) {
     EXPECT_NE(std::string(e.what()).find("field 'h_in': expected at most 2147483647"),
               std::string::npos)
         << e.what();
+  }
+}
+
+// The element count of an initializer whose dims multiply past int64 overflowed (undefined
+// behaviour, an abort under UBSan: found by tests/fuzz/onnx_import_fuzz); such a tensor is not
+// a small constant, and an unused one does not stop the import.
+TEST(OnnxImport, InitializerDimsPastInt64AreNotAConstant) {
+  for (const std::vector<std::int64_t>& dims :
+       {std::vector<std::int64_t>{1L << 40, 1L << 40, 97}, {-3, -5, 1L << 62}, {0, 1L << 62}}) {
+    auto m = small_cnn();
+    m.dims_only("unused_huge", dims);
+    const auto r = import_onnx_bytes(m.bytes(), "synthetic_huge_initializer.onnx");
+    EXPECT_EQ(r.network.layers.size(),
+              import_onnx_bytes(small_cnn().bytes(), "a.onnx").network.layers.size());
+  }
+}
+
+// Inputs the fuzz target found (tests/fuzz/regressions/, which every fuzz run replays too):
+// each imports or is an InputError, never a crash. The untyped Conv attribute crashed inside
+// libonnx's shape inference (SIGSEGV), which is now skipped with a warning naming it.
+TEST(OnnxImport, FuzzFindingsImportOrAreInputErrors) {
+  const fs::path dir =
+      fs::path(CNNPERF_SOURCE_DIR_FOR_TESTS) / "tests" / "fuzz" / "regressions" / "onnx_import";
+  for (const char* file :
+       {"finding_untyped_conv_attribute.onnx", "finding_initializer_dims_overflow.onnx"}) {
+    std::ifstream in(dir / file, std::ios::binary);
+    ASSERT_TRUE(in) << dir / file;
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ASSERT_FALSE(bytes.empty());
+    try {
+      const auto r = import_onnx_bytes(bytes, file);
+      if (std::string(file).find("untyped") != std::string::npos) {
+        bool named = false;
+        for (const auto& w : r.warnings) {
+          named = named || w.find("attribute 'pads' of node 'y' has no type") != std::string::npos;
+        }
+        EXPECT_TRUE(named) << ::testing::PrintToString(r.warnings);
+      }
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(std::string(file) + ": ", 0), 0u) << e.what();
+    }
   }
 }
 
