@@ -441,6 +441,44 @@ class Importer {
           fail(node, "attribute 'pads': expected non-negative values, got " + std::to_string(v));
         }
       }
+      check_window_ranks(node);
+    }
+  }
+
+  // ONNX's inference of a windowed op indexes its attributes by the input's spatial rank
+  // unchecked (a rank-2 Conv input with 2-D strides is a SIGSEGV inside libonnx, found by
+  // tests/fuzz/onnx_import_fuzz), so the ranks known before it runs must agree.
+  void check_window_ranks(const onnx::NodeProto& node) const {
+    static const std::unordered_set<std::string> kWindowOps{
+        "Conv", "ConvTranspose", "ConvInteger", "MaxPool", "AveragePool", "LpPool"};
+    if (node.input_size() == 0 || kWindowOps.count(node.op_type()) == 0) return;
+    const auto data = shapes_.find(node.input(0));
+    if (data == shapes_.end()) return;
+    const std::size_t rank = data->second.size();
+    if (rank < 3) {
+      fail(node, "input '" + node.input(0) + "' has rank " + std::to_string(rank) +
+                     "; expected N, C and at least one spatial dimension");
+    }
+    const std::size_t spatial = rank - 2;
+    for (const char* name : {"kernel_shape", "strides", "dilations"}) {
+      const std::size_t n = ints_attribute(node, name).size();
+      if (n != 0 && n != spatial) {
+        fail(node, std::string("attribute '") + name + "' has " + std::to_string(n) +
+                       " values for an input of " + std::to_string(spatial) +
+                       " spatial dimensions");
+      }
+    }
+    if (const std::size_t n = ints_attribute(node, "pads").size(); n != 0 && n != 2 * spatial) {
+      fail(node, "attribute 'pads' has " + std::to_string(n) + " values; expected " +
+                     std::to_string(2 * spatial));
+    }
+    if (node.input_size() > 1 && node.op_type() != "MaxPool" && node.op_type() != "AveragePool") {
+      const auto weight = shapes_.find(node.input(1));
+      if (weight != shapes_.end() && weight->second.size() != rank) {
+        fail(node, "weight '" + node.input(1) + "' has rank " +
+                       std::to_string(weight->second.size()) + ", the input " +
+                       std::to_string(rank));
+      }
     }
   }
 

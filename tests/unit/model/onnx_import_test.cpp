@@ -388,6 +388,21 @@ TEST(OnnxImport, FuzzFindingsImportOrAreInputErrors) {
   }
 }
 
+// A rank-2 input to a Conv with a rank-4 weight and 2-D strides crashed inside libonnx's
+// shape inference (fuzz finding); it is refused before that runs.
+TEST(OnnxImport, AWindowOpsRanksAreCheckedBeforeOnnxShapeInference) {
+  const fs::path file = fs::path(CNNPERF_SOURCE_DIR_FOR_TESTS) / "tests" / "fuzz" / "regressions" /
+                        "onnx_import" / "finding_conv_rank_mismatch.onnx";
+  std::ifstream in(file, std::ios::binary);
+  ASSERT_TRUE(in) << file;
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string what =
+      test::input_error_of([&] { (void)import_onnx_bytes(bytes, "finding.onnx"); });
+  EXPECT_NE(what.find("input 'x' has rank 2; expected N, C and at least one spatial dimension"),
+            std::string::npos)
+      << what;
+}
+
 // Graphs ONNX itself calls invalid were timed as if they ran: a node reading a tensor nothing
 // defines, two nodes writing one tensor, opset 0, a softmax axis outside the tensor.
 TEST(OnnxImport, InvalidGraphsAreInputErrorsNamingNodeAndTensor) {
