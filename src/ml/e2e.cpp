@@ -18,6 +18,7 @@
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/io.hpp"
 #include "cnnperf/common/json_io.hpp"
+#include "cnnperf/ml/runtime_fit.hpp"
 #include "cnnperf/model/zoo.hpp"
 #include "nelder_mead.hpp"
 #include "parallel.hpp"
@@ -809,8 +810,14 @@ std::string e2e_network_source(const std::vector<E2eRow>& rows) {
 }
 
 std::unique_ptr<AnalyticalModel> bundled_analytical_model() {
-  return std::make_unique<AnalyticalModel>(AnalyticalParams{}, bundled_analytical_overhead(),
-                                           bundled_nas_overhead());
+  auto model = std::make_unique<AnalyticalModel>(AnalyticalParams{}, bundled_analytical_overhead(),
+                                                 bundled_nas_overhead());
+  for (const Runtime runtime : {Runtime::kPytorchCompile, Runtime::kTensorrt}) {
+    if (auto overhead = bundled_runtime_overhead(runtime)) {
+      model->set_runtime_overhead(runtime, std::move(*overhead));
+    }
+  }
+  return model;
 }
 
 }  // namespace cnnperf

@@ -25,7 +25,7 @@ struct PredictOptions {
   int num_gpus = 1;           ///< --net: GPUs of nn.DataParallel, batch per GPU unchanged
   std::string model;          ///< model file; empty: the default (see select_model)
   bool analytical = false;    ///< force the analytical baseline
-  std::string runtime = "pytorch";  ///< cudnn|pytorch (runtime_from_string)
+  std::string runtime = "pytorch";  ///< a runtime_names() entry (runtime_from_string)
   bool allow_tf32 = true;  ///< fp32 convolutions on TF32 tensor cores (the runtimes' default)
   bool skip_unsupported = false;
   double max_latency_ms = 0;  ///< CI budget; 0: none (exit 3 when exceeded)

@@ -46,6 +46,9 @@ struct TrainCalibrationOptions {
   std::string out;                ///< the overhead or power model file to write; empty: none
   std::string format = "table";
   std::string output;  ///< metrics destination; empty: stdout
+  /// `train e2e`: the runtime whose overhead to fit: pytorch (eager, the default),
+  /// pytorch-compile (timm's eager/compiled pairs) or tensorrt (MLPerf ResNet-50 results).
+  std::string runtime = "pytorch";
 };
 
 /// `train latency`: cross-validates and (with `out`) writes the model; returns the whole
