@@ -61,9 +61,10 @@ std::vector<RuntimeRow> load_compile_pairs(const std::string& named) {
   const std::string path = user_file_or_resource(named);
   const CsvTable t = read_csv(path);
   require_columns(t, path,
-                  {"zoo_network", "gpu", "batch", "mode", "runtime", "memory_format", "latency_ms",
+                  {"network", "zoo_network", "gpu", "batch", "mode", "runtime", "memory_format", "latency_ms",
                    "framework", "num_gpus"});
-  // (network, GPU, batch, framework) -> the eager and the compiled row.
+  // (timm's network, GPU, batch, framework) -> the eager and the compiled row (timm's
+  // resnet34 and tv_resnet34 are both the zoo's resnet34: two pairs).
   using Key = std::tuple<std::string, std::string, std::int64_t, std::string>;
   std::map<Key, std::array<std::optional<RuntimeRow>, 2>> pairs;
   const auto& db = GpuDatabase::bundled();
@@ -89,7 +90,8 @@ std::vector<RuntimeRow> load_compile_pairs(const std::string& named) {
     row.dtype = DType::kFp16;  // timm's AMP: convolutions and GEMMs in fp16
     row.runtime = runtime == "pytorch" ? Runtime::kPytorch : Runtime::kPytorchCompile;
     row.latency_ms = positive_number(t, r, "latency_ms");
-    auto& slot = pairs[{row.network, gpu->name, row.batch, text_field(t, r, "framework")}]
+    auto& slot = pairs[{text_field(t, r, "network") + " " + gpu->name, row.network, row.batch,
+                        text_field(t, r, "framework")}]
                       [row.runtime == Runtime::kPytorch ? 0 : 1];
     if (slot) {
       throw InputError(t.where(r) + ": a second " + runtime + " row of " + row.network + " on " +
@@ -288,7 +290,7 @@ Metrics metrics_of(const std::vector<RuntimeRow>& rows, const std::vector<double
     y.push_back(throughput ? 1e3 * b / rows[i].latency_ms : rows[i].latency_ms);
     p.push_back(throughput ? 1e3 * b / predicted[i] : predicted[i]);
   }
-  return compute_metrics(y, p);
+  return compute_metrics(y, p, /*n_features=*/3);
 }
 
 // {"overall", per-slice metrics (by `slice_of`), "rows": [...]}.
