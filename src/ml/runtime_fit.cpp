@@ -61,8 +61,8 @@ std::vector<RuntimeRow> load_compile_pairs(const std::string& named) {
   const std::string path = user_file_or_resource(named);
   const CsvTable t = read_csv(path);
   require_columns(t, path,
-                  {"network", "zoo_network", "gpu", "batch", "mode", "runtime", "memory_format", "latency_ms",
-                   "framework", "num_gpus"});
+                  {"network", "zoo_network", "gpu", "batch", "mode", "runtime", "memory_format",
+                   "latency_ms", "framework", "num_gpus"});
   // (timm's network, GPU, batch, framework) -> the eager and the compiled row (timm's
   // resnet34 and tv_resnet34 are both the zoo's resnet34: two pairs).
   using Key = std::tuple<std::string, std::string, std::int64_t, std::string>;
@@ -91,8 +91,7 @@ std::vector<RuntimeRow> load_compile_pairs(const std::string& named) {
     row.runtime = runtime == "pytorch" ? Runtime::kPytorch : Runtime::kPytorchCompile;
     row.latency_ms = positive_number(t, r, "latency_ms");
     auto& slot = pairs[{text_field(t, r, "network") + " " + gpu->name, row.network, row.batch,
-                        text_field(t, r, "framework")}]
-                      [row.runtime == Runtime::kPytorch ? 0 : 1];
+                        text_field(t, r, "framework")}][row.runtime == Runtime::kPytorch ? 0 : 1];
     if (slot) {
       throw InputError(t.where(r) + ": a second " + runtime + " row of " + row.network + " on " +
                        gpu->name + " at batch " + std::to_string(row.batch) +
@@ -445,9 +444,10 @@ RuntimeCalibration calibrate_runtime(Runtime runtime, const std::string& file,
     }
     out.report["medians"] = medians;
   } else {
-    throw InputError("runtime " + to_string(runtime) +
-                     ": expected pytorch-compile or tensorrt (the eager overhead is fitted by "
-                     "train e2e without --runtime)");
+    throw InputError(
+        "runtime " + to_string(runtime) +
+        ": expected pytorch-compile or tensorrt (the eager overhead has a fit of its own, "
+        "calibrate_e2e)");
   }
   out.overhead.unseen_gpu_terms = UnseenGpuTerms::kShared;
   out.overhead.source = "fitted on " + file + " (" + to_string(runtime) + ", " +
@@ -471,11 +471,7 @@ nlohmann::json to_json(const RuntimeCalibration& c) {
           {"schema_version", kRuntimeOverheadSchemaVersion},
           {"tool_version", CNNPERF_VERSION},
           {"runtime", to_string(c.runtime)},
-          {"provenance",
-           {{"file", c.report.value("file", "")},
-            {"command", "cnnperf train e2e --runtime " + to_string(c.runtime) + " --data " +
-                            c.report.value("file", "") + " --output " +
-                            bundled_runtime_overhead_path(c.runtime)}}},
+          {"provenance", {{"file", c.report.value("file", "")}}},
           {"overhead", to_json(c.overhead)},
           {"report", c.report}};
 }

@@ -709,9 +709,8 @@ EagerOverhead runtime_overhead_for(const LatencyModel& model, Runtime runtime, c
   auto overhead = model.runtime_overhead(runtime);
   if (!overhead) {
     throw InputError("runtime " + to_string(runtime) + ": the model (" + model.name() +
-                     ") has no fitted overhead for it; expected one fitted by train e2e "
-                     "--runtime " +
-                     to_string(runtime));
+                     ") has no fitted overhead for it; expected the runtime's overhead file (" +
+                     to_string(runtime) + "), fitted on its measured steps");
   }
   return overhead_for_gpu(*overhead, gpu);
 }

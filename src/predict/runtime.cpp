@@ -34,7 +34,7 @@ const std::array<RuntimeEntry, 4>& runtime_table() {
         "per op the host's dispatch and launch time (an op whose kernels are shorter waits for "
         "it); per step a fixed cost, the input batch's host-to-device copy and the step's "
         "host/GPU overlap, fitted on measured end-to-end steps",
-        Fusion::kNone, false, "--precision (AMP rows are priced as fp16)"}},
+        Fusion::kNone, false, "the precision asked for (AMP rows are priced as fp16)"}},
       {Runtime::kPytorchCompile,
        "pytorch-compile",
        {true,
@@ -43,7 +43,8 @@ const std::array<RuntimeEntry, 4>& runtime_table() {
         "per launched kernel a host cost, per step a fixed cost, and a kernel-time scale "
         "against the per-layer model, fitted on timm's torch.compile steps (input already on "
         "the GPU)",
-        Fusion::kPointwiseChains, true, "--precision (timm's AMP rows are priced as fp16)"}},
+        Fusion::kPointwiseChains, true,
+        "the precision asked for (timm's AMP rows are priced as fp16)"}},
       {Runtime::kTensorrt,
        "tensorrt",
        {true, "TensorRT's builder: the fastest tactic per fused layer",
@@ -51,7 +52,7 @@ const std::array<RuntimeEntry, 4>& runtime_table() {
         "and a kernel-time scale, fitted on MLPerf Inference ResNet-50 results",
         Fusion::kIntoProducer, true,
         "INT8 where the GPU has an INT8 tensor rate (MLPerf's closed-division ResNet-50 "
-        "engines), else fp16; --precision overrides"}},
+        "engines), else fp16; a precision asked for overrides"}},
   }};
   return table;
 }
