@@ -19,6 +19,7 @@
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/io.hpp"
 #include "cnnperf/common/json_io.hpp"
+#include "cnnperf/ml/runtime_fit.hpp"
 #include "cnnperf/model/zoo.hpp"
 #include "nelder_mead.hpp"
 #include "parallel.hpp"
@@ -963,8 +964,14 @@ std::string e2e_network_source(const std::vector<E2eRow>& rows) {
 std::unique_ptr<AnalyticalModel> bundled_analytical_model() {
   static const AnalyticalParams params =
       load_analytical_params(find_resource("models/eager_overhead.json").string());
-  return std::make_unique<AnalyticalModel>(params, bundled_analytical_overhead(),
-                                           bundled_nas_overhead());
+  auto model = std::make_unique<AnalyticalModel>(params, bundled_analytical_overhead(),
+                                                 bundled_nas_overhead());
+  for (const Runtime runtime : {Runtime::kPytorchCompile, Runtime::kTensorrt}) {
+    if (auto overhead = bundled_runtime_overhead(runtime)) {
+      model->set_runtime_overhead(runtime, std::move(*overhead));
+    }
+  }
+  return model;
 }
 
 }  // namespace cnnperf

@@ -15,6 +15,7 @@
 
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/io.hpp"
+#include "cnnperf/ml/runtime_fit.hpp"
 #include "cnnperf/predict/analytical.hpp"
 #include "learned_model_internal.hpp"
 #include "regressor_internal.hpp"
@@ -320,6 +321,10 @@ std::vector<LayerPrediction> LearnedModel::predict_layers(const std::vector<Laye
   return predict_layers_as(layers, gpu, {});
 }
 
+std::optional<EagerOverhead> LearnedModel::runtime_overhead(Runtime runtime) const {
+  return bundled_runtime_overhead(runtime);
+}
+
 std::vector<LayerPrediction> LearnedModel::predict_layers_as(
     const std::vector<Layer>& layers, const GpuSpec& gpu,
     const std::vector<std::string>& sources) const {
@@ -394,6 +399,12 @@ std::vector<LayerPrediction> LearnedModel::predict(const std::vector<Layer>& lay
         work;
     for (std::size_t i = 0; i < layers.size(); ++i) {
       if (estimates[i].kernels == 0 || op_family(layers[i].op) != family) continue;
+      // No training row is bf16 or int8: such a layer keeps the analytical estimate (at the
+      // type's tensor rate), flagged as outside the data.
+      if (layers[i].dtype == DType::kBf16 || layers[i].dtype == DType::kInt8) {
+        out[i].in_distribution = false;
+        continue;
+      }
       const bool own = !sources.empty() &&
                        std::find(trained.begin(), trained.end(), sources[i]) != trained.end();
       const std::string source = own ? sources[i] : std::string(kReferenceSource);

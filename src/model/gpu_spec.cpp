@@ -165,6 +165,8 @@ const std::vector<std::string>& gpu_spec_field_names() {
                                                  "fp32_tflops",
                                                  "fp16_tflops",
                                                  "tensor_fp16_tflops",
+                                                 "tensor_bf16_tflops",
+                                                 "tensor_int8_tops",
                                                  "memory_bandwidth_gbs",
                                                  "memory_gb",
                                                  "l2_cache_mb",
@@ -197,6 +199,8 @@ void to_json(nlohmann::json& out, const GpuSpec& g) {
   out["fp32_tflops"] = g.fp32_tflops;
   out["fp16_tflops"] = g.fp16_tflops;
   out["tensor_fp16_tflops"] = g.tensor_fp16_tflops;
+  out["tensor_bf16_tflops"] = g.tensor_bf16_tflops;
+  out["tensor_int8_tops"] = g.tensor_int8_tops;
   out["memory_bandwidth_gbs"] = g.memory_bandwidth_gbs;
   out["memory_gb"] = g.memory_gb;
   out["l2_cache_mb"] = g.l2_cache_mb;
@@ -287,6 +291,12 @@ GpuSpec gpu_spec_from_json(const nlohmann::json& object, const std::string& wher
   if (!r.number("tensor_fp16_tflops", g.tensor_fp16_tflops, false, true)) {
     defaulted["tensor_fp16_tflops"] = "not given: 0 (no tensor cores assumed)";
   }
+  if (!r.number("tensor_bf16_tflops", g.tensor_bf16_tflops, false, true)) {
+    defaulted["tensor_bf16_tflops"] = "not given: 0 (no BF16 tensor rate known)";
+  }
+  if (!r.number("tensor_int8_tops", g.tensor_int8_tops, false, true)) {
+    defaulted["tensor_int8_tops"] = "not given: 0 (no INT8 tensor rate known)";
+  }
   r.number("memory_bandwidth_gbs", g.memory_bandwidth_gbs, true, false);
   if (!r.number("memory_gb", g.memory_gb, false, false)) defaulted["memory_gb"] = "not given";
   if (!r.number("l2_cache_mb", g.l2_cache_mb, false, false)) defaulted["l2_cache_mb"] = "not given";
@@ -340,6 +350,8 @@ GpuSpec gpu_spec_from_json(const nlohmann::json& object, const std::string& wher
                              {"fp32_tflops", g.fp32_tflops, 0.01, 5000},
                              {"fp16_tflops", g.fp16_tflops, 0, 20000},
                              {"tensor_fp16_tflops", g.tensor_fp16_tflops, 0, 100000},
+                             {"tensor_bf16_tflops", g.tensor_bf16_tflops, 0, 100000},
+                             {"tensor_int8_tops", g.tensor_int8_tops, 0, 200000},
                              {"memory_bandwidth_gbs", g.memory_bandwidth_gbs, 1, 100000},
                              {"memory_gb", g.memory_gb, 0, 10000},
                              {"l2_cache_mb", g.l2_cache_mb, 0, 4096},

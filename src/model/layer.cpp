@@ -167,7 +167,13 @@ std::string to_string(OpClass value) {
 }
 
 std::string to_string(DType dtype) {
-  return dtype == DType::kFp16 ? "fp16" : "fp32";
+  switch (dtype) {
+    case DType::kFp32: return "fp32";
+    case DType::kFp16: return "fp16";
+    case DType::kBf16: return "bf16";
+    case DType::kInt8: return "int8";
+  }
+  return "fp32";
 }
 
 DType dtype_from_string(std::string_view name) {
@@ -178,7 +184,9 @@ DType dtype_from_string(std::string_view name) {
   if (lower == "fp16" || lower == "float16" || lower == "half" || lower == "16") {
     return DType::kFp16;
   }
-  throw InputError("unknown dtype '" + std::string(name) + "' (expected fp32 or fp16)");
+  if (lower == "bf16" || lower == "bfloat16") return DType::kBf16;
+  if (lower == "int8") return DType::kInt8;
+  throw InputError("unknown dtype '" + std::string(name) + "' (expected fp32, fp16, bf16 or int8)");
 }
 
 std::optional<DType> optional_dtype_from_option(std::string_view text, std::string_view parameter) {
@@ -191,12 +199,18 @@ DType dtype_from_option(std::string_view text, std::string_view parameter) {
     return dtype_from_string(text);
   } catch (const InputError&) {
     throw ParameterError(std::string(parameter),
-                         "expected fp32 or fp16, got '" + std::string(text) + "'");
+                         "expected fp32, fp16, bf16 or int8, got '" + std::string(text) + "'");
   }
 }
 
 int bytes_per_element(DType dtype) {
-  return dtype == DType::kFp16 ? 2 : 4;
+  switch (dtype) {
+    case DType::kFp32: return 4;
+    case DType::kFp16:
+    case DType::kBf16: return 2;
+    case DType::kInt8: return 1;
+  }
+  return 4;
 }
 
 std::string to_string(Pass pass) {

@@ -116,9 +116,20 @@ GemmTiming time_gemm(const GemmShape& shape, const GpuSpec& gpu, double peak_tfl
   return best;
 }
 
+// The dense tensor-core peak of a layer's element type on `gpu`, 0 when it has none.
+double tensor_peak(DType dtype, const GpuSpec& gpu) {
+  switch (dtype) {
+    case DType::kFp16: return gpu.tensor_fp16_tflops;
+    case DType::kBf16: return gpu.tensor_bf16_tflops;
+    case DType::kInt8: return gpu.tensor_int8_tops;
+    case DType::kFp32: return 0;
+  }
+  return 0;
+}
+
 bool tensor_core_eligible(const Layer& layer, const GpuSpec& gpu) {
   if (runs_tf32(layer, gpu)) return true;
-  if (layer.dtype != DType::kFp16 || gpu.tensor_fp16_tflops <= 0) return false;
+  if (tensor_peak(layer.dtype, gpu) <= 0) return false;
   const OpClass cls = op_class(layer.op);
   if (cls != OpClass::kConv && cls != OpClass::kGemm) return false;
   const auto per_group_in = layer.c_in / std::max<std::int64_t>(1, layer.groups);
@@ -263,11 +274,27 @@ double fp16_tensor_core_efficiency(const AnalyticalParams& params,
 
 double compute_peak_tflops(const Layer& layer, const GpuSpec& gpu) {
   if (runs_tf32(layer, gpu)) return gpu.tensor_fp16_tflops / 2;
-  if (tensor_core_eligible(layer, gpu)) return gpu.tensor_fp16_tflops;
+  if (tensor_core_eligible(layer, gpu)) return tensor_peak(layer.dtype, gpu);
   // GPUs with a slow native FP16 rate (consumer Pascal: 1/64) run fp16 layers with fp32 math,
   // so fp16 never falls below the fp32 peak.
   if (layer.dtype == DType::kFp16) return std::max(gpu.fp16_tflops, gpu.fp32_tflops);
   return gpu.fp32_tflops;
+}
+
+std::string precision_unsupported_reason(const GpuSpec& gpu, DType dtype) {
+  if (dtype == DType::kBf16 && gpu.tensor_bf16_tflops <= 0) {
+    return gpu.name +
+           " has no BF16 tensor-core rate (tensor_bf16_tflops is 0 in the GPU "
+           "database: " +
+           gpu.source_of("tensor_bf16_tflops") + ")";
+  }
+  if (dtype == DType::kInt8 && gpu.tensor_int8_tops <= 0) {
+    return gpu.name +
+           " has no INT8 tensor-core rate (tensor_int8_tops is 0 in the GPU "
+           "database: " +
+           gpu.source_of("tensor_int8_tops") + ")";
+  }
+  return {};
 }
 
 double pass_work_factor(const Layer& layer) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <tuple>
 
 #include "cnnperf/common/config.hpp"
@@ -538,6 +539,16 @@ EagerOverhead AnalyticalModel::eager_overhead_for(std::string_view network_sourc
   return is_nas_source(network_source) && nas_overhead_ ? *nas_overhead_ : overhead_;
 }
 
+std::optional<EagerOverhead> AnalyticalModel::runtime_overhead(Runtime runtime) const {
+  const auto it = runtime_overheads_.find(runtime);
+  if (it == runtime_overheads_.end()) return std::nullopt;
+  return it->second;
+}
+
+void AnalyticalModel::set_runtime_overhead(Runtime runtime, EagerOverhead overhead) {
+  runtime_overheads_[runtime] = std::move(overhead);
+}
+
 namespace {
 
 // Ops whose eager host path is longer than an elementwise kernel's: cuDNN/cuBLAS calls with
@@ -602,13 +613,116 @@ void apply_runtime_overhead(const std::vector<Layer>& layers,
   }
 }
 
+namespace {
+
+// Ops a generated pointwise kernel or a convolution's epilogue can absorb: elementwise ops and
+// inference batch norm (a per-channel scale and shift).
+bool fusible_op(Op op) {
+  return op == Op::kBatchNorm || op_class(op) == OpClass::kPointwise;
+}
+
+std::string layer_label(const std::vector<Layer>& layers, std::size_t i) {
+  return layers[i].name.empty() ? "layer " + std::to_string(i) : layers[i].name;
+}
+
+void fuse_into(const std::vector<Layer>& layers, std::vector<LayerPrediction>& predictions,
+               std::size_t from, std::size_t into) {
+  LayerPrediction& p = predictions[from];
+  p.kernel_ms = 0;
+  p.roofline_ms = 0;
+  p.energy_mj = 0;
+  p.overhead_ms = 0;
+  p.kernels = 0;
+  p.compute_utilization = 0;
+  p.memory_utilization = 0;
+  p.bound = "fused";
+  p.fused_into = layer_label(layers, into);
+}
+
+// Runtime-independent invariants of a runtime call: training under an inference-only runtime
+// and a precision the GPU has no rate for are refused.
+void check_runtime_layers(const std::vector<Layer>& layers, const GpuSpec& gpu, Runtime runtime) {
+  for (const auto& layer : layers) {
+    if (runtime_traits(runtime).inference_only && layer.pass != Pass::kForward) {
+      throw InputError("runtime " + to_string(runtime) + ": inference only; a " +
+                       to_string(layer.pass) +
+                       " pass is not modelled (expected mode inference, pass forward)");
+    }
+    const std::string lacks = precision_unsupported_reason(gpu, layer.dtype);
+    if (!lacks.empty()) {
+      throw InputError("precision " + to_string(layer.dtype) + ": " + lacks +
+                       "; expected a GPU with that rate, or another precision");
+    }
+  }
+}
+
+}  // namespace
+
+void apply_runtime_fusion(const std::vector<Layer>& layers,
+                          std::vector<LayerPrediction>& predictions, Runtime runtime) {
+  const Fusion fusion = runtime_traits(runtime).fusion;
+  if (fusion == Fusion::kNone) return;
+  const std::size_t n = std::min(layers.size(), predictions.size());
+  std::size_t i = 0;
+  while (i < n) {
+    if (predictions[i].kernels == 0 || !fusible_op(layers[i].op)) {
+      ++i;
+      continue;
+    }
+    // The chain of fusible ops from i (views inside it pass through).
+    std::vector<std::size_t> chain;
+    std::size_t j = i;
+    for (; j < n; ++j) {
+      if (predictions[j].kernels == 0) continue;  // a view
+      if (!fusible_op(layers[j].op)) break;
+      chain.push_back(j);
+    }
+    // The producer: the op with kernels just before the chain.
+    std::optional<std::size_t> producer;
+    for (std::size_t k = i; k-- > 0;) {
+      if (predictions[k].kernels == 0) continue;
+      producer = k;
+      break;
+    }
+    const bool into_producer =
+        fusion == Fusion::kIntoProducer && producer &&
+        (layers[*producer].op == Op::kConv2d || layers[*producer].op == Op::kLinear);
+    if (into_producer) {
+      for (const std::size_t c : chain) fuse_into(layers, predictions, c, *producer);
+    } else if (chain.size() > 1) {
+      const std::size_t carrier =
+          *std::max_element(chain.begin(), chain.end(), [&](std::size_t a, std::size_t b) {
+            return predictions[a].kernel_ms < predictions[b].kernel_ms;
+          });
+      for (const std::size_t c : chain) {
+        if (c != carrier) fuse_into(layers, predictions, c, carrier);
+      }
+    }
+    i = j;
+  }
+}
+
+EagerOverhead runtime_overhead_for(const LatencyModel& model, Runtime runtime, const GpuSpec& gpu) {
+  if (runtime == Runtime::kCudnn || runtime == Runtime::kPytorch) {
+    return overhead_for_gpu(model.eager_overhead(), gpu);
+  }
+  auto overhead = model.runtime_overhead(runtime);
+  if (!overhead) {
+    throw InputError("runtime " + to_string(runtime) + ": the model (" + model.name() +
+                     ") has no fitted overhead for it; expected the runtime's overhead file (" +
+                     to_string(runtime) + "), fitted on its measured steps");
+  }
+  return overhead_for_gpu(*overhead, gpu);
+}
+
 std::vector<LayerPrediction> predict_layers_under(const std::vector<Layer>& layers,
                                                   const GpuSpec& gpu, const LatencyModel& model,
                                                   Runtime runtime, const PowerModel& power) {
+  check_runtime_layers(layers, gpu, runtime);
   std::vector<LayerPrediction> predictions = model.predict_network_layers(layers, gpu);
   assign_power(predictions, gpu, power.activity_for(gpu));
-  apply_runtime_overhead(layers, predictions, runtime,
-                         overhead_for_gpu(model.eager_overhead(), gpu));
+  // Each row is an op run alone: nothing to fuse with.
+  apply_runtime_overhead(layers, predictions, runtime, runtime_overhead_for(model, runtime, gpu));
   return predictions;
 }
 
@@ -640,7 +754,9 @@ NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
   for (auto& layer : result.layers) {
     layer.pass = mode == Mode::kTraining ? Pass::kTraining : Pass::kForward;
   }
+  check_runtime_layers(result.layers, gpu, runtime);
   result.predictions = model.predict_network_layers(result.layers, gpu);
+  apply_runtime_fusion(result.layers, result.predictions, runtime);
   for (const auto& layer : result.layers) result.tf32_convolutions += runs_tf32(layer, gpu) ? 1 : 0;
   for (std::size_t i = 0; i < result.predictions.size(); ++i) {
     const int kernels = result.predictions[i].kernels;
@@ -658,9 +774,13 @@ NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
         static_cast<double>(layer.params()) * bytes_per_element(result.precision);
   }
   const std::string scaled = step_scale_network(network);
-  result.overhead = overhead_for(
-      model.eager_overhead_for(network.source), gpu,
-      scaled.empty() ? std::string() : network_step_key(scaled, result.precision, mode));
+  if (runtime == Runtime::kPytorchCompile || runtime == Runtime::kTensorrt) {
+    result.overhead = runtime_overhead_for(model, runtime, gpu);
+  } else {
+    result.overhead = overhead_for(
+        model.eager_overhead_for(network.source), gpu,
+        scaled.empty() ? std::string() : network_step_key(scaled, result.precision, mode));
+  }
   set_power(result, power);
   result.eager.kernel_ms = result.kernel_ms;
   result.eager.op_costs = eager_op_costs(result.layers, result.predictions);
@@ -862,6 +982,7 @@ nlohmann::json layer_json(const Layer& l, const LayerPrediction& p) {
           {"roofline_ms", p.roofline_ms},
           {"bound", p.bound},
           {"kernels", p.kernels},
+          {"fused_into", p.fused_into.empty() ? nlohmann::json() : nlohmann::json(p.fused_into)},
           {"in_distribution", p.in_distribution}};
 }
 
@@ -1132,7 +1253,9 @@ std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
     rows.push_back({l.name, to_string(l.op), shape_text(l), format_number(l.flops() / 1e6, 4),
                     format_number(p.kernel_ms, 3), format_number(p.overhead_ms, 3),
                     format_number(p.roofline_ms, 3), format_number(p.energy_mj, 3), p.bound,
-                    p.in_distribution ? "" : "out-of-range"});
+                    !p.fused_into.empty() ? "fused into " + p.fused_into
+                    : p.in_distribution   ? ""
+                                          : "out-of-range"});
   }
   std::string out =
       r.network + " on " + r.gpu.display_name + " (" + r.gpu.name + "), batch " +
@@ -1150,8 +1273,12 @@ std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
   out += "latency_ms  " + format_number(r.latency_ms, 4) +
          (r.runtime == Runtime::kCudnn
               ? "  (step under the cudnn runtime: kernel time and the gaps between kernels)\n"
-              : "  (step under the pytorch runtime, eager: launch overhead and input copy "
-                "included)\n");
+          : r.runtime == Runtime::kPytorch
+              ? "  (step under the pytorch runtime, eager: launch overhead and input copy "
+                "included)\n"
+              : "  (step under the " + to_string(r.runtime) +
+                    " runtime: its fused kernels, per-kernel and per-step overhead (" +
+                    r.overhead.source + "))\n");
   out += prediction_step_notes(r);
   if (!r.skipped_nodes.empty()) {
     std::vector<std::string> ops;

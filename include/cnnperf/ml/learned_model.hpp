@@ -98,6 +98,9 @@ class LearnedModel final : public LatencyModel {
   [[nodiscard]] std::vector<LayerPrediction> predict_network_layers(
       const std::vector<Layer>& layers, const GpuSpec& gpu) const override;
   [[nodiscard]] EagerOverhead eager_overhead() const override { return overhead_; }
+  /// The bundled runtime overheads (bundled_runtime_overhead): fitted on whole steps with the
+  /// analytical model's kernel times, which a learned model's replace.
+  [[nodiscard]] std::optional<EagerOverhead> runtime_overhead(Runtime runtime) const override;
   void set_eager_overhead(EagerOverhead overhead) { overhead_ = std::move(overhead); }
   void set_name(std::string name) { name_ = std::move(name); }
   [[nodiscard]] const FeatureSpec& feature_spec() const { return spec_; }

@@ -50,9 +50,12 @@ enum class OpClass { kConv, kGemm, kPointwise, kNormalization, kPool, kCopy, kNo
 [[nodiscard]] OpClass op_class(Op op);
 [[nodiscard]] std::string to_string(OpClass op_class);
 
-enum class DType { kFp32, kFp16 };
+/// Element types. bf16 and int8 run on tensor cores only where the GPU database has their
+/// rates (tensor_bf16_tflops, tensor_int8_tops; gpu_supports_precision).
+enum class DType { kFp32, kFp16, kBf16, kInt8 };
 [[nodiscard]] std::string to_string(DType dtype);
-/// Accepts fp32|float32|float|32 and fp16|float16|half|16. Throws InputError otherwise.
+/// Accepts fp32|float32|float|32, fp16|float16|half|16, bf16|bfloat16 and int8. Throws
+/// InputError otherwise.
 [[nodiscard]] DType dtype_from_string(std::string_view name);
 /// dtype_from_string for a parameter: throws ParameterError naming `parameter` (e.g.
 /// "precision").

@@ -83,8 +83,16 @@ struct LayerEstimate {
 /// convolutions only, 1 for every other layer.
 [[nodiscard]] double fast_algorithm_flop_reduction(const Layer& layer);
 
-/// The compute peak (TFLOPS) a layer of this dtype/op can use on `gpu`.
+/// The compute peak (TFLOPS, or TOPS for int8) a layer of this dtype/op can use on `gpu`.
+/// Convolutions and GEMMs of bf16 or int8 with channels per group a multiple of 8 run at the
+/// GPU's tensor_bf16_tflops or tensor_int8_tops; every other bf16 or int8 layer (pointwise,
+/// depthwise, a 3-channel stem) at the FP32 CUDA-core peak.
 [[nodiscard]] double compute_peak_tflops(const Layer& layer, const GpuSpec& gpu);
+
+/// What `gpu` lacks to run `dtype` as the analytical model prices it: empty when it can
+/// (fp32 and fp16 always; bf16 needs tensor_bf16_tflops, int8 tensor_int8_tops), else a
+/// sentence naming the GPU and the missing rate.
+[[nodiscard]] std::string precision_unsupported_reason(const GpuSpec& gpu, DType dtype);
 
 /// True when the layer is an fp32 convolution allowed TF32 (Layer::allow_tf32, not grouped)
 /// and `gpu` has TF32 tensor cores (compute capability 8.0 and later, with a tensor peak).

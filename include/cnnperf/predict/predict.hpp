@@ -39,6 +39,9 @@ struct LayerPrediction {
   int kernels = 1;                 ///< kernel launches
   std::string bound;               ///< compute | memory | overhead | none
   std::string algorithm;           ///< analytical mapping (implicit_gemm, winograd, ...)
+  /// The layer whose kernel runs this op under a fusing runtime (apply_runtime_fusion); then
+  /// kernel_ms, kernels and energy are 0 here and counted there. Empty: not fused.
+  std::string fused_into;
   /// The op's time under the runtime, run alone: kernel time plus the runtime's overhead, ms.
   [[nodiscard]] double latency_ms() const { return kernel_ms + overhead_ms; }
 };
@@ -192,6 +195,12 @@ class LatencyModel {
   }
   /// End-to-end overhead parameters of an eager framework.
   [[nodiscard]] virtual EagerOverhead eager_overhead() const { return {}; }
+  /// The fitted overhead of a runtime other than cuDNN and eager PyTorch (pytorch-compile,
+  /// tensorrt), in the eager formula's terms; nullopt when the model has none.
+  [[nodiscard]] virtual std::optional<EagerOverhead> runtime_overhead(Runtime runtime) const {
+    (void)runtime;
+    return std::nullopt;
+  }
   /// The overhead for networks of `network_source` (Network::source): the one calibrated on
   /// that kind of network's own end-to-end measurements where the model has one (the NAS
   /// spaces, measured on other machines than the zoo networks), eager_overhead() otherwise.
@@ -216,8 +225,12 @@ class AnalyticalModel final : public LatencyModel {
                                                             const GpuSpec& gpu) const override;
   [[nodiscard]] EagerOverhead eager_overhead() const override { return overhead_; }
   [[nodiscard]] EagerOverhead eager_overhead_for(std::string_view network_source) const override;
+  [[nodiscard]] std::optional<EagerOverhead> runtime_overhead(Runtime runtime) const override;
+  /// Sets the overhead of `runtime` (pytorch-compile, tensorrt) that runtime_overhead gives.
+  void set_runtime_overhead(Runtime runtime, EagerOverhead overhead);
 
  private:
+  std::map<Runtime, EagerOverhead> runtime_overheads_;
   AnalyticalParams params_;
   EagerOverhead overhead_;
   std::optional<EagerOverhead> nas_overhead_;
@@ -360,6 +373,20 @@ inline constexpr double kGbPerGib = 1.073741824;  ///< 2^30 / 1e9
 void apply_runtime_overhead(const std::vector<Layer>& layers,
                             std::vector<LayerPrediction>& predictions, Runtime runtime,
                             const EagerOverhead& overhead);
+
+/// Merges the kernels of a network's ops as `runtime` does (RuntimeTraits::fusion): each op
+/// fused into another gets kernel_ms, kernels, roofline_ms and energy 0, bound "fused" and
+/// fused_into the absorbing layer's name (its index when it has none); the absorbing layer
+/// keeps its own prediction. Layers whose prediction has no kernel (views) pass through
+/// a chain. No change under a runtime without fusion.
+void apply_runtime_fusion(const std::vector<Layer>& layers,
+                          std::vector<LayerPrediction>& predictions, Runtime runtime);
+
+/// The overhead `runtime` adds to `model`'s kernels on `gpu`: the eager overhead for cuDNN and
+/// PyTorch (overhead_for_gpu), the model's runtime_overhead otherwise. Throws InputError when
+/// the model has none for that runtime.
+[[nodiscard]] EagerOverhead runtime_overhead_for(const LatencyModel& model, Runtime runtime,
+                                                 const GpuSpec& gpu);
 
 /// One prediction per layer as its own op (`predict --layers`): the kernel time predict_network
 /// gives the same layer (LatencyModel::predict_network_layers), its power, and `runtime`'s

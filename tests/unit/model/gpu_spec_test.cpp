@@ -264,6 +264,31 @@ TEST(GpuDbContents, FieldsAreInternallyConsistent) {
   }
 }
 
+TEST(GpuDbContents, Bf16AndInt8RatesFollowTheArchitectures) {
+  for (const auto& g : db().all()) {
+    SCOPED_TRACE(g.name);
+    EXPECT_EQ(g.sources.count("tensor_bf16_tflops"), 1u);
+    EXPECT_EQ(g.sources.count("tensor_int8_tops"), 1u);
+    const double cc = std::stod(g.compute_capability);
+    // BF16 tensor cores from Ampere (8.0) on, at the FP32-accumulate FP16 rate.
+    if (cc >= 8.0) {
+      EXPECT_DOUBLE_EQ(g.tensor_bf16_tflops, g.tensor_fp16_tflops);
+    } else {
+      EXPECT_EQ(g.tensor_bf16_tflops, 0);
+    }
+    // INT8 tensor cores: Turing and later, and Xavier's Volta (7.2); not V100 or TITAN V (7.0).
+    if (g.tensor_fp16_tflops > 0 && g.compute_capability != "7.0") {
+      const double ratio = g.tensor_int8_tops / g.tensor_fp16_tflops;
+      EXPECT_TRUE(std::abs(ratio - 2) < 1e-9 || std::abs(ratio - 4) < 1e-9) << ratio;
+    } else {
+      EXPECT_EQ(g.tensor_int8_tops, 0);
+    }
+  }
+  // GeForce boards run INT8 at full rate, FP16 with FP32 accumulate at half (whitepapers).
+  EXPECT_DOUBLE_EQ(db().resolve("rtx-4090").tensor_int8_tops, 660.8);
+  EXPECT_DOUBLE_EQ(db().resolve("a100-sxm4-40gb").tensor_int8_tops, 624);
+}
+
 TEST(GpuDbContents, EveryFieldHasASourceAndIdlePowerIsMarkedAsAnEstimate) {
   for (const auto& g : db().all()) {
     SCOPED_TRACE(g.name);

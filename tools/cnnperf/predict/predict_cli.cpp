@@ -20,8 +20,11 @@ void add_predict_command(CLI::App& app, Runner& run) {
   sub->add_option("--batch", opts->batch, "Batch size (default: 1, or the ONNX model's)")
       ->check(positive_integer());
   sub->add_option("--mode", opts->mode, "inference|training")->capture_default_str();
-  sub->add_option("--precision", opts->precision,
-                  "fp32|fp16 (default: an ONNX or JSON file's own, else fp32)");
+  sub->add_option(
+      "--precision", opts->precision,
+      "fp32|fp16|bf16|int8 (default: an ONNX or JSON file's own, else fp32; tensorrt: int8 "
+      "where the GPU has an INT8 tensor rate, else fp16). bf16 and int8 need the "
+      "GPU's tensor_bf16_tflops or tensor_int8_tops");
   sub->add_option("--input-size", opts->input_size, "Input HxW, e.g. 320x320");
   sub->add_option("--power-limit", opts->power_limit_w,
                   "GPU board power cap, W: the SM clock drops until the step's predicted "
@@ -43,8 +46,11 @@ void add_predict_command(CLI::App& app, Runner& run) {
                   "Eager-overhead file (written by `cnnperf train e2e`) for the analytical "
                   "baseline's zoo networks (default: the bundled models/eager_overhead.json)");
   sub->add_option("--runtime", opts->runtime,
-                  "What runs the layers: cudnn (direct library call, what profile measures) or "
-                  "pytorch (eager). kernel_ms is the same under both; overhead_ms and "
+                  "What runs the layers: cudnn (direct library call, what profile measures), "
+                  "pytorch (eager), pytorch-compile (torch.compile; inference) or tensorrt "
+                  "(inference; int8 by default where the GPU has the rate). A layer's kernel_ms "
+                  "is the same under each at one precision, except that pytorch-compile and "
+                  "tensorrt fuse ops of a network (fused_into: kernel_ms 0); overhead_ms and "
                   "latency_ms are the runtime's (docs/methodology.md, Runtimes)")
       ->check(CLI::IsMember(runtime_names()))
       ->capture_default_str();
@@ -71,6 +77,9 @@ void add_predict_command(CLI::App& app, Runner& run) {
       "  cnnperf predict --layers layers.csv --gpu v100 --format csv -o out.csv\n"
       "  cnnperf nets show resnet18 --batch 8 --format csv > r18.csv\n"
       "  cnnperf predict --layers r18.csv --gpu v100 --runtime cudnn   # same kernel_ms as --net\n"
+      "  cnnperf predict --net resnet50 --gpu a100 --runtime tensorrt   # INT8 engine, batch 1\n"
+      "  cnnperf predict --net resnet50 --gpu rtx4090 --batch 256 --precision fp16 \\\n"
+      "      --runtime pytorch-compile\n"
       "  cnnperf predict --layers rows_with_gpu_column.csv -o out.csv   # each row on its GPU\n"
       "  cnnperf predict --net resnet50 --gpu v100 --model models/cnnperf_default.json\n"
       "  cnnperf predict --net resnet50 --gpu t4 --max-latency-ms 10   # exit 3 if over\n"

@@ -13,6 +13,7 @@
 #include "cnnperf/common/stream_io.hpp"
 #include "cnnperf/ml/e2e.hpp"
 #include "cnnperf/ml/learned_model.hpp"
+#include "cnnperf/ml/runtime_fit.hpp"
 #include "cnnperf/model/network_io.hpp"
 #include "commands.hpp"
 
@@ -56,6 +57,17 @@ NetworkPrediction predict_for_options(const PredictOptions& options, const Laten
   import.batch_given = options.batch > 0;
   // Unset: an ONNX model's input type or a layer list's dtype decides (zoo networks: fp32).
   import.dtype = optional_dtype_from_option(options.precision, "precision");
+  const Runtime runtime = runtime_from_string(options.runtime);
+  std::string precision_note;
+  if (runtime == Runtime::kTensorrt && !import.dtype) {
+    // A TensorRT engine is built at the precision asked for; MLPerf's are INT8.
+    import.dtype = tensorrt_precision(gpu);
+    if (*import.dtype != DType::kInt8) {
+      precision_note = "tensorrt: " + gpu.name +
+                       " has no INT8 tensor-core rate (tensor_int8_tops 0); priced at fp16 "
+                       "(--precision to choose)";
+    }
+  }
   const auto [h, w] = cli::parse_input_size(options.input_size);
   import.input_h = h;
   import.input_w = w;
@@ -73,7 +85,6 @@ NetworkPrediction predict_for_options(const PredictOptions& options, const Laten
                      " skipped (first: node '" + first.name + "' (" + first.op_type +
                      "): " + reason + "); expected at least one supported node");
   }
-  const Runtime runtime = runtime_from_string(options.runtime);
   if (runtime != Runtime::kPytorch && (options.num_gpus != 1 || options.host_ms_per_op > 0)) {
     // Both are terms of PyTorch's step (nn.DataParallel, the host's issue time per op).
     throw InputError(std::string(options.num_gpus != 1 ? "--num-gpus" : "--host-ms-per-op") +
@@ -96,6 +107,7 @@ NetworkPrediction predict_for_options(const PredictOptions& options, const Laten
                      ": not modelled (expected one of them)");
   }
   if (options.power_limit_w > 0) apply_power_limit(result, options.power_limit_w, power);
+  if (!precision_note.empty()) result.warnings.push_back(precision_note);
   result.skipped_nodes = imported.skipped;
   for (const auto& skipped : imported.skipped) {
     result.warnings.push_back("node '" + skipped.name + "' (" + skipped.op_type +

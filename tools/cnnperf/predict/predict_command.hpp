@@ -30,7 +30,7 @@ struct PredictOptions {
   bool analytical = false;    ///< force the analytical baseline
   /// eager-overhead file (`train e2e`) for the analytical baseline's zoo networks; empty: bundled
   std::string eager_overhead;
-  std::string runtime = "pytorch";  ///< cudnn|pytorch (runtime_from_string)
+  std::string runtime = "pytorch";  ///< a runtime_names() entry (runtime_from_string)
   bool allow_tf32 = true;  ///< fp32 convolutions on TF32 tensor cores (the runtimes' default)
   bool skip_unsupported = false;
   double max_latency_ms = 0;  ///< CI budget; 0: none (exit 3 when exceeded)

@@ -88,7 +88,16 @@ std::vector<SourcedLayer> layers_from_options(const ProfileOptions& options) {
 std::vector<ProfileJob> plan_jobs(const ProfileOptions& options) {
   const std::vector<Layout> layouts = parse_layouts(options.layout);
   const AlgoRequest request = parse_algo_request(options.algo);
-  return plan_jobs(layers_from_options(options), layouts, request, options.keep_duplicates);
+  std::vector<SourcedLayer> layers = layers_from_options(options);
+  for (const auto& l : layers) {
+    // The cuDNN back end times fp32 and fp16 convolutions (cudnn_conv.cpp).
+    if (l.layer.dtype == DType::kBf16 || l.layer.dtype == DType::kInt8) {
+      throw InputError((l.source.empty() ? std::string("--precision") : l.source) + ": dtype " +
+                       to_string(l.layer.dtype) +
+                       " is not profiled; expected fp32 or fp16 (what the cuDNN back end times)");
+    }
+  }
+  return plan_jobs(std::move(layers), layouts, request, options.keep_duplicates);
 }
 
 std::string render_dry_run(const std::vector<ProfileJob>& jobs, const ProfileOptions& options) {

@@ -118,12 +118,21 @@ void add_train_command(CLI::App& app, Runner& run) {
   e2e_sub->add_flag("!--no-cv", e2e->cross_validate,
                     "Fit only, without the cross-validations (for scripts that hold out GPUs "
                     "themselves, e.g. bench/e2e_spreadsheet.py)");
+  e2e_sub
+      ->add_option("--runtime", e2e->runtime,
+                   "pytorch (eager), pytorch-compile (timm's eager/compiled pairs) or tensorrt "
+                   "(MLPerf Inference ResNet-50 results)")
+      ->capture_default_str();
   e2e_sub->footer(
       "Examples:\n"
       "  cnnperf train e2e --data datasets/e2e_torchvision.csv --out my_overhead.json\n"
       "  cnnperf train e2e --data datasets/e2e_torchvision.csv datasets/e2e_timm.csv.gz \\\n"
       "      --out models/eager_overhead.json   # the bundled calibration\n"
-      "  cnnperf train e2e --data datasets/e2e_help_nas.csv.gz --out my_nas_overhead.json");
+      "  cnnperf train e2e --data datasets/e2e_help_nas.csv.gz --out my_nas_overhead.json\n"
+      "  cnnperf train e2e --runtime pytorch-compile --data datasets/e2e_timm.csv.gz \\\n"
+      "      --out models/compile_overhead.json\n"
+      "  cnnperf train e2e --runtime tensorrt --data datasets/e2e_mlperf_inference.csv.gz \\\n"
+      "      --out models/tensorrt_overhead.json");
 
   auto power = std::make_shared<TrainCalibrationOptions>();
   auto* power_sub = add_calibration_command(

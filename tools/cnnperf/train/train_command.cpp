@@ -23,6 +23,7 @@
 #include "cnnperf/ml/learned_model.hpp"
 #include "cnnperf/ml/power_calibration.hpp"
 #include "cnnperf/ml/results.hpp"
+#include "cnnperf/ml/runtime_fit.hpp"
 #include "cnnperf/ml/training_row_set.hpp"
 
 namespace cnnperf {
@@ -201,8 +202,13 @@ std::string source_out_notes(const nlohmann::json& cv_rows) {
   return out.empty() ? out : "\nleave-source-out:\n" + out;
 }
 
+std::string format_runtime_report(const nlohmann::json& report, OutputFormat format);
+
 std::string render(const nlohmann::json& report, OutputFormat format) {
   if (format == OutputFormat::kJson) return json_text(report) + "\n";
+  if (report.value("kind", "") == "runtime_overhead_calibration") {
+    return format_runtime_report(report, format);
+  }
   if (report.value("kind", "") == "feature_export") {
     std::vector<std::vector<std::string>> rows;
     for (const auto& [family, n] : report["rows_per_family"].items()) {
@@ -765,8 +771,85 @@ nlohmann::json train_report(const TrainOptions& options) {
   return report;
 }
 
+namespace {
+
+// `train e2e --runtime pytorch-compile|tensorrt`: the runtime's overhead file and its report.
+nlohmann::json train_runtime_report(const TrainCalibrationOptions& options, Runtime runtime) {
+  const std::vector<std::string> files = user_file_list(options.data, "--data");
+  if (files.size() != 1) {
+    throw InputError("--data: --runtime " + options.runtime + " fits on one file (" +
+                     (runtime == Runtime::kTensorrt ? "datasets/e2e_mlperf_inference.csv.gz"
+                                                    : "datasets/e2e_timm.csv.gz") +
+                     "), got " + std::to_string(files.size()));
+  }
+  const AnalyticalModel analytical;
+  const RuntimeCalibration c = calibrate_runtime(runtime, files.front(), analytical);
+  nlohmann::json report = {{"schema_version", kRuntimeOverheadSchemaVersion},
+                           {"tool_version", CNNPERF_VERSION},
+                           {"kind", "runtime_overhead_calibration"},
+                           {"runtime", to_string(runtime)},
+                           {"latency_model", "analytical"},
+                           {"report", c.report},
+                           {"overhead", to_json(c.overhead)}};
+  if (!options.out.empty()) {
+    nlohmann::json file = to_json(c);
+    file["provenance"]["command"] = "cnnperf train e2e --runtime " + to_string(runtime) +
+                                    " --data " + options.data.front() + " --out " + options.out;
+    write_output(options.out, json_text(file) + "\n");
+    spdlog::info("wrote {}", options.out);
+    report["overhead_path"] = options.out;
+  }
+  return report;
+}
+
+// One table row per validation scheme and slice of a runtime report (and of its eager twin).
+std::string format_runtime_report(const nlohmann::json& report, OutputFormat format) {
+  std::vector<std::vector<std::string>> rows;
+  const auto add = [&](const std::string& runtime, const nlohmann::json& r) {
+    for (const char* scheme : {"leave-gpu-out", "leave-network-out", "in-sample"}) {
+      if (!r.contains(scheme) || !r[scheme].is_object()) continue;
+      const auto& e = r[scheme];
+      const auto line = [&](const std::string& slice, const nlohmann::json& m) {
+        rows.push_back(
+            {runtime, scheme, slice, std::to_string(m.value("n", 0)),
+             m["mape_pct"].is_number() ? format_number(m["mape_pct"].get<double>(), 4) : "",
+             m["spearman"].is_number() ? format_number(m["spearman"].get<double>(), 3) : ""});
+      };
+      line("all", e["overall"]);
+      for (const auto& [slice, m] : e["per_slice"].items()) line(slice, m);
+    }
+  };
+  add(report["runtime"].get<std::string>(), report["report"]);
+  if (report["report"].contains("eager")) add("pytorch (same rows)", report["report"]["eager"]);
+  const std::vector<std::string> header{"runtime", "cv", "slice", "n", "mape_pct", "spearman"};
+  if (format == OutputFormat::kCsv) {
+    return csv_with_schema(header, rows, report["schema_version"].get<int>());
+  }
+  std::string out = format_table(header, rows);
+  const auto& o = report["overhead"];
+  out += "fitted: kernel_time_scale " + format_number(o["kernel_time_scale"].get<double>(), 4) +
+         ", gpu_gap_ms_per_kernel " + format_number(o["gpu_gap_ms_per_kernel"].get<double>(), 4) +
+         ", fixed_ms " + format_number(o["fixed_ms"].get<double>(), 4) + ", host_ms_per_op " +
+         format_number(o["host_ms_per_op"].get<double>(), 4) + "\n";
+  if (report.contains("overhead_path")) {
+    out += "overhead written to " + report["overhead_path"].get<std::string>() + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
 nlohmann::json train_e2e_report(const TrainCalibrationOptions& options) {
   check_calibration_outputs(options);
+  const Runtime runtime = runtime_from_string(options.runtime);
+  if (runtime == Runtime::kPytorchCompile || runtime == Runtime::kTensorrt) {
+    return train_runtime_report(options, runtime);
+  }
+  if (runtime != Runtime::kPytorch) {
+    throw InputError("--runtime: " + options.runtime +
+                     " has no fitted overhead (its gaps are the eager fit's); expected "
+                     "pytorch, pytorch-compile or tensorrt");
+  }
   // The kernel model first (its fp16 tensor-core efficiency per architecture), then the
   // overhead on the kernel times it gives: what predict uses together.
   const AnalyticalE2eCalibration cal =

@@ -47,6 +47,9 @@ struct TrainCalibrationOptions {
   std::string format = "table";
   std::string output;          ///< metrics destination; empty: stdout
   bool cross_validate = true;  ///< e2e: false fits without the cross-validation report
+  /// `train e2e`: the runtime whose overhead to fit: pytorch (eager, the default),
+  /// pytorch-compile (timm's eager/compiled pairs) or tensorrt (MLPerf ResNet-50 results).
+  std::string runtime = "pytorch";
 };
 
 /// `train latency`: cross-validates and (with `out`) writes the model; returns the whole

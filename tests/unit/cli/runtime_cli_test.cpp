@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: Apache-2.0
+// `cnnperf predict --runtime pytorch-compile|tensorrt` and `--precision bf16|int8`, and
+// `train e2e --runtime`, as a user runs them.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.hpp"
+#include "cnnperf/common/io.hpp"
+
+namespace cnnperf {
+namespace {
+
+using cli_test::run_cnnperf;
+using cli_test::RunResult;
+using cli_test::temp_dir;
+
+nlohmann::json json_of(const std::string& args) {
+  const RunResult r = run_cnnperf(args);
+  EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err;
+  return r.exit_code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
+}
+
+TEST(RuntimeCli, EveryRuntimeRunsAZooNetwork) {
+  for (const std::string runtime : {"cudnn", "pytorch", "pytorch-compile", "tensorrt"}) {
+    const auto doc =
+        json_of("predict --net resnet50 --gpu a100 --batch 8 --format json --runtime " + runtime);
+    ASSERT_TRUE(doc.contains("total")) << runtime;
+    EXPECT_EQ(doc["runtime"], runtime);
+    const auto& t = doc["total"];
+    EXPECT_GT(t["latency_ms"].get<double>(), 0.0) << runtime;
+    EXPECT_NEAR(t["kernel_ms"].get<double>() + t["overhead_ms"].get<double>(),
+                t["latency_ms"].get<double>(), 1e-9)
+        << runtime;
+  }
+  // TensorRT prices an INT8 engine where the GPU has the rate; fusing leaves fewer kernels.
+  const auto trt = json_of(
+      "predict --net resnet50 --gpu a100 --batch 8 --format json --runtime "
+      "tensorrt");
+  EXPECT_EQ(trt["precision"], "int8");
+  int fused = 0;
+  for (const auto& layer : trt["layers"]) fused += layer["fused_into"].is_string() ? 1 : 0;
+  EXPECT_GT(fused, 50);  // resnet50's batch norms and activations
+}
+
+TEST(RuntimeCli, ANonFusedLayerHasTheSameKernelTimeUnderEveryRuntime) {
+  const std::string args =
+      "predict --net resnet50 --gpu a100 --batch 8 --precision fp16 --format json --runtime ";
+  const auto eager = json_of(args + "pytorch");
+  for (const std::string runtime : {"cudnn", "pytorch-compile", "tensorrt"}) {
+    const auto other = json_of(args + runtime);
+    ASSERT_EQ(other["layers"].size(), eager["layers"].size()) << runtime;
+    int compared = 0;
+    for (std::size_t i = 0; i < eager["layers"].size(); ++i) {
+      const auto& l = other["layers"][i];
+      if (l["fused_into"].is_string()) {
+        EXPECT_EQ(l["kernel_ms"].get<double>(), 0.0) << runtime << " " << l["name"];
+        continue;
+      }
+      EXPECT_DOUBLE_EQ(l["kernel_ms"].get<double>(), eager["layers"][i]["kernel_ms"].get<double>())
+          << runtime << " " << l["name"];
+      ++compared;
+    }
+    EXPECT_GT(compared, 50) << runtime;  // every convolution at least
+  }
+}
+
+TEST(RuntimeCli, InferenceOnlyRuntimesRefuseTraining) {
+  for (const std::string runtime : {"tensorrt", "pytorch-compile"}) {
+    const RunResult r =
+        run_cnnperf("predict --net resnet50 --gpu a100 --mode training --runtime " + runtime);
+    EXPECT_EQ(r.exit_code, 2) << runtime << ": " << r.err;
+    EXPECT_NE(r.err.find("inference only"), std::string::npos) << r.err;
+  }
+}
+
+TEST(RuntimeCli, APrecisionTheGpuHasNoRateForIsExit2NamingWhatItLacks) {
+  RunResult r = run_cnnperf("predict --net resnet18 --gpu v100 --precision int8");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("v100"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("tensor_int8_tops"), std::string::npos) << r.err;
+  r = run_cnnperf("predict --net resnet18 --gpu t4 --precision bf16");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("tensor_bf16_tflops"), std::string::npos) << r.err;
+  // Where the database has the rates, both run, and int8 is faster than fp16.
+  const auto fp16 = json_of(
+      "predict --net resnet50 --gpu a100 --batch 64 --precision fp16 "
+      "--format json --runtime cudnn");
+  const auto int8 = json_of(
+      "predict --net resnet50 --gpu a100 --batch 64 --precision int8 "
+      "--format json --runtime cudnn");
+  const auto bf16 = json_of(
+      "predict --net resnet50 --gpu a100 --batch 64 --precision bf16 "
+      "--format json --runtime cudnn");
+  EXPECT_LT(int8["total"]["kernel_ms"].get<double>(), fp16["total"]["kernel_ms"].get<double>());
+  EXPECT_GT(bf16["total"]["kernel_ms"].get<double>(), 0.0);
+}
+
+TEST(RuntimeCli, TensorrtWithoutInt8RatePricesFp16AndSaysSo) {
+  const RunResult r =
+      run_cnnperf("predict --net resnet50 --gpu v100 --runtime tensorrt --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["precision"], "fp16");
+  EXPECT_NE(doc["warnings"].dump().find("no INT8"), std::string::npos) << doc["warnings"];
+}
+
+TEST(RuntimeCli, LayerRowsUnderTensorrtKeepTheirKernelTime) {
+  const std::filesystem::path csv = temp_dir() / "r18_int8.csv";
+  RunResult r = run_cnnperf("nets show resnet18 --batch 2 --precision int8 --format csv -o \"" +
+                            csv.string() + "\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto trt = json_of("predict --layers \"" + csv.string() +
+                           "\" --gpu a100 --format json --runtime tensorrt");
+  const auto eager = json_of("predict --layers \"" + csv.string() +
+                             "\" --gpu a100 --format json --runtime pytorch");
+  ASSERT_EQ(trt["rows"].size(), eager["rows"].size());
+  for (std::size_t i = 0; i < trt["rows"].size(); ++i) {
+    EXPECT_DOUBLE_EQ(trt["rows"][i]["kernel_ms"].get<double>(),
+                     eager["rows"][i]["kernel_ms"].get<double>())
+        << i;
+  }
+}
+
+TEST(RuntimeCli, TrainE2eFitsTheTensorrtOverheadLeaveOneGpuOut) {
+  const std::filesystem::path out = temp_dir() / "trt_overhead.json";
+  const auto report = json_of(
+      "train e2e --runtime tensorrt --data datasets/e2e_mlperf_inference.csv.gz --format json "
+      "--out \"" +
+      out.string() + "\"");
+  ASSERT_TRUE(report.contains("report"));
+  EXPECT_EQ(report["runtime"], "tensorrt");
+  EXPECT_GE(report["report"]["gpus"].size(), 8U);
+  EXPECT_TRUE(report["report"]["leave-gpu-out"]["overall"]["mape_pct"].is_number());
+  const auto file = nlohmann::json::parse(read_text_file(out.string()));
+  EXPECT_EQ(file["kind"], "tensorrt_overhead");
+  EXPECT_EQ(file["schema_version"], 1);
+  EXPECT_NE(file["provenance"]["command"].get<std::string>().find("--runtime tensorrt"),
+            std::string::npos);
+  // The eager fit takes no --runtime it cannot fit.
+  const RunResult bad =
+      run_cnnperf("train e2e --runtime cudnn --data datasets/e2e_mlperf_inference.csv.gz");
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+}
+
+}  // namespace
+}  // namespace cnnperf

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: Apache-2.0
+// The pytorch-compile / tensorrt overhead fit on SYNTHETIC rows: every latency below is the
+// step formula evaluated with known terms (no measurement), so the fit must recover them.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cnnperf/common/error.hpp"
+#include "cnnperf/ml/runtime_fit.hpp"
+
+namespace cnnperf {
+namespace {
+
+struct Synthetic {
+  std::vector<RuntimeRow> rows;
+  std::vector<EagerTerms> terms;
+};
+
+// SYNTHETIC: three GPUs x 12 networks, kernel time 0.2-80 ms and 40-300 kernels per step.
+Synthetic synthetic_rows(const EagerOverhead& truth, std::uint64_t seed) {
+  Synthetic s;
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> log_kernel(std::log(0.2), std::log(80.0));
+  std::uniform_int_distribution<int> kernels(40, 300);
+  for (const std::string gpu : {"gpu-a", "gpu-b", "gpu-c"}) {
+    for (int n = 0; n < 12; ++n) {
+      RuntimeRow row;
+      row.network = "net" + std::to_string(n);
+      row.gpu.name = gpu;
+      row.runtime = Runtime::kTensorrt;
+      row.scenario = n % 2 == 0 ? "SingleStream" : "Offline";
+      row.batch = n % 2 == 0 ? 1 : kOfflinePricedBatch;
+      EagerTerms t;
+      t.kernel_ms = std::exp(log_kernel(rng));
+      t.kernels = kernels(rng);
+      t.ops = t.kernels;
+      row.latency_ms = eager_latency_ms(t, truth);
+      s.rows.push_back(row);
+      s.terms.push_back(t);
+    }
+  }
+  return s;
+}
+
+EagerOverhead truth_terms() {
+  EagerOverhead truth;
+  truth.h2d_gbs = 0;
+  truth.host_ms_per_op = 0;
+  truth.training_host_factor = 1;
+  truth.kernel_time_scale = 0.7;
+  truth.gpu_gap_ms_per_kernel = 0.003;
+  truth.fixed_ms = 0.15;
+  return truth;
+}
+
+RuntimeFitSpec spec_without_host() {
+  RuntimeFitSpec spec;
+  spec.base.h2d_gbs = 0;
+  spec.base.host_ms_per_op = 0;
+  spec.base.training_host_factor = 1;
+  return spec;
+}
+
+TEST(RuntimeFit, RecoversTheTermsOfSyntheticSteps) {
+  const EagerOverhead truth = truth_terms();
+  const Synthetic s = synthetic_rows(truth, 7);
+  std::vector<std::size_t> all(s.rows.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  const EagerOverhead fit = fit_runtime_overhead(s.rows, s.terms, all, spec_without_host());
+  EXPECT_NEAR(fit.kernel_time_scale, 0.7, 0.01);
+  EXPECT_NEAR(fit.gpu_gap_ms_per_kernel, 0.003, 3e-4);
+  EXPECT_NEAR(fit.fixed_ms, 0.15, 0.02);
+  EXPECT_EQ(fit.host_ms_per_op, 0.0);  // not freed by the spec
+}
+
+TEST(RuntimeFit, LeaveOneGpuOutPredictsAHeldOutGpuOfTheSameTerms) {
+  const Synthetic s = synthetic_rows(truth_terms(), 11);
+  std::vector<std::string> gpu_of;
+  for (const auto& r : s.rows) gpu_of.push_back(r.gpu.name);
+  const std::vector<double> held =
+      predict_leave_group_out(s.rows, s.terms, gpu_of, spec_without_host());
+  ASSERT_EQ(held.size(), s.rows.size());
+  for (std::size_t i = 0; i < held.size(); ++i) {
+    EXPECT_NEAR(held[i] / s.rows[i].latency_ms, 1.0, 0.02) << "row " << i;
+  }
+}
+
+TEST(RuntimeFit, ASecondGpuWithOtherTermsShowsInTheHeldOutError) {
+  // SYNTHETIC: gpu-c's kernels run 1.5x slower than the others'; holding it out must miss.
+  Synthetic s = synthetic_rows(truth_terms(), 5);
+  EagerOverhead slow = truth_terms();
+  slow.kernel_time_scale = 1.05;
+  for (std::size_t i = 0; i < s.rows.size(); ++i) {
+    if (s.rows[i].gpu.name == "gpu-c") s.rows[i].latency_ms = eager_latency_ms(s.terms[i], slow);
+  }
+  std::vector<std::string> gpu_of;
+  for (const auto& r : s.rows) gpu_of.push_back(r.gpu.name);
+  const std::vector<double> held =
+      predict_leave_group_out(s.rows, s.terms, gpu_of, spec_without_host());
+  double worst = 0;
+  for (std::size_t i = 0; i < held.size(); ++i) {
+    if (s.rows[i].gpu.name == "gpu-c") {
+      worst = std::max(worst, std::abs(held[i] / s.rows[i].latency_ms - 1.0));
+    }
+  }
+  EXPECT_GT(worst, 0.2);
+}
+
+TEST(RuntimeFit, OneGroupIsAnInputError) {
+  const Synthetic s = synthetic_rows(truth_terms(), 3);
+  const std::vector<std::string> one(s.rows.size(), "gpu-a");
+  EXPECT_THROW((void)predict_leave_group_out(s.rows, s.terms, one, spec_without_host()),
+               InputError);
+  EXPECT_THROW((void)fit_runtime_overhead(s.rows, s.terms, {}, spec_without_host()), InputError);
+}
+
+TEST(RuntimeFit, TensorrtPricesInt8WhereTheGpuHasTheRate) {
+  GpuSpec gpu;
+  gpu.tensor_int8_tops = 624;
+  EXPECT_EQ(tensorrt_precision(gpu), DType::kInt8);
+  gpu.tensor_int8_tops = 0;
+  EXPECT_EQ(tensorrt_precision(gpu), DType::kFp16);
+}
+
+TEST(RuntimeFit, TheBundledFilesLoadAndKnowTheirRuntime) {
+  for (const Runtime runtime : {Runtime::kPytorchCompile, Runtime::kTensorrt}) {
+    const auto overhead = bundled_runtime_overhead(runtime);
+    ASSERT_TRUE(overhead.has_value()) << to_string(runtime);
+    EXPECT_GT(overhead->kernel_time_scale, 0.0);
+    EXPECT_NE(overhead->source.find(to_string(runtime)), std::string::npos) << overhead->source;
+  }
+  EXPECT_FALSE(bundled_runtime_overhead(Runtime::kPytorch).has_value());
+  // A file of the other runtime is refused by kind.
+  EXPECT_THROW((void)load_runtime_overhead(
+                   std::string(CNNPERF_SOURCE_DIR_FOR_TESTS) + "/models/tensorrt_overhead.json",
+                   Runtime::kPytorchCompile),
+               InputError);
+}
+
+}  // namespace
+}  // namespace cnnperf
