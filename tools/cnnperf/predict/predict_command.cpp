@@ -14,6 +14,7 @@
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/json_io.hpp"
 #include "cnnperf/ml/e2e.hpp"
+#include "cnnperf/ml/intervals.hpp"
 #include "cnnperf/ml/learned_model.hpp"
 #include "cnnperf/model/network_io.hpp"
 #include "commands.hpp"
@@ -24,6 +25,58 @@ namespace {
 
 std::string fmt_ms(double v) {
   return format_number(v, 6);
+}
+
+// The interval table of `model`: a learned model file's own (from its cross-validation), the
+// bundled one for the analytical default; none, with why, where there is none.
+struct IntervalChoice {
+  std::optional<IntervalTable> table;
+  std::string source;
+  std::string missing;  ///< why there is no table
+};
+
+IntervalChoice intervals_for(const LatencyModel& model) {
+  IntervalChoice choice;
+  if (const auto* learned = dynamic_cast<const LearnedModel*>(&model)) {
+    const auto& metadata = learned->metadata();
+    if (!metadata.contains("intervals")) {
+      choice.missing =
+          "the model file has no interval table (train latency --out writes one from its "
+          "cross-validation residuals)";
+      return choice;
+    }
+    const auto& section = metadata.at("intervals");
+    choice.table = interval_table_from_file_json(section, model.name() + ": metadata.intervals");
+    const auto provenance = section.value("provenance", nlohmann::json::object());
+    choice.source = model.name() + " (" + provenance.value("scheme", std::string("cv")) +
+                    " residuals of its training)";
+    return choice;
+  }
+  if (const auto& bundled = bundled_intervals()) {
+    choice.table = *bundled;
+    choice.source = kBundledIntervals;
+  } else {
+    choice.missing = std::string(kBundledIntervals) + " not found (cnnperf train intervals --out)";
+  }
+  return choice;
+}
+
+// Every layer's and the step's interval, or why there is none.
+void attach_intervals(NetworkPrediction& prediction, const LatencyModel& model,
+                      bool host_time_given) {
+  const IntervalChoice choice = intervals_for(model);
+  if (!choice.table) {
+    prediction.interval_note = "none: " + choice.missing;
+    return;
+  }
+  attach_network_intervals(prediction, *choice.table, choice.source);
+  if (host_time_given && prediction.latency_interval) {
+    // The residuals are of the measuring machines' fitted host terms, not the user's.
+    prediction.latency_interval.reset();
+    prediction.interval_note += std::string(prediction.interval_note.empty() ? "" : "; ") +
+                                "the step has none with --host-ms-per-op (the residuals are "
+                                "of fitted host terms)";
+  }
 }
 
 }  // namespace
@@ -121,6 +174,8 @@ std::string predict_layers_csv_text(const LayerTable& table, const GpuSpec* gpu,
   }
   std::vector<LayerPrediction> predictions(table.layers.size());
   std::vector<std::string> gpu_names;
+  const IntervalChoice intervals = intervals_for(model);
+  if (!intervals.table) spdlog::warn("no latency intervals: {}", intervals.missing);
   for (const auto& [name, rows] : groups) {
     GpuSpec resolved;
     if (gpu == nullptr) {
@@ -139,19 +194,24 @@ std::string predict_layers_csv_text(const LayerTable& table, const GpuSpec* gpu,
     apply_runtime_math(layers, run.runtime, run.allow_tf32);
     std::vector<LayerPrediction> part =
         predict_layers_under(layers, target, model, run.runtime, PowerModel::bundled());
+    if (intervals.table) attach_layer_intervals(layers, part, *intervals.table);
     for (std::size_t j = 0; j < rows.size(); ++j) predictions[rows[j]] = std::move(part[j]);
   }
-  std::vector<std::string> added{"kernel_ms",   "overhead_ms", "latency_ms",     "energy_mj",
-                                 "avg_power_w", "roofline_ms", "in_distribution"};
+  std::vector<std::string> added{"kernel_ms",     "overhead_ms",   "latency_ms",
+                                 "latency_ms_lo", "latency_ms_hi", "energy_mj",
+                                 "avg_power_w",   "roofline_ms",   "in_distribution"};
   for (auto& name : added) {
     // Until unique: an input holding both latency_ms and predicted_latency_ms keeps both.
     while (table.table.column(name)) name = "predicted_" + name;
   }
   auto values = [&](std::size_t i) {
     const auto& p = predictions[i];
+    const auto& interval = p.latency_interval;
     return std::vector<std::string>{fmt_ms(p.kernel_ms),
                                     fmt_ms(p.overhead_ms),
                                     fmt_ms(p.latency_ms()),
+                                    interval ? fmt_ms(interval->lo_ms) : "",
+                                    interval ? fmt_ms(interval->hi_ms) : "",
                                     format_number(p.energy_mj, 6),
                                     format_number(p.avg_power_w, 5),
                                     fmt_ms(p.roofline_ms),
@@ -170,22 +230,26 @@ std::string predict_layers_csv_text(const LayerTable& table, const GpuSpec* gpu,
       row[added[0]] = p.kernel_ms;
       row[added[1]] = p.overhead_ms;
       row[added[2]] = p.latency_ms();
-      row[added[3]] = p.energy_mj;
-      row[added[4]] = p.avg_power_w;
-      row[added[5]] = p.roofline_ms;
-      row[added[6]] = p.in_distribution;
+      row[added[3]] = p.latency_interval ? OrderedJson(p.latency_interval->lo_ms) : OrderedJson();
+      row[added[4]] = p.latency_interval ? OrderedJson(p.latency_interval->hi_ms) : OrderedJson();
+      row[added[5]] = p.energy_mj;
+      row[added[6]] = p.avg_power_w;
+      row[added[7]] = p.roofline_ms;
+      row[added[8]] = p.in_distribution;
       rows.push_back(std::move(row));
     }
-    const OrderedJson out = {{"schema_version", kPredictionSchemaVersion},
-                             {"tool_version", CNNPERF_VERSION},
-                             {"kind", "layer_predictions"},
-                             {"model", model.name()},
-                             {"runtime", to_string(run.runtime)},
-                             {"gpu", gpu != nullptr ? OrderedJson(nlohmann::json(*gpu))
-                                                    : OrderedJson("per row: the gpu column")},
-                             {"gpus", gpu_names},
-                             {"source", table.table.source},
-                             {"rows", rows}};
+    const OrderedJson out = {
+        {"schema_version", kPredictionSchemaVersion},
+        {"tool_version", CNNPERF_VERSION},
+        {"kind", "layer_predictions"},
+        {"model", model.name()},
+        {"runtime", to_string(run.runtime)},
+        {"gpu", gpu != nullptr ? OrderedJson(nlohmann::json(*gpu))
+                               : OrderedJson("per row: the gpu column")},
+        {"gpus", gpu_names},
+        {"source", table.table.source},
+        {"intervals", intervals.table ? intervals.source : "none: " + intervals.missing},
+        {"rows", rows}};
     return json_text(out) + "\n";
   }
   std::vector<std::string> header = table.table.header;
@@ -302,7 +366,8 @@ int run_predict(const PredictOptions& options) {
     return 0;
   }
   const auto model = select_model(options, net_gpu ? &*net_gpu : nullptr);
-  const NetworkPrediction prediction = predict_for_options(options, *model);
+  NetworkPrediction prediction = predict_for_options(options, *model);
+  attach_intervals(prediction, *model, options.host_ms_per_op > 0);
   // No output carries a number that is not one, and no budget gate passes on it.
   for (const auto& [field, value] :
        {std::pair{"latency_ms", prediction.latency_ms},
