@@ -129,7 +129,10 @@ std::optional<Interval> IntervalTable::interval(const std::string& family,
                                                 double predicted_ms) const {
   const IntervalCell* c = cell(family, predicted_ms);
   if (c == nullptr) return std::nullopt;
-  return Interval{predicted_ms * std::exp(c->log_lo), predicted_ms * std::exp(c->log_hi)};
+  // The interval always holds the prediction itself: where the model is biased (both
+  // percentiles on one side) it is widened to it, which only adds coverage.
+  return Interval{predicted_ms * std::exp(std::min(c->log_lo, 0.0)),
+                  predicted_ms * std::exp(std::max(c->log_hi, 0.0))};
 }
 
 nlohmann::json IntervalTable::to_json() const {

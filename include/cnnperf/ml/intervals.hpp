@@ -79,8 +79,9 @@ class IntervalTable {
   [[nodiscard]] static IntervalTable fit(const std::vector<IntervalResidual>& residuals,
                                          std::size_t min_cell_rows = kMinIntervalCellRows);
   /// The interval of a prediction of `family` (predicted x exp(quantiles) of its regime's
-  /// cell, else of its family's); nullopt for a family the table has no residuals of, or a
-  /// non-positive prediction: no interval rather than a made-up one.
+  /// cell, else of its family's, widened to hold the prediction: lo <= predicted <= hi); nullopt
+  /// for a family the table has no residuals of, or a non-positive prediction: no interval rather
+  /// than a made-up one.
   [[nodiscard]] std::optional<Interval> interval(const std::string& family,
                                                  double predicted_ms) const;
   /// The cell interval() uses, or null.
