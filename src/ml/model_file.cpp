@@ -13,6 +13,7 @@
 #include "cnnperf/common/io.hpp"
 #include "cnnperf/common/json_io.hpp"
 #include "cnnperf/ml/e2e.hpp"
+#include "cnnperf/ml/intervals.hpp"
 #include "cnnperf/ml/learned_model.hpp"
 #include "regressor_internal.hpp"
 
@@ -82,6 +83,9 @@ void check_metadata(const nlohmann::json& metadata, const std::string& where) {
   if (metadata.contains("fingerprint") && !metadata.at("fingerprint").is_string()) {
     throw InputError(where + ".fingerprint: expected a string, got " +
                      metadata.at("fingerprint").type_name());
+  }
+  if (metadata.contains("intervals")) {
+    (void)interval_table_from_file_json(metadata.at("intervals"), where + ".intervals");
   }
 }
 

@@ -953,6 +953,7 @@ void apply_power_limit(NetworkPrediction& prediction, double limit_w,
 namespace {
 
 nlohmann::json layer_json(const Layer& l, const LayerPrediction& p) {
+  const auto& interval = p.latency_interval;
   return {{"name", l.name},
           {"op", to_string(l.op)},
           {"batch", l.batch},
@@ -977,6 +978,8 @@ nlohmann::json layer_json(const Layer& l, const LayerPrediction& p) {
           {"kernel_ms", p.kernel_ms},
           {"overhead_ms", p.overhead_ms},
           {"latency_ms", p.latency_ms()},
+          {"latency_ms_lo", interval ? nlohmann::json(interval->lo_ms) : nlohmann::json()},
+          {"latency_ms_hi", interval ? nlohmann::json(interval->hi_ms) : nlohmann::json()},
           {"energy_mj", p.energy_mj},
           {"avg_power_w", p.avg_power_w},
           {"roofline_ms", p.roofline_ms},
@@ -1049,10 +1052,15 @@ nlohmann::json to_json(const NetworkPrediction& r) {
         {"kernel_ms", r.kernel_ms},
         {"overhead_ms", r.latency_ms - r.kernel_ms},
         {"latency_ms", r.latency_ms},
+        {"latency_ms_lo",
+         r.latency_interval ? nlohmann::json(r.latency_interval->lo_ms) : nlohmann::json()},
+        {"latency_ms_hi",
+         r.latency_interval ? nlohmann::json(r.latency_interval->hi_ms) : nlohmann::json()},
         {"energy_j", r.energy_j},
         {"avg_power_w", r.avg_power_w},
         {"min_memory_gb", r.min_memory_gb}}},
       {"eager_overhead", to_json(r.overhead)},
+      {"intervals", {{"source", r.interval_source}, {"note", r.interval_note}}},
       {"skipped_nodes", skipped},
       {"warnings", r.warnings},
   };
@@ -1074,6 +1082,18 @@ nlohmann::json to_json(const NetworkPrediction& r) {
 }
 
 namespace {
+
+// "lo-hi" for a table; empty where there is no interval.
+std::string interval_text(const std::optional<LatencyInterval>& interval) {
+  if (!interval) return "";
+  return format_number(interval->lo_ms, 3) + "-" + format_number(interval->hi_ms, 3);
+}
+
+// A CSV cell of an interval's bound: empty where there is no interval.
+std::string interval_cell(const std::optional<LatencyInterval>& interval, bool hi) {
+  if (!interval) return "";
+  return format_number(hi ? interval->hi_ms : interval->lo_ms, 6);
+}
 
 // The CSV form: one row per layer, then the network's totals as a row named `total`.
 std::string prediction_csv(const NetworkPrediction& r) {
@@ -1102,6 +1122,8 @@ std::string prediction_csv(const NetworkPrediction& r) {
                     format_number(l.flops(), 10),
                     format_number(l.bytes(), 10),
                     format_number(p.latency_ms(), 6),
+                    interval_cell(p.latency_interval, false),
+                    interval_cell(p.latency_interval, true),
                     format_number(p.energy_mj, 6),
                     format_number(p.avg_power_w, 5),
                     format_number(p.roofline_ms, 6),
@@ -1118,13 +1140,12 @@ std::string prediction_csv(const NetworkPrediction& r) {
   // end-to-end step (`latency_ms`, launch overhead and input copy included) without the JSON.
   const LayerSums sums = layer_sums(r);
   const std::vector<std::string> header{
-      "name",         "op",          "batch",       "c_in",  "h_in",
-      "w_in",         "c_out",       "h_out",       "w_out", "kernel_h",
-      "kernel_w",     "stride_h",    "stride_w",    "pad_h", "pad_w",
-      "groups",       "params",      "flops",       "bytes", "latency_ms",
-      "energy_mj",    "avg_power_w", "roofline_ms", "bound", "in_distribution",
-      "kernel_ms",    "overhead_ms", "runtime",     "gpu",   "model",
-      "skipped_nodes"};
+      "name",        "op",         "batch",           "c_in",          "h_in",        "w_in",
+      "c_out",       "h_out",      "w_out",           "kernel_h",      "kernel_w",    "stride_h",
+      "stride_w",    "pad_h",      "pad_w",           "groups",        "params",      "flops",
+      "bytes",       "latency_ms", "latency_ms_lo",   "latency_ms_hi", "energy_mj",   "avg_power_w",
+      "roofline_ms", "bound",      "in_distribution", "kernel_ms",     "overhead_ms", "runtime",
+      "gpu",         "model",      "skipped_nodes"};
   std::vector<std::string> total(header.size());
   auto set = [&](std::string_view column, std::string value) {
     total[static_cast<std::size_t>(std::find(header.begin(), header.end(), column) -
@@ -1137,6 +1158,8 @@ std::string prediction_csv(const NetworkPrediction& r) {
   set("flops", format_number(sums.flops, 10));
   set("bytes", format_number(sums.bytes, 10));
   set("latency_ms", format_number(r.latency_ms, 6));
+  set("latency_ms_lo", interval_cell(r.latency_interval, false));
+  set("latency_ms_hi", interval_cell(r.latency_interval, true));
   set("energy_mj", format_number(r.energy_j * 1e3, 6));
   set("avg_power_w", format_number(r.avg_power_w, 5));
   set("roofline_ms", format_number(sums.roofline_ms, 6));
@@ -1252,7 +1275,8 @@ std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
     const auto& p = r.predictions[i];
     rows.push_back({l.name, to_string(l.op), shape_text(l), format_number(l.flops() / 1e6, 4),
                     format_number(p.kernel_ms, 3), format_number(p.overhead_ms, 3),
-                    format_number(p.roofline_ms, 3), format_number(p.energy_mj, 3), p.bound,
+                    interval_text(p.latency_interval), format_number(p.roofline_ms, 3),
+                    format_number(p.energy_mj, 3), p.bound,
                     !p.fused_into.empty() ? "fused into " + p.fused_into
                     : p.in_distribution   ? ""
                                           : "out-of-range"});
@@ -1267,7 +1291,7 @@ std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
            : std::string()) +
       ", model: " + r.model + "\n";
   out += format_table({"layer", "op", "shape (CxHxW)", "MFLOPs", "kernel_ms", "overhead_ms",
-                       "roofline_ms", "energy_mj", "bound", "note"},
+                       "latency_ms 80%", "roofline_ms", "energy_mj", "bound", "note"},
                       rows);
   out += "\nkernel_ms   " + format_number(r.kernel_ms, 4) + "  (sum of GPU kernel time)\n";
   out += "latency_ms  " + format_number(r.latency_ms, 4) +
@@ -1279,6 +1303,11 @@ std::string format_prediction(const NetworkPrediction& r, OutputFormat format) {
               : "  (step under the " + to_string(r.runtime) +
                     " runtime: its fused kernels, per-kernel and per-step overhead (" +
                     r.overhead.source + "))\n");
+  if (r.latency_interval) {
+    out += "            80 % interval " + interval_text(r.latency_interval) + " ms (" +
+           r.interval_source + ")\n";
+  }
+  if (!r.interval_note.empty()) out += "            intervals: " + r.interval_note + "\n";
   out += prediction_step_notes(r);
   if (!r.skipped_nodes.empty()) {
     std::vector<std::string> ops;

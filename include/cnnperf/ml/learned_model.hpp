@@ -105,6 +105,7 @@ class LearnedModel final : public LatencyModel {
   void set_name(std::string name) { name_ = std::move(name); }
   [[nodiscard]] const FeatureSpec& feature_spec() const { return spec_; }
   [[nodiscard]] nlohmann::json& metadata() { return metadata_; }
+  [[nodiscard]] const nlohmann::json& metadata() const { return metadata_; }
   /// The fitted family models (validate predicts rows with their own source through them).
   [[nodiscard]] const std::vector<FamilyModel>& families() const { return families_; }
 

@@ -22,7 +22,15 @@
 
 namespace cnnperf {
 
-inline constexpr int kPredictionSchemaVersion = 1;
+/// 2: latency_ms_lo and latency_ms_hi (the 80 % interval) beside every latency_ms.
+inline constexpr int kPredictionSchemaVersion = 2;
+
+/// An 80 % interval of a latency, ms: where the measured time falls four times in five
+/// (docs/methodology.md, "Prediction intervals").
+struct LatencyInterval {
+  double lo_ms = 0;
+  double hi_ms = 0;
+};
 
 /// One layer's prediction.
 struct LayerPrediction {
@@ -42,6 +50,9 @@ struct LayerPrediction {
   /// The layer whose kernel runs this op under a fusing runtime (apply_runtime_fusion); then
   /// kernel_ms, kernels and energy are 0 here and counted there. Empty: not fused.
   std::string fused_into;
+  /// The 80 % interval of latency_ms(); unset where no interval table covers the prediction
+  /// (an op family without held-out residuals, a power cap): no interval, not a made-up one.
+  std::optional<LatencyInterval> latency_interval;
   /// The op's time under the runtime, run alone: kernel time plus the runtime's overhead, ms.
   [[nodiscard]] double latency_ms() const { return kernel_ms + overhead_ms; }
 };
@@ -342,6 +353,11 @@ struct NetworkPrediction {
   /// warning says so.
   double min_memory_gb = 0;
   std::optional<PowerCapOutcome> power_cap;  ///< set when a cap was applied
+  /// The 80 % interval of latency_ms (the step), from the end-to-end residuals; unset where
+  /// none covers it (interval_note says why).
+  std::optional<LatencyInterval> latency_interval;
+  std::string interval_source;  ///< the table the intervals came from; empty: none
+  std::string interval_note;    ///< why the step or some layers have no interval; empty: none
   /// ONNX nodes the importer skipped (ImportOptions::skip_unsupported): they have no
   /// prediction and the totals leave them out; every output format says how many.
   std::vector<SkippedNode> skipped_nodes;

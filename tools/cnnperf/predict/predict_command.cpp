@@ -12,12 +12,61 @@
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/stream_io.hpp"
 #include "cnnperf/ml/e2e.hpp"
+#include "cnnperf/ml/intervals.hpp"
 #include "cnnperf/ml/learned_model.hpp"
 #include "cnnperf/ml/runtime_fit.hpp"
 #include "cnnperf/model/network_io.hpp"
 #include "commands.hpp"
 
 namespace cnnperf {
+
+IntervalChoice intervals_for(const LatencyModel& model) {
+  IntervalChoice choice;
+  if (const auto* learned = dynamic_cast<const LearnedModel*>(&model)) {
+    const auto& metadata = learned->metadata();
+    if (!metadata.contains("intervals")) {
+      choice.missing =
+          "the model file has no interval table (train latency --out writes one from its "
+          "cross-validation residuals)";
+      return choice;
+    }
+    const auto& section = metadata.at("intervals");
+    choice.table = interval_table_from_file_json(section, model.name() + ": metadata.intervals");
+    const auto provenance = section.value("provenance", nlohmann::json::object());
+    choice.source = model.name() + " (" + provenance.value("scheme", std::string("cv")) +
+                    " residuals of its training)";
+    return choice;
+  }
+  if (const auto& bundled = bundled_intervals()) {
+    choice.table = *bundled;
+    choice.source = kBundledIntervals;
+  } else {
+    choice.missing = std::string(kBundledIntervals) + " not found (cnnperf train intervals --out)";
+  }
+  return choice;
+}
+
+namespace {
+
+// Every layer's and the step's interval, or why there is none.
+void attach_intervals(NetworkPrediction& prediction, const LatencyModel& model,
+                      bool host_time_given) {
+  const IntervalChoice choice = intervals_for(model);
+  if (!choice.table) {
+    prediction.interval_note = "none: " + choice.missing;
+    return;
+  }
+  attach_network_intervals(prediction, *choice.table, choice.source);
+  if (host_time_given && prediction.latency_interval) {
+    // The residuals are of the measuring machines' fitted host terms, not the user's.
+    prediction.latency_interval.reset();
+    prediction.interval_note += std::string(prediction.interval_note.empty() ? "" : "; ") +
+                                "the step has none with --host-ms-per-op (the residuals are "
+                                "of fitted host terms)";
+  }
+}
+
+}  // namespace
 
 std::unique_ptr<LatencyModel> select_model(const PredictOptions& options, const GpuSpec* net_gpu) {
   if (options.analytical && !options.model.empty()) {
@@ -196,7 +245,8 @@ int run_predict(const PredictOptions& options) {
     return 0;
   }
   const auto model = select_model(options, net_gpu ? &*net_gpu : nullptr);
-  const NetworkPrediction prediction = predict_for_options(options, *model);
+  NetworkPrediction prediction = predict_for_options(options, *model);
+  attach_intervals(prediction, *model, options.host_ms_per_op > 0);
   // No output carries a number that is not one, and no budget gate passes on it.
   for (const auto& [field, value] :
        {std::pair{"latency_ms", prediction.latency_ms},

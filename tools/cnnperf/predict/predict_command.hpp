@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "cnnperf/common/io.hpp"
+#include "cnnperf/ml/intervals.hpp"
 #include "cnnperf/model/layer_io.hpp"
 #include "cnnperf/predict/predict.hpp"
 
@@ -52,6 +53,15 @@ struct LayersRun {
   Runtime runtime = Runtime::kPytorch;
   bool allow_tf32 = true;
 };
+
+/// The interval table of a model: a learned model file's own (from its cross-validation), the
+/// bundled one for the analytical default; none, with why, where there is none.
+struct IntervalChoice {
+  std::optional<IntervalTable> table;
+  std::string source;   ///< where the table came from
+  std::string missing;  ///< why there is no table
+};
+[[nodiscard]] IntervalChoice intervals_for(const LatencyModel& model);
 
 /// Predicts a network for the options (no output). Throws InputError for bad input.
 [[nodiscard]] NetworkPrediction predict_for_options(const PredictOptions& options,

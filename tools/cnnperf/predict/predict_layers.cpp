@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include <spdlog/spdlog.h>
+
 #include "cnnperf/common/config.hpp"
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/json_io.hpp"
@@ -67,7 +69,8 @@ class RowGpus {
 
 // The rows of one chunk predicted, each group of rows on one GPU at once.
 std::vector<LayerPrediction> predict_chunk(const LayerTable& chunk, RowGpus& gpus,
-                                           const LatencyModel& model, const LayersRun& run) {
+                                           const LatencyModel& model, const LayersRun& run,
+                                           const IntervalChoice& intervals) {
   std::vector<std::pair<const GpuSpec*, std::vector<std::size_t>>> groups;
   for (std::size_t i = 0; i < chunk.layers.size(); ++i) {
     const GpuSpec* gpu = &gpus.of(chunk.table, i);
@@ -85,6 +88,7 @@ std::vector<LayerPrediction> predict_chunk(const LayerTable& chunk, RowGpus& gpu
     apply_runtime_math(layers, run.runtime, run.allow_tf32);
     std::vector<LayerPrediction> part =
         predict_layers_under(layers, *gpu, model, run.runtime, PowerModel::bundled());
+    if (intervals.table) attach_layer_intervals(layers, part, *intervals.table);
     for (std::size_t j = 0; j < rows.size(); ++j) predictions[rows[j]] = std::move(part[j]);
   }
   return predictions;
@@ -104,19 +108,22 @@ class LayerPredictionFormatter {
 
   // The text before the first row.
   [[nodiscard]] std::string begin(const LatencyModel& model, const LayersRun& run,
-                                  const GpuSpec* gpu, const std::vector<std::string>& gpu_names) {
+                                  const GpuSpec* gpu, const std::vector<std::string>& gpu_names,
+                                  const IntervalChoice& intervals) {
     if (format_ == OutputFormat::kJson) {
       // Ordered: each row keeps the input's columns in file order, as DESIGN says of --layers.
-      const OrderedJson out = {{"schema_version", kPredictionSchemaVersion},
-                               {"tool_version", CNNPERF_VERSION},
-                               {"kind", "layer_predictions"},
-                               {"model", model.name()},
-                               {"runtime", to_string(run.runtime)},
-                               {"gpu", gpu != nullptr ? OrderedJson(nlohmann::json(*gpu))
-                                                      : OrderedJson("per row: the gpu column")},
-                               {"gpus", gpu_names},
-                               {"source", header_.source},
-                               {"rows", OrderedJson::array()}};
+      const OrderedJson out = {
+          {"schema_version", kPredictionSchemaVersion},
+          {"tool_version", CNNPERF_VERSION},
+          {"kind", "layer_predictions"},
+          {"model", model.name()},
+          {"runtime", to_string(run.runtime)},
+          {"gpu", gpu != nullptr ? OrderedJson(nlohmann::json(*gpu))
+                                 : OrderedJson("per row: the gpu column")},
+          {"gpus", gpu_names},
+          {"source", header_.source},
+          {"intervals", intervals.table ? intervals.source : "none: " + intervals.missing},
+          {"rows", OrderedJson::array()}};
       // The document with its rows left empty, cut where they go: "rows": [ | ]\n}
       const std::string whole = json_text(out);
       const std::size_t cut = whole.rfind("[]") + 1;
@@ -152,9 +159,12 @@ class LayerPredictionFormatter {
         continue;
       }
       std::vector<std::string>& row = chunk.rows[i];
-      std::array<std::string, 7> values{fmt_ms(p.kernel_ms),
+      const auto& interval = p.latency_interval;
+      std::array<std::string, 9> values{fmt_ms(p.kernel_ms),
                                         fmt_ms(p.overhead_ms),
                                         fmt_ms(p.latency_ms()),
+                                        interval ? fmt_ms(interval->lo_ms) : "",
+                                        interval ? fmt_ms(interval->hi_ms) : "",
                                         format_number(p.energy_mj, 6),
                                         format_number(p.avg_power_w, 5),
                                         fmt_ms(p.roofline_ms),
@@ -189,10 +199,12 @@ class LayerPredictionFormatter {
     row[added_[0]] = p.kernel_ms;
     row[added_[1]] = p.overhead_ms;
     row[added_[2]] = p.latency_ms();
-    row[added_[3]] = p.energy_mj;
-    row[added_[4]] = p.avg_power_w;
-    row[added_[5]] = p.roofline_ms;
-    row[added_[6]] = p.in_distribution;
+    row[added_[3]] = p.latency_interval ? OrderedJson(p.latency_interval->lo_ms) : OrderedJson();
+    row[added_[4]] = p.latency_interval ? OrderedJson(p.latency_interval->hi_ms) : OrderedJson();
+    row[added_[5]] = p.energy_mj;
+    row[added_[6]] = p.avg_power_w;
+    row[added_[7]] = p.roofline_ms;
+    row[added_[8]] = p.in_distribution;
     // As the whole document prints it: each row an element of "rows", two levels in (a JSON
     // text holds no raw newline inside a string, so each one starts a line).
     out += json_rows_++ == 0 ? "\n    " : ",\n    ";
@@ -204,8 +216,9 @@ class LayerPredictionFormatter {
 
   const CsvTable& header_;
   OutputFormat format_;
-  std::vector<std::string> added_{"kernel_ms",   "overhead_ms", "latency_ms",     "energy_mj",
-                                  "avg_power_w", "roofline_ms", "in_distribution"};
+  std::vector<std::string> added_{"kernel_ms",     "overhead_ms",   "latency_ms",
+                                  "latency_ms_lo", "latency_ms_hi", "energy_mj",
+                                  "avg_power_w",   "roofline_ms",   "in_distribution"};
   std::string provenance_;
   std::string json_end_;
   std::size_t json_rows_ = 0;
@@ -232,13 +245,17 @@ void write_layer_predictions(const std::filesystem::path& csv, const GpuSpec* gp
       for (std::size_t i = 0; i < chunk.rows.size(); ++i) (void)gpus.of(chunk, i);
     }
   }
+  const IntervalChoice intervals = intervals_for(model);
+  // Said in the output (`intervals`), so a log line only: the tool's own rows warn of nothing.
+  if (!intervals.table) spdlog::info("no latency intervals: {}", intervals.missing);
   LayerPredictionFormatter formatter(header, format);
   LayerTable chunk;
   bool more = reader.read(chunk, kRowsPerChunk);
   // Held until the first chunk is predicted: an error in a short file prints nothing.
-  std::string text = formatter.begin(model, run, gpu, gpus.names(more));
+  std::string text = formatter.begin(model, run, gpu, gpus.names(more), intervals);
   for (; more; more = reader.read(chunk, kRowsPerChunk)) {
-    const std::vector<LayerPrediction> predictions = predict_chunk(chunk, gpus, model, run);
+    const std::vector<LayerPrediction> predictions =
+        predict_chunk(chunk, gpus, model, run, intervals);
     text += formatter.rows(chunk.table, predictions);
     write(text);
     text.clear();

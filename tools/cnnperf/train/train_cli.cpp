@@ -82,8 +82,8 @@ void add_train_command(CLI::App& app, Runner& run) {
   auto* sub = app.add_subcommand(
       "train",
       "Fit a model on measurements: the learned latency model (train latency, also plain "
-      "train), the analytical baseline's eager overhead (train e2e) or the power model (train "
-      "power)");
+      "train), the analytical baseline's eager overhead (train e2e), the power model (train "
+      "power) or the prediction intervals (train intervals)");
   sub->require_subcommand(0, 1);
   add_latency_options(sub, opts);
   sub->footer(
@@ -99,6 +99,9 @@ void add_train_command(CLI::App& app, Runner& run) {
       "  cnnperf train --data conv.csv --cv group-shape --export-features conv_features.csv\n"
       "  cnnperf train e2e --data datasets/e2e_torchvision.csv --out my_overhead.json\n"
       "  cnnperf train power --data datasets/power_zeus.csv --out my_power_model.json\n"
+      "  cnnperf train intervals --data datasets/layers_*.csv.gz --e2e "
+      "datasets/e2e_torchvision.csv \\\n"
+      "      --max-rows 40000 --out my_intervals.json\n"
       "XGBoost's OpenMP threads wait passively (OMP_WAIT_POLICY=PASSIVE) unless\n"
       "OMP_WAIT_POLICY or GOMP_SPINCOUNT is set: spinning threads slow a busy machine.");
 
@@ -134,6 +137,43 @@ void add_train_command(CLI::App& app, Runner& run) {
       "  cnnperf train e2e --runtime tensorrt --data datasets/e2e_mlperf_inference.csv.gz \\\n"
       "      --out models/tensorrt_overhead.json");
 
+  auto intervals = std::make_shared<TrainIntervalsOptions>();
+  auto* intervals_sub = sub->add_subcommand(
+      "intervals",
+      "Fit the analytical default's 80 % intervals on its held-out residuals and report their "
+      "held-out coverage per validation scheme and op family");
+  intervals_sub->add_option("--data", intervals->data, "Measured layer CSVs (plain or .gz)")
+      ->required()
+      ->expected(1, -1);
+  intervals_sub
+      ->add_option("--e2e", intervals->e2e,
+                   "End-to-end CSVs (torchvision): the network totals' interval, from "
+                   "leave-one-GPU-out residuals")
+      ->expected(1, -1);
+  intervals_sub
+      ->add_option("--cv", intervals->cv,
+                   "kfold|group-shape|leave-gpu-out|leave-source-out: the scheme whose held-out "
+                   "residuals the written table is fitted on (coverage is reported under "
+                   "kfold, leave-gpu-out and leave-source-out)")
+      ->capture_default_str();
+  intervals_sub->add_option("--folds", intervals->folds, "Folds for kfold and group-shape")
+      ->capture_default_str();
+  intervals_sub
+      ->add_option("--max-rows", intervals->max_rows, "Use a seeded uniform sample of N rows")
+      ->check(positive_integer());
+  intervals_sub->add_option("--seed", intervals->seed, "Seed for sampling and folds")
+      ->capture_default_str();
+  intervals_sub->add_option("--out", intervals->out,
+                            "Write the intervals file (as models/intervals.json) to FILE");
+  intervals_sub->add_option("--format", intervals->format, "table|json|csv")->capture_default_str();
+  intervals_sub->add_option("-o,--output", intervals->output,
+                            "Write the coverage report to FILE instead of stdout");
+  intervals_sub->footer(
+      "Example:\n"
+      "  cnnperf train intervals --data datasets/layers_neusight.csv.gz \\\n"
+      "      datasets/layers_mlpredict.csv.gz datasets/layers_neusight_test.csv.gz \\\n"
+      "      --e2e datasets/e2e_torchvision.csv --max-rows 40000 --out models/intervals.json");
+
   auto power = std::make_shared<TrainCalibrationOptions>();
   auto* power_sub = add_calibration_command(
       sub, "power", "Calibrate the power model on measured power rows, leave-one-GPU-out",
@@ -143,8 +183,10 @@ void add_train_command(CLI::App& app, Runner& run) {
       "Example:\n"
       "  cnnperf train power --data datasets/power_zeus.csv --out my_power_model.json");
 
-  sub->callback([opts, e2e, power, e2e_sub, power_sub, &run] {
-    if (e2e_sub->parsed()) {
+  sub->callback([opts, e2e, power, intervals, e2e_sub, power_sub, intervals_sub, &run] {
+    if (intervals_sub->parsed()) {
+      run = [intervals] { return run_train_intervals(*intervals); };
+    } else if (e2e_sub->parsed()) {
       run = [e2e] { return run_train_e2e(*e2e); };
     } else if (power_sub->parsed()) {
       run = [power] { return run_train_power(*power); };

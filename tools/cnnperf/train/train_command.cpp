@@ -20,6 +20,7 @@
 #include "cnnperf/ml/cross_validation.hpp"
 #include "cnnperf/ml/e2e.hpp"
 #include "cnnperf/ml/feature_export.hpp"
+#include "cnnperf/ml/interval_residuals.hpp"
 #include "cnnperf/ml/learned_model.hpp"
 #include "cnnperf/ml/power_calibration.hpp"
 #include "cnnperf/ml/results.hpp"
@@ -204,6 +205,23 @@ std::string source_out_notes(const nlohmann::json& cv_rows) {
 
 std::string format_runtime_report(const nlohmann::json& report, OutputFormat format);
 
+// Under the table: the held-out coverage of the 80 % intervals of the best kind per family.
+std::string interval_coverage_note(const nlohmann::json& report) {
+  const auto share = [](const nlohmann::json& c) {
+    return c["coverage"].is_number() ? format_number(100 * c["coverage"].get<double>(), 3) + " %"
+                                     : std::string("none");
+  };
+  const auto& intervals = report["intervals"];
+  std::string out = "\n80 % intervals (quantiles fitted on the other folds' residuals, " +
+                    report["cv_scheme"].get<std::string>() + "): " + share(intervals["overall"]) +
+                    " of " + std::to_string(intervals["overall"]["rows"].get<std::size_t>()) +
+                    " held-out rows inside";
+  for (const auto& [family, c] : intervals["per_family"].items()) {
+    out += ", " + family + " " + share(c);
+  }
+  return out + "\n";
+}
+
 std::string render(const nlohmann::json& report, OutputFormat format) {
   if (format == OutputFormat::kJson) return json_text(report) + "\n";
   if (report.value("kind", "") == "runtime_overhead_calibration") {
@@ -280,6 +298,7 @@ std::string render(const nlohmann::json& report, OutputFormat format) {
     return csv_with_schema(header, rows, report.at("schema_version").get<int>());
   }
   std::string out = format_table(header, rows) + source_out_notes(report["cv"]);
+  if (report.contains("intervals")) out += interval_coverage_note(report);
   if (report.contains("unseen_gpu_check")) {
     out += "\nunseen-GPU check (leave-gpu-out, " + std::string(kReferenceSource) +
            " rows; predict gives a GPU outside the training data the best of them):\n";
@@ -509,6 +528,7 @@ nlohmann::json export_features_report(const TrainingData& data, const TrainOptio
 struct CvOutcome {
   std::map<OpFamily, std::pair<RegressorKind, double>> best;  // family -> (kind, MAPE)
   std::map<OpFamily, CvResult> best_logo;  // the best kind's CV, when it was leave-gpu-out
+  std::map<OpFamily, CvResult> best_cv;    // the best kind's CV: the intervals' residuals
   nlohmann::json by_family = nlohmann::json::object();  // the metrics the model file keeps
 };
 
@@ -573,6 +593,7 @@ CvOutcome cross_validate_kinds(const TrainingData& data, const TrainOptions& opt
       const auto it = outcome.best.find(family);
       if (it == outcome.best.end() || mape < it->second.second) {
         outcome.best[family] = {kind, mape};
+        outcome.best_cv[family] = cv;
         // The unseen-GPU check reuses a leave-one-GPU-out CV instead of running it again.
         if (setup.scheme == CvScheme::kLeaveGpuOut) outcome.best_logo[family] = cv;
       }
@@ -686,10 +707,33 @@ std::vector<FamilyModel> fit_families(const TrainingData& data, const TrainingDa
   return families;
 }
 
+// The intervals file section a model keeps (as models/intervals.json): quantiles of the best
+// kinds' out-of-fold residuals under the model's --cv scheme.
+nlohmann::json learned_intervals(const TrainingData& data, const TrainOptions& options,
+                                 const LatencySetup& setup,
+                                 const std::vector<IntervalResidual>& residuals,
+                                 const nlohmann::json& coverage) {
+  return {{"kind", kIntervalTableKind},
+          {"schema_version", kIntervalTableSchemaVersion},
+          {"model", "learned"},
+          {"quantiles", {kIntervalLowQuantile, kIntervalHighQuantile}},
+          {"min_cell_rows", kMinIntervalCellRows},
+          {"provenance",
+           {{"data", data.files},
+            {"fingerprint", data.fingerprint},
+            {"rows", data.layers.size()},
+            {"scheme", to_string(setup.scheme)},
+            {"command_line",
+             options.command_line.empty() ? command_line_of(options) : options.command_line}}},
+          {"coverage", {{to_string(setup.scheme), coverage}}},
+          {"families", IntervalTable::fit(residuals).to_json()}};
+}
+
 // Fits the model on all rows, calibrates its eager overhead (--e2e) and writes it to --out.
 void write_model(const TrainingData& data, const TrainingData& reference,
                  const TrainOptions& options, const LatencySetup& setup, const CvOutcome& cv,
-                 const std::map<OpFamily, UnseenGpuCheck>& unseen, nlohmann::json& report) {
+                 const std::map<OpFamily, UnseenGpuCheck>& unseen, nlohmann::json& report,
+                 nlohmann::json intervals) {
   std::vector<FamilyModel> families = fit_families(data, reference, options, setup, cv, unseen);
   nlohmann::json chosen = nlohmann::json::object();
   nlohmann::json rows_per_family = nlohmann::json::object();
@@ -715,7 +759,8 @@ void write_model(const TrainingData& data, const TrainingData& reference,
       {"cv_scheme", to_string(setup.scheme)},
       {"cv_metrics", cv.by_family},
       {"command_line",
-       options.command_line.empty() ? command_line_of(options) : options.command_line}};
+       options.command_line.empty() ? command_line_of(options) : options.command_line},
+      {"intervals", std::move(intervals)}};
   // Which rows the model was fitted on, so that validate can score unseen rows apart.
   if (const auto rows = TrainingRowSet::of(data)) {
     metadata[kTrainingRowsKey] = rows->to_json();
@@ -756,6 +801,14 @@ nlohmann::json train_report(const TrainOptions& options) {
                  {"cv", nlohmann::json::array()}});
   if (!unused_sections.empty()) report["unused_params_sections"] = unused_sections;
   const CvOutcome cv = cross_validate_kinds(data, options, setup, report);
+  std::vector<IntervalResidual> residuals;
+  for (const auto& [family, result] : cv.best_cv) {
+    auto part = cv_residuals(data, result, setup.scheme, options.folds, options.seed);
+    residuals.insert(residuals.end(), part.begin(), part.end());
+  }
+  // The held-out coverage of intervals fitted on the other folds' residuals, and the table
+  // fitted on all of them, which the model file keeps (predict --model reads it).
+  report["intervals"] = to_json(cross_validated_coverage(residuals));
   const TrainingData reference =
       options.unseen_gpu_check ? rows_of_source(data, kReferenceSource) : TrainingData{};
   const std::map<OpFamily, UnseenGpuCheck> unseen =
@@ -767,7 +820,8 @@ nlohmann::json train_report(const TrainOptions& options) {
     }
     return report;
   }
-  write_model(data, reference, options, setup, cv, unseen, report);
+  write_model(data, reference, options, setup, cv, unseen, report,
+              learned_intervals(data, options, setup, residuals, report["intervals"]));
   return report;
 }
 

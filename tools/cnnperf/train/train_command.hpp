@@ -52,6 +52,20 @@ struct TrainCalibrationOptions {
   std::string runtime = "pytorch";
 };
 
+/// `train intervals`: the 80 % intervals of the analytical default, from its held-out
+/// residuals, and their held-out coverage under every validation scheme.
+struct TrainIntervalsOptions {
+  std::vector<std::string> data;     ///< measured layer CSVs (plain or .gz)
+  std::vector<std::string> e2e;      ///< end-to-end CSVs: the network totals' interval
+  std::string cv = "leave-gpu-out";  ///< the scheme whose residuals the written table is fitted on
+  int folds = 5;
+  std::size_t max_rows = 0;  ///< 0: all rows; else a seeded uniform sample
+  std::uint64_t seed = 42;
+  std::string out;  ///< the intervals file to write; empty: coverage only
+  std::string format = "table";
+  std::string output;  ///< coverage report destination; empty: stdout
+};
+
 /// `train latency`: cross-validates and (with `out`) writes the model; returns the whole
 /// result (metrics rows, model metadata) as JSON. Throws InputError for bad options or data.
 [[nodiscard]] nlohmann::json train_report(const TrainOptions& options);
@@ -63,8 +77,13 @@ struct TrainCalibrationOptions {
 /// `train power`: the power model, calibrated leave-one-GPU-out on power rows.
 [[nodiscard]] nlohmann::json train_power_report(const TrainCalibrationOptions& options);
 
+/// `train intervals`: coverage per scheme and family (and with `out` the table file).
+[[nodiscard]] nlohmann::json train_intervals_report(const TrainIntervalsOptions& options);
+
 /// Runs `train latency`: writes the metrics (and the model when `out`), returns 0.
 int run_train(const TrainOptions& options);
+/// Runs `train intervals`.
+int run_train_intervals(const TrainIntervalsOptions& options);
 /// Runs `train e2e`.
 int run_train_e2e(const TrainCalibrationOptions& options);
 /// Runs `train power`.

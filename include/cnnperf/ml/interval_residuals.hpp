@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+// The held-out residuals prediction intervals are fitted on: the analytical model's under a
+// cross-validation scheme, a learned model's out-of-fold ones, and the end-to-end steps'.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cnnperf/ml/cross_validation.hpp"
+#include "cnnperf/ml/e2e.hpp"
+#include "cnnperf/ml/intervals.hpp"
+#include "cnnperf/ml/training_data.hpp"
+
+namespace cnnperf {
+
+/// The analytical model's residuals on every row of `data`, folds as family_folds assigns
+/// them under `scheme`: each row predicted as the analytical estimate plus the host floor of
+/// its (source, GPU) fitted on the fold's training rows (fold_host_floors: under
+/// leave-source-out the held-out source's own floors, the harness's term). The analytical
+/// model itself fits nothing, so only the floors and the quantiles need the folds. Families
+/// the scheme cannot split are left out, with why in `not_applicable` (when non-null).
+[[nodiscard]] std::vector<IntervalResidual> analytical_residuals(
+    const TrainingData& data, CvScheme scheme, int folds, std::uint64_t seed,
+    std::map<std::string, std::string>* not_applicable = nullptr);
+
+/// A learned model's out-of-fold residuals from its cross-validation (`cv`, run with `scheme`,
+/// `folds` and `seed`), each row in the fold family_folds gave it.
+[[nodiscard]] std::vector<IntervalResidual> cv_residuals(const TrainingData& data,
+                                                         const CvResult& cv, CvScheme scheme,
+                                                         int folds, std::uint64_t seed);
+
+/// The single-GPU end-to-end rows' residuals of a leave-one-GPU-out evaluation
+/// (`evaluation.predicted_ms`, one per row of `rows`), family kNetworkIntervalFamily, one fold
+/// per GPU.
+[[nodiscard]] std::vector<IntervalResidual> e2e_residuals(const std::vector<E2eRow>& rows,
+                                                          const E2eEvaluation& evaluation);
+
+}  // namespace cnnperf

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: Apache-2.0
+// 80 % prediction intervals from cross-validated residuals: the table predict reads
+// (models/intervals.json, or a learned model file's "intervals"), how it is fitted, and the
+// held-out coverage that says whether it is calibrated.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cnnperf/predict/predict.hpp"
+
+namespace cnnperf {
+
+inline constexpr int kIntervalTableSchemaVersion = 1;
+inline constexpr const char* kIntervalTableKind = "latency_intervals";
+/// The bundled table of the analytical default (train intervals writes it).
+inline constexpr const char* kBundledIntervals = "models/intervals.json";
+/// The quantiles of log(measured / predicted) that bound the interval: an 80 % interval.
+inline constexpr double kIntervalLowQuantile = 0.10;
+inline constexpr double kIntervalHighQuantile = 0.90;
+/// A regime cell with fewer residuals takes its family's quantiles: a 10th percentile of a
+/// handful of rows is noise.
+inline constexpr std::size_t kMinIntervalCellRows = 50;
+/// The family of the network totals' residuals (end-to-end steps) in a table.
+inline constexpr const char* kNetworkIntervalFamily = "network";
+
+/// The family a layer's residuals and interval belong to: its op class (conv, gemm,
+/// pointwise, normalization, pool, copy; layer.hpp), finer than the learned model's op
+/// families, so that an op class never measured (pools) has no interval rather than another
+/// class's.
+[[nodiscard]] std::string interval_family(const Layer& layer);
+
+/// The regime of a predicted time: its decade, "<0.01ms", "0.01-0.1ms", "0.1-1ms", "1-10ms",
+/// "10-100ms" or ">=100ms". A model's relative error differs by size (launch-bound small ops,
+/// wave-quantized mid-size ones, steady large ones).
+[[nodiscard]] std::string time_regime(double predicted_ms);
+
+/// The q-quantile (0..1) of `values`, linear between order statistics (R's type 7); NaN for
+/// none.
+[[nodiscard]] double quantile(std::vector<double> values, double q);
+
+/// One held-out comparison: a prediction of a row of `family` and what was measured.
+struct IntervalResidual {
+  std::string family;
+  double predicted_ms = 0;
+  double measured_ms = 0;
+  int fold = 0;  ///< the validation fold the row was held out in (cross_validated_coverage)
+  [[nodiscard]] double log_ratio() const;  ///< log(measured / predicted)
+};
+
+/// The quantiles of one cell's log ratios.
+struct IntervalCell {
+  double log_lo = 0;  ///< kIntervalLowQuantile of log(measured / predicted)
+  double log_hi = 0;  ///< kIntervalHighQuantile
+  std::size_t rows = 0;
+};
+
+/// An interval in ms.
+struct Interval {
+  double lo_ms = 0;
+  double hi_ms = 0;
+};
+
+/// Per family, its quantiles over all its residuals and per time regime (only regimes with
+/// kMinIntervalCellRows or more; the others take the family's).
+class IntervalTable {
+ public:
+  struct Family {
+    IntervalCell all;
+    std::map<std::string, IntervalCell> regimes;
+  };
+
+  /// Fits the quantiles of `residuals` (rows with a non-positive time are left out).
+  [[nodiscard]] static IntervalTable fit(const std::vector<IntervalResidual>& residuals,
+                                         std::size_t min_cell_rows = kMinIntervalCellRows);
+  /// The interval of a prediction of `family` (predicted x exp(quantiles) of its regime's
+  /// cell, else of its family's, widened to hold the prediction: lo <= predicted <= hi); nullopt
+  /// for a family the table has no residuals of, or a non-positive prediction: no interval rather
+  /// than a made-up one.
+  [[nodiscard]] std::optional<Interval> interval(const std::string& family,
+                                                 double predicted_ms) const;
+  /// The cell interval() uses, or null.
+  [[nodiscard]] const IntervalCell* cell(const std::string& family, double predicted_ms) const;
+  [[nodiscard]] bool empty() const { return families_.empty(); }
+  [[nodiscard]] const std::map<std::string, Family>& families() const { return families_; }
+
+  /// {"family": {"all": cell, "regimes": {regime: cell}}}, each cell {"log_lo", "log_hi",
+  /// "rows"}.
+  [[nodiscard]] nlohmann::json to_json() const;
+  /// Parses to_json's form; throws InputError "where.family.field: expected ..." otherwise.
+  [[nodiscard]] static IntervalTable from_json(const nlohmann::json& families,
+                                               const std::string& where);
+
+ private:
+  std::map<std::string, Family> families_;
+};
+
+/// Held-out coverage of one group of residuals.
+struct Coverage {
+  std::size_t rows = 0;                ///< residuals scored
+  std::size_t inside = 0;              ///< of them, measured within [lo, hi]
+  std::size_t no_interval = 0;         ///< residuals whose fold's table had no cell for them
+  [[nodiscard]] double share() const;  ///< inside / (rows - no_interval); NaN when none
+};
+
+/// Coverage of intervals fitted on the other folds: for each fold, a table fitted on the
+/// residuals of every other fold scores that fold's residuals, so no quantile ever sees the
+/// rows it is scored on. Overall and per family.
+struct CoverageReport {
+  Coverage overall;
+  std::map<std::string, Coverage> per_family;
+};
+[[nodiscard]] CoverageReport cross_validated_coverage(
+    const std::vector<IntervalResidual>& residuals,
+    std::size_t min_cell_rows = kMinIntervalCellRows);
+/// {"rows", "inside", "no_interval", "coverage"} (coverage null when nothing was scored).
+[[nodiscard]] nlohmann::json to_json(const Coverage& coverage);
+[[nodiscard]] nlohmann::json to_json(const CoverageReport& report);
+
+/// The bundled table's file (kBundledIntervals, found with find_resource), parsed once;
+/// nullopt when the file is absent (predictions then carry no interval). Throws InputError for
+/// a file that does not parse.
+[[nodiscard]] const std::optional<IntervalTable>& bundled_intervals();
+/// Parses an intervals file ({"kind": kIntervalTableKind, "schema_version", "families"});
+/// `where` names it in errors.
+[[nodiscard]] IntervalTable interval_table_from_file_json(const nlohmann::json& doc,
+                                                          const std::string& where);
+
+/// Sets each prediction's latency_interval from `table` (the cell of interval_family(layer) and
+/// the regime of its latency_ms); unset where the table has no cell for it.
+void attach_layer_intervals(const std::vector<Layer>& layers,
+                            std::vector<LayerPrediction>& predictions, const IntervalTable& table);
+
+/// A network's intervals: every layer's (attach_layer_intervals) and the step's, from the
+/// table's kNetworkIntervalFamily cells (end-to-end residuals of single-GPU PyTorch steps),
+/// for a single-GPU step under the pytorch runtime; none under a power cap (residuals measured
+/// uncapped). `source` names the table; interval_note says what has no interval and why.
+void attach_network_intervals(NetworkPrediction& prediction, const IntervalTable& table,
+                              const std::string& source);
+
+}  // namespace cnnperf

@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: Apache-2.0
+// Prediction intervals: quantiles of cross-validated log ratios per family and time regime.
+#include "cnnperf/ml/intervals.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <set>
+#include <utility>
+
+#include "cnnperf/common/error.hpp"
+#include "cnnperf/common/io.hpp"
+#include "cnnperf/common/json_io.hpp"
+#include "cnnperf/model/layer.hpp"
+
+namespace cnnperf {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+IntervalCell fit_cell(const std::vector<double>& log_ratios) {
+  return {quantile(log_ratios, kIntervalLowQuantile), quantile(log_ratios, kIntervalHighQuantile),
+          log_ratios.size()};
+}
+
+bool usable(const IntervalResidual& r) {
+  return r.predicted_ms > 0 && r.measured_ms > 0 && std::isfinite(r.predicted_ms) &&
+         std::isfinite(r.measured_ms);
+}
+
+nlohmann::json cell_json(const IntervalCell& c) {
+  return {{"log_lo", c.log_lo}, {"log_hi", c.log_hi}, {"rows", c.rows}};
+}
+
+double number_at(const nlohmann::json& object, const char* key, const std::string& where) {
+  if (!object.is_object() || !object.contains(key) || !object[key].is_number()) {
+    throw InputError(where + "." + key + ": expected a number");
+  }
+  return object[key].get<double>();
+}
+
+IntervalCell cell_from_json(const nlohmann::json& j, const std::string& where) {
+  IntervalCell c;
+  c.log_lo = number_at(j, "log_lo", where);
+  c.log_hi = number_at(j, "log_hi", where);
+  const double rows = number_at(j, "rows", where);
+  if (!(c.log_lo <= c.log_hi) || !std::isfinite(c.log_lo) || !std::isfinite(c.log_hi)) {
+    throw InputError(where + ": expected finite log_lo <= log_hi");
+  }
+  if (rows < 1 || rows != std::floor(rows)) {
+    throw InputError(where + ".rows: expected a positive integer");
+  }
+  c.rows = static_cast<std::size_t>(rows);
+  return c;
+}
+
+// Each regime's upper bound (ms, exclusive) and name; above the last, kTopRegime.
+constexpr std::array<std::pair<double, const char*>, 5> kRegimeBounds{{{0.01, "<0.01ms"},
+                                                                       {0.1, "0.01-0.1ms"},
+                                                                       {1.0, "0.1-1ms"},
+                                                                       {10.0, "1-10ms"},
+                                                                       {100.0, "10-100ms"}}};
+constexpr const char* kTopRegime = ">=100ms";
+
+bool time_regime_known(const std::string& name) {
+  return name == kTopRegime || std::any_of(kRegimeBounds.begin(), kRegimeBounds.end(),
+                                           [&](const auto& bound) { return name == bound.second; });
+}
+
+}  // namespace
+
+std::string interval_family(const Layer& layer) {
+  return to_string(op_class(layer.op));
+}
+
+std::string time_regime(double predicted_ms) {
+  for (const auto& [bound, name] : kRegimeBounds) {
+    if (predicted_ms < bound) return name;
+  }
+  return kTopRegime;
+}
+
+double quantile(std::vector<double> values, double q) {
+  if (values.empty()) return kNaN;
+  std::sort(values.begin(), values.end());
+  const double pos = std::clamp(q, 0.0, 1.0) * static_cast<double>(values.size() - 1);
+  const auto below = static_cast<std::size_t>(std::floor(pos));
+  const std::size_t above = std::min(below + 1, values.size() - 1);
+  const double frac = pos - static_cast<double>(below);
+  return values[below] + frac * (values[above] - values[below]);
+}
+
+double IntervalResidual::log_ratio() const {
+  return std::log(measured_ms / predicted_ms);
+}
+
+IntervalTable IntervalTable::fit(const std::vector<IntervalResidual>& residuals,
+                                 std::size_t min_cell_rows) {
+  std::map<std::string, std::vector<double>> by_family;
+  std::map<std::string, std::map<std::string, std::vector<double>>> by_regime;
+  for (const auto& r : residuals) {
+    if (!usable(r)) continue;
+    const double lr = r.log_ratio();
+    by_family[r.family].push_back(lr);
+    by_regime[r.family][time_regime(r.predicted_ms)].push_back(lr);
+  }
+  IntervalTable table;
+  for (const auto& [family, ratios] : by_family) {
+    Family& f = table.families_[family];
+    f.all = fit_cell(ratios);
+    for (const auto& [regime, cell_ratios] : by_regime[family]) {
+      if (cell_ratios.size() >= min_cell_rows) f.regimes[regime] = fit_cell(cell_ratios);
+    }
+  }
+  return table;
+}
+
+const IntervalCell* IntervalTable::cell(const std::string& family, double predicted_ms) const {
+  const auto it = families_.find(family);
+  if (it == families_.end() || !(predicted_ms > 0) || !std::isfinite(predicted_ms)) return nullptr;
+  const auto regime = it->second.regimes.find(time_regime(predicted_ms));
+  return regime != it->second.regimes.end() ? &regime->second : &it->second.all;
+}
+
+std::optional<Interval> IntervalTable::interval(const std::string& family,
+                                                double predicted_ms) const {
+  const IntervalCell* c = cell(family, predicted_ms);
+  if (c == nullptr) return std::nullopt;
+  // The interval always holds the prediction itself: where the model is biased (both
+  // percentiles on one side) it is widened to it, which only adds coverage.
+  return Interval{predicted_ms * std::exp(std::min(c->log_lo, 0.0)),
+                  predicted_ms * std::exp(std::max(c->log_hi, 0.0))};
+}
+
+nlohmann::json IntervalTable::to_json() const {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [family, f] : families_) {
+    nlohmann::json regimes = nlohmann::json::object();
+    for (const auto& [regime, c] : f.regimes) regimes[regime] = cell_json(c);
+    out[family] = {{"all", cell_json(f.all)}, {"regimes", regimes}};
+  }
+  return out;
+}
+
+IntervalTable IntervalTable::from_json(const nlohmann::json& families, const std::string& where) {
+  if (!families.is_object()) throw InputError(where + ": expected an object of op families");
+  IntervalTable table;
+  for (const auto& [family, f] : families.items()) {
+    const std::string at = where + "." + family;
+    if (!f.is_object() || !f.contains("all")) throw InputError(at + ".all: expected an object");
+    Family parsed;
+    parsed.all = cell_from_json(f["all"], at + ".all");
+    if (f.contains("regimes")) {
+      if (!f["regimes"].is_object()) throw InputError(at + ".regimes: expected an object");
+      for (const auto& [regime, c] : f["regimes"].items()) {
+        if (!time_regime_known(regime)) {
+          throw InputError(at + ".regimes." + regime +
+                           ": unknown regime (expected <0.01ms, 0.01-0.1ms, 0.1-1ms, 1-10ms, "
+                           "10-100ms or >=100ms)");
+        }
+        parsed.regimes[regime] = cell_from_json(c, at + ".regimes." + regime);
+      }
+    }
+    table.families_[family] = std::move(parsed);
+  }
+  return table;
+}
+
+double Coverage::share() const {
+  const std::size_t scored = rows - no_interval;
+  return scored == 0 ? kNaN : static_cast<double>(inside) / static_cast<double>(scored);
+}
+
+CoverageReport cross_validated_coverage(const std::vector<IntervalResidual>& residuals,
+                                        std::size_t min_cell_rows) {
+  std::set<int> folds;
+  for (const auto& r : residuals) {
+    if (usable(r)) folds.insert(r.fold);
+  }
+  CoverageReport report;
+  for (const int f : folds) {
+    std::vector<IntervalResidual> train;
+    for (const auto& r : residuals) {
+      if (r.fold != f) train.push_back(r);
+    }
+    const IntervalTable table = IntervalTable::fit(train, min_cell_rows);
+    for (const auto& r : residuals) {
+      if (r.fold != f || !usable(r)) continue;
+      for (Coverage* c : {&report.overall, &report.per_family[r.family]}) {
+        ++c->rows;
+        const auto interval = table.interval(r.family, r.predicted_ms);
+        if (!interval) {
+          ++c->no_interval;
+        } else if (r.measured_ms >= interval->lo_ms && r.measured_ms <= interval->hi_ms) {
+          ++c->inside;
+        }
+      }
+    }
+  }
+  return report;
+}
+
+nlohmann::json to_json(const Coverage& coverage) {
+  const double share = coverage.share();
+  return {{"rows", coverage.rows},
+          {"inside", coverage.inside},
+          {"no_interval", coverage.no_interval},
+          {"coverage", std::isnan(share) ? nlohmann::json(nullptr) : nlohmann::json(share)}};
+}
+
+nlohmann::json to_json(const CoverageReport& report) {
+  nlohmann::json per_family = nlohmann::json::object();
+  for (const auto& [family, c] : report.per_family) per_family[family] = to_json(c);
+  return {{"overall", to_json(report.overall)}, {"per_family", per_family}};
+}
+
+IntervalTable interval_table_from_file_json(const nlohmann::json& doc, const std::string& where) {
+  if (!doc.is_object() || doc.value("kind", std::string()) != kIntervalTableKind) {
+    throw InputError(where + ": kind: expected \"" + std::string(kIntervalTableKind) + "\"");
+  }
+  if (!doc.contains("schema_version") || !doc["schema_version"].is_number_integer() ||
+      doc["schema_version"].get<int>() != kIntervalTableSchemaVersion) {
+    throw InputError(where + ": schema_version: expected " +
+                     std::to_string(kIntervalTableSchemaVersion));
+  }
+  if (!doc.contains("families")) throw InputError(where + ": families: expected an object");
+  return IntervalTable::from_json(doc["families"], where + ": families");
+}
+
+const std::optional<IntervalTable>& bundled_intervals() {
+  static const std::optional<IntervalTable> table = []() -> std::optional<IntervalTable> {
+    std::filesystem::path path;
+    try {
+      path = find_resource(kBundledIntervals);
+    } catch (const Error&) {
+      return std::nullopt;  // not installed: predictions say they have no interval
+    }
+    return interval_table_from_file_json(read_json_file(path.string()), path.string());
+  }();
+  return table;
+}
+
+void attach_layer_intervals(const std::vector<Layer>& layers,
+                            std::vector<LayerPrediction>& predictions, const IntervalTable& table) {
+  for (std::size_t i = 0; i < layers.size() && i < predictions.size(); ++i) {
+    auto& p = predictions[i];
+    const auto interval = table.interval(interval_family(layers[i]), p.latency_ms());
+    p.latency_interval.reset();
+    if (interval) p.latency_interval = LatencyInterval{interval->lo_ms, interval->hi_ms};
+  }
+}
+
+void attach_network_intervals(NetworkPrediction& prediction, const IntervalTable& table,
+                              const std::string& source) {
+  prediction.interval_source = source;
+  prediction.latency_interval.reset();
+  if (prediction.power_cap) {
+    for (auto& p : prediction.predictions) p.latency_interval.reset();
+    prediction.interval_note = "none under a power cap (the residuals were measured uncapped)";
+    return;
+  }
+  attach_layer_intervals(prediction.layers, prediction.predictions, table);
+  std::vector<std::string> notes;
+  const auto missing = std::count_if(prediction.predictions.begin(), prediction.predictions.end(),
+                                     [](const LayerPrediction& p) { return !p.latency_interval; });
+  if (missing > 0) {
+    notes.push_back(std::to_string(missing) +
+                    " layers have none (an op class without held-out residuals in the table, "
+                    "e.g. pools, which no dataset measures, or no kernel time)");
+  }
+  if (prediction.runtime != Runtime::kPytorch) {
+    notes.push_back("the step has none under the " + to_string(prediction.runtime) +
+                    " runtime (the end-to-end residuals are of PyTorch eager steps)");
+  } else if (prediction.eager.num_gpus != 1) {
+    notes.push_back("the step has none on several GPUs (the residuals are of one GPU's steps)");
+  } else if (const auto interval = table.interval(kNetworkIntervalFamily, prediction.latency_ms)) {
+    prediction.latency_interval = LatencyInterval{interval->lo_ms, interval->hi_ms};
+  } else {
+    notes.push_back("the step has none (the table holds no end-to-end residuals)");
+  }
+  prediction.interval_note = join(notes, "; ");
+}
+
+}  // namespace cnnperf

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: Apache-2.0
+// The 80 % intervals: quantiles, cells per family and regime, held-out coverage, the file
+// form. Every residual here is SYNTHETIC (a known distribution of log ratios), not a
+// measurement.
+#include "cnnperf/ml/intervals.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "cnnperf/common/error.hpp"
+
+namespace cnnperf {
+namespace {
+
+// SYNTHETIC: `n` residuals of `family` at `predicted_ms`, log(measured / predicted) uniform in
+// [lo, hi), spread over `folds` folds.
+std::vector<IntervalResidual> synthetic_residuals(const std::string& family, double predicted_ms,
+                                                  std::size_t n, double lo, double hi, int folds,
+                                                  std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<IntervalResidual> out;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double u = static_cast<double>(rng() >> 11) * 0x1.0p-53;
+    out.push_back({family, predicted_ms, predicted_ms * std::exp(lo + (hi - lo) * u),
+                   static_cast<int>(i % static_cast<std::size_t>(folds))});
+  }
+  return out;
+}
+
+TEST(Intervals, QuantileInterpolatesBetweenOrderStatistics) {
+  EXPECT_DOUBLE_EQ(quantile({4, 1, 3, 2, 5}, 0.5), 3.0);
+  EXPECT_DOUBLE_EQ(quantile({1, 2, 3, 4, 5}, 0.1), 1.4);  // R type 7: 1 + 0.4 x (2 - 1)
+  EXPECT_DOUBLE_EQ(quantile({1, 2, 3, 4, 5}, 0.9), 4.6);
+  EXPECT_DOUBLE_EQ(quantile({7}, 0.9), 7.0);
+  EXPECT_TRUE(std::isnan(quantile({}, 0.5)));
+}
+
+TEST(Intervals, RegimesAreDecadesOfThePredictedTime) {
+  EXPECT_EQ(time_regime(0.005), "<0.01ms");
+  EXPECT_EQ(time_regime(0.01), "0.01-0.1ms");
+  EXPECT_EQ(time_regime(0.5), "0.1-1ms");
+  EXPECT_EQ(time_regime(3), "1-10ms");
+  EXPECT_EQ(time_regime(30), "10-100ms");
+  EXPECT_EQ(time_regime(300), ">=100ms");
+}
+
+TEST(Intervals, ARegimeWithEnoughRowsHasItsOwnCellAndASmallOneTakesItsFamilys) {
+  // SYNTHETIC: 200 conv rows at 0.5 ms within +-0.1 in log, 20 at 5 ms within +-1.
+  auto residuals = synthetic_residuals("conv", 0.5, 200, -0.1, 0.1, 5, 1);
+  const auto wide = synthetic_residuals("conv", 5.0, 20, -1.0, 1.0, 5, 2);
+  residuals.insert(residuals.end(), wide.begin(), wide.end());
+  const IntervalTable table = IntervalTable::fit(residuals);
+  const auto& conv = table.families().at("conv");
+  EXPECT_EQ(conv.all.rows, 220U);
+  ASSERT_EQ(conv.regimes.size(), 1U);  // 20 rows < kMinIntervalCellRows: merged
+  EXPECT_EQ(conv.regimes.at("0.1-1ms").rows, 200U);
+  const auto narrow = table.interval("conv", 0.5);
+  ASSERT_TRUE(narrow.has_value());
+  EXPECT_NEAR(narrow->lo_ms, 0.5 * std::exp(-0.08), 0.01);
+  EXPECT_NEAR(narrow->hi_ms, 0.5 * std::exp(0.08), 0.01);
+  // The 5 ms prediction takes the family's quantiles, wider than the 0.5 ms cell's.
+  const auto merged = table.interval("conv", 5.0);
+  ASSERT_TRUE(merged.has_value());
+  EXPECT_EQ(table.cell("conv", 5.0), &conv.all);
+  EXPECT_LT(merged->lo_ms, 5.0 * std::exp(-0.08));
+  EXPECT_GT(merged->hi_ms, 5.0 * std::exp(0.08));
+}
+
+TEST(Intervals, AFamilyWithoutResidualsHasNoInterval) {
+  const IntervalTable table =
+      IntervalTable::fit(synthetic_residuals("conv", 0.5, 100, -0.2, 0.2, 5, 3));
+  EXPECT_FALSE(table.interval("gemm", 0.5).has_value());
+  EXPECT_FALSE(table.interval("conv", 0.0).has_value());
+  EXPECT_FALSE(table.interval("conv", std::nan("")).has_value());
+}
+
+TEST(Intervals, HeldOutCoverageOfWellSpecifiedResidualsIsNearEightyPercent) {
+  // SYNTHETIC: every fold from the same distribution, so quantiles fitted on the other folds
+  // cover about 80 % of the held-out one.
+  const auto residuals = synthetic_residuals("conv", 0.5, 5000, -0.5, 0.5, 5, 4);
+  const CoverageReport report = cross_validated_coverage(residuals);
+  EXPECT_EQ(report.overall.rows, 5000U);
+  EXPECT_EQ(report.overall.no_interval, 0U);
+  EXPECT_NEAR(report.overall.share(), 0.8, 0.03);
+  EXPECT_NEAR(report.per_family.at("conv").share(), 0.8, 0.03);
+}
+
+TEST(Intervals, CoverageNeverFitsTheQuantilesOnTheHeldOutFold) {
+  // SYNTHETIC: fold 0 is shifted far from the others. Fitted with its own rows it would be
+  // covered; held out, its quantiles come from folds 1-4 and miss it entirely.
+  auto residuals = synthetic_residuals("conv", 0.5, 400, -0.1, 0.1, 4, 5);
+  for (auto& r : residuals) r.fold += 1;                                       // folds 1..4
+  const auto shifted = synthetic_residuals("conv", 0.5, 100, 2.0, 2.2, 1, 6);  // fold 0
+  residuals.insert(residuals.end(), shifted.begin(), shifted.end());
+  const CoverageReport report = cross_validated_coverage(residuals);
+  std::vector<IntervalResidual> fold0(residuals.end() - 100, residuals.end());
+  const IntervalTable others =
+      IntervalTable::fit(std::vector<IntervalResidual>(residuals.begin(), residuals.end() - 100));
+  for (const auto& r : fold0) {
+    const auto interval = others.interval("conv", r.predicted_ms);
+    ASSERT_TRUE(interval.has_value());
+    EXPECT_GT(r.measured_ms, interval->hi_ms);
+  }
+  // Folds 1-4 each see fold 0 in their training quantiles (which widens them) but fold 0
+  // itself is never inside: at most 400 of 500.
+  EXPECT_LE(report.overall.inside, 400U);
+}
+
+TEST(Intervals, AHeldOutFamilyMissingFromTheOtherFoldsIsCountedAsNoInterval) {
+  // SYNTHETIC: gemm rows only in fold 0 (as when leave-source-out holds out the only source
+  // of a family).
+  auto residuals = synthetic_residuals("conv", 0.5, 100, -0.1, 0.1, 2, 7);
+  auto gemm = synthetic_residuals("gemm", 0.5, 30, -0.1, 0.1, 1, 8);
+  residuals.insert(residuals.end(), gemm.begin(), gemm.end());
+  const CoverageReport report = cross_validated_coverage(residuals);
+  EXPECT_EQ(report.per_family.at("gemm").rows, 30U);
+  EXPECT_EQ(report.per_family.at("gemm").no_interval, 30U);
+  EXPECT_TRUE(std::isnan(report.per_family.at("gemm").share()));
+}
+
+TEST(Intervals, TheTableRoundTripsThroughJsonAndBadCellsNameTheField) {
+  const IntervalTable table =
+      IntervalTable::fit(synthetic_residuals("pointwise", 0.05, 120, -0.3, 0.4, 3, 9));
+  const IntervalTable back = IntervalTable::from_json(table.to_json(), "t");
+  const auto a = table.interval("pointwise", 0.05);
+  const auto b = back.interval("pointwise", 0.05);
+  ASSERT_TRUE(a && b);
+  EXPECT_DOUBLE_EQ(a->lo_ms, b->lo_ms);
+  EXPECT_DOUBLE_EQ(a->hi_ms, b->hi_ms);
+  nlohmann::json bad = table.to_json();
+  bad["pointwise"]["all"]["log_hi"] = "wide";
+  try {
+    (void)IntervalTable::from_json(bad, "f.json: families");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("f.json: families.pointwise.all.log_hi"),
+              std::string::npos)
+        << e.what();
+  }
+  bad = table.to_json();
+  bad["pointwise"]["regimes"]["huge"] = bad["pointwise"]["all"];
+  EXPECT_THROW((void)IntervalTable::from_json(bad, "f"), InputError);
+  EXPECT_THROW((void)interval_table_from_file_json({{"kind", "other"}}, "f"), InputError);
+}
+
+TEST(Intervals, NetworkIntervalsCoverLayersAndTheStepButNotACappedOne) {
+  // SYNTHETIC table: conv and network residuals.
+  auto residuals = synthetic_residuals("conv", 0.5, 100, -0.2, 0.2, 2, 10);
+  const auto net = synthetic_residuals(kNetworkIntervalFamily, 20, 100, -0.1, 0.3, 2, 11);
+  residuals.insert(residuals.end(), net.begin(), net.end());
+  const IntervalTable table = IntervalTable::fit(residuals);
+  NetworkPrediction p;
+  Layer conv;
+  conv.op = Op::kConv2d;
+  Layer linear;
+  linear.op = Op::kLinear;
+  p.layers = {conv, linear};
+  p.predictions.resize(2);
+  p.predictions[0].kernel_ms = 0.4;
+  p.predictions[0].overhead_ms = 0.1;
+  p.predictions[1].kernel_ms = 0.2;
+  p.latency_ms = 20;
+  attach_network_intervals(p, table, "synthetic");
+  ASSERT_TRUE(p.predictions[0].latency_interval.has_value());
+  EXPECT_LE(p.predictions[0].latency_interval->lo_ms, 0.5);
+  EXPECT_GE(p.predictions[0].latency_interval->hi_ms, 0.5);
+  EXPECT_FALSE(p.predictions[1].latency_interval.has_value());  // no gemm residuals
+  ASSERT_TRUE(p.latency_interval.has_value());
+  EXPECT_LE(p.latency_interval->lo_ms, 20.0);
+  EXPECT_GE(p.latency_interval->hi_ms, 20.0);
+  EXPECT_NE(p.interval_note.find("1 layers have none"), std::string::npos) << p.interval_note;
+  p.power_cap = PowerCapOutcome{};
+  attach_network_intervals(p, table, "synthetic");
+  EXPECT_FALSE(p.latency_interval.has_value());
+  EXPECT_FALSE(p.predictions[0].latency_interval.has_value());
+}
+
+}  // namespace
+}  // namespace cnnperf
