@@ -34,8 +34,9 @@ std::vector<IntervalResidual> analytical_residuals(
     for (int f = 0; f < n_folds; ++f) {
       std::vector<std::size_t> train;
       std::vector<std::size_t> test;
-      for (std::size_t i = 0; i < rows.size(); ++i)
+      for (std::size_t i = 0; i < rows.size(); ++i) {
         (fold[i] == f ? test : train).push_back(rows[i]);
+      }
       if (test.empty()) continue;
       // FamilyModel::floor_ms gives a pair without rows of its own the typical floor.
       FamilyModel floors;

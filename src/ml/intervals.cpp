@@ -218,7 +218,8 @@ nlohmann::json to_json(const CoverageReport& report) {
 }
 
 IntervalTable interval_table_from_file_json(const nlohmann::json& doc, const std::string& where) {
-  if (!doc.is_object() || doc.value("kind", std::string()) != kIntervalTableKind) {
+  const auto kind = doc.is_object() ? doc.find("kind") : doc.end();
+  if (kind == doc.end() || !kind->is_string() || *kind != kIntervalTableKind) {
     throw InputError(where + ": kind: expected \"" + std::string(kIntervalTableKind) + "\"");
   }
   if (!doc.contains("schema_version") || !doc["schema_version"].is_number_integer() ||

@@ -213,8 +213,9 @@ EagerOverhead overhead_at(const std::vector<double>& x, const RuntimeFitSpec& sp
   o.kernel_time_scale = std::clamp(std::exp(x[0]), kMinScale, kMaxScale);
   o.gpu_gap_ms_per_kernel = std::clamp(std::exp(x[1]) - 1e-6, 0.0, kMaxGapMs);
   o.fixed_ms = std::clamp(std::exp(x[2]) - 1e-4, 0.0, kMaxFixedMs);
-  if (spec.fit_host_ms_per_op)
+  if (spec.fit_host_ms_per_op) {
     o.host_ms_per_op = std::clamp(std::exp(x[3]), kMinHostMs, kMaxHostMs);
+  }
   return o;
 }
 
@@ -301,8 +302,9 @@ nlohmann::json evaluation_json(const std::vector<RuntimeRow>& rows,
   std::map<std::string, std::vector<std::size_t>> slices;
   for (const std::size_t i : idx) slices[slice_of[i]].push_back(i);
   nlohmann::json per = nlohmann::json::object();
-  for (const auto& [name, members] : slices)
+  for (const auto& [name, members] : slices) {
     per[name] = to_json(metrics_of(rows, predicted, members));
+  }
   out["per_slice"] = per;
   return out;
 }

@@ -449,9 +449,9 @@ class Importer {
   // unchecked (a rank-2 Conv input with 2-D strides is a SIGSEGV inside libonnx, found by
   // tests/fuzz/onnx_import_fuzz), so the ranks known before it runs must agree.
   void check_window_ranks(const onnx::NodeProto& node) const {
-    static const std::unordered_set<std::string> kWindowOps{
+    static const std::unordered_set<std::string> window_ops{
         "Conv", "ConvTranspose", "ConvInteger", "MaxPool", "AveragePool", "LpPool"};
-    if (node.input_size() == 0 || kWindowOps.count(node.op_type()) == 0) return;
+    if (node.input_size() == 0 || window_ops.count(node.op_type()) == 0) return;
     const auto data = shapes_.find(node.input(0));
     if (data == shapes_.end()) return;
     const std::size_t rank = data->second.size();

@@ -76,7 +76,7 @@ TEST(PredictCli, AHostTimeOutOfRangeIsExitTwoNotAPassedGate) {
   r = run_cnnperf("predict --net resnet18 --gpu a100 --host-ms-per-op 1000 --format json");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   // No number turned null; an interval is null by design where none covers it (pools, and the
-  // step with --host-ms-per-op).
+  // step with --host-ms-per-op), and fused_into where a layer is not fused.
   auto doc = nlohmann::json::parse(r.out);
   for (auto* o : {&doc["total"]}) {
     o->erase("latency_ms_lo");
@@ -85,6 +85,7 @@ TEST(PredictCli, AHostTimeOutOfRangeIsExitTwoNotAPassedGate) {
   for (auto& layer : doc["layers"]) {
     layer.erase("latency_ms_lo");
     layer.erase("latency_ms_hi");
+    layer.erase("fused_into");  // null: the layer runs its own kernels under eager PyTorch
   }
   EXPECT_EQ(doc.dump().find("null"), std::string::npos) << r.out;
 }
@@ -476,7 +477,7 @@ TEST(PredictCli, TableSaysWhyTheStepIsUnderTheKernelSum) {
   const auto total = nlohmann::json::parse(fast.out)["total"];
   ASSERT_LT(total["latency_ms"].get<double>(), total["kernel_ms"].get<double>());
   const RunResult table = run_cnnperf("predict --net efficientnet_b7 --gpu rtx-2080-ti --batch 64");
-  EXPECT_NE(table.out.find("below kernel_ms: the end-to-end calibration (kernel-time scale x0.747,"
+  EXPECT_NE(table.out.find("below kernel_ms: the end-to-end calibration (kernel-time scale x0.739,"
                            " step x1)"),
             std::string::npos)
       << table.out;
@@ -584,11 +585,16 @@ TEST(TrainE2eCli, CalibratesTheAnalyticalOverhead) {
   const auto& tc = doc["kernel_model"]["tensor_core_fp16_efficiency"];
   for (const char* arch : {"turing", "ampere", "*"}) EXPECT_TRUE(tc.contains(arch)) << arch;
   // predict --eager-overhead uses the file: its overhead and its kernel model.
-  const RunResult p = run_cnnperf("predict --net resnet50 --gpu titan-rtx --batch 64 --precision "
-                                  "fp16 --format json --eager-overhead \"" + out.string() + "\"");
+  const RunResult p = run_cnnperf(
+      "predict --net resnet50 --gpu titan-rtx --batch 64 --precision "
+      "fp16 --format json --eager-overhead \"" +
+      out.string() + "\"");
   ASSERT_EQ(p.exit_code, 0) << p.err;
   const auto own = nlohmann::json::parse(p.out);
-  EXPECT_EQ(own["eager_overhead"]["source"], doc["eager_overhead"]["source"]);
+  // The prediction's source is the file's, then what of it applied to this GPU and network.
+  const std::string own_source = own["eager_overhead"]["source"].get<std::string>();
+  EXPECT_EQ(own_source.rfind(doc["eager_overhead"]["source"].get<std::string>(), 0), 0U)
+      << own_source;
   const RunResult bundled = run_cnnperf(
       "predict --net resnet50 --gpu titan-rtx --batch 64 --precision fp16 --format json");
   ASSERT_EQ(bundled.exit_code, 0) << bundled.err;

@@ -197,8 +197,8 @@ TEST(NetworkJson, ErrorsNameFileAndField) {
                "net.json: layers[3].op: unknown op 'frobnicate'");
   expect_error(with_layer(R"({"op": "conv", "bias": "yes"})"),
                "net.json: layers[3].bias: expected true or false");
-  expect_error(with_layer(R"({"op": "conv", "dtype": "int8"})"),
-               "net.json: layers[3].dtype: unknown dtype 'int8'");
+  expect_error(with_layer(R"({"op": "conv", "dtype": "int4"})"),
+               "net.json: layers[3].dtype: unknown dtype 'int4'");
   expect_error(with_layer(R"({"op": "conv", "c_in": 6, "c_out": 4, "groups": 4})"),
                "net.json: layers[3]: field 'groups'");
   expect_error(with_layer(R"([1, 2])"), "net.json: layers[3]: expected an object");

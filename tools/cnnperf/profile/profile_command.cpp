@@ -97,7 +97,7 @@ std::vector<ProfileJob> plan_jobs(const ProfileOptions& options) {
                        " is not profiled; expected fp32 or fp16 (what the cuDNN back end times)");
     }
   }
-  return plan_jobs(std::move(layers), layouts, request, options.keep_duplicates);
+  return plan_jobs(layers, layouts, request, options.keep_duplicates);
 }
 
 std::string render_dry_run(const std::vector<ProfileJob>& jobs, const ProfileOptions& options) {

@@ -130,12 +130,12 @@ void add_train_command(CLI::App& app, Runner& run) {
       "Examples:\n"
       "  cnnperf train e2e --data datasets/e2e_torchvision.csv --out my_overhead.json\n"
       "  cnnperf train e2e --data datasets/e2e_torchvision.csv datasets/e2e_timm.csv.gz \\\n"
-      "      --out models/eager_overhead.json   # the bundled calibration\n"
+      "      --out my_eager_overhead.json   # as the bundled calibration is fitted\n"
       "  cnnperf train e2e --data datasets/e2e_help_nas.csv.gz --out my_nas_overhead.json\n"
       "  cnnperf train e2e --runtime pytorch-compile --data datasets/e2e_timm.csv.gz \\\n"
-      "      --out models/compile_overhead.json\n"
+      "      --out my_compile_overhead.json\n"
       "  cnnperf train e2e --runtime tensorrt --data datasets/e2e_mlperf_inference.csv.gz \\\n"
-      "      --out models/tensorrt_overhead.json");
+      "      --out my_tensorrt_overhead.json");
 
   auto intervals = std::make_shared<TrainIntervalsOptions>();
   auto* intervals_sub = sub->add_subcommand(
@@ -172,7 +172,7 @@ void add_train_command(CLI::App& app, Runner& run) {
       "Example:\n"
       "  cnnperf train intervals --data datasets/layers_neusight.csv.gz \\\n"
       "      datasets/layers_mlpredict.csv.gz datasets/layers_neusight_test.csv.gz \\\n"
-      "      --e2e datasets/e2e_torchvision.csv --max-rows 40000 --out models/intervals.json");
+      "      --e2e datasets/e2e_torchvision.csv --max-rows 40000 --out my_intervals.json");
 
   auto power = std::make_shared<TrainCalibrationOptions>();
   auto* power_sub = add_calibration_command(
