@@ -138,7 +138,8 @@ std::vector<int> family_folds(const TrainingData& data, const std::vector<std::s
 
 CvResult cross_validate_family(const TrainingData& data, OpFamily family, RegressorKind kind,
                                const FamilyParams& params, const FeatureSpec& spec, CvScheme scheme,
-                               int folds, std::uint64_t seed, SourceSplit split, bool host_floor) {
+                               int folds, std::uint64_t seed, SourceSplit split, bool host_floor,
+                               double fallback_spans) {
   CvResult result;
   result.kind = kind;
   result.family = family;
@@ -158,6 +159,7 @@ CvResult cross_validate_family(const TrainingData& data, OpFamily family, Regres
     throw InputError(to_string(family) + " rows: " + e.what());
   }
   result.predicted_ms.assign(n, 0);
+  result.predicted_without_fallback_ms.assign(n, 0);
   const auto start = std::chrono::steady_clock::now();
   for (int f = 0; f < n_folds; ++f) {
     std::vector<std::size_t> train, test, test_pos;
@@ -174,6 +176,7 @@ CvResult cross_validate_family(const TrainingData& data, OpFamily family, Regres
                  n_folds, train.size(), test.size());
     std::vector<FamilyModel> models =
         fit_family_models(data, train, family, kind, params, spec, split, host_floor);
+    for (auto& m : models) m.fallback_spans = fallback_spans;
     if (host_floor && scheme == CvScheme::kLeaveSourceOut) {
       // The held-out source's own harness terms, from its own rows; the regressors never saw
       // them (fold_host_floors).
@@ -185,6 +188,11 @@ CvResult cross_validate_family(const TrainingData& data, OpFamily family, Regres
     for (const auto& m : models) views.push_back(&m);
     const auto pred = predict_rows(views, data, test, spec);
     for (std::size_t i = 0; i < test.size(); ++i) result.predicted_ms[test_pos[i]] = pred[i];
+    for (auto& m : models) m.fallback_spans = std::numeric_limits<double>::infinity();
+    const auto without = predict_rows(views, data, test, spec);
+    for (std::size_t i = 0; i < test.size(); ++i) {
+      result.predicted_without_fallback_ms[test_pos[i]] = without[i];
+    }
   }
   result.train_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

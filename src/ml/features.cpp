@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstddef>
 #include <iterator>
+#include <map>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -238,6 +239,17 @@ std::vector<std::string> feature_names(const FeatureSpec& spec) {
     if (spec.quant && std::string_view(f.group) == "quant") names.emplace_back(f.name);
   }
   return names;
+}
+
+std::vector<std::string> feature_groups(const FeatureSpec& spec) {
+  std::map<std::string, std::string> group_of;
+  for (const auto& f : kFeatureDocs) group_of[f.name] = f.group;
+  std::vector<std::string> groups;
+  for (const auto& name : feature_names(spec)) {
+    const auto it = group_of.find(name);
+    groups.push_back(it != group_of.end() ? it->second : std::string("ptx"));
+  }
+  return groups;
 }
 
 std::vector<double> feature_row(const Layer& l, const GpuSpec& g, std::string_view source,

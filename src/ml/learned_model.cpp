@@ -241,6 +241,35 @@ std::vector<double> predict_rows(const std::vector<const FamilyModel*>& models,
   return out;
 }
 
+std::vector<double> distance_weights(const FeatureSpec& spec) {
+  std::vector<double> weights;
+  for (const auto& group : feature_groups(spec)) {
+    weights.push_back(group == "gpu" ? kGpuDistanceWeight : 1.0);
+  }
+  return weights;
+}
+
+double distance_outside(const FamilyModel& model, const FeatureMatrix& x, std::size_t r,
+                        const std::vector<double>& weights) {
+  double distance = 0.0;
+  const std::size_t cols = std::min({x.cols, model.feature_min.size(), weights.size()});
+  for (std::size_t c = 0; c < cols; ++c) {
+    const double lo = model.feature_min[c];
+    const double hi = model.feature_max[c];
+    const double beyond = std::max({0.0, x(r, c) - hi, lo - x(r, c)});
+    if (beyond > 0.0) distance += weights[c] * beyond / std::max(hi - lo, 1.0);
+  }
+  return distance;
+}
+
+double learned_share(double distance, double spans) {
+  return std::exp(-std::max(distance, 0.0) / spans);
+}
+
+void LearnedModel::set_fallback_spans(double spans) {
+  for (auto& f : families_) f.fallback_spans = spans;
+}
+
 const GpuSpec* seen_sibling(const FamilyModel& model, const GpuSpec& gpu) {
   return GpuDatabase::bundled().board_of_same_chip(gpu, model.gpus);
 }
@@ -291,11 +320,17 @@ std::vector<double> predict_rows(const FamilyModel& model, const TrainingData& d
   std::vector<double> ratio(rows.size());
   for (const int k : {0, 1}) {
     if (part[k].empty()) continue;
-    const auto& regressor = k == 1 ? model.gpu_blind_regressor : model.regressor;
-    const std::vector<double> r =
-        k == 1 ? regressor->predict(matrix_for_rows(data, part[k], gpu_blind_spec(spec)))
-               : regressor->predict(matrix_for_rows(data, part[k], spec, &feature_gpus));
-    for (std::size_t j = 0; j < pos[k].size(); ++j) ratio[pos[k][j]] = r[j];
+    // The distance to the training ranges is taken on the features the rows would have on
+    // the full regressor (a gpu-blind row's own GPU features included).
+    const FeatureMatrix x = matrix_for_rows(data, part[k], spec, k == 1 ? nullptr : &feature_gpus);
+    const std::vector<double> r = k == 1 ? model.gpu_blind_regressor->predict(
+                                               matrix_for_rows(data, part[k], gpu_blind_spec(spec)))
+                                         : model.regressor->predict(x);
+    const std::vector<double> weights = distance_weights(spec);
+    for (std::size_t j = 0; j < pos[k].size(); ++j) {
+      ratio[pos[k][j]] = std::pow(
+          r[j], learned_share(distance_outside(model, x, j, weights), model.fallback_spans));
+    }
   }
   std::vector<double> out(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -431,20 +466,26 @@ std::vector<LayerPrediction> LearnedModel::predict(const std::vector<Layer>& lay
       // GPU features (seen_sibling); the baseline stays this GPU's.
       const GpuSpec* sibling = blind ? nullptr : seen_sibling(*fam, gpu);
       const std::vector<const GpuSpec*> gpus(ls.size(), sibling != nullptr ? sibling : &gpu);
-      const FeatureMatrix x =
-          build_feature_matrix(ls, gpus, row_sources, blind ? gpu_blind_spec(spec_) : spec_);
+      // The full spec's features also measure the distance to the training ranges (a
+      // gpu-blind row's with its own GPU's features).
+      const FeatureMatrix x = build_feature_matrix(ls, gpus, row_sources, spec_);
       const auto& regressor = blind ? fam->gpu_blind_regressor : fam->regressor;
       if (regressor == nullptr) {  // only_gpu_ is checked first; this guards the invariant
         throw Error(name_ + ": a regressor was not read for " + gpu.name);
       }
-      const std::vector<double> ratio = regressor->predict(x);
+      const std::vector<double> ratio = blind ? regressor->predict(build_feature_matrix(
+                                                    ls, gpus, row_sources, gpu_blind_spec(spec_)))
+                                              : regressor->predict(x);
+      const std::vector<double> weights = distance_weights(spec_);
       for (std::size_t j = 0; j < idx.size(); ++j) {
         auto& p = out[idx[j]];
         const double floor = with_floor ? fam->floor_ms(row_sources[j], gpu.name) : 0.0;
+        const double r = std::pow(
+            ratio[j], learned_share(distance_outside(*fam, x, j, weights), fam->fallback_spans));
         // The harness's floor, scaled like the rest of its measurement, is its overhead: the
         // kernel time is what is left.
-        p.kernel_ms = std::max(estimates[idx[j]].latency_ms * ratio[j], p.roofline_ms);
-        p.overhead_ms = floor * ratio[j];
+        p.kernel_ms = std::max(estimates[idx[j]].latency_ms * r, p.roofline_ms);
+        p.overhead_ms = floor * r;
         bool inside = true;
         for (std::size_t c = 0; c < x.cols && inside; ++c) {
           const double span = fam->feature_max[c] - fam->feature_min[c];

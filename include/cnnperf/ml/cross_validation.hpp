@@ -27,6 +27,9 @@ struct CvResult {
   OpFamily family = OpFamily::kConv;
   std::vector<std::size_t> rows;  ///< data rows evaluated
   std::vector<double> predicted_ms;
+  /// The same folds' models with the fallback off (FamilyModel::fallback_spans infinite):
+  /// what the fallback changed, row by row, in the same run.
+  std::vector<double> predicted_without_fallback_ms;
   Metrics overall;
   std::map<std::string, Metrics> per_gpu;
   std::map<std::string, Metrics> per_source;  ///< by the rows' `source` column
@@ -63,12 +66,14 @@ struct CvResult {
 /// Cross-validates a regressor on a family's rows (each fold fitted as fit_family_models
 /// with `split` and `host_floor` would fit it: floors as fold_host_floors gives them).
 /// Leave-source-out on rows of one source returns a result with `not_applicable` set.
+/// `fallback_spans` is each fold model's FamilyModel::fallback_spans (infinity: no fallback).
 [[nodiscard]] CvResult cross_validate_family(const TrainingData& data, OpFamily family,
                                              RegressorKind kind, const FamilyParams& params,
                                              const FeatureSpec& spec, CvScheme scheme, int folds,
                                              std::uint64_t seed,
                                              SourceSplit split = SourceSplit::kSplit,
-                                             bool host_floor = true);
+                                             bool host_floor = true,
+                                             double fallback_spans = kFallbackSpans);
 
 /// Leave-one-GPU-out, on a family's rows of the reference source: the learned model's and the
 /// analytical model's MAPE, and whether unseen GPUs should get the analytical estimate (plus

@@ -54,6 +54,10 @@ inline constexpr OpFamily kOpFamilies[] = {OpFamily::kConv, OpFamily::kGemm, OpF
 /// Column names for a spec, in the order feature_row() writes them.
 [[nodiscard]] std::vector<std::string> feature_names(const FeatureSpec& spec);
 
+/// The group of each column of feature_names(spec) ("layer", "analytical", "gpu", "source",
+/// "setup", "ptx", "quant"), in the same order.
+[[nodiscard]] std::vector<std::string> feature_groups(const FeatureSpec& spec);
+
 /// One feature row (same order as feature_names(spec)).
 [[nodiscard]] std::vector<double> feature_row(const Layer& layer, const GpuSpec& gpu,
                                               std::string_view source, const FeatureSpec& spec);

@@ -29,6 +29,12 @@ namespace cnnperf {
 inline constexpr int kModelSchemaVersion = 2;
 inline constexpr int kOldestModelSchemaVersion = 1;
 
+/// Outside a family's training ranges the learned log ratio fades toward the analytical
+/// estimate: a row keeps exp(-distance / kFallbackSpans) of it (learned_share), the distance
+/// counted in training spans (distance_outside). One span is the unit of the ranges
+/// themselves; kGpuDistanceWeight is what was chosen by cross-validation.
+inline constexpr double kFallbackSpans = 1.0;
+
 /// The fitted regressor of one op family (and, when the sources are split, one measurement
 /// source) plus what it needs at prediction time.
 struct FamilyModel {
@@ -60,6 +66,10 @@ struct FamilyModel {
   /// The floor of a (source, GPU) pair: its own, else the geometric mean of the source's GPUs
   /// (a GPU without measurements is on an unknown machine: the typical one), else of all, else 0.
   [[nodiscard]] double floor_ms(const std::string& source, const std::string& gpu) const;
+  /// Training spans over which the learned log ratio fades to the analytical estimate outside
+  /// the training ranges (learned_share); infinity keeps the ratio everywhere. Not stored in
+  /// model files: a property of prediction.
+  double fallback_spans = kFallbackSpans;
 };
 
 /// The bundled learned model file (found with find_resource): `validate`'s default per layer.
@@ -103,6 +113,8 @@ class LearnedModel final : public LatencyModel {
   [[nodiscard]] std::optional<EagerOverhead> runtime_overhead(Runtime runtime) const override;
   void set_eager_overhead(EagerOverhead overhead) { overhead_ = std::move(overhead); }
   void set_name(std::string name) { name_ = std::move(name); }
+  /// Sets every family's FamilyModel::fallback_spans.
+  void set_fallback_spans(double spans);
   [[nodiscard]] const FeatureSpec& feature_spec() const { return spec_; }
   [[nodiscard]] nlohmann::json& metadata() { return metadata_; }
   [[nodiscard]] const nlohmann::json& metadata() const { return metadata_; }
@@ -199,6 +211,28 @@ inline constexpr std::size_t kMinRowsPerSourceModel = 1000;
 /// reference-source row, `gpu` not trained on and without a seen_sibling).
 [[nodiscard]] bool gpu_blind_for(const FamilyModel& model, const GpuSpec& gpu,
                                  const std::string& source);
+
+/// A GPU-spec feature's distance counts this much of a layer feature's: the nine GPU features
+/// move together, and a GPU beside the trained ones is what they are for. Chosen by
+/// leave-one-GPU-out over 0, 0.05, 0.1, 0.2, 0.3 and 1 (research/notes/accuracy-details.md,
+/// "Fallback"), not on any test set.
+inline constexpr double kGpuDistanceWeight = 0.05;
+
+/// Per column of `spec`'s features, what its distance counts in distance_outside: 1, or
+/// kGpuDistanceWeight for the gpu group.
+[[nodiscard]] std::vector<double> distance_weights(const FeatureSpec& spec);
+
+/// How far row `r` of `x` (features of `model`'s spec, the row's own GPU) lies outside
+/// `model`'s training ranges: summed over features (times `weights`, from distance_weights),
+/// the distance beyond [feature_min, feature_max] divided by that range's width (at least 1,
+/// so a constant or one-hot feature counts in its own units). 0 inside the box.
+[[nodiscard]] double distance_outside(const FamilyModel& model, const FeatureMatrix& x,
+                                      std::size_t r, const std::vector<double>& weights);
+
+/// The share of its learned log ratio a row at `distance` (distance_outside) keeps:
+/// exp(-distance / spans), 1 inside the training ranges, falling smoothly to 0 (the analytical
+/// estimate) far outside them.
+[[nodiscard]] double learned_share(double distance, double spans = kFallbackSpans);
 
 /// `spec` with the gpu group held at 0: the features of a gpu_blind_regressor.
 [[nodiscard]] FeatureSpec gpu_blind_spec(FeatureSpec spec);

@@ -13,20 +13,12 @@
 #include "cnnperf/model/gpu_spec.hpp"
 #include "cnnperf/model/layer_io.hpp"
 #include "predict/predict_command.hpp"
+#include "synthetic_data.hpp"
 
 namespace cnnperf {
 namespace {
 
-Layer conv3x3(std::int64_t batch, std::int64_t channels, std::int64_t side) {
-  Layer l;
-  l.op = Op::kConv2d;
-  l.batch = batch;
-  l.c_in = l.c_out = channels;
-  l.h_in = l.w_in = side;
-  l.kernel_h = l.kernel_w = 3;
-  l.pad_h = l.pad_w = 1;
-  return l;
-}
+using testing::conv3x3;
 
 std::string bundled_model_path() {
   return std::string(CNNPERF_SOURCE_DIR_FOR_TESTS) + "/" + kBundledLearnedModel;

@@ -47,6 +47,7 @@ std::unique_ptr<LearnedModel> two_ratio_model(RegressorKind kind, const nlohmann
   fams.push_back(fit_family(two, testing::all_rows(two), OpFamily::kConv, kind, params, spec,
                             /*host_floor=*/false));
   fams.back().source = kReferenceSource;
+  fams.back().fallback_spans = testing::kNoFallback;
   fams.back().gpu_blind_regressor =
       fit_family(three, testing::all_rows(three), OpFamily::kConv, kind, params,
                  gpu_blind_spec(spec), /*host_floor=*/false)
@@ -171,6 +172,7 @@ TEST(GpuBlind, TheModelFileKeepsItOnBothLoadPaths) {
   // XGBoost, so that LearnedModel::load takes its fast path for both boosters.
   const nlohmann::json params = {{"log_target", true}, {"n_estimators", 20}, {"max_depth", 3}};
   const auto model = two_ratio_model(RegressorKind::kXgboost, params);
+  model->set_fallback_spans(kFallbackSpans);  // as a loaded model predicts
   const nlohmann::json doc = model->to_json();
   ASSERT_EQ(doc["families"][0]["unseen_gpu"], "gpu-blind");
   const auto path = testing::write_temp("cnnperf_gpu_blind_model.json", doc.dump());

@@ -73,7 +73,7 @@ TEST(LeaveSourceOut, TheHeldOutSourceNeverTrainsItsFold) {
   const CvResult cv =
       cross_validate_family(data, OpFamily::kConv, RegressorKind::kDecisionTree, kTreeParams,
                             FeatureSpec::parse("default"), CvScheme::kLeaveSourceOut, 5, 1,
-                            SourceSplit::kSplit, /*host_floor=*/false);
+                            SourceSplit::kSplit, /*host_floor=*/false, testing::kNoFallback);
   ASSERT_TRUE(cv.not_applicable.empty()) << cv.not_applicable;
   ASSERT_EQ(cv.predicted_ms.size(), data.layers.size());
   for (std::size_t i = 0; i < cv.rows.size(); ++i) {

@@ -88,6 +88,7 @@ TEST(SourceSplit, EachRowIsPredictedByItsSourcesModelAndTheFileKeepsTheSplit) {
   auto models =
       fit_family_models(data, all_rows(data), OpFamily::kConv, RegressorKind::kDecisionTree,
                         kTreeParams, spec, SourceSplit::kSplit, kNoFloor);
+  for (auto& m : models) m.fallback_spans = testing::kNoFallback;
   const LearnedModel model(spec, std::move(models), EagerOverhead{}, nlohmann::json::object());
   const GpuSpec& gpu = data.gpus.front();
   std::mt19937_64 rng(99);
@@ -127,7 +128,7 @@ TEST(SourceSplit, CrossValidationFitsEachFoldTheSameWay) {
   for (const auto split : {SourceSplit::kSplit, SourceSplit::kJoint}) {
     const CvResult cv =
         cross_validate_family(data, OpFamily::kConv, RegressorKind::kDecisionTree, kTreeParams,
-                              spec, CvScheme::kKfold, 3, 42, split, kNoFloor);
+                              spec, CvScheme::kKfold, 3, 42, split, kNoFloor, testing::kNoFallback);
     ASSERT_EQ(cv.predicted_ms.size(), data.layers.size());
     // Each source's factor is a constant the trees can learn, split or joint (source
     // one-hot), so every out-of-fold row is predicted to within rounding.
@@ -249,7 +250,10 @@ TEST(UnseenGpu, TheCheckComparesBothModelsOnReferenceRowsAndTheFlagFallsBackOnly
   auto models =
       fit_family_models(data, all_rows(data), OpFamily::kConv, RegressorKind::kDecisionTree,
                         kTreeParams, spec, SourceSplit::kSplit, kNoFloor);
-  for (auto& m : models) m.analytical_for_unseen_gpus = m.source == kReferenceSource;
+  for (auto& m : models) {
+    m.analytical_for_unseen_gpus = m.source == kReferenceSource;
+    m.fallback_spans = testing::kNoFallback;
+  }
   const LearnedModel model(spec, std::move(models), EagerOverhead{}, nlohmann::json::object());
   std::mt19937_64 rng(3);
   const std::vector<Layer> layers = {testing::random_conv3x3(rng), testing::random_conv3x3(rng)};

@@ -44,6 +44,18 @@ inline double smooth_function(const double* v) {
   return 2.0 + std::sin(3.0 * v[0]) + v[1] * v[1] + 0.5 * v[0] * v[2];
 }
 
+/// A square 3x3, stride-1, padded conv2d of `channels` in and out on a `side` x `side` input.
+inline Layer conv3x3(std::int64_t batch, std::int64_t channels, std::int64_t side) {
+  Layer l;
+  l.op = Op::kConv2d;
+  l.batch = batch;
+  l.c_in = l.c_out = channels;
+  l.h_in = l.w_in = side;
+  l.kernel_h = l.kernel_w = 3;
+  l.pad_h = l.pad_w = 1;
+  return l;
+}
+
 /// A random 3x3, stride-1, padded conv2d shape (batch 1-32, 16-215 channels, 7-56 pixels).
 inline Layer random_conv3x3(std::mt19937_64& rng) {
   Layer l;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The learned model's cross-validation: fold-assignment properties of each scheme and
 // out-of-fold predictions, on SYNTHETIC rows (each test says how its latency is made).
+#include <limits>
 #include <map>
 #include <random>
 #include <set>
@@ -129,7 +130,8 @@ TEST(CrossValidate, OutOfFoldPredictionsComeFromModelsThatDidNotSeeTheRow) {
   const nlohmann::json tree = {{"log_target", true}, {"max_depth", 3}};
   const CvResult cv = cross_validate_family(
       data, OpFamily::kConv, RegressorKind::kDecisionTree, tree, FeatureSpec::parse("-gpu"),
-      CvScheme::kLeaveGpuOut, 5, 1, SourceSplit::kSplit, /*host_floor=*/false);
+      CvScheme::kLeaveGpuOut, 5, 1, SourceSplit::kSplit, /*host_floor=*/false,
+      std::numeric_limits<double>::infinity());  // routing: exact ratios, no fallback
   ASSERT_EQ(cv.rows.size(), data.layers.size());
   for (std::size_t i = 0; i < cv.rows.size(); ++i) {
     const auto r = cv.rows[i];

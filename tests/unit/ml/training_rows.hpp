@@ -3,12 +3,17 @@
 // SYNTHETIC; each test says how its "measured" latency is made).
 #pragma once
 
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "cnnperf/ml/learned_model.hpp"
 
 namespace cnnperf::testing {
+
+/// FamilyModel::fallback_spans that keeps the learned ratio everywhere: tests of how rows are
+/// routed to models compare exact ratios, which the fallback would fade at the ranges' edges.
+inline constexpr double kNoFallback = std::numeric_limits<double>::infinity();
 
 /// Appends one row: `layer` on `gpu`, measured by `source` at `latency_ms`.
 inline void add_row(TrainingData& data, const Layer& layer, const GpuSpec& gpu,
