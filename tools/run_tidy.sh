@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make tidy: clang-tidy (.clang-tidy) on every library and CLI source in the compile database
-# (src/profile/gpu/ only when CUDA was found), in parallel. Prints the findings; fails when there is
+# (src/gpu/ only when CUDA was found), in parallel. Prints the findings; fails when there is
 # one, when run-clang-tidy itself fails, or when it checked no source at all.
 # Usage: tools/run_tidy.sh BUILD_DIR [JOBS]
 set -euo pipefail

@@ -966,11 +966,8 @@ std::unique_ptr<AnalyticalModel> bundled_analytical_model() {
       load_analytical_params(find_resource("models/eager_overhead.json").string());
   auto model = std::make_unique<AnalyticalModel>(params, bundled_analytical_overhead(),
                                                  bundled_nas_overhead());
-  for (const Runtime runtime : {Runtime::kPytorchCompile, Runtime::kTensorrt}) {
-    if (auto overhead = bundled_runtime_overhead(runtime)) {
-      model->set_runtime_overhead(runtime, std::move(*overhead));
-    }
-  }
+  // Read on the first prediction under that runtime: most runs use neither.
+  model->set_runtime_overhead_source(bundled_runtime_overhead);
   return model;
 }
 

@@ -231,6 +231,18 @@ IntervalTable interval_table_from_file_json(const nlohmann::json& doc, const std
   return IntervalTable::from_json(doc["families"], where + ": families");
 }
 
+nlohmann::json interval_table_file_json(const std::string& model, const IntervalTable& table,
+                                        nlohmann::json provenance, nlohmann::json coverage) {
+  return {{"kind", kIntervalTableKind},
+          {"schema_version", kIntervalTableSchemaVersion},
+          {"model", model},
+          {"quantiles", {kIntervalLowQuantile, kIntervalHighQuantile}},
+          {"min_cell_rows", kMinIntervalCellRows},
+          {"provenance", std::move(provenance)},
+          {"coverage", std::move(coverage)},
+          {"families", table.to_json()}};
+}
+
 const std::optional<IntervalTable>& bundled_intervals() {
   static const std::optional<IntervalTable> table = []() -> std::optional<IntervalTable> {
     std::filesystem::path path;

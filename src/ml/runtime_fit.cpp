@@ -502,9 +502,13 @@ std::optional<EagerOverhead> bundled_runtime_overhead(Runtime runtime) {
     }
     return load_runtime_overhead(path.string(), r);
   };
+  // Each file on the first use of its runtime only.
+  if (runtime == Runtime::kTensorrt) {
+    static const std::optional<EagerOverhead> tensorrt = load(Runtime::kTensorrt);
+    return tensorrt;
+  }
   static const std::optional<EagerOverhead> compile = load(Runtime::kPytorchCompile);
-  static const std::optional<EagerOverhead> tensorrt = load(Runtime::kTensorrt);
-  return runtime == Runtime::kTensorrt ? tensorrt : compile;
+  return compile;
 }
 
 }  // namespace cnnperf

@@ -16,10 +16,14 @@ std::int64_t Network::macs() const {
   return total;
 }
 
-void allow_tf32_convolutions(Network& net, bool allow) {
-  for (auto& layer : net.layers) {
+void allow_tf32_convolutions(std::vector<Layer>& layers, bool allow) {
+  for (auto& layer : layers) {
     layer.allow_tf32 = allow && layer.op == Op::kConv2d && layer.dtype == DType::kFp32;
   }
+}
+
+void allow_tf32_convolutions(Network& net, bool allow) {
+  allow_tf32_convolutions(net.layers, allow);
 }
 
 double Network::flops() const {

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // ONNX import through the importer module (src/model/onnx), loaded on the first ONNX file.
-#include <fstream>
 #include <mutex>
-#include <sstream>
 
 #include <spdlog/spdlog.h>
 
 #include "cnnperf/common/error.hpp"
+#include "cnnperf/common/io.hpp"
 #include "cnnperf/common/module.hpp"
 #include "cnnperf/model/network_io.hpp"
 #include "onnx/onnx_module.hpp"
@@ -47,18 +46,9 @@ ImportResult import_onnx_bytes(std::string_view bytes, const std::string& source
 }
 
 ImportResult import_onnx(const std::filesystem::path& path, const ImportOptions& options) {
-  const std::string source = path.string();
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw InputError(source + ": no such file");
-  if (std::filesystem::is_directory(path, ec)) {
-    throw InputError(source + ": is a directory; expected an ONNX model file");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(source + ": cannot open for reading");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw InputError(source + ": read error");
-  return import_onnx_bytes(buffer.str(), source, options);
+  // read_text_file keeps every byte (protobuf is binary) and says "no such file", "is a
+  // directory" or "cannot open" as every other input does.
+  return import_onnx_bytes(read_text_file(path), path.string(), options);
 }
 
 Network load_onnx(const std::filesystem::path& path, const ImportOptions& options) {

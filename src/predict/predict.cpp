@@ -541,12 +541,17 @@ EagerOverhead AnalyticalModel::eager_overhead_for(std::string_view network_sourc
 
 std::optional<EagerOverhead> AnalyticalModel::runtime_overhead(Runtime runtime) const {
   const auto it = runtime_overheads_.find(runtime);
-  if (it == runtime_overheads_.end()) return std::nullopt;
-  return it->second;
+  if (it != runtime_overheads_.end()) return it->second;
+  if (runtime_overhead_source_) return runtime_overhead_source_(runtime);
+  return std::nullopt;
 }
 
 void AnalyticalModel::set_runtime_overhead(Runtime runtime, EagerOverhead overhead) {
   runtime_overheads_[runtime] = std::move(overhead);
+}
+
+void AnalyticalModel::set_runtime_overhead_source(RuntimeOverheadSource source) {
+  runtime_overhead_source_ = std::move(source);
 }
 
 namespace {

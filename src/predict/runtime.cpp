@@ -5,6 +5,7 @@
 #include <array>
 
 #include "cnnperf/common/error.hpp"
+#include "cnnperf/model/network.hpp"
 
 namespace cnnperf {
 
@@ -93,10 +94,7 @@ const RuntimeTraits& runtime_traits(Runtime runtime) {
 }
 
 void apply_runtime_math(std::vector<Layer>& layers, Runtime runtime, bool allow_tf32) {
-  const bool tf32 = allow_tf32 && runtime_traits(runtime).tf32_convolutions;
-  for (auto& layer : layers) {
-    layer.allow_tf32 = tf32 && layer.op == Op::kConv2d && layer.dtype == DType::kFp32;
-  }
+  allow_tf32_convolutions(layers, allow_tf32 && runtime_traits(runtime).tf32_convolutions);
 }
 
 }  // namespace cnnperf

@@ -10,7 +10,7 @@
 
 #include <cupti.h>
 
-#include "../../src/profile/gpu/cupti_activity.hpp"
+#include "../../src/gpu/cupti_activity.hpp"
 
 namespace cnnperf::gpu::fake {
 

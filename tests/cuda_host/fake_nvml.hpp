@@ -10,7 +10,7 @@
 #include <memory>
 #include <set>
 
-#include "../../src/profile/gpu/nvml_power.hpp"
+#include "../../src/gpu/nvml_power.hpp"
 
 namespace cnnperf::gpu::fake {
 

@@ -6,9 +6,9 @@
 
 #include <dlfcn.h>
 
-#include "../../src/profile/gpu/check.hpp"
-#include "../../src/profile/gpu/cudnn_conv.hpp"
-#include "../../src/profile/gpu/nvml_power.hpp"
+#include "../../src/gpu/check.hpp"
+#include "../../src/gpu/cudnn_conv.hpp"
+#include "../../src/gpu/nvml_power.hpp"
 
 namespace cnnperf::gpu {
 namespace {

@@ -10,8 +10,8 @@
 
 #include <cupti.h>
 
-#include "../../src/profile/gpu/cupti_activity.hpp"
-#include "../../src/profile/gpu/cupti_record_convert.hpp"
+#include "../../src/gpu/cupti_activity.hpp"
+#include "../../src/gpu/cupti_record_convert.hpp"
 #include "fake_cupti.hpp"
 
 namespace cnnperf::gpu {

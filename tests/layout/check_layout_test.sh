@@ -11,7 +11,7 @@ fail() { echo "check_layout_test: $*" >&2; exit 1; }
 
 make_tree() {
   rm -rf "$work/tree"
-  mkdir -p "$work/tree"/{src/common,src/model,src/profile/gpu,include/cnnperf/common,include/cnnperf/model}
+  mkdir -p "$work/tree"/{src/common,src/model,src/gpu,include/cnnperf/common,include/cnnperf/model}
   cat > "$work/tree/src/model/layer.cpp" <<'CPP'
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/model/layer.hpp"
@@ -21,7 +21,7 @@ void check(int batch) {
   const char* dashes = "a -- b";  // two dashes and a space are no option
 }
 CPP
-  echo '#include <cudnn.h>' > "$work/tree/src/profile/gpu/conv.cpp"
+  echo '#include <cudnn.h>' > "$work/tree/src/gpu/conv.cpp"
   echo '#pragma once' > "$work/tree/include/cnnperf/model/layer.hpp"
   echo '#pragma once' > "$work/tree/include/cnnperf/common/error.hpp"
 }
@@ -44,7 +44,9 @@ expect_breach src/common/io.cpp 'void f() { std::exit(2); }' "std::exit"
 expect_breach include/cnnperf/model/run.hpp 'int run_predict(const Options& o);' "run_predict"
 expect_breach src/model/zoo.cpp '#include "cnnperf/predict/predict.hpp"' "module 'model' includes"
 expect_breach src/common/io.cpp '#include "cnnperf/model/layer.hpp"' "module 'common' includes"
-expect_breach src/model/zoo.cpp '#include <cuda_runtime.h>' "only src/profile/gpu/"
+expect_breach src/model/zoo.cpp '#include <cuda_runtime.h>' "only src/gpu/"
+expect_breach src/profile/gpu/conv.cpp '#include <cudnn.h>' "only src/gpu/"
+expect_breach src/gpu/conv.cpp '#include "cnnperf/predict/predict.hpp"' "module 'gpu' includes"
 expect_breach include/cnnperf/flat.hpp '#pragma once' "outside include/cnnperf/<module>/"
 expect_breach include/cnnperf/orphan/x.hpp '#pragma once' "has no src/orphan/"
-echo "check_layout_test: a tree that keeps the rules passes; each of 10 breaches is named"
+echo "check_layout_test: a tree that keeps the rules passes; each of 12 breaches is named"

@@ -18,7 +18,8 @@ namespace cnnperf {
 inline constexpr std::size_t kMaxInflatedBytes = std::size_t{1} << 30;
 
 /// Reads a whole file; transparently decompresses names ending in ".gz", refusing one that
-/// inflates past `max_inflated_bytes` (the memory held stays within that bound).
+/// inflates past `max_inflated_bytes` (the memory held stays within that bound). The bytes come
+/// back as they are (no newline or encoding translation), so binary files (ONNX) read too.
 /// Throws InputError naming the path when it is missing, unreadable or inflates past the bound.
 [[nodiscard]] std::string read_text_file(const std::filesystem::path& path,
                                          std::size_t max_inflated_bytes = kMaxInflatedBytes);

@@ -131,6 +131,15 @@ struct CoverageReport {
 [[nodiscard]] IntervalTable interval_table_from_file_json(const nlohmann::json& doc,
                                                           const std::string& where);
 
+/// An intervals file's document (kBundledIntervals, or a learned model file's "intervals"):
+/// kind, schema_version, the `model` whose predictions it bounds, the quantiles, min_cell_rows,
+/// `provenance`, the held-out `coverage` and `table`'s families. One writer for both, so the
+/// two cannot drift from what interval_table_from_file_json reads.
+[[nodiscard]] nlohmann::json interval_table_file_json(const std::string& model,
+                                                      const IntervalTable& table,
+                                                      nlohmann::json provenance,
+                                                      nlohmann::json coverage);
+
 /// Sets each prediction's latency_interval from `table` (the cell of interval_family(layer) and
 /// the regime of its latency_ms); unset where the table has no cell for it.
 void attach_layer_intervals(const std::vector<Layer>& layers,

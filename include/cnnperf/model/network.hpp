@@ -27,9 +27,12 @@ struct Network {
   [[nodiscard]] double flops() const;         ///< sum of layer FLOPs (multiply-add = 2)
 };
 
-/// Lets the fp32 convolutions of `net` run on TF32 tensor cores where the GPU has them, as
+/// Lets the fp32 convolutions of `layers` run on TF32 tensor cores where the GPU has them, as
 /// PyTorch runs them by default (torch.backends.cudnn.allow_tf32 = True); `allow` false makes
-/// them strict fp32 (CUDA-core FMA) again.
+/// them strict fp32 (CUDA-core FMA) again. Every other layer is marked strict. The one place
+/// the rule is written (runs_tf32 adds the GPU's side and leaves grouped convolutions out).
+void allow_tf32_convolutions(std::vector<Layer>& layers, bool allow = true);
+/// The same for the layers of `net`.
 void allow_tf32_convolutions(Network& net, bool allow = true);
 
 /// Options that change how a network is instantiated.

@@ -2,6 +2,7 @@
 // Per-layer and end-to-end prediction: the model interface, the result model, its printers.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -239,9 +240,14 @@ class AnalyticalModel final : public LatencyModel {
   [[nodiscard]] std::optional<EagerOverhead> runtime_overhead(Runtime runtime) const override;
   /// Sets the overhead of `runtime` (pytorch-compile, tensorrt) that runtime_overhead gives.
   void set_runtime_overhead(Runtime runtime, EagerOverhead overhead);
+  /// Where runtime_overhead looks for a runtime set_runtime_overhead did not set; asked only
+  /// when a prediction uses that runtime, so a run that does not reads no runtime's file.
+  using RuntimeOverheadSource = std::function<std::optional<EagerOverhead>(Runtime)>;
+  void set_runtime_overhead_source(RuntimeOverheadSource source);
 
  private:
   std::map<Runtime, EagerOverhead> runtime_overheads_;
+  RuntimeOverheadSource runtime_overhead_source_;
   AnalyticalParams params_;
   EagerOverhead overhead_;
   std::optional<EagerOverhead> nas_overhead_;

@@ -66,6 +66,12 @@ inline RunResult run_cnnperf(const std::string& args, const std::string& env = "
   return result;
 }
 
+/// `relative` (a path in the source tree, e.g. "datasets/power_zeus.csv") as an absolute path,
+/// quoted for the shell run_cnnperf goes through.
+inline std::string source_file(const std::string& relative) {
+  return std::string("\"") + CNNPERF_SOURCE_DIR_FOR_TESTS + "/" + relative + "\"";
+}
+
 /// Lines of `text` (its newlines): a failure must say what went wrong in one.
 inline int count_lines(const std::string& text) {
   int lines = 0;

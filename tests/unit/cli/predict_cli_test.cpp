@@ -26,11 +26,8 @@ namespace {
 
 using cli_test::run_cnnperf;
 using cli_test::RunResult;
+using cli_test::source_file;
 using cli_test::temp_dir;
-
-std::string source_file(const std::string& relative) {
-  return std::string("\"") + CNNPERF_SOURCE_DIR_FOR_TESTS + "/" + relative + "\"";
-}
 
 // The JSON a successful `cnnperf ARGS` prints.
 nlohmann::json json_of(const std::string& args) {

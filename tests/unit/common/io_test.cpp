@@ -107,6 +107,23 @@ TEST(Files, MissingFileIsInputError) {
   }
 }
 
+// ONNX files are protobuf: NUL, bytes >= 0x80 that are no UTF-8 and "\r\n" must come back as
+// they are.
+TEST(Files, ReadsBinaryBytesUnchanged) {
+  const fs::path dir = temp_dir();
+  const fs::path path = dir / "binary.onnx";
+  std::string bytes;
+  for (int b = 0; b < 256; ++b) bytes.push_back(static_cast<char>(b));
+  bytes += "\r\n\xff\xfe";
+  bytes.push_back('\0');
+  {
+    std::ofstream out(path, std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
+  EXPECT_EQ(read_text_file(path), bytes);
+  fs::remove_all(dir);
+}
+
 TEST(Files, ReadsGzip) {
   const fs::path dir = temp_dir();
   const fs::path gz = dir / "x.csv.gz";

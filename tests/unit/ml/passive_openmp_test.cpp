@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "cnnperf/common/openmp_policy.hpp"
+#include "support/openmp_policy.hpp"
 
 namespace cnnperf {
 namespace {

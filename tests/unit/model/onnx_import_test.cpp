@@ -848,6 +848,8 @@ TEST(OnnxImport, MalformedFilesAreInputErrors) {
   expect_input_error_naming(dir / "text.onnx", "ONNX");
 
   expect_input_error_naming(dir / "missing.onnx", "no such file");
+  fs::create_directories(dir / "folder.onnx");
+  expect_input_error_naming(dir / "folder.onnx", "is a directory");
   fs::remove_all(dir);
 }
 

@@ -713,20 +713,15 @@ nlohmann::json learned_intervals(const TrainingData& data, const TrainOptions& o
                                  const LatencySetup& setup,
                                  const std::vector<IntervalResidual>& residuals,
                                  const nlohmann::json& coverage) {
-  return {{"kind", kIntervalTableKind},
-          {"schema_version", kIntervalTableSchemaVersion},
-          {"model", "learned"},
-          {"quantiles", {kIntervalLowQuantile, kIntervalHighQuantile}},
-          {"min_cell_rows", kMinIntervalCellRows},
-          {"provenance",
-           {{"data", data.files},
-            {"fingerprint", data.fingerprint},
-            {"rows", data.layers.size()},
-            {"scheme", to_string(setup.scheme)},
-            {"command_line",
-             options.command_line.empty() ? command_line_of(options) : options.command_line}}},
-          {"coverage", {{to_string(setup.scheme), coverage}}},
-          {"families", IntervalTable::fit(residuals).to_json()}};
+  return interval_table_file_json(
+      "learned", IntervalTable::fit(residuals),
+      {{"data", data.files},
+       {"fingerprint", data.fingerprint},
+       {"rows", data.layers.size()},
+       {"scheme", to_string(setup.scheme)},
+       {"command_line",
+        options.command_line.empty() ? command_line_of(options) : options.command_line}},
+      {{to_string(setup.scheme), coverage}});
 }
 
 // Fits the model on all rows, calibrates its eager overhead (--e2e) and writes it to --out.

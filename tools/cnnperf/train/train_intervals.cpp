@@ -145,24 +145,21 @@ nlohmann::json train_intervals_report(const TrainIntervalsOptions& options) {
   }
   if (!options.out.empty()) {
     const IntervalTable table = IntervalTable::fit(table_residuals);
-    const nlohmann::json file = {{"kind", kIntervalTableKind},
-                                 {"schema_version", kIntervalTableSchemaVersion},
-                                 {"tool_version", CNNPERF_VERSION},
-                                 {"model", "analytical"},
-                                 {"quantiles", {kIntervalLowQuantile, kIntervalHighQuantile}},
-                                 {"min_cell_rows", kMinIntervalCellRows},
-                                 {"provenance",
-                                  {{"data", data.files},
-                                   {"fingerprint", data.fingerprint},
-                                   {"rows", data.layers.size()},
-                                   {"max_rows", options.max_rows},
-                                   {"seed", options.seed},
-                                   {"scheme", to_string(table_scheme)},
-                                   {"e2e", options.e2e},
-                                   {"e2e_scheme", options.e2e.empty() ? "" : kE2eScheme},
-                                   {"command_line", command_line_of(options)}}},
-                                 {"coverage", report["schemes"]},
-                                 {"families", table.to_json()}};
+    nlohmann::json file =
+        interval_table_file_json("analytical", table,
+                                 {{"data", data.files},
+                                  {"fingerprint", data.fingerprint},
+                                  {"rows", data.layers.size()},
+                                  {"max_rows", options.max_rows},
+                                  {"seed", options.seed},
+                                  {"scheme", to_string(table_scheme)},
+                                  {"e2e", options.e2e},
+                                  {"e2e_scheme", options.e2e.empty() ? "" : kE2eScheme},
+                                  {"command_line", command_line_of(options)}},
+                                 report["schemes"]);
+    // A standalone file names the tool that wrote it; a learned model's section sits in a model
+    // file that does.
+    file["tool_version"] = CNNPERF_VERSION;
     write_output(options.out, json_text(file) + "\n");
     spdlog::info("wrote {}", options.out);
     report["path"] = options.out;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Runs the process again with OpenMP's passive wait policy (see the header for why).
-#include "cnnperf/common/openmp_policy.hpp"
+#include "support/openmp_policy.hpp"
 
 #include <unistd.h>
 

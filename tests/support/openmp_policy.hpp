@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// OpenMP's idle threads, set up before the work, for a process that links XGBoost (the unit
-// tests that call it directly; cnnperf itself loads it later, src/ml/xgboost_library.cpp).
+// OpenMP's idle threads, set up before the work, for a test binary that links XGBoost (test_ml
+// calls it directly; cnnperf itself loads it later, src/ml/xgboost_library.cpp, and needs no
+// rerun).
 #pragma once
 
 namespace cnnperf {

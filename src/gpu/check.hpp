@@ -2,7 +2,7 @@
 // One checked-call helper per vendor API. Each failure keeps the API, the numeric code, its
 // name, the call's source text, file:line and the vendor's message (for cuDNN also
 // cudnnGetLastErrorString). The throwing macros raise GpuError; the _NOEXCEPT ones log (for
-// destructors). Only src/profile/gpu includes this header.
+// destructors). Only src/gpu includes this header.
 #pragma once
 
 #include <string>
