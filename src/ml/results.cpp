@@ -89,6 +89,8 @@ void fields(Self& r, F&& f, TrainCvRow* /*tag*/) {
   f("gpu", r.gpu);
   f("source", r.source);
   f("train_s", r.train_s);
+  f("unseen_gpu_rows", r.unseen_gpu_rows);
+  f("not_applicable", r.not_applicable);
 }
 
 template <typename Self, typename F>
@@ -200,9 +202,9 @@ Metrics metrics_from_json(const Json& j) {
   return m;
 }
 
-// A row's metrics sit beside its labels.
+// A row's metrics sit beside its labels; a row the scheme did not apply to has none but n.
 void to_json(Json& j, const TrainCvRow& row) {
-  j = to_json(row.metrics);
+  j = row.not_applicable ? Json{{"n", row.metrics.n}} : to_json(row.metrics);
   write(j, row);
 }
 
@@ -234,12 +236,14 @@ void to_json(Json& j, const TrainResult& r) {
   write(j, r);
   j["kind"] = kTrainMetricsKind;
   if (!r.unused_params_sections.empty()) j["unused_params_sections"] = r.unused_params_sections;
+  if (!r.intervals.is_null()) j["intervals"] = r.intervals;
   if (!r.e2e.is_null()) j["e2e"] = r.e2e;
 }
 
 void from_json(const Json& j, TrainResult& r) {
   read(j, r);
   r.unused_params_sections = j.value("unused_params_sections", std::vector<std::string>{});
+  r.intervals = j.value("intervals", Json());
   r.e2e = j.value("e2e", Json());
 }
 

@@ -51,6 +51,11 @@ struct TrainCvRow {
   std::string gpu;                    ///< a GPU name, or "all"
   std::optional<std::string> source;  ///< set: the rows of this source only
   std::optional<double> train_s;      ///< wall time of the fits (absent on per-part rows)
+  /// leave-source-out, a held-out source's row: how many of its rows were on GPUs no other
+  /// source measured
+  std::optional<std::size_t> unseen_gpu_rows;
+  /// set: the scheme did not apply to this family (why); the row then carries no metric but n
+  std::optional<std::string> not_applicable;
 };
 
 /// The unseen-GPU check of one family: which of the learned model, the same without GPU
@@ -84,7 +89,8 @@ struct TrainResult {
   std::vector<TrainCvRow> cv;
   std::vector<std::string> unused_params_sections;  ///< absent when empty
   std::optional<std::vector<TrainUnseenGpuRow>> unseen_gpu_check;
-  nlohmann::json e2e;  ///< calibrate_e2e's report; null: absent
+  nlohmann::json intervals;  ///< to_json(CoverageReport) of the best kinds; null: absent
+  nlohmann::json e2e;        ///< calibrate_e2e's report; null: absent
   std::optional<TrainedModelRef> model;
 };
 

@@ -32,8 +32,17 @@ TEST(TrainResult, CarriesKindAndRoundTrips) {
   r.features = "default";
   r.sources = "split";
   r.cv_scheme = "kfold";
-  r.cv.push_back({some_metrics(), "knn", "conv", "kfold", "all", std::nullopt, 1.5});
-  r.cv.push_back({some_metrics(), "knn", "conv", "kfold", "all", "mlpredict", std::nullopt});
+  r.cv.push_back(
+      {some_metrics(), "knn", "conv", "kfold", "all", std::nullopt, 1.5, std::nullopt, std::nullopt});
+  r.cv.push_back({some_metrics(), "knn", "conv", "kfold", "all", "mlpredict", std::nullopt, 7,
+                  std::nullopt});
+  TrainCvRow skipped;
+  skipped.regressor = "knn";
+  skipped.family = "pointwise";
+  skipped.cv = "leave-source-out";
+  skipped.gpu = "all";
+  skipped.not_applicable = "one source";
+  r.cv.push_back(skipped);
   const nlohmann::json j = r;
   EXPECT_EQ(j.at("kind"), "train_metrics");
   EXPECT_EQ(j.at("schema_version"), 1);
@@ -44,11 +53,22 @@ TEST(TrainResult, CarriesKindAndRoundTrips) {
   EXPECT_TRUE(j["cv"][0]["r2"].is_null());
   EXPECT_FALSE(j["cv"][0].contains("source"));
   EXPECT_FALSE(j["cv"][1].contains("train_s"));
+  EXPECT_EQ(j["cv"][1]["unseen_gpu_rows"], 7);
+  EXPECT_FALSE(j["cv"][0].contains("unseen_gpu_rows"));
+  // A family the scheme does not apply to: its reason and n, no metric at all.
+  EXPECT_EQ(j["cv"][2], nlohmann::json({{"n", 0},
+                                        {"regressor", "knn"},
+                                        {"family", "pointwise"},
+                                        {"cv", "leave-source-out"},
+                                        {"gpu", "all"},
+                                        {"not_applicable", "one source"}}));
+  EXPECT_FALSE(j.contains("intervals"));
 
   r.unseen_gpu_check = std::vector<TrainUnseenGpuRow>{
       {"conv", "knn", "mlpredict", 12, 9.0, std::nullopt, 11.0, "learned"}};
   r.model = TrainedModelRef{"m.json", {{"conv", "knn"}}};
   r.e2e = {{"file", "e2e.csv"}};
+  r.intervals = {{"overall", {{"rows", 3}}}};
   r.unused_params_sections = {"conv/x"};
   const nlohmann::json full = r;
   EXPECT_TRUE(full["unseen_gpu_check"][0]["gpu_blind_mape_pct"].is_null());

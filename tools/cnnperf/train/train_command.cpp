@@ -154,15 +154,14 @@ bool logo_folds_split(const TrainingData& data, OpFamily family, SourceSplit spl
   });
 }
 
-nlohmann::json metrics_row(const std::string& regressor, const std::string& family,
-                           const std::string& cv, const std::string& gpu, const Metrics& m,
-                           double train_s) {
-  nlohmann::json row = to_json(m);
-  row["regressor"] = regressor;
-  row["family"] = family;
-  row["cv"] = cv;
-  row["gpu"] = gpu;
-  if (train_s >= 0) row["train_s"] = train_s;
+TrainCvRow metrics_row(const std::string& regressor, const std::string& family,
+                       const std::string& cv, const std::string& gpu, const Metrics& m) {
+  TrainCvRow row;
+  row.metrics = m;
+  row.regressor = regressor;
+  row.family = family;
+  row.cv = cv;
+  row.gpu = gpu;
   return row;
 }
 
@@ -408,15 +407,9 @@ void check_calibration_outputs(const TrainCalibrationOptions& options) {
 // What every report on layer rows opens with: versions, the data and its fingerprint, folds
 // and seed.
 // The reports' own version: a model file's (kModelSchemaVersion) changes with its format.
-constexpr int kTrainReportSchemaVersion = 1;
-
-nlohmann::json data_report_header(const TrainingData& data, const TrainOptions& options) {
-  return {{"schema_version", kTrainReportSchemaVersion},
-          {"tool_version", CNNPERF_VERSION},
-          {"data", data.files},
-          {"fingerprint", data.fingerprint},
-          {"folds", options.folds},
-          {"seed", options.seed}};
+TrainDataHeader data_report_header(const TrainingData& data, const TrainOptions& options) {
+  return {kTrainResultSchemaVersion, CNNPERF_VERSION, data.files,
+          data.fingerprint,          options.folds,   options.seed};
 }
 
 // The parsed options of `train latency`, checked before minutes of loading.
@@ -484,8 +477,9 @@ TrainingData load_layer_rows(const TrainOptions& options) {
 
 // The --params source sections without rows to tune: most likely typos, said before minutes
 // of CV.
-nlohmann::json unused_param_sections(const TrainingData& data, const nlohmann::json& overrides) {
-  nlohmann::json unused = nlohmann::json::array();
+std::vector<std::string> unused_param_sections(const TrainingData& data,
+                                               const nlohmann::json& overrides) {
+  std::vector<std::string> unused;
   for (const auto& [key, value] : overrides.items()) {
     if (!is_source_section(key)) continue;
     // Named, not a structured binding: clang-tidy 14 (clang 14) rejects capturing those.
@@ -502,26 +496,24 @@ nlohmann::json unused_param_sections(const TrainingData& data, const nlohmann::j
 }
 
 // --export-features: the feature matrix instead of training.
-nlohmann::json export_features_report(const TrainingData& data, const TrainOptions& options,
-                                      const LatencySetup& setup) {
+FeatureExportResult export_features_report(const TrainingData& data, const TrainOptions& options,
+                                           const LatencySetup& setup) {
   write_output(options.export_features,
                feature_matrix_csv(data, setup.spec, setup.scheme, options.folds, options.seed,
                                   options.host_floor));
   spdlog::info("wrote {}", options.export_features);
-  nlohmann::json counts = nlohmann::json::object();
+  FeatureExportResult result;
+  result.header = data_report_header(data, options);
+  result.features = setup.spec.to_string();
+  result.feature_names = feature_names(setup.spec);
+  result.host_floor = options.host_floor;
+  result.cv_scheme = to_string(setup.scheme);
+  result.path = options.export_features;
   for (const auto family : kOpFamilies) {
     const auto rows = family_rows(data, family);
-    if (!rows.empty()) counts[to_string(family)] = rows.size();
+    if (!rows.empty()) result.rows_per_family[to_string(family)] = rows.size();
   }
-  nlohmann::json report = data_report_header(data, options);
-  report.update({{"kind", "feature_export"},
-                 {"features", setup.spec.to_string()},
-                 {"feature_names", feature_names(setup.spec)},
-                 {"host_floor", options.host_floor},
-                 {"cv_scheme", to_string(setup.scheme)},
-                 {"rows_per_family", counts},
-                 {"path", options.export_features}});
-  return report;
+  return result;
 }
 
 // The cross-validation of every kind on every family: the best kind per family.
@@ -532,30 +524,30 @@ struct CvOutcome {
   nlohmann::json by_family = nlohmann::json::object();  // the metrics the model file keeps
 };
 
-// Appends the metrics rows of one CV (overall, per source, per GPU) to report["cv"].
-void add_cv_rows(nlohmann::json& report, const CvResult& cv, CvScheme scheme) {
+// Appends the metrics rows of one CV per source and per GPU to `rows`.
+void add_cv_rows(std::vector<TrainCvRow>& rows, const CvResult& cv, CvScheme scheme) {
   const std::string kind = to_string(cv.kind);
   const std::string family = to_string(cv.family);
   const std::string scheme_name = to_string(scheme);
   if (cv.per_source.size() > 1) {  // e.g. NeuSight's kernel time vs MLPredict's wall clock
     for (const auto& [source, m] : cv.per_source) {
-      auto by_source = metrics_row(kind, family, scheme_name, "all", m, -1);
-      by_source["source"] = source;
+      auto by_source = metrics_row(kind, family, scheme_name, "all", m);
+      by_source.source = source;
       if (const auto it = cv.unseen_gpu_rows.find(source); it != cv.unseen_gpu_rows.end()) {
-        by_source["unseen_gpu_rows"] = it->second;  // leave-source-out: held-out source S
+        by_source.unseen_gpu_rows = it->second;  // leave-source-out: held-out source S
       }
-      report["cv"].push_back(std::move(by_source));
+      rows.push_back(std::move(by_source));
     }
   }
   if (scheme == CvScheme::kLeaveGpuOut) {
     for (const auto& [gpu, m] : cv.per_gpu) {
-      report["cv"].push_back(metrics_row(kind, family, scheme_name, gpu, m, -1));
+      rows.push_back(metrics_row(kind, family, scheme_name, gpu, m));
     }
   }
 }
 
 CvOutcome cross_validate_kinds(const TrainingData& data, const TrainOptions& options,
-                               const LatencySetup& setup, nlohmann::json& report) {
+                               const LatencySetup& setup, std::vector<TrainCvRow>& rows) {
   CvOutcome outcome;
   for (const auto family : kOpFamilies) {
     if (family_rows(data, family).empty()) continue;
@@ -568,26 +560,23 @@ CvOutcome cross_validate_kinds(const TrainingData& data, const TrainOptions& opt
       if (!cv.not_applicable.empty()) {
         spdlog::warn("{} {}: {} does not apply: {}", to_string(kind), to_string(family),
                      to_string(setup.scheme), cv.not_applicable);
-        const nlohmann::json row = {{"regressor", to_string(kind)},
-                                    {"family", to_string(family)},
-                                    {"cv", to_string(setup.scheme)},
-                                    {"gpu", "all"},
-                                    {"n", 0},
-                                    {"not_applicable", cv.not_applicable}};
-        report["cv"].push_back(row);
+        TrainCvRow row = metrics_row(to_string(kind), to_string(family), to_string(setup.scheme),
+                                     "all", Metrics{});
+        row.not_applicable = cv.not_applicable;
+        rows.push_back(row);
         outcome.by_family[to_string(family)][to_string(kind)] = row;
         // Still fitted for the model file (--out): the first kind, no MAPE to rank by.
         outcome.best.try_emplace(family, kind, std::numeric_limits<double>::infinity());
         continue;
       }
-      auto row = metrics_row(to_string(kind), to_string(family), to_string(setup.scheme), "all",
-                             cv.overall, cv.train_seconds);
-      report["cv"].push_back(row);
+      auto row =
+          metrics_row(to_string(kind), to_string(family), to_string(setup.scheme), "all", cv.overall);
       // The model file keeps the metrics, not the fit's wall time: the same command twice
       // writes the same file, byte for byte.
-      row.erase("train_s");
       outcome.by_family[to_string(family)][to_string(kind)] = row;
-      add_cv_rows(report, cv, setup.scheme);
+      row.train_s = cv.train_seconds;
+      rows.push_back(std::move(row));
+      add_cv_rows(rows, cv, setup.scheme);
       const double mape = std::isnan(cv.overall.mape_pct) ? std::numeric_limits<double>::infinity()
                                                           : cv.overall.mape_pct;
       const auto it = outcome.best.find(family);
@@ -646,24 +635,19 @@ std::map<OpFamily, UnseenGpuCheck> unseen_gpu_checks(const TrainingData& data,
                                                      const TrainingData& reference,
                                                      const TrainOptions& options,
                                                      const LatencySetup& setup, const CvOutcome& cv,
-                                                     nlohmann::json& report) {
+                                                     TrainResult& result) {
   std::map<OpFamily, UnseenGpuCheck> unseen;
-  report["unseen_gpu_check"] = nlohmann::json::array();
+  auto& rows = result.unseen_gpu_check.emplace();
   for (const auto& [family, pick] : cv.best) {
     const UnseenGpuCheck check =
         unseen_gpu_check_of(data, reference, family, pick.first, options, setup, cv);
     unseen[family] = check;
-    report["unseen_gpu_check"].push_back(
-        {{"family", to_string(family)},
-         {"regressor", to_string(pick.first)},
-         {"source", kReferenceSource},
-         {"rows", check.rows},
-         {"learned_mape_pct", check.learned_mape_pct},
-         {"gpu_blind_mape_pct", std::isnan(check.gpu_blind_mape_pct)
-                                    ? nlohmann::json(nullptr)
-                                    : nlohmann::json(check.gpu_blind_mape_pct)},
-         {"analytical_mape_pct", check.analytical_mape_pct},
-         {"unseen_gpu", check.choice()}});
+    rows.push_back({to_string(family), to_string(pick.first), kReferenceSource, check.rows,
+                    check.learned_mape_pct,
+                    std::isnan(check.gpu_blind_mape_pct)
+                        ? std::nullopt
+                        : std::optional<double>(check.gpu_blind_mape_pct),
+                    check.analytical_mape_pct, check.choice()});
   }
   return unseen;
 }
@@ -727,10 +711,10 @@ nlohmann::json learned_intervals(const TrainingData& data, const TrainOptions& o
 // Fits the model on all rows, calibrates its eager overhead (--e2e) and writes it to --out.
 void write_model(const TrainingData& data, const TrainingData& reference,
                  const TrainOptions& options, const LatencySetup& setup, const CvOutcome& cv,
-                 const std::map<OpFamily, UnseenGpuCheck>& unseen, nlohmann::json& report,
+                 const std::map<OpFamily, UnseenGpuCheck>& unseen, TrainResult& result,
                  nlohmann::json intervals) {
   std::vector<FamilyModel> families = fit_families(data, reference, options, setup, cv, unseen);
-  nlohmann::json chosen = nlohmann::json::object();
+  std::map<std::string, std::string> chosen;
   nlohmann::json rows_per_family = nlohmann::json::object();
   for (const auto& [family, pick] : cv.best) {
     chosen[to_string(family)] = to_string(pick.first);
@@ -768,13 +752,13 @@ void write_model(const TrainingData& data, const TrainingData& reference,
   LearnedModel model(setup.spec, std::move(families), EagerOverhead{}, metadata);
   if (!options.e2e.empty()) {
     const E2eCalibration e2e = calibrate_e2e(user_file_list(options.e2e, "--e2e"), model);
-    report["e2e"] = e2e.report;
-    model.metadata()["e2e"] = report["e2e"];
+    result.e2e = e2e.report;
+    model.metadata()["e2e"] = e2e.report;
     model.set_eager_overhead(e2e.overhead);
   }
   write_output(options.out, json_text(model.to_json(), -1) + "\n");
   spdlog::info("wrote {}", options.out);
-  report["model"] = {{"path", options.out}, {"regressor_per_family", chosen}};
+  result.model = TrainedModelRef{options.out, chosen};
 }
 
 }  // namespace
@@ -782,20 +766,19 @@ void write_model(const TrainingData& data, const TrainingData& reference,
 nlohmann::json train_report(const TrainOptions& options) {
   const LatencySetup setup = latency_setup(options);
   const TrainingData data = load_layer_rows(options);
-  const nlohmann::json unused_sections = unused_param_sections(data, setup.overrides);
+  std::vector<std::string> unused_sections = unused_param_sections(data, setup.overrides);
   if (!options.export_features.empty()) return export_features_report(data, options, setup);
 
-  nlohmann::json report = data_report_header(data, options);
-  report.update({{"kind", kTrainMetricsKind},
-                 {"rows", data.layers.size()},
-                 {"skipped_rows", data.skipped_rows},
-                 {"features", setup.spec.to_string()},
-                 {"sources", to_string(setup.split)},
-                 {"host_floor", options.host_floor},
-                 {"cv_scheme", to_string(setup.scheme)},
-                 {"cv", nlohmann::json::array()}});
-  if (!unused_sections.empty()) report["unused_params_sections"] = unused_sections;
-  const CvOutcome cv = cross_validate_kinds(data, options, setup, report);
+  TrainResult result;
+  result.header = data_report_header(data, options);
+  result.rows = data.layers.size();
+  result.skipped_rows = data.skipped_rows;
+  result.features = setup.spec.to_string();
+  result.sources = to_string(setup.split);
+  result.host_floor = options.host_floor;
+  result.cv_scheme = to_string(setup.scheme);
+  result.unused_params_sections = std::move(unused_sections);
+  const CvOutcome cv = cross_validate_kinds(data, options, setup, result.cv);
   std::vector<IntervalResidual> residuals;
   for (const auto& [family, result] : cv.best_cv) {
     auto part = cv_residuals(data, result, setup.scheme, options.folds, options.seed);
@@ -803,21 +786,21 @@ nlohmann::json train_report(const TrainOptions& options) {
   }
   // The held-out coverage of intervals fitted on the other folds' residuals, and the table
   // fitted on all of them, which the model file keeps (predict --model reads it).
-  report["intervals"] = to_json(cross_validated_coverage(residuals));
+  result.intervals = to_json(cross_validated_coverage(residuals));
   const TrainingData reference =
       options.unseen_gpu_check ? rows_of_source(data, kReferenceSource) : TrainingData{};
   const std::map<OpFamily, UnseenGpuCheck> unseen =
-      options.unseen_gpu_check ? unseen_gpu_checks(data, reference, options, setup, cv, report)
+      options.unseen_gpu_check ? unseen_gpu_checks(data, reference, options, setup, cv, result)
                                : std::map<OpFamily, UnseenGpuCheck>{};
   if (options.out.empty()) {
     if (!options.e2e.empty()) {
       spdlog::warn("--e2e is used only with --out (it calibrates the model's eager overhead)");
     }
-    return report;
+    return result;
   }
-  write_model(data, reference, options, setup, cv, unseen, report,
-              learned_intervals(data, options, setup, residuals, report["intervals"]));
-  return report;
+  write_model(data, reference, options, setup, cv, unseen, result,
+              learned_intervals(data, options, setup, residuals, result.intervals));
+  return result;
 }
 
 namespace {
