@@ -298,6 +298,19 @@ FeatureSpec gpu_blind_spec(FeatureSpec spec) {
   return spec;
 }
 
+FeatureMatrix gpu_blind_matrix(FeatureMatrix x, const FeatureSpec& spec) {
+  const std::vector<std::string> groups = feature_groups(spec);
+  if (groups.size() != x.cols) {
+    throw Error("gpu_blind_matrix: " + std::to_string(x.cols) + " columns for " +
+                std::to_string(groups.size()) + " features");
+  }
+  for (std::size_t c = 0; c < x.cols; ++c) {
+    if (groups[c] != "gpu") continue;
+    for (std::size_t r = 0; r < x.rows; ++r) x.values[r * x.cols + c] = 0.0;
+  }
+  return x;
+}
+
 std::vector<double> predict_rows(const FamilyModel& model, const TrainingData& data,
                                  const std::vector<std::size_t>& rows, const FeatureSpec& spec) {
   // Rows on GPUs the model has not seen may take its gpu-blind regressor, on its features;
@@ -323,9 +336,9 @@ std::vector<double> predict_rows(const FamilyModel& model, const TrainingData& d
     // The distance to the training ranges is taken on the features the rows would have on
     // the full regressor (a gpu-blind row's own GPU features included).
     const FeatureMatrix x = matrix_for_rows(data, part[k], spec, k == 1 ? nullptr : &feature_gpus);
-    const std::vector<double> r = k == 1 ? model.gpu_blind_regressor->predict(
-                                               matrix_for_rows(data, part[k], gpu_blind_spec(spec)))
-                                         : model.regressor->predict(x);
+    const std::vector<double> r =
+        k == 1 ? model.gpu_blind_regressor->predict(gpu_blind_matrix(x, spec))
+               : model.regressor->predict(x);
     const std::vector<double> weights = distance_weights(spec);
     for (std::size_t j = 0; j < pos[k].size(); ++j) {
       ratio[pos[k][j]] = std::pow(
@@ -473,9 +486,7 @@ std::vector<LayerPrediction> LearnedModel::predict(const std::vector<Layer>& lay
       if (regressor == nullptr) {  // only_gpu_ is checked first; this guards the invariant
         throw Error(name_ + ": a regressor was not read for " + gpu.name);
       }
-      const std::vector<double> ratio = blind ? regressor->predict(build_feature_matrix(
-                                                    ls, gpus, row_sources, gpu_blind_spec(spec_)))
-                                              : regressor->predict(x);
+      const std::vector<double> ratio = regressor->predict(blind ? gpu_blind_matrix(x, spec_) : x);
       const std::vector<double> weights = distance_weights(spec_);
       for (std::size_t j = 0; j < idx.size(); ++j) {
         auto& p = out[idx[j]];

@@ -237,6 +237,9 @@ inline constexpr double kGpuDistanceWeight = 0.05;
 /// `spec` with the gpu group held at 0: the features of a gpu_blind_regressor.
 [[nodiscard]] FeatureSpec gpu_blind_spec(FeatureSpec spec);
 
+/// `x` (built with `spec`) as gpu_blind_spec(spec) would have built it: its `gpu` columns at 0.
+[[nodiscard]] FeatureMatrix gpu_blind_matrix(FeatureMatrix x, const FeatureSpec& spec);
+
 /// Predicted latency (ms) of rows with a fitted family model (source = the rows' own).
 [[nodiscard]] std::vector<double> predict_rows(const FamilyModel& model, const TrainingData& data,
                                                const std::vector<std::size_t>& rows,

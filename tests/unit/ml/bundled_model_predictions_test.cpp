@@ -9,8 +9,8 @@
 // as kernel time (the reference source) on its own GPU, and as kernel time on a T4, a GPU
 // outside every family's training data (the gpu-blind regressors). They were written from the
 // model file as trained, with its boosters as XGBoost's JSON (schema_version 1), by
-//   CNNPERF_WRITE_BUNDLED_PREDICTIONS=<model file> build/tests/test_ml \
-//     --gtest_filter='BundledModelPredictions.*'
+//   CNNPERF_WRITE_BUNDLED_PREDICTIONS=<model file> build/tests/test_ml
+//   --gtest_filter='BundledModelPredictions.*'   (one command line)
 // which writes the file instead of comparing. A retrained bundled model changes every value:
 // write the file again from the new model then. Both sides run with the fallback off
 // (FamilyModel::fallback_spans infinite): the values are the regressors' own, which is what the

@@ -68,7 +68,7 @@ TEST(GpuBlind, HoldsTheGpuColumnsAtZeroAndLeavesTheOthers) {
   const FeatureSpec blind = gpu_blind_spec(spec);
   EXPECT_EQ(blind.to_string(), spec.to_string()) << "not a group of its own";
   const auto names = feature_names(spec);
-  const auto without_gpu = feature_names(FeatureSpec::parse("-gpu"));
+  const auto groups = feature_groups(spec);
   std::mt19937_64 rng(3);
   const Layer l = testing::random_conv3x3(rng);
   const auto full = feature_row(l, gpu("v100-sxm2-16gb"), kReferenceSource, spec);
@@ -77,8 +77,7 @@ TEST(GpuBlind, HoldsTheGpuColumnsAtZeroAndLeavesTheOthers) {
   ASSERT_EQ(names.size(), full.size());
   int gpu_columns = 0;
   for (std::size_t c = 0; c < names.size(); ++c) {
-    const bool is_gpu =
-        std::find(without_gpu.begin(), without_gpu.end(), names[c]) == without_gpu.end();
+    const bool is_gpu = groups[c] == "gpu";
     if (is_gpu) {
       ++gpu_columns;
       EXPECT_EQ(held[c], 0.0) << names[c];
@@ -88,6 +87,9 @@ TEST(GpuBlind, HoldsTheGpuColumnsAtZeroAndLeavesTheOthers) {
   }
   EXPECT_EQ(gpu_columns, 9);
   EXPECT_NE(full, held);
+  // The prediction path derives the gpu-blind matrix from the full one.
+  const FeatureMatrix x(1, full.size(), full);
+  EXPECT_EQ(gpu_blind_matrix(x, spec).values, held);
 }
 
 TEST(GpuBlind, TheCheckPicksTheMostAccurateOfThree) {

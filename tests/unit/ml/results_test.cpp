@@ -32,10 +32,10 @@ TEST(TrainResult, CarriesKindAndRoundTrips) {
   r.features = "default";
   r.sources = "split";
   r.cv_scheme = "kfold";
-  r.cv.push_back(
-      {some_metrics(), "knn", "conv", "kfold", "all", std::nullopt, 1.5, std::nullopt, std::nullopt});
-  r.cv.push_back({some_metrics(), "knn", "conv", "kfold", "all", "mlpredict", std::nullopt, 7,
+  r.cv.push_back({some_metrics(), "knn", "conv", "kfold", "all", std::nullopt, 1.5, std::nullopt,
                   std::nullopt});
+  r.cv.push_back(
+      {some_metrics(), "knn", "conv", "kfold", "all", "mlpredict", std::nullopt, 7, std::nullopt});
   TrainCvRow skipped;
   skipped.regressor = "knn";
   skipped.family = "pointwise";

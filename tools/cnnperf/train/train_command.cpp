@@ -569,8 +569,8 @@ CvOutcome cross_validate_kinds(const TrainingData& data, const TrainOptions& opt
         outcome.best.try_emplace(family, kind, std::numeric_limits<double>::infinity());
         continue;
       }
-      auto row =
-          metrics_row(to_string(kind), to_string(family), to_string(setup.scheme), "all", cv.overall);
+      auto row = metrics_row(to_string(kind), to_string(family), to_string(setup.scheme), "all",
+                             cv.overall);
       // The model file keeps the metrics, not the fit's wall time: the same command twice
       // writes the same file, byte for byte.
       outcome.by_family[to_string(family)][to_string(kind)] = row;
