@@ -270,6 +270,10 @@ void LearnedModel::set_fallback_spans(double spans) {
   for (auto& f : families_) f.fallback_spans = spans;
 }
 
+void LearnedModel::set_batch_monotone(bool on) {
+  for (auto& f : families_) f.batch_monotone = on;
+}
+
 const GpuSpec* seen_sibling(const FamilyModel& model, const GpuSpec& gpu) {
   return GpuDatabase::bundled().board_of_same_chip(gpu, model.gpus);
 }
@@ -311,8 +315,18 @@ FeatureMatrix gpu_blind_matrix(FeatureMatrix x, const FeatureSpec& spec) {
   return x;
 }
 
-std::vector<double> predict_rows(const FamilyModel& model, const TrainingData& data,
-                                 const std::vector<std::size_t>& rows, const FeatureSpec& spec) {
+std::vector<std::int64_t> batch_chain(std::int64_t batch) {
+  std::vector<std::int64_t> chain;
+  for (std::int64_t b = batch / 2; b >= 1; b /= 2) chain.push_back(b);
+  return chain;
+}
+
+namespace {
+
+// predict_rows without the batch repair: each row as the regressors give it.
+std::vector<double> predict_rows_as_fitted(const FamilyModel& model, const TrainingData& data,
+                                           const std::vector<std::size_t>& rows,
+                                           const FeatureSpec& spec) {
   // Rows on GPUs the model has not seen may take its gpu-blind regressor, on its features;
   // each row is predicted by one of the two. A row on a seen GPU's sibling takes the
   // regressor with the sibling's GPU features.
@@ -357,6 +371,40 @@ std::vector<double> predict_rows(const FamilyModel& model, const TrainingData& d
   return out;
 }
 
+}  // namespace
+
+std::vector<double> predict_rows(const FamilyModel& model, const TrainingData& data,
+                                 const std::vector<std::size_t>& rows, const FeatureSpec& spec) {
+  if (!model.batch_monotone) return predict_rows_as_fitted(model, data, rows, spec);
+  // The rows, then each row's batch chain (batch_chain), as rows of their own.
+  TrainingData all;
+  std::vector<std::size_t> all_rows;
+  std::vector<std::size_t> chain_end(rows.size());  // all_rows[..chain_end[i]): row i's chain
+  const auto add = [&](std::size_t r, const Layer& l) {
+    all.layers.push_back(l);
+    all.gpus.push_back(data.gpus[r]);
+    all.sources.push_back(data.sources[r]);
+    all_rows.push_back(all_rows.size());
+  };
+  for (const auto r : rows) add(r, data.layers[r]);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    for (const std::int64_t b : batch_chain(data.layers[rows[i]].batch)) {
+      Layer l = data.layers[rows[i]];
+      l.batch = b;
+      add(rows[i], l);
+    }
+    chain_end[i] = all_rows.size();
+  }
+  std::vector<double> out = predict_rows_as_fitted(model, all, all_rows, spec);
+  std::size_t begin = rows.size();
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    for (std::size_t j = begin; j < chain_end[i]; ++j) out[i] = std::max(out[i], out[j]);
+    begin = chain_end[i];
+  }
+  out.resize(rows.size());
+  return out;
+}
+
 LearnedModel::LearnedModel(FeatureSpec spec, std::vector<FamilyModel> families,
                            EagerOverhead overhead, nlohmann::json metadata)
     : spec_(spec),
@@ -384,18 +432,34 @@ std::vector<LayerPrediction> LearnedModel::predict_network_layers(const std::vec
   return predict(layers, gpu, {}, /*with_floor=*/false);
 }
 
-std::vector<LayerPrediction> LearnedModel::predict(const std::vector<Layer>& layers,
+std::vector<LayerPrediction> LearnedModel::predict(const std::vector<Layer>& given,
                                                    const GpuSpec& gpu,
-                                                   const std::vector<std::string>& sources,
+                                                   const std::vector<std::string>& given_sources,
                                                    bool with_floor) const {
   if (!only_gpu_.empty() && gpu.name != only_gpu_) {
     // Its other regressors were not read: predicting would silently take the wrong one.
     throw Error(name_ + ": loaded to predict " + only_gpu_ + " only, not " + gpu.name);
   }
-  if (!sources.empty() && sources.size() != layers.size()) {
-    throw Error("predict_layers_as: " + std::to_string(sources.size()) + " sources for " +
-                std::to_string(layers.size()) + " layers");
+  if (!given_sources.empty() && given_sources.size() != given.size()) {
+    throw Error("predict_layers_as: " + std::to_string(given_sources.size()) + " sources for " +
+                std::to_string(given.size()) + " layers");
   }
+  // The layers, then each layer's batch chain (batch_chain) as layers of their own: a layer's
+  // kernel time is the largest over its chain, so doubling the batch never lowers it.
+  std::vector<Layer> layers = given;
+  std::vector<std::string> sources = given_sources;
+  std::vector<std::size_t> chain_end(given.size());  // layers[..chain_end[i]): given[i]'s chain
+  const bool monotone = std::any_of(families_.begin(), families_.end(),
+                                    [](const FamilyModel& f) { return f.batch_monotone; });
+  for (std::size_t i = 0; i < given.size() && monotone; ++i) {
+    for (const std::int64_t b : batch_chain(given[i].batch)) {
+      layers.push_back(given[i]);
+      layers.back().batch = b;
+      if (!sources.empty()) sources.push_back(given_sources[i]);
+    }
+    chain_end[i] = layers.size();
+  }
+  if (!monotone) std::fill(chain_end.begin(), chain_end.end(), given.size());
   const std::vector<std::string> names = feature_names(spec_);
   std::vector<LayerPrediction> out(layers.size());
   std::vector<LayerEstimate> estimates(layers.size());
@@ -508,7 +572,15 @@ std::vector<LayerPrediction> LearnedModel::predict(const std::vector<Layer>& lay
       }
     }
   }
-  for (std::size_t i = 0; i < layers.size(); ++i) {
+  std::size_t begin = given.size();
+  for (std::size_t i = 0; i < given.size(); ++i) {
+    for (std::size_t j = begin; j < chain_end[i]; ++j) {
+      out[i].kernel_ms = std::max(out[i].kernel_ms, out[j].kernel_ms);
+    }
+    begin = chain_end[i];
+  }
+  out.resize(given.size());
+  for (std::size_t i = 0; i < given.size(); ++i) {
     auto& p = out[i];
     const LayerEstimate& e = estimates[i];
     // Utilizations relative to the learned kernel time drive the power model.

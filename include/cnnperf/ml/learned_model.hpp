@@ -70,6 +70,10 @@ struct FamilyModel {
   /// the training ranges (learned_share); infinity keeps the ratio everywhere. Not stored in
   /// model files: a property of prediction.
   double fallback_spans = kFallbackSpans;
+  /// Whether a prediction is the largest over the layer's batch chain (batch_chain): doubling
+  /// the batch never lowers it. Not stored in model files; off only to read the regressors'
+  /// own values.
+  bool batch_monotone = true;
 };
 
 /// The bundled learned model file (found with find_resource): `validate`'s default per layer.
@@ -115,6 +119,8 @@ class LearnedModel final : public LatencyModel {
   void set_name(std::string name) { name_ = std::move(name); }
   /// Sets every family's FamilyModel::fallback_spans.
   void set_fallback_spans(double spans);
+  /// Sets every family's FamilyModel::batch_monotone.
+  void set_batch_monotone(bool on);
   [[nodiscard]] const FeatureSpec& feature_spec() const { return spec_; }
   [[nodiscard]] nlohmann::json& metadata() { return metadata_; }
   [[nodiscard]] const nlohmann::json& metadata() const { return metadata_; }
@@ -240,7 +246,13 @@ inline constexpr double kGpuDistanceWeight = 0.05;
 /// `x` (built with `spec`) as gpu_blind_spec(spec) would have built it: its `gpu` columns at 0.
 [[nodiscard]] FeatureMatrix gpu_blind_matrix(FeatureMatrix x, const FeatureSpec& spec);
 
-/// Predicted latency (ms) of rows with a fitted family model (source = the rows' own).
+/// The smaller batches a layer of `batch` is also predicted at: batch / 2, batch / 4, ..., 1
+/// (integer halving). A learned kernel time is the largest over the layer and its chain, so
+/// doubling a batch never lowers it (the regressors alone do not guarantee that).
+[[nodiscard]] std::vector<std::int64_t> batch_chain(std::int64_t batch);
+
+/// Predicted latency (ms) of rows with a fitted family model (source = the rows' own), each
+/// the largest over its batch chain (batch_chain).
 [[nodiscard]] std::vector<double> predict_rows(const FamilyModel& model, const TrainingData& data,
                                                const std::vector<std::size_t>& rows,
                                                const FeatureSpec& spec);

@@ -12,9 +12,10 @@
 //   CNNPERF_WRITE_BUNDLED_PREDICTIONS=<model file> build/tests/test_ml
 //   --gtest_filter='BundledModelPredictions.*'   (one command line)
 // which writes the file instead of comparing. A retrained bundled model changes every value:
-// write the file again from the new model then. Both sides run with the fallback off
-// (FamilyModel::fallback_spans infinite): the values are the regressors' own, which is what the
-// file stores; the fallback is tested in fallback_test.cpp.
+// write the file again from the new model then. Both sides run with the fallback and the batch
+// chain off (FamilyModel::fallback_spans infinite, batch_monotone false): the values are the
+// regressors' own, which is what the file stores; those are tested in fallback_test.cpp and
+// batch_monotone_test.cpp.
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -91,6 +92,7 @@ CsvTable dataset(const std::string& name) {
 void write_fixture(const std::string& model_path) {
   const auto model = LearnedModel::load(model_path);
   model->set_fallback_spans(std::numeric_limits<double>::infinity());
+  model->set_batch_monotone(false);
   std::string out = "dataset,row,own_ms,reference_ms,unseen_gpu_ms\n";
   for (const auto& name : kDatasets) {
     const CsvTable all = dataset(name);
@@ -118,6 +120,7 @@ TEST(BundledModelPredictions, EqualTheRecordedOnesOnRealRows) {
   const CsvTable fixture = read_csv(kFixture);
   const auto model = LearnedModel::load(kSourceDir + "/models/cnnperf_default.json");
   model->set_fallback_spans(std::numeric_limits<double>::infinity());
+  model->set_batch_monotone(false);
   std::size_t compared = 0;
   for (const auto& name : kDatasets) {
     const CsvTable all = dataset(name);
