@@ -59,7 +59,7 @@ struct PredictionSweep {
   Mode mode = Mode::kInference;
   std::string power_model;
   std::string interval_source;  ///< the table of the rows' intervals; empty: none
-  std::string interval_note;    ///< why some rows have no interval; empty: none
+  std::string interval_note;    ///< which rows have no step interval and why; empty: none
   std::vector<GpuSpec> gpus;    ///< the database entries of the rows, each once
   std::vector<PredictionSweepRow> rows;
 };
