@@ -688,10 +688,15 @@ std::string render_prediction_sweep(const Json& doc) {
     compare.flag_label = "over budget";
     out += h3("GPU comparison") + render_bar_chart(compare);
   }
-  std::vector<std::string> cols;
-  for (const auto& c : columns_of(rows)) {
-    if (c != "warnings") cols.push_back(c);
-  }
+  // The combination, then the figures in the order predict writes them (the JSON reader keeps
+  // no member order); each row's warnings are the page's warnings list.
+  std::vector<std::string> cols =
+      order_columns(columns_of(rows),
+                    {"gpu", "precision", "runtime", "batch", "num_gpus", "kernel_ms", "overhead_ms",
+                     "latency_ms", "latency_ms_lo", "latency_ms_hi", "energy_j", "avg_power_w",
+                     "throughput_samples_per_s", "min_memory_gb"},
+                    {"model", "over_budget"});
+  cols.erase(std::remove(cols.begin(), cols.end(), "warnings"), cols.end());
   out += h3("Rows") + object_table(rows, cols);
   return out + warnings_list(doc);
 }

@@ -83,6 +83,9 @@ TEST(ReportSweep, DrawsLatencyAndEnergyAgainstBatchPerGpuAndAGpuComparison) {
   const auto rows = html.find("<h3>Rows</h3>");
   ASSERT_NE(rows, std::string::npos);
   EXPECT_EQ(count(html.substr(rows), "<tr><td"), 6U);
+  EXPECT_NE(html.find("<tr><th>gpu</th><th>precision</th><th>runtime</th><th>batch</th>", rows),
+            std::string::npos);
+  EXPECT_EQ(html.find("<th>warnings</th>", rows), std::string::npos);
   EXPECT_NE(html.find("made up for this test"), std::string::npos);
 }
 
