@@ -602,6 +602,105 @@ std::string render_network_prediction(const Json& doc) {
   return out;
 }
 
+// ---- prediction_sweep ----------------------------------------------------------------------
+
+// A row's series: its GPU, with the precision and runtime where the sweep has several.
+std::string sweep_series(const Json& row, bool by_precision, bool by_runtime) {
+  std::string name = string_at(row, "gpu", "?");
+  if (by_precision) name += " " + string_at(row, "precision", "?");
+  if (by_runtime) name += " " + string_at(row, "runtime", "?");
+  return name;
+}
+
+// One line per series of `figure` against batch, each series' points in batch order.
+LineChart sweep_line_chart(const Json& rows, const std::string& figure, const std::string& unit,
+                           bool by_precision, bool by_runtime) {
+  LineChart chart;
+  chart.title = "Predicted " + figure + " against batch";
+  chart.x_label = "batch (log scale)";
+  chart.y_label = figure + " (" + unit + ", log scale)";
+  for (const auto& row : rows) {
+    const auto batch = number_at(row, "batch");
+    const auto value = number_at(row, figure);
+    if (!batch || !value) continue;
+    const std::string name = sweep_series(row, by_precision, by_runtime);
+    auto it = std::find_if(chart.series.begin(), chart.series.end(),
+                           [&](const LineSeries& s) { return s.name == name; });
+    if (it == chart.series.end()) {
+      chart.series.push_back({name, {}});
+      it = std::prev(chart.series.end());
+    }
+    it->points.push_back({*batch, *value, name + " batch " + format_number(*batch, 10)});
+  }
+  for (auto& series : chart.series) {
+    std::stable_sort(series.points.begin(), series.points.end(),
+                     [](const ScatterPoint& a, const ScatterPoint& b) { return a.x < b.x; });
+  }
+  return chart;
+}
+
+std::string render_prediction_sweep(const Json& doc) {
+  std::string out;
+  KeyValues setup;
+  setup.emplace_back(
+      "network",
+      string_at(doc, "network") +
+          (doc.contains("network_source") ? " (" + string_at(doc, "network_source") + ")" : ""));
+  for (const char* key : {"mode", "model", "power_model", "order"}) {
+    if (doc.contains(key)) setup.emplace_back(key, string_at(doc, key));
+  }
+  const Json rows = is_array_of_objects(member(doc, "rows")) ? doc["rows"] : Json::array();
+  setup.emplace_back("rows", std::to_string(rows.size()));
+  out += h3("Setup") + kv_table(setup);
+  if (rows.empty()) return out + note("no rows") + warnings_list(doc);
+
+  std::set<std::string> batches;
+  std::set<std::string> precisions;
+  std::set<std::string> runtimes;
+  std::optional<double> largest_batch;
+  for (const auto& row : rows) {
+    batches.insert(string_at(row, "batch"));
+    precisions.insert(string_at(row, "precision"));
+    runtimes.insert(string_at(row, "runtime"));
+    if (const auto b = number_at(row, "batch")) {
+      largest_batch = std::max(largest_batch.value_or(*b), *b);
+    }
+  }
+  const bool by_precision = precisions.size() > 1;
+  const bool by_runtime = runtimes.size() > 1;
+  if (batches.size() > 1) {
+    out += h3("Latency and energy against batch") +
+           render_line_chart(sweep_line_chart(rows, "latency_ms", "ms", by_precision, by_runtime)) +
+           render_line_chart(sweep_line_chart(rows, "energy_j", "J", by_precision, by_runtime));
+  }
+  if (largest_batch) {
+    BarChart compare;
+    compare.title = "latency_ms at batch " + format_number(*largest_batch, 10) + " (the largest)";
+    compare.value_label = "latency_ms (ms)";
+    compare.marker_label = "latency_ms_hi (80 % interval)";
+    for (const auto& row : rows) {
+      if (number_at(row, "batch") != largest_batch) continue;
+      const std::string over = string_at(row, "over_budget");
+      compare.bars.push_back({sweep_series(row, by_precision, by_runtime),
+                              number_at(row, "latency_ms").value_or(0),
+                              number_at(row, "latency_ms_hi"), false, over, !over.empty()});
+    }
+    compare.flag_label = "over budget";
+    out += h3("GPU comparison") + render_bar_chart(compare);
+  }
+  // The combination, then the figures in the order predict writes them (the JSON reader keeps
+  // no member order); each row's warnings are the page's warnings list.
+  std::vector<std::string> cols =
+      order_columns(columns_of(rows),
+                    {"gpu", "precision", "runtime", "batch", "num_gpus", "kernel_ms", "overhead_ms",
+                     "latency_ms", "latency_ms_lo", "latency_ms_hi", "energy_j", "avg_power_w",
+                     "throughput_samples_per_s", "min_memory_gb"},
+                    {"model", "over_budget"});
+  cols.erase(std::remove(cols.begin(), cols.end(), "warnings"), cols.end());
+  out += h3("Rows") + object_table(rows, cols);
+  return out + warnings_list(doc);
+}
+
 // ---- layer_predictions ---------------------------------------------------------------------
 
 std::string render_layer_predictions(const Json& doc) {
@@ -1074,8 +1173,9 @@ Json parse_input(const ReportInput& input) {
 
 // The "kind" of each result with a section writer of its own; cnnperf's other kinds
 // (gpu_list, network_list, profile_rows, train's algo_study, ...) render as generic JSON.
-constexpr std::array<std::pair<std::string_view, ReportKind>, 8> kKindNames{{
+constexpr std::array<std::pair<std::string_view, ReportKind>, 9> kKindNames{{
     {"network_prediction", ReportKind::kNetworkPrediction},
+    {"prediction_sweep", ReportKind::kPredictionSweep},
     {"layer_predictions", ReportKind::kLayerPredictions},
     {"plan", ReportKind::kPlan},
     {"train_metrics", ReportKind::kTrainMetrics},
@@ -1166,6 +1266,7 @@ void check_known_shape(ReportKind kind, const Json& doc, const std::string& name
   }
   const char* array_key = kind == ReportKind::kNetworkPrediction  ? "layers"
                           : kind == ReportKind::kLayerPredictions ? "rows"
+                          : kind == ReportKind::kPredictionSweep  ? "rows"
                           : kind == ReportKind::kPlan             ? "candidates"
                                                                   : nullptr;
   if (array_key == nullptr) return;
@@ -1191,6 +1292,7 @@ void check_known_shape(ReportKind kind, const Json& doc, const std::string& name
 std::string section_body(ReportKind kind, const Json& doc) {
   switch (kind) {
     case ReportKind::kNetworkPrediction: return render_network_prediction(doc);
+    case ReportKind::kPredictionSweep: return render_prediction_sweep(doc);
     case ReportKind::kLayerPredictions: return render_layer_predictions(doc);
     case ReportKind::kPlan: return render_plan(doc);
     case ReportKind::kTrainMetrics: return render_train(doc);
@@ -1215,6 +1317,9 @@ std::string section_heading(ReportKind kind, const Json& doc) {
                                   : string_at(doc, "gpu");
       return string_at(doc, "network") + " on " + gpu;
     }
+    case ReportKind::kPredictionSweep:
+      return string_at(doc, "network") + ", " +
+             std::to_string(member(doc, "rows").is_array() ? doc["rows"].size() : 0) + " rows";
     case ReportKind::kGpuSpec: return string_at(member(doc, "gpu"), "name");
     case ReportKind::kNetworkLayers: return string_at(doc, "network");
     default: return {};
@@ -1226,6 +1331,7 @@ std::string section_heading(ReportKind kind, const Json& doc) {
 std::string to_string(ReportKind kind) {
   switch (kind) {
     case ReportKind::kNetworkPrediction: return "network prediction";
+    case ReportKind::kPredictionSweep: return "prediction sweep";
     case ReportKind::kLayerPredictions: return "layer predictions";
     case ReportKind::kPlan: return "deployment plan";
     case ReportKind::kTrainMetrics: return "training metrics";
@@ -1287,7 +1393,7 @@ std::string render_report(const std::vector<ReportInput>& inputs, const std::str
     out += "<p class=\"meta\">file: " + html_escape(inputs[i].name) + "</p>\n";
     // Fields the section's own header shows are not repeated in the provenance table.
     std::set<std::string> shown;
-    if (kinds[i] == ReportKind::kNetworkPrediction) {
+    if (kinds[i] == ReportKind::kNetworkPrediction || kinds[i] == ReportKind::kPredictionSweep) {
       shown = {"model", "power_model", "network_source"};
     }
     if (kinds[i] == ReportKind::kLayerPredictions) {

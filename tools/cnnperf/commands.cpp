@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// Library parameter names to the options that set them.
+// Helpers the commands share: comma lists, --input-size, the option of a library parameter.
 #include <algorithm>
 #include <array>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "commands.hpp"
 
@@ -32,6 +33,26 @@ std::pair<std::int64_t, std::int64_t> parse_input_size(const std::string& text) 
   }
   return {parse_positive_int(text.substr(0, x), "--input-size (height of HxW)"),
           parse_positive_int(text.substr(x + 1), "--input-size (width of HxW)")};
+}
+
+std::vector<std::string> split_list(const std::string& text, const std::string& flag) {
+  std::vector<std::string> items;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const auto comma = text.find(',', start);
+    std::string item = text.substr(start, comma == std::string::npos ? text.npos : comma - start);
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    if (item.empty()) {
+      throw InputError(flag + ": empty entry in '" + text + "'; expected a comma-separated list");
+    }
+    items.push_back(std::move(item));
+    if (comma == std::string::npos) {
+      break;
+    }
+    start = comma + 1;
+  }
+  return items;
 }
 
 std::string option_for_parameter(const std::string& parameter) {

@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -53,6 +54,10 @@ inline CLI::Validator positive_number() {
 /// --input-size: "HxW" or "N" (square, either case of x) as (height, width); "" gives (0, 0),
 /// the network's own. Throws InputError naming the option.
 [[nodiscard]] std::pair<std::int64_t, std::int64_t> parse_input_size(const std::string& text);
+
+/// Splits a comma list, each entry trimmed of blanks; an empty entry is an InputError naming
+/// `flag`.
+[[nodiscard]] std::vector<std::string> split_list(const std::string& text, const std::string& flag);
 
 /// The option that sets a library parameter: "--" + the parameter with '_' as '-'
 /// ("host_ms_per_op" -> "--host-ms-per-op"), unless `kOptionOverrides` names another.

@@ -22,6 +22,7 @@ struct ReportInput {
 /// show or nets show) by the fields only its producer writes.
 enum class ReportKind {
   kNetworkPrediction,  ///< network_prediction: `predict --net ... --format json`
+  kPredictionSweep,    ///< prediction_sweep: `predict --net ... --batch 1,8 ... --format json`
   kLayerPredictions,   ///< layer_predictions: `predict --layers ... --format json`
   kPlan,               ///< plan: `plan --format json`
   kTrainMetrics,       ///< train_metrics: `train --format json` (without a kind: "cv")

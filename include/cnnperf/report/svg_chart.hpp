@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// A small inline-SVG chart writer for `cnnperf report`: horizontal bars, stacked bars and a
-// log-log scatter. Output is deterministic (fixed number formatting, no ids from counters or
-// clocks) so reports can be compared byte for byte, and every text is XML-escaped.
+// A small inline-SVG chart writer for `cnnperf report`: horizontal bars, stacked bars, a
+// log-log scatter and log-log lines. Output is deterministic (fixed number formatting, no ids from
+// counters or clocks) so reports can be compared byte for byte, and every text is XML-escaped.
 #pragma once
 
 #include <optional>
@@ -65,9 +65,25 @@ struct ScatterChart {
   std::vector<ScatterPoint> points;
 };
 
+/// One series of a line chart: its points joined in the order given (sort them by x).
+struct LineSeries {
+  std::string name;                  ///< legend text
+  std::vector<ScatterPoint> points;  ///< each with its tooltip label
+};
+
+/// Lines on log10 axes, each axis over the decades of its own data (batch 1 to 256 against
+/// latency_ms); points with a value <= 0 cannot be placed and are counted in a note.
+struct LineChart {
+  std::string title;
+  std::string x_label;
+  std::string y_label;
+  std::vector<LineSeries> series;
+};
+
 [[nodiscard]] std::string render_bar_chart(const BarChart& chart);
 [[nodiscard]] std::string render_stacked_bar_chart(const StackedBarChart& chart);
 [[nodiscard]] std::string render_scatter_chart(const ScatterChart& chart);
+[[nodiscard]] std::string render_line_chart(const LineChart& chart);
 
 /// "Nice" linear axis ticks from 0 to at least `max_value` (1, 2 or 5 times a power of ten
 /// per step); {0, 1} when max_value <= 0.

@@ -14,6 +14,7 @@
 #include <string>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 namespace cnnperf::cli_test {
 
@@ -64,6 +65,13 @@ inline RunResult run_cnnperf(const std::string& args, const std::string& env = "
   text << err.rdbuf();
   result.err = text.str();
   return result;
+}
+
+/// The JSON a `cnnperf ARGS` that must succeed prints (an empty object when it fails).
+inline nlohmann::json json_of(const std::string& args) {
+  const RunResult r = run_cnnperf(args);
+  EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err;
+  return r.exit_code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
 }
 
 /// `relative` (a path in the source tree, e.g. "datasets/power_zeus.csv") as an absolute path,

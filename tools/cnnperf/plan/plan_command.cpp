@@ -24,6 +24,7 @@
 #include "cnnperf/model/zoo_accuracy.hpp"
 #include "cnnperf/predict/power.hpp"
 #include "cnnperf/predict/predict.hpp"
+#include "commands.hpp"
 #include "predict/predict_command.hpp"
 
 namespace cnnperf {
@@ -39,27 +40,6 @@ constexpr std::size_t kProgressThreshold = 200;
 // Prediction warnings repeat across candidates; beyond this many distinct ones, a count.
 constexpr std::size_t kMaxPredictionWarnings = 10;
 
-/// Splits a comma list; an empty entry is an error naming the flag.
-std::vector<std::string> split_list(const std::string& text, const std::string& flag) {
-  std::vector<std::string> items;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const auto comma = text.find(',', start);
-    std::string item = text.substr(start, comma == std::string::npos ? text.npos : comma - start);
-    item.erase(0, item.find_first_not_of(" \t"));
-    item.erase(item.find_last_not_of(" \t") + 1);
-    if (item.empty()) {
-      throw InputError(flag + ": empty entry in '" + text + "'; expected a comma-separated list");
-    }
-    items.push_back(std::move(item));
-    if (comma == std::string::npos) {
-      break;
-    }
-    start = comma + 1;
-  }
-  return items;
-}
-
 std::vector<std::string> network_names(const PlanOptions& options, const AccuracyTable& table) {
   std::vector<std::string> names;
   if (options.nets.empty()) {
@@ -74,7 +54,7 @@ std::vector<std::string> network_names(const PlanOptions& options, const Accurac
     }
     return names;
   }
-  for (const std::string& name : split_list(options.nets, "--nets")) {
+  for (const std::string& name : cli::split_list(options.nets, "--nets")) {
     const ZooEntry* entry = find_zoo_entry(name);
     if (entry == nullptr) {
       throw InputError("--nets: unknown network '" + name +
@@ -89,7 +69,7 @@ std::vector<std::string> network_names(const PlanOptions& options, const Accurac
 
 std::vector<GpuSpec> resolve_gpus(const PlanOptions& options) {
   const std::vector<std::string> wanted =
-      options.gpus.empty() ? kDefaultPlanGpus : split_list(options.gpus, "--gpus");
+      options.gpus.empty() ? kDefaultPlanGpus : cli::split_list(options.gpus, "--gpus");
   std::vector<GpuSpec> gpus;
   for (const std::string& name : wanted) {
     GpuSpec gpu = GpuDatabase::bundled().resolve(name);
@@ -115,7 +95,7 @@ std::vector<T> first_of_each(const std::vector<T>& items) {
 
 std::vector<std::optional<double>> power_limits(const std::string& text) {
   std::vector<std::optional<double>> limits;
-  for (const std::string& item : split_list(text, "--power-limits")) {
+  for (const std::string& item : cli::split_list(text, "--power-limits")) {
     if (to_lower(item) == "none") {
       limits.emplace_back(std::nullopt);
       continue;
@@ -402,12 +382,12 @@ PlanResult plan_for_options(const PlanOptions& options) {
     result.gpus.push_back(gpu.name);
   }
   std::vector<std::int64_t> batches;
-  for (const std::string& b : split_list(options.batch, "--batch")) {
+  for (const std::string& b : cli::split_list(options.batch, "--batch")) {
     batches.push_back(parse_positive_int(b, "--batch"));
   }
   batches = first_of_each(batches);
   std::vector<DType> precisions;
-  for (const std::string& p : split_list(options.precision, "--precision")) {
+  for (const std::string& p : cli::split_list(options.precision, "--precision")) {
     precisions.push_back(dtype_from_option(p, "precision"));
   }
   precisions = first_of_each(precisions);

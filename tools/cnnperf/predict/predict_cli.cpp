@@ -1,14 +1,121 @@
 // SPDX-License-Identifier: Apache-2.0
-// `cnnperf predict`: fills PredictOptions, calls run_predict.
+// `cnnperf predict`: fills PredictOptions (and the lists of a sweep), calls run_predict.
+#include <algorithm>
+#include <cstddef>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "commands.hpp"
 #include "predict/predict_command.hpp"
 
 namespace cnnperf::cli {
 
+namespace {
+
+static_assert(kMaxSweepPredictions == 256, "--help says a sweep has at most 256 rows");
+
+// The text of the options that may hold a list; parsed into PredictSweep before the run.
+struct SweepText {
+  std::string batch;
+};
+
+// A comma list of a sweep's option: every entry passes `entry`, whose message names it. A
+// value without a comma is `entry`'s alone, so a single value reads as it always did.
+CLI::Validator sweep_list(const CLI::Validator& entry) {
+  return CLI::Validator(
+      [entry](std::string& value) -> std::string {
+        if (value.find(',') == std::string::npos) return entry(value);
+        std::vector<std::string> items;
+        try {
+          items = split_list(value, "list");
+        } catch (const InputError&) {
+          return "empty entry in '" + value + "'; expected a comma-separated list";
+        }
+        for (std::size_t i = 0; i < items.size(); ++i) {
+          if (const std::string bad = entry(items[i]); !bad.empty()) {
+            return bad + " (entry " + std::to_string(i + 1) + " of '" + value + "')";
+          }
+        }
+        return {};
+      },
+      entry.get_description());
+}
+
+// --precision entries: the names the library accepts.
+CLI::Validator precision_name() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        try {
+          (void)dtype_from_option(value, "precision");
+          return {};
+        } catch (const ParameterError& e) {
+          return e.detail();
+        }
+      },
+      "PRECISION");
+}
+
+// A GPU option's value is a list of database names unless it names a spec file.
+bool gpu_list(const std::string& text) {
+  return text.find(',') != std::string::npos && text.find('/') == std::string::npos &&
+         !(text.size() > 5 && text.ends_with(".json"));
+}
+
+// Each entry once: a repeated one would predict the same row twice.
+template <typename T>
+void refuse_repeats(const std::vector<T>& items, const std::vector<std::string>& text,
+                    const std::string& flag) {
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const auto first = std::find(items.begin(), items.end(), items[i]) - items.begin();
+    if (static_cast<std::size_t>(first) != i) {
+      throw InputError(flag + ": '" + text[static_cast<std::size_t>(first)] + "' and '" + text[i] +
+                       "' are one value; expected each once");
+    }
+  }
+}
+
+// Moves every option given as a list (two or more entries) from `opts` into the sweep; the
+// entries were checked as the command line was parsed.
+PredictSweep parse_sweep(PredictOptions& opts, const SweepText& text) {
+  PredictSweep sweep;
+  if (!text.batch.empty()) {
+    const auto batches = split_list(text.batch, "--batch");
+    std::vector<std::int64_t> values;
+    values.reserve(batches.size());
+    for (const auto& b : batches) values.push_back(parse_positive_int(b, "--batch"));
+    if (values.size() == 1) {
+      opts.batch = values.front();
+    } else {
+      refuse_repeats(values, batches, "--batch");
+      sweep.batches = values;
+    }
+  }
+  if (gpu_list(opts.gpu)) {
+    sweep.gpus = split_list(opts.gpu, "--gpu");
+    refuse_repeats(sweep.gpus, sweep.gpus, "--gpu");  // one GPU by two names: run_predict
+    opts.gpu.clear();
+  }
+  if (opts.precision.find(',') != std::string::npos) {
+    const auto names = split_list(opts.precision, "--precision");
+    for (const auto& p : names) sweep.precisions.push_back(dtype_from_option(p, "precision"));
+    refuse_repeats(sweep.precisions, names, "--precision");
+    opts.precision.clear();
+  }
+  if (opts.runtime.find(',') != std::string::npos) {
+    const auto names = split_list(opts.runtime, "--runtime");
+    for (const auto& r : names) sweep.runtimes.push_back(runtime_from_string(r));
+    refuse_repeats(sweep.runtimes, names, "--runtime");
+    opts.runtime = "pytorch";
+  }
+  return sweep;
+}
+
+}  // namespace
+
 void add_predict_command(CLI::App& app, Runner& run) {
   auto opts = std::make_shared<PredictOptions>();
+  auto sweep = std::make_shared<SweepText>();
   auto* sub = app.add_subcommand("predict", "Predict per-layer and end-to-end latency and energy");
   sub->add_option("--net", opts->net,
                   "Zoo network name, ONNX file, JSON layer list, or a NAS-space network: "
@@ -16,15 +123,24 @@ void add_predict_command(CLI::App& app, Runner& run) {
   sub->add_option("--layers", opts->layers_csv, "Canonical layer CSV: one prediction per row");
   sub->add_option("--gpu", opts->gpu,
                   "GPU name, alias (as nvidia-smi prints it) or JSON spec; with --layers it may "
-                  "be left out when the CSV has a gpu column (each row on its own GPU)");
-  sub->add_option("--batch", opts->batch, "Batch size (default: 1, or the ONNX model's)")
-      ->check(positive_integer());
+                  "be left out when the CSV has a gpu column (each row on its own GPU). "
+                  "--net: a comma list of names or aliases sweeps them");
+  sub->add_option("--batch", sweep->batch,
+                  "Batch size (default: 1, or the ONNX model's); --net: a comma list sweeps them")
+      ->type_name("INT[,INT...]")
+      ->check(sweep_list(positive_integer()));
   sub->add_option("--mode", opts->mode, "inference|training")->capture_default_str();
   sub->add_option(
-      "--precision", opts->precision,
-      "fp32|fp16|bf16|int8 (default: an ONNX or JSON file's own, else fp32; tensorrt: int8 "
-      "where the GPU has an INT8 tensor rate, else fp16). bf16 and int8 need the "
-      "GPU's tensor_bf16_tflops or tensor_int8_tops");
+         "--precision", opts->precision,
+         "fp32|fp16|bf16|int8 (default: an ONNX or JSON file's own, else fp32; tensorrt: int8 "
+         "where the GPU has an INT8 tensor rate, else fp16). bf16 and int8 need the "
+         "GPU's tensor_bf16_tflops or tensor_int8_tops. --net: a comma list sweeps them")
+      ->check(CLI::Validator(
+          [list = sweep_list(precision_name())](std::string& value) -> std::string {
+            // A single value is the library's to check (a file's own type when not given).
+            return value.find(',') == std::string::npos ? std::string() : list(value);
+          },
+          "PRECISION"));
   sub->add_option("--input-size", opts->input_size, "Input HxW, e.g. 320x320");
   sub->add_option("--power-limit", opts->power_limit_w,
                   "GPU board power cap, W: the SM clock drops until the step's predicted "
@@ -51,8 +167,9 @@ void add_predict_command(CLI::App& app, Runner& run) {
                   "(inference; int8 by default where the GPU has the rate). A layer's kernel_ms "
                   "is the same under each at one precision, except that pytorch-compile and "
                   "tensorrt fuse ops of a network (fused_into: kernel_ms 0); overhead_ms and "
-                  "latency_ms are the runtime's (docs/methodology.md, Runtimes)")
-      ->check(CLI::IsMember(runtime_names()))
+                  "latency_ms are the runtime's (docs/methodology.md, Runtimes). --net: a comma "
+                  "list sweeps them")
+      ->check(sweep_list(CLI::IsMember(runtime_names())))
       ->capture_default_str();
   sub->add_flag("!--no-tf32", opts->allow_tf32,
                 "Strict fp32 convolutions (by default fp32 convolutions run on TF32 tensor "
@@ -88,11 +205,23 @@ void add_predict_command(CLI::App& app, Runner& run) {
       "  cnnperf predict --gpu \"GeForce GTX 1080 Ti\" --batch 32 --net \\\n"
       "      "
       "'nb201:|nor_conv_3x3~0|+|none~0|nor_conv_1x1~1|+|skip_connect~0|nor_conv_1x1~1|none~2|'\n"
+      "  cnnperf predict --net resnet50 --batch 1,8,32 --gpu a100,t4,h100 \\\n"
+      "      --precision fp32,fp16 --format csv   # a sweep: one row per combination\n"
+      "A comma list in --gpu, --batch, --precision or --runtime (with --net) predicts every\n"
+      "combination, at most 256, into one table, CSV or JSON (kind prediction_sweep): one row\n"
+      "each, ordered by gpu, precision, runtime, batch, with the figures of a single\n"
+      "prediction's total. --max-latency-ms and --max-energy-j apply to every row: exit 3 when\n"
+      "any row is over, and the output and the error name those rows.\n"
       "--layers adds kernel_ms (GPU time of the layer's kernels, the same number --net gives\n"
       "the layer), overhead_ms (what the runtime adds to the op run alone) and latency_ms\n"
       "(their sum). A column the input already has (a dataset's measured latency_ms) gets\n"
       "the prefix predicted_.");
-  sub->callback([opts, &run] { run = [opts] { return run_predict(*opts); }; });
+  sub->callback([opts, sweep, &run] {
+    run = [opts, sweep] {
+      const PredictSweep lists = parse_sweep(*opts, *sweep);
+      return run_predict(*opts, lists);
+    };
+  });
 }
 
 }  // namespace cnnperf::cli

@@ -8,6 +8,9 @@
 #include <cmath>
 #include <filesystem>
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/stream_io.hpp"
@@ -16,6 +19,7 @@
 #include "cnnperf/ml/learned_model.hpp"
 #include "cnnperf/ml/runtime_fit.hpp"
 #include "cnnperf/model/network_io.hpp"
+#include "cnnperf/predict/sweep.hpp"
 #include "commands.hpp"
 
 namespace cnnperf {
@@ -184,7 +188,160 @@ std::optional<std::string> check_budget(const PredictOptions& options,
   return std::nullopt;
 }
 
-int run_predict(const PredictOptions& options) {
+namespace {
+
+// One network prediction as `predict --net` prints it: intervals attached, every figure finite.
+NetworkPrediction checked_prediction(const PredictOptions& options, const LatencyModel& model) {
+  NetworkPrediction prediction = predict_for_options(options, model);
+  attach_intervals(prediction, model, options.host_ms_per_op > 0);
+  // No output carries a number that is not one, and no budget gate passes on it.
+  for (const auto& [field, value] :
+       {std::pair{"latency_ms", prediction.latency_ms},
+        std::pair{"kernel_ms", prediction.kernel_ms}, std::pair{"energy_j", prediction.energy_j},
+        std::pair{"avg_power_w", prediction.avg_power_w}}) {
+    if (!std::isfinite(value)) {
+      throw InputError(std::string("predicted ") + field + " is " + format_number(value) +
+                       ", not a finite number; expected options within their ranges (see "
+                       "--help)");
+    }
+  }
+  return prediction;
+}
+
+// A table on stdout ends with its warnings; saying them on stderr too printed each twice on a
+// terminal. JSON and CSV (and a table written to a file) still say them there.
+bool table_on_stdout(const PredictOptions& options, OutputFormat format) {
+  return format == OutputFormat::kTable && (options.output.empty() || options.output == "-");
+}
+
+// The GPUs of a sweep: its list, each resolved once (two names of one entry are refused), else
+// the single --gpu (a name or a spec file).
+std::vector<GpuSpec> sweep_gpus(const PredictOptions& options, const PredictSweep& sweep) {
+  const GpuDatabase& database = GpuDatabase::bundled();
+  if (sweep.gpus.empty()) return {database.resolve(options.gpu)};
+  std::vector<GpuSpec> gpus;
+  for (const std::string& name : sweep.gpus) {
+    GpuSpec gpu;
+    try {
+      gpu = database.resolve(name);
+    } catch (const ParameterError& e) {
+      throw InputError("--gpu: " + e.detail());
+    } catch (const InputError& e) {
+      throw InputError(std::string("--gpu: ") + e.what());
+    }
+    for (std::size_t i = 0; i < gpus.size(); ++i) {
+      if (gpus[i].name == gpu.name) {
+        throw InputError("--gpu: '" + sweep.gpus[i] + "' and '" + name + "' are one GPU (" +
+                         gpu.name + "); expected each GPU once");
+      }
+    }
+    gpus.push_back(std::move(gpu));
+  }
+  return gpus;
+}
+
+// A list as the sweep loops run it: its entries as option text, else the single option's
+// (PredictOptions holds precision and runtime as text).
+template <typename T, typename Text>
+std::vector<std::string> entries_or(const std::vector<T>& list, const std::string& single,
+                                    Text text) {
+  if (list.empty()) return {single};
+  std::vector<std::string> out;
+  out.reserve(list.size());
+  for (const T& entry : list) out.push_back(text(entry));
+  return out;
+}
+
+// One row per combination of the lists, each the single prediction of its options; the
+// budgets apply to every row, and the rows over one are named in the output and the error.
+int run_sweep(const PredictOptions& options, const PredictSweep& sweep, OutputFormat format) {
+  const std::vector<GpuSpec> gpus = sweep_gpus(options, sweep);
+  const auto precisions =
+      entries_or(sweep.precisions, options.precision, [](DType d) { return to_string(d); });
+  const auto runtimes =
+      entries_or(sweep.runtimes, options.runtime, [](Runtime r) { return to_string(r); });
+  const std::vector<std::int64_t> batches =
+      sweep.batches.empty() ? std::vector<std::int64_t>{options.batch} : sweep.batches;
+  const std::size_t count = gpus.size() * precisions.size() * runtimes.size() * batches.size();
+  if (count > kMaxSweepPredictions) {
+    throw InputError("--gpu, --precision, --runtime, --batch: " + std::to_string(count) +
+                     " combinations; expected at most " + std::to_string(kMaxSweepPredictions) +
+                     " in one call");
+  }
+  PredictionSweep result;
+  result.gpus = gpus;
+  // A learned model file serves the GPU it is loaded for (select_model), so one per GPU.
+  std::unique_ptr<LatencyModel> shared;
+  if (options.model.empty()) shared = select_model(options, nullptr);
+  std::vector<std::string> over;
+  std::vector<std::string> without_interval;
+  std::string first_note;
+  for (const GpuSpec& gpu : gpus) {
+    const auto own = options.model.empty() ? nullptr : select_model(options, &gpu);
+    const LatencyModel& model = own ? *own : *shared;
+    for (const auto& precision : precisions) {
+      for (const auto& runtime : runtimes) {
+        for (const std::int64_t batch : batches) {
+          PredictOptions one = options;
+          if (!sweep.gpus.empty()) one.gpu = gpu.name;
+          one.precision = precision;
+          one.runtime = runtime;
+          one.batch = batch;
+          // The command line of the single prediction, for an error to name it by.
+          const std::string combination =
+              "--gpu " + gpu.name + (precision.empty() ? "" : " --precision " + precision) +
+              " --runtime " + runtime + (batch > 0 ? " --batch " + std::to_string(batch) : "");
+          NetworkPrediction prediction;
+          try {
+            prediction = checked_prediction(one, model);
+          } catch (const ParameterError& e) {
+            throw InputError(combination + ": " + cli::option_for_parameter(e.parameter()) + ": " +
+                             e.detail());
+          } catch (const InputError& e) {
+            throw InputError(combination + ": " + e.what());
+          }
+          if (result.rows.empty()) {
+            result.network = prediction.network;
+            result.network_source = prediction.network_source;
+            result.mode = prediction.mode;
+            result.power_model = prediction.power_model;
+            result.interval_source = prediction.interval_source;
+          }
+          if (!prediction.latency_interval) {
+            // The rows' figure is the step's: say which rows have none, and why for the first.
+            without_interval.push_back(std::to_string(result.rows.size() + 1));
+            if (without_interval.size() == 1) first_note = prediction.interval_note;
+          }
+          PredictionSweepRow row = sweep_row(prediction);
+          if (const auto message = check_budget(one, prediction)) {
+            row.over_budget = *message;
+            over.push_back("[row " + std::to_string(result.rows.size() + 1) + ", " +
+                           row_label(row) + "] " + *message);
+          }
+          result.rows.push_back(std::move(row));
+        }
+      }
+    }
+  }
+  if (!without_interval.empty()) {
+    result.interval_note = "no step interval in row" +
+                           std::string(without_interval.size() == 1 ? " " : "s ") +
+                           join(without_interval, ", ") + " (first: " + first_note + ")";
+  }
+  if (!table_on_stdout(options, format)) {
+    for (const auto& warning : sweep_warnings(result)) spdlog::warn("{}", warning);
+  }
+  write_output(options.output, format_prediction_sweep(result, format));
+  if (!over.empty()) {
+    throw BudgetExceeded(std::to_string(over.size()) + " of " + std::to_string(result.rows.size()) +
+                         " rows over budget: " + join(over, "; "));
+  }
+  return 0;
+}
+
+}  // namespace
+
+int run_predict(const PredictOptions& options, const PredictSweep& sweep) {
   const bool layers_mode = !options.layers_csv.empty();
   check_output_not_input(options.output, {options.net, options.layers_csv, options.gpu,
                                           options.model, options.eager_overhead});
@@ -204,11 +361,9 @@ int run_predict(const PredictOptions& options) {
   if (options.batch < 0) {
     throw InputError("--batch: expected a positive integer, got " + std::to_string(options.batch));
   }
-  if (options.gpu.empty() && options.layers_csv.empty()) {
+  if (options.gpu.empty() && sweep.gpus.empty() && options.layers_csv.empty()) {
     throw InputError("--gpu: required (a GPU name, alias or JSON file)");
   }
-  std::optional<GpuSpec> net_gpu;
-  if (options.layers_csv.empty()) net_gpu = GpuDatabase::bundled().resolve(options.gpu);
   if (!options.layers_csv.empty()) {
     if (!options.net.empty()) {
       throw InputError("--layers and --net: expected one of them, not both");
@@ -221,17 +376,27 @@ int run_predict(const PredictOptions& options) {
       throw InputError("--num-gpus: applies to --net predictions, not to --layers rows");
     }
     // Each row carries its own sizes and pass; network options would be silently ignored.
-    for (const auto& [flag, given] : {std::pair{"--max-latency-ms", options.max_latency_ms > 0},
-                                      std::pair{"--max-energy-j", options.max_energy_j > 0},
-                                      std::pair{"--batch", options.batch > 0},
-                                      std::pair{"--input-size", !options.input_size.empty()},
-                                      std::pair{"--precision", !options.precision.empty()},
-                                      std::pair{"--mode", options.mode != "inference"},
-                                      std::pair{"--host-ms-per-op", options.host_ms_per_op > 0}}) {
+    for (const auto& [flag, given] :
+         {std::pair{"--max-latency-ms", options.max_latency_ms > 0},
+          std::pair{"--max-energy-j", options.max_energy_j > 0},
+          std::pair{"--batch", options.batch > 0 || !sweep.batches.empty()},
+          std::pair{"--input-size", !options.input_size.empty()},
+          std::pair{"--precision", !options.precision.empty() || !sweep.precisions.empty()},
+          std::pair{"--mode", options.mode != "inference"},
+          std::pair{"--host-ms-per-op", options.host_ms_per_op > 0}}) {
       if (given) {
         throw InputError(std::string(flag) +
                          ": applies to --net predictions, not to --layers rows (each row gives "
                          "its own sizes, dtype and pass; a budget applies to a network's step)");
+      }
+    }
+    // One table of rows: a list of GPUs or runtimes would need one per entry.
+    for (const auto& [flag, listed] : {std::pair{"--gpu", !sweep.gpus.empty()},
+                                       std::pair{"--runtime", !sweep.runtimes.empty()}}) {
+      if (listed) {
+        throw InputError(std::string(flag) +
+                         ": a list applies to --net predictions, not to --layers rows; expected "
+                         "one value (a gpu column in the CSV puts each row on its own GPU)");
       }
     }
     const auto model = select_model(options, nullptr);
@@ -244,25 +409,11 @@ int run_predict(const PredictOptions& options) {
     out.commit();
     return 0;
   }
-  const auto model = select_model(options, net_gpu ? &*net_gpu : nullptr);
-  NetworkPrediction prediction = predict_for_options(options, *model);
-  attach_intervals(prediction, *model, options.host_ms_per_op > 0);
-  // No output carries a number that is not one, and no budget gate passes on it.
-  for (const auto& [field, value] :
-       {std::pair{"latency_ms", prediction.latency_ms},
-        std::pair{"kernel_ms", prediction.kernel_ms}, std::pair{"energy_j", prediction.energy_j},
-        std::pair{"avg_power_w", prediction.avg_power_w}}) {
-    if (!std::isfinite(value)) {
-      throw InputError(std::string("predicted ") + field + " is " + format_number(value) +
-                       ", not a finite number; expected options within their ranges (see "
-                       "--help)");
-    }
-  }
-  // A table on stdout ends with its warnings; saying them on stderr too printed each twice
-  // on a terminal. JSON and CSV (and a table written to a file) still say them there.
-  const bool table_on_stdout =
-      format == OutputFormat::kTable && (options.output.empty() || options.output == "-");
-  if (!table_on_stdout) {
+  if (!sweep.empty()) return run_sweep(options, sweep, format);
+  const GpuSpec net_gpu = GpuDatabase::bundled().resolve(options.gpu);
+  const auto model = select_model(options, &net_gpu);
+  const NetworkPrediction prediction = checked_prediction(options, *model);
+  if (!table_on_stdout(options, format)) {
     for (const auto& warning : prediction.warnings) spdlog::warn("{}", warning);
   }
   write_output(options.output, format_prediction(prediction, format));

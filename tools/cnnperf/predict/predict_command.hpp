@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cnnperf/common/io.hpp"
 #include "cnnperf/ml/intervals.hpp"
@@ -39,6 +40,24 @@ struct PredictOptions {
   std::string format;         ///< table|json|csv; empty: table for --net, csv for --layers
   std::string output;         ///< file, or empty for stdout
 };
+
+/// The lists of a sweep (`--gpu a100,t4 --batch 1,8 --precision fp32,fp16 --runtime ...`),
+/// parsed once by the CLI. A list holds two or more distinct entries; an empty one leaves its
+/// option to PredictOptions' single value. Each row of the sweep is the single prediction of
+/// PredictOptions with one entry of each list, in the order gpu, precision, runtime, batch.
+struct PredictSweep {
+  std::vector<std::string> gpus;  ///< database names or aliases (a spec file is never a list)
+  std::vector<std::int64_t> batches;
+  std::vector<DType> precisions;
+  std::vector<Runtime> runtimes;
+
+  [[nodiscard]] bool empty() const {
+    return gpus.empty() && batches.empty() && precisions.empty() && runtimes.empty();
+  }
+};
+
+/// The most rows one sweep predicts (the product of its lists' lengths).
+inline constexpr std::size_t kMaxSweepPredictions = 256;
 
 /// Chooses the LatencyModel: --model FILE, else the analytical baseline (--analytical says so
 /// explicitly), one default for --net and --layers so that a layer gets one kernel_ms.
@@ -92,7 +111,9 @@ void write_layer_predictions(const std::filesystem::path& csv, const GpuSpec* gp
 [[nodiscard]] std::optional<std::string> check_budget(const PredictOptions& options,
                                                       const NetworkPrediction& prediction);
 
-/// Runs the subcommand: writes the result, returns the exit code (0, or 3 over budget).
-int run_predict(const PredictOptions& options);
+/// Runs the subcommand: writes the result, returns the exit code (0, or 3 over budget). A
+/// non-empty `sweep` writes one row per combination (PredictionSweep); the budgets then apply
+/// to every row.
+int run_predict(const PredictOptions& options, const PredictSweep& sweep = {});
 
 }  // namespace cnnperf
