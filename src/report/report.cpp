@@ -53,7 +53,8 @@ p.meta{color:#555;margin-top:0}
 table{border-collapse:collapse;margin:8px 0 12px 0;font-size:12px}
 th,td{border:1px solid #ddd;padding:3px 7px;vertical-align:top;text-align:left}
 th{background:#f2f4f7}
-td{white-space:nowrap}table.kv td{white-space:normal}
+td{white-space:nowrap}table.kv td,table.wrap td{white-space:normal}
+table.wrap th,table.wrap td{overflow-wrap:anywhere}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 table.kv th{width:220px;font-weight:normal;color:#444;background:#f7f7f7}
 tr.muted td{color:#999;background:#fafafa}
@@ -257,8 +258,9 @@ std::string kv_table(const KeyValues& rows) {
 /// A table; cells that look numeric are right-aligned; rows flagged muted are greyed.
 std::string html_table(const std::vector<std::string>& header,
                        const std::vector<std::vector<std::string>>& rows,
-                       const std::vector<bool>& muted = {}) {
-  std::string out = "<div class=\"scroll\"><table>\n<tr>";
+                       const std::vector<bool>& muted = {}, bool wrap = false) {
+  std::string out =
+      std::string("<div class=\"scroll\"><table") + (wrap ? " class=\"wrap\"" : "") + ">\n<tr>";
   for (const auto& h : header) {
     out += "<th>" + html_escape(h) + "</th>";
   }
@@ -759,7 +761,7 @@ std::string render_network_prediction(const Json& doc) {
     out += h3("Slowest layers, in figures") +
            html_table({"rank", "name", "op", kernel_key, "roofline_ms", "share (%)", "energy_mj",
                        "avg_power_w", "bound", "in_distribution"},
-                      rows) +
+                      rows, {}, true) +
            note(std::string("share: the layer's ") + kernel_key + " over the sum of all layers' " +
                 kernel_key + " (computed by the report).");
   }
@@ -892,6 +894,57 @@ std::string render_layer_predictions(const Json& doc) {
 
 // ---- plan ----------------------------------------------------------------------------------
 
+// The candidates by latency and energy per image, accuracy as colour, with the Pareto front of
+// the feasible ones: none of them is both faster and uses less energy per image.
+std::string latency_energy_chart(const Json& candidates) {
+  XyChart chart;
+  chart.title = "Latency and energy per image of each candidate";
+  chart.x_label = "latency_ms (ms)";
+  chart.y_label = "energy_per_image_j (J)";
+  chart.shade_label = "top1_percent";
+  std::optional<double> low;
+  std::optional<double> high;
+  std::vector<std::pair<double, double>> feasible;
+  for (std::size_t i = 0; i < candidates.size() && i < kMaxScatterPoints; ++i) {
+    const Json& c = candidates[i];
+    const auto latency = number_at(c, "latency_ms");
+    const auto energy = number_at(c, "energy_per_image_j");
+    if (!latency || !energy) continue;
+    const bool ok = bool_at(c, "feasible", true);
+    const auto accuracy = number_at(c, "top1_percent");
+    if (accuracy) {
+      low = low ? std::min(*low, *accuracy) : *accuracy;
+      high = high ? std::max(*high, *accuracy) : *accuracy;
+    }
+    std::string tip = "#" + string_at(c, "rank", "?") + " " + string_at(c, "network") + " @ " +
+                      string_at(c, "gpu") + " b" + string_at(c, "batch", "?") + " " +
+                      string_at(c, "precision") + ": " + format_number(*latency, 4) + " ms, " +
+                      format_number(*energy, 4) + " J/image, top1 " +
+                      (accuracy ? format_number(*accuracy, 4) + " %" : std::string("unknown"));
+    if (!ok) tip += " (infeasible: " + string_at(c, "infeasible_reason", "no reason given") + ")";
+    chart.points.push_back({*latency, *energy, tip, 0, accuracy, !ok});
+    if (ok) feasible.emplace_back(*latency, *energy);
+  }
+  if (chart.points.empty()) return "";
+  chart.shade_low = low.value_or(0);
+  chart.shade_high = high.value_or(1);
+  // Fastest first (ties: less energy first); a point is on the front when it uses less energy
+  // than every faster one.
+  std::sort(feasible.begin(), feasible.end());
+  XyLine front{"Pareto front (feasible)", {}, false, "#b00020"};
+  for (const auto& point : feasible) {
+    if (front.points.empty() || point.second < front.points.back().second) {
+      front.points.push_back(point);
+    }
+  }
+  if (!front.points.empty()) chart.lines.push_back(front);
+  return h3("Latency and energy") + render_xy_chart(chart) +
+         note(
+             "Each candidate at its latency_ms and energy_per_image_j (log-log), coloured by "
+             "top1_percent (white: unknown); grey: infeasible. The line joins the feasible "
+             "candidates no other feasible one beats on both.");
+}
+
 std::string render_plan(const Json& doc) {
   std::string out;
   KeyValues setup;
@@ -931,20 +984,23 @@ std::string render_plan(const Json& doc) {
     const auto it = c.find("power_limit_w");
     return it == c.end() || it->is_null() ? std::string("none") : value_text(*it);
   };
-  auto label = [&](const Json& c) {
-    std::string l = "#" + string_at(c, "rank", "?") + " " + string_at(c, "network") + " @ " +
-                    string_at(c, "gpu") + " b" + string_at(c, "batch", "?") + " " +
-                    string_at(c, "precision");
+  auto candidate_text = [&](const Json& c) {
+    std::string l = string_at(c, "network") + " @ " + string_at(c, "gpu") + " b" +
+                    string_at(c, "batch", "?") + " " + string_at(c, "precision");
     if (cap_text(c) != "none") {
       l += " " + cap_text(c) + "W";
     }
     return l;
   };
+  auto label = [&](const Json& c) {
+    return "#" + string_at(c, "rank", "?") + " " + candidate_text(c);
+  };
 
-  std::vector<std::string> header{"rank",        "network",     "gpu",
-                                  "batch",       "precision",   "power_limit_w",
-                                  "latency_ms",  "energy_j",    "energy_per_image_j",
-                                  "avg_power_w", "top1_percent"};
+  // One candidate column (network @ gpu, batch, precision, cap) and wrapping reasons keep the
+  // table within the page.
+  std::vector<std::string> header{"rank",        "candidate",          "latency_ms",
+                                  "energy_j",    "energy_per_image_j", "avg_power_w",
+                                  "top1_percent"};
   for (const auto& t : terms) {
     header.push_back("term " + t);
   }
@@ -965,11 +1021,7 @@ std::string render_plan(const Json& doc) {
     const Json term_values =
         c.contains("terms") && c["terms"].is_object() ? c["terms"] : Json::object();
     if (i < kMaxTableRows) {
-      std::vector<std::string> row;
-      for (const char* key : {"rank", "network", "gpu", "batch", "precision"}) {
-        row.push_back(string_at(c, key));
-      }
-      row.push_back(cap_text(c));
+      std::vector<std::string> row{string_at(c, "rank"), candidate_text(c)};
       for (const char* key : {"latency_ms", "energy_j", "energy_per_image_j", "avg_power_w"}) {
         row.push_back(c.contains(key) ? value_text(c[key]) : "");
       }
@@ -995,11 +1047,12 @@ std::string render_plan(const Json& doc) {
       chart.bars.push_back(std::move(bar));
     }
   }
-  out += h3("Ranked candidates") + html_table(header, rows, muted);
+  out += h3("Ranked candidates") + html_table(header, rows, muted, true);
   if (candidates.size() > kMaxTableRows) {
     out += note("first " + std::to_string(kMaxTableRows) + " of " +
                 std::to_string(candidates.size()) + " candidates shown");
   }
+  out += latency_energy_chart(candidates);
   if (!terms.empty()) {
     out += h3("Score breakdown") + render_stacked_bar_chart(chart) +
            note(

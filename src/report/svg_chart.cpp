@@ -513,10 +513,15 @@ std::string render_xy_chart(const XyChart& chart) {
   const double shade_span = chart.shade_high - chart.shade_low;
   for (const XyPoint& p : chart.points) {
     if (!placeable(p.x, p.y)) continue;
-    const std::string fill =
-        shaded && p.shade
-            ? shade_color(shade_span != 0 ? (*p.shade - chart.shade_low) / shade_span : 1.0)
-            : series_color(p.series);
+    // In a shaded chart a point without a shade (unknown) is white.
+    std::string fill = series_color(p.series);
+    if (p.muted) {
+      fill = kMutedColor;
+    } else if (shaded) {
+      fill = p.shade
+                 ? shade_color(shade_span != 0 ? (*p.shade - chart.shade_low) / shade_span : 1.0)
+                 : "#ffffff";
+    }
     out += "<circle cx=\"" + px(to_x(p.x)) + "\" cy=\"" + px(to_y(p.y)) + "\" r=\"3.5\" fill=\"" +
            fill + "\" fill-opacity=\"0.8\" stroke=\"#333\" stroke-width=\"0.4\"><title>" +
            html_escape(p.label) + "</title></circle>\n";

@@ -76,6 +76,7 @@ struct XyPoint {
   /// Colour from XyChart::shade_low (light) to shade_high (dark) instead of the series';
   /// e.g. a candidate's accuracy.
   std::optional<double> shade;
+  bool muted = false;  ///< drawn grey (e.g. an infeasible candidate)
 };
 
 /// A polyline of an XY chart (a roof, a Pareto front), drawn under the points.

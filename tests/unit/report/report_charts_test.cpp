@@ -138,5 +138,56 @@ TEST(ReportCharts, XyChartPlacesPointsOnDecadesAndDrawsLinesAndShades) {
   EXPECT_EQ(render_xy_chart(chart), shaded);
 }
 
+// SYNTHETIC: the layout of `plan --format json`, numbers made up so the front is known: b is
+// faster than a but uses more energy, c is dominated by a, d is infeasible, e has no accuracy.
+const char* const kPlanJson = R"({"kind": "plan", "weights": {"latency": 1},
+  "candidates": [
+    {"rank": 1, "network": "a", "gpu": "t4", "batch": 1, "precision": "fp32", "latency_ms": 10,
+     "energy_j": 1, "energy_per_image_j": 1, "top1_percent": 76, "feasible": true,
+     "terms": {"latency": 1}, "score": 1},
+    {"rank": 2, "network": "b", "gpu": "t4", "batch": 1, "precision": "fp32", "latency_ms": 5,
+     "energy_j": 2, "energy_per_image_j": 2, "top1_percent": 70, "feasible": true,
+     "terms": {"latency": 1}, "score": 1},
+    {"rank": 3, "network": "c", "gpu": "t4", "batch": 1, "precision": "fp32", "latency_ms": 20,
+     "energy_j": 3, "energy_per_image_j": 3, "top1_percent": 80, "feasible": true,
+     "terms": {"latency": 1}, "score": 1},
+    {"rank": 4, "network": "d", "gpu": "t4", "batch": 1, "precision": "fp32", "latency_ms": 1,
+     "energy_j": 0.1, "energy_per_image_j": 0.1, "top1_percent": 75, "feasible": false,
+     "infeasible_reason": "over the energy tolerance", "terms": {"latency": 0}, "score": 0},
+    {"rank": 5, "network": "e", "gpu": "t4", "batch": 1, "precision": "fp32", "latency_ms": 40,
+     "energy_j": 4, "energy_per_image_j": 4, "top1_percent": null, "feasible": true,
+     "terms": {"latency": 1}, "score": 1}]})";
+
+TEST(ReportCharts, PlanHasALatencyEnergyScatterWithItsParetoFront) {
+  const std::string html = render_report({{"plan.json", kPlanJson}});
+  const auto chart = html.find("Latency and energy per image of each candidate");
+  ASSERT_NE(chart, std::string::npos);
+  // The front joins b then a (fastest first); c and e are dominated, d is infeasible.
+  const auto line = html.find("<polyline points=\"", chart);
+  ASSERT_NE(line, std::string::npos);
+  const auto points_end = html.find('"', line + 18);
+  const std::string points = html.substr(line + 18, points_end - line - 18);
+  EXPECT_EQ(count(points, ","), 2U) << points;
+  EXPECT_NE(html.find("<title>Pareto front (feasible)</title></polyline>", line),
+            std::string::npos);
+  // Accuracy as colour: lowest (b, 70) light, highest (c, 80) dark; e unknown: white; d grey.
+  const auto circle_of = [&](const std::string& tip) {
+    const auto at = html.find("<title>" + tip);
+    const auto start = html.rfind("<circle", at);
+    return at == std::string::npos ? std::string() : html.substr(start, at - start);
+  };
+  EXPECT_NE(circle_of("#2 b @ t4 b1 fp32: 5 ms, 2 J/image, top1 70 %").find("#fde725"),
+            std::string::npos);
+  EXPECT_NE(circle_of("#3 c @ t4 b1 fp32: 20 ms, 3 J/image, top1 80 %").find("#440154"),
+            std::string::npos);
+  EXPECT_NE(circle_of("#5 e @ t4 b1 fp32: 40 ms, 4 J/image, top1 unknown").find("#ffffff"),
+            std::string::npos);
+  EXPECT_NE(circle_of("#4 d @ t4 b1 fp32: 1 ms, 0.1 J/image, top1 75 % (infeasible: over the "
+                      "energy tolerance)")
+                .find("#c4c4c4"),
+            std::string::npos);
+  EXPECT_EQ(render_report({{"plan.json", kPlanJson}}), html);
+}
+
 }  // namespace
 }  // namespace cnnperf
