@@ -410,11 +410,35 @@ XyAxis xy_axis(bool log, const std::vector<double>& values) {
     any = true;
   }
   if (log) {
-    // Whole decades, so every grid line is a power of ten.
-    a.lo = any ? std::floor(std::log10(lo)) : 0;
-    a.hi = any ? std::ceil(std::log10(hi)) : 1;
-    if (a.hi <= a.lo) a.hi = a.lo + 1;
-    for (double e = a.lo; e <= a.hi + 0.5; ++e) a.ticks.push_back(std::pow(10.0, e));
+    // Ends and ticks at 1, 2 and 5 times a power of ten: data within a decade or two (a plan's
+    // latencies) spread over the plot; over more decades, ticks at the powers of ten only.
+    const auto steps_from = [](double e) {
+      return std::array<double, 3>{std::pow(10.0, e), 2 * std::pow(10.0, e), 5 * std::pow(10.0, e)};
+    };
+    const double lo_e = any ? std::floor(std::log10(lo)) : 0;
+    const double hi_e = any ? std::ceil(std::log10(hi)) : 1;
+    std::vector<double> marks;
+    for (double e = lo_e; e <= hi_e + 0.5; ++e) {
+      for (const double m : steps_from(e)) marks.push_back(m);
+    }
+    double first = marks.front();
+    double last = marks.back();
+    for (const double m : marks) {
+      if (any && m <= lo * (1 + 1e-12)) first = m;
+    }
+    for (auto it = marks.rbegin(); it != marks.rend(); ++it) {
+      if (any && *it >= hi * (1 - 1e-12)) last = *it;
+    }
+    if (!(last > first)) last = first * 10;
+    a.lo = std::log10(first);
+    a.hi = std::log10(last);
+    const bool fine = a.hi - a.lo <= 2 + 1e-9;
+    for (const double m : marks) {
+      const bool decade = std::fabs(std::log10(m) - std::round(std::log10(m))) < 1e-9;
+      if (m >= first * (1 - 1e-12) && m <= last * (1 + 1e-12) && (fine || decade)) {
+        a.ticks.push_back(m);
+      }
+    }
     return a;
   }
   a.lo = any ? std::min(0.0, lo) : 0;

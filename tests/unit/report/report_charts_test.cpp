@@ -125,6 +125,15 @@ TEST(ReportCharts, XyChartPlacesPointsOnDecadesAndDrawsLinesAndShades) {
   for (const char* tick : {">1<", ">10<", ">100<", ">1k<"}) {
     EXPECT_NE(svg.find(tick), std::string::npos) << tick;
   }
+  // Within two decades the ends and ticks are 1, 2 or 5 times a power of ten.
+  XyChart narrow;
+  narrow.points = {{5, 1, "p", 0, std::nullopt}, {40, 3, "q", 0, std::nullopt}};
+  const std::string narrow_svg = render_xy_chart(narrow);
+  EXPECT_NE(narrow_svg.find("cx=\"64.0\" cy=\"384.0\""), std::string::npos) << narrow_svg;
+  for (const char* tick : {">5<", ">10<", ">20<", ">50<", ">1<", ">2<"}) {
+    EXPECT_NE(narrow_svg.find(tick), std::string::npos) << tick;
+  }
+  EXPECT_EQ(narrow_svg.find(">100<"), std::string::npos);
   // A shade scale colours points from light (low) to dark (high) instead of their series.
   chart.shade_label = "top1_percent";
   chart.shade_low = 70;
