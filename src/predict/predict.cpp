@@ -404,6 +404,10 @@ double host_issue_ms(const EagerTerms& t, const EagerOverhead& o) {
 }
 
 double eager_latency_ms(const EagerTerms& t, const EagerOverhead& o) {
+  return eager_step_parts(t, o).latency_ms();
+}
+
+EagerStepParts eager_step_parts(const EagerTerms& t, const EagerOverhead& o) {
   const double host_ms = host_issue_ms(t, o);
   const double gpu_ms = t.kernel_ms * o.kernel_time_scale + t.kernels * o.gpu_gap_ms_per_kernel;
   double core_ms = std::max(gpu_ms, host_ms);
@@ -431,7 +435,7 @@ double eager_latency_ms(const EagerTerms& t, const EagerOverhead& o) {
                     : 0.0);
     data_parallel_ms = (t.num_gpus - 1) * per_gpu_ms;
   }
-  return o.fixed_ms + copy_ms + o.step_scale * core_ms + data_parallel_ms;
+  return {o.fixed_ms, copy_ms, core_ms, o.step_scale, data_parallel_ms, host_ms, gpu_ms};
 }
 
 namespace {
@@ -554,8 +558,6 @@ void AnalyticalModel::set_runtime_overhead_source(RuntimeOverheadSource source) 
   runtime_overhead_source_ = std::move(source);
 }
 
-namespace {
-
 // Ops whose eager host path is longer than an elementwise kernel's: cuDNN/cuBLAS calls with
 // descriptors, batch norm's argument checks, and ShuffleNet's view-permute-contiguous-view.
 bool is_heavy_host_op(Op op) {
@@ -568,8 +570,6 @@ bool is_heavy_host_op(Op op) {
     default: return false;
   }
 }
-
-}  // namespace
 
 std::vector<EagerOpCost> eager_op_costs(const std::vector<Layer>& layers,
                                         const std::vector<LayerPrediction>& predictions) {

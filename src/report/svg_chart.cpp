@@ -142,6 +142,16 @@ std::string horizontal_axes(const HorizontalFrame& f, std::size_t rows,
   return out;
 }
 
+// The x axis' label under the plot (centred at x_mid, the plot ending at plot_bottom) and the
+// y axis' label turned along the left edge (centred at y_mid).
+std::string axis_labels(double x_mid, double plot_bottom, double y_mid, const std::string& x_label,
+                        const std::string& y_label) {
+  return text(x_mid, plot_bottom + 32, x_label, "middle", "font-size=\"11\"") +
+         "<text transform=\"translate(14," + px(y_mid) +
+         ") rotate(-90)\" text-anchor=\"middle\" font-size=\"11\">" + html_escape(y_label) +
+         "</text>\n";
+}
+
 std::string title_text(const std::string& title) {
   return text(4, 16, title, "", "font-size=\"13\" font-weight=\"bold\"");
 }
@@ -363,11 +373,212 @@ std::string render_scatter_chart(const ScatterChart& chart) {
            html_escape(p->label + ": " + format_number(p->x, 4) + ", " + format_number(p->y, 4)) +
            "</title></circle>\n";
   }
-  out += text(kLeftPx + kPlotPx / 2, kTopPx + kPlotPx + 32, chart.x_label, "middle",
-              "font-size=\"11\"");
-  out += "<text transform=\"translate(14," + px(kTopPx + kPlotPx / 2) +
-         ") rotate(-90)\" text-anchor=\"middle\" font-size=\"11\">" + html_escape(chart.y_label) +
-         "</text>\n";
+  out += axis_labels(kLeftPx + kPlotPx / 2, kTopPx + kPlotPx, kTopPx + kPlotPx / 2, chart.x_label,
+                     chart.y_label);
+  return out + "</svg>\n";
+}
+
+std::string series_color(std::size_t index) {
+  return kPalette[index % kPalette.size()];
+}
+
+namespace {
+
+// One axis of an XY chart: its range (in log10 units on a log axis) and its ticks.
+struct XyAxis {
+  bool log = true;
+  double lo = 0;
+  double hi = 1;
+  std::vector<double> ticks;  // data values
+
+  [[nodiscard]] double unit(double v) const {  // 0 at lo, 1 at hi
+    const double t = log ? std::log10(v) : v;
+    return (t - lo) / (hi - lo);
+  }
+};
+
+XyAxis xy_axis(bool log, const std::vector<double>& values) {
+  XyAxis a;
+  a.log = log;
+  double lo = 0;
+  double hi = 0;
+  bool any = false;
+  for (const double v : values) {
+    if (!std::isfinite(v) || (log && !(v > 0))) continue;
+    lo = any ? std::min(lo, v) : v;
+    hi = any ? std::max(hi, v) : v;
+    any = true;
+  }
+  if (log) {
+    // Ends and ticks at 1, 2 and 5 times a power of ten: data within a decade or two (a plan's
+    // latencies) spread over the plot; over more decades, ticks at the powers of ten only.
+    const auto steps_from = [](double e) {
+      return std::array<double, 3>{std::pow(10.0, e), 2 * std::pow(10.0, e), 5 * std::pow(10.0, e)};
+    };
+    const double lo_e = any ? std::floor(std::log10(lo)) : 0;
+    const double hi_e = any ? std::ceil(std::log10(hi)) : 1;
+    std::vector<double> marks;
+    for (double e = lo_e; e <= hi_e + 0.5; ++e) {
+      for (const double m : steps_from(e)) marks.push_back(m);
+    }
+    double first = marks.front();
+    double last = marks.back();
+    for (const double m : marks) {
+      if (any && m <= lo * (1 + 1e-12)) first = m;
+    }
+    for (auto it = marks.rbegin(); it != marks.rend(); ++it) {
+      if (any && *it >= hi * (1 - 1e-12)) last = *it;
+    }
+    if (!(last > first)) last = first * 10;
+    a.lo = std::log10(first);
+    a.hi = std::log10(last);
+    const bool fine = a.hi - a.lo <= 2 + 1e-9;
+    for (const double m : marks) {
+      const bool decade = std::fabs(std::log10(m) - std::round(std::log10(m))) < 1e-9;
+      if (m >= first * (1 - 1e-12) && m <= last * (1 + 1e-12) && (fine || decade)) {
+        a.ticks.push_back(m);
+      }
+    }
+    return a;
+  }
+  a.lo = any ? std::min(0.0, lo) : 0;
+  a.ticks = linear_ticks(any ? hi : 1);
+  a.hi = a.ticks.back() > a.lo ? a.ticks.back() : a.lo + 1;
+  return a;
+}
+
+// A tick of a log axis: SI suffixes from 1k up (1T rather than 1e12), plain below.
+std::string log_tick_text(double v) {
+  constexpr std::array<std::pair<double, const char*>, 5> kSi{
+      {{1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}}};
+  for (const auto& [scale, suffix] : kSi) {
+    if (v >= scale * (1 - 1e-9)) return format_number(v / scale, 4) + suffix;
+  }
+  return format_number(v, 4);
+}
+
+// The shade scale from light yellow to dark purple (viridis' ends), t in [0, 1].
+std::string shade_color(double t) {
+  t = std::clamp(std::isfinite(t) ? t : 0.0, 0.0, 1.0);
+  constexpr std::array<double, 3> kLight{253, 231, 37};
+  constexpr std::array<double, 3> kDark{68, 1, 84};
+  std::array<int, 3> c{};
+  for (std::size_t k = 0; k < 3; ++k) {
+    c[k] = static_cast<int>(std::lround(kLight[k] + (kDark[k] - kLight[k]) * t));
+  }
+  std::array<char, 8> buffer{};
+  std::snprintf(buffer.data(), buffer.size(), "#%02x%02x%02x", c[0], c[1], c[2]);
+  return buffer.data();
+}
+
+}  // namespace
+
+std::string render_xy_chart(const XyChart& chart) {
+  constexpr double kLeftPx = 64;
+  constexpr double kTopPx = 44;
+  constexpr double kPlotWPx = 520;
+  constexpr double kPlotHPx = 340;
+  constexpr double kLegendPx = 250;  // right of the plot
+  const auto placeable = [&](double x, double y) {
+    return std::isfinite(x) && std::isfinite(y) && (!chart.log_x || x > 0) &&
+           (!chart.log_y || y > 0);
+  };
+  // The ranges cover what is drawn: a point left out does not stretch the other axis.
+  std::vector<double> xs;
+  std::vector<double> ys;
+  const auto cover = [&](double x, double y) {
+    if (!placeable(x, y)) return;
+    xs.push_back(x);
+    ys.push_back(y);
+  };
+  for (const XyPoint& p : chart.points) cover(p.x, p.y);
+  for (const XyLine& l : chart.lines) {
+    for (const auto& [x, y] : l.points) cover(x, y);
+  }
+  const XyAxis ax = xy_axis(chart.log_x, xs);
+  const XyAxis ay = xy_axis(chart.log_y, ys);
+  const auto to_x = [&](double v) { return kLeftPx + ax.unit(v) * kPlotWPx; };
+  const auto to_y = [&](double v) { return kTopPx + kPlotHPx - ay.unit(v) * kPlotHPx; };
+  std::string out = svg_open(kLeftPx + kPlotWPx + kLegendPx, kTopPx + kPlotHPx + 50, chart.title) +
+                    title_text(chart.title);
+  std::size_t skipped = 0;
+  for (const XyPoint& p : chart.points) skipped += placeable(p.x, p.y) ? 0 : 1;
+  if (skipped > 0) {
+    out += text(4, 32, std::to_string(skipped) + " point(s) not shown (a value <= 0 on a log axis)",
+                "", "fill=\"#777\"");
+  }
+  const auto tick_label = [](const XyAxis& a, double v) {
+    return a.log ? log_tick_text(v) : tick_text(v, a.ticks.back());
+  };
+  for (const double v : ax.ticks) {
+    out += line(to_x(v), kTopPx, to_x(v), kTopPx + kPlotHPx, "#e3e3e3");
+    out += text(to_x(v), kTopPx + kPlotHPx + 13, tick_label(ax, v), "middle", "fill=\"#555\"");
+  }
+  for (const double v : ay.ticks) {
+    out += line(kLeftPx, to_y(v), kLeftPx + kPlotWPx, to_y(v), "#e3e3e3");
+    out += text(kLeftPx - 4, to_y(v) + 3, tick_label(ay, v), "end", "fill=\"#555\"");
+  }
+  out += "<rect x=\"" + px(kLeftPx) + "\" y=\"" + px(kTopPx) + "\" width=\"" + px(kPlotWPx) +
+         "\" height=\"" + px(kPlotHPx) + "\" fill=\"none\" stroke=\"#888\"/>\n";
+  const auto dash = [](bool dashed) {
+    return std::string("stroke-width=\"1.5\"") + (dashed ? " stroke-dasharray=\"5 3\"" : "");
+  };
+  for (const XyLine& l : chart.lines) {
+    std::string points;
+    for (const auto& [x, y] : l.points) {
+      if (!placeable(x, y)) continue;
+      points += (points.empty() ? "" : " ") + px(to_x(x)) + "," + px(to_y(y));
+    }
+    if (points.empty()) continue;
+    out += "<polyline points=\"" + points + "\" fill=\"none\" stroke=\"" + l.color + "\" " +
+           dash(l.dashed) + "><title>" + html_escape(l.label) + "</title></polyline>\n";
+  }
+  const bool shaded = !chart.shade_label.empty();
+  const double shade_span = chart.shade_high - chart.shade_low;
+  for (const XyPoint& p : chart.points) {
+    if (!placeable(p.x, p.y)) continue;
+    // In a shaded chart a point without a shade (unknown) is white.
+    std::string fill = series_color(p.series);
+    if (p.muted) {
+      fill = kMutedColor;
+    } else if (shaded) {
+      fill = p.shade
+                 ? shade_color(shade_span != 0 ? (*p.shade - chart.shade_low) / shade_span : 1.0)
+                 : "#ffffff";
+    }
+    out += "<circle cx=\"" + px(to_x(p.x)) + "\" cy=\"" + px(to_y(p.y)) + "\" r=\"3.5\" fill=\"" +
+           fill + "\" fill-opacity=\"0.8\" stroke=\"#333\" stroke-width=\"0.4\"><title>" +
+           html_escape(p.label) + "</title></circle>\n";
+  }
+  // Legend right of the plot: the point series (or the shade scale), then the lines.
+  const double lx = kLeftPx + kPlotWPx + 14;
+  double ly = kTopPx + 6;
+  if (shaded) {
+    out += text(lx, ly, short_label(chart.shade_label), "", "font-weight=\"bold\"");
+    ly += 6;
+    constexpr int kSteps = 5;
+    for (int k = 0; k < kSteps; ++k) {
+      const double t = static_cast<double>(k) / (kSteps - 1);
+      out += rect(lx, ly, 12, 10, shade_color(t));
+      out += text(lx + 16, ly + 9, format_number(chart.shade_low + t * shade_span, 4));
+      ly += 13;
+    }
+    ly += 10;
+  } else {
+    for (std::size_t s = 0; s < chart.series.size(); ++s) {
+      out += "<circle cx=\"" + px(lx + 5) + "\" cy=\"" + px(ly - 3) + "\" r=\"3.5\" fill=\"" +
+             series_color(s) + "\"/>\n";
+      out += text(lx + 14, ly, short_label(chart.series[s]));
+      ly += 15;
+    }
+  }
+  for (const XyLine& l : chart.lines) {
+    out += line(lx, ly - 3, lx + 10, ly - 3, l.color, dash(l.dashed));
+    out += text(lx + 14, ly, short_label(l.label));
+    ly += 15;
+  }
+  out += axis_labels(kLeftPx + kPlotWPx / 2, kTopPx + kPlotHPx, kTopPx + kPlotHPx / 2,
+                     chart.x_label, chart.y_label);
   return out + "</svg>\n";
 }
 

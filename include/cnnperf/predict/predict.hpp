@@ -280,6 +280,9 @@ struct EagerTerms {
   /// reads. Empty: that term is the max of the sums.
   std::vector<EagerOpCost> op_costs;
 };
+/// Convolution, linear, normalization or channel shuffle: an op EagerOverhead::heavy_op_factor
+/// applies to.
+[[nodiscard]] bool is_heavy_host_op(Op op);
 /// The op costs of predicted layers (`predictions[i]` is `layers[i]`'s): ops without kernels
 /// left out, identical (kernel_ms, kernels, heavy) merged with a count.
 [[nodiscard]] std::vector<EagerOpCost> eager_op_costs(
@@ -293,6 +296,23 @@ struct EagerTerms {
 /// kernel_time_scale + per-kernel gaps. `overhead` is one GPU's and one network's
 /// (overhead_for); its per_gpu and per_network maps are not read.
 [[nodiscard]] double eager_latency_ms(const EagerTerms& terms, const EagerOverhead& overhead);
+
+/// The terms eager_latency_ms adds, for a picture of the step (predict's trace): latency =
+/// fixed_ms + copy_ms + step_scale x core_ms + data_parallel_ms, summed in that order.
+struct EagerStepParts {
+  double fixed_ms = 0;          ///< per-step constant (synchronize, allocator), ms
+  double copy_ms = 0;           ///< host-to-device copy of the (global) input batch, ms
+  double core_ms = 0;           ///< the ops' host and GPU time, overlapped, ms
+  double step_scale = 1;        ///< multiplies core_ms
+  double data_parallel_ms = 0;  ///< what the GPUs beyond the first add, ms
+  double host_ms = 0;           ///< host issue time of all ops (host_issue_ms), ms
+  double gpu_ms = 0;            ///< kernel time x kernel_time_scale + per-kernel gaps, ms
+  [[nodiscard]] double latency_ms() const {
+    return fixed_ms + copy_ms + step_scale * core_ms + data_parallel_ms;
+  }
+};
+[[nodiscard]] EagerStepParts eager_step_parts(const EagerTerms& terms,
+                                              const EagerOverhead& overhead);
 
 /// The key of EagerOverhead::per_network: "<zoo name> <precision> <mode>", e.g.
 /// "resnet50 fp16 inference".

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // A small inline-SVG chart writer for `cnnperf report`: horizontal bars, stacked bars, a
-// log-log scatter and log-log lines. Output is deterministic (fixed number formatting, no ids from
-// counters or clocks) so reports can be compared byte for byte, and every text is XML-escaped.
+// log-log scatter, log-log lines and an XY chart with lines (roofline, Pareto front). Output is
+// deterministic (fixed number formatting, no ids from counters or clocks) so reports can be
+// compared byte for byte, and every text is XML-escaped.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace cnnperf {
@@ -80,10 +82,51 @@ struct LineChart {
   std::vector<LineSeries> series;
 };
 
+/// One point of an XY chart.
+struct XyPoint {
+  double x = 0;
+  double y = 0;
+  std::string label;       ///< tooltip text
+  std::size_t series = 0;  ///< colour: index into XyChart::series (palette order)
+  /// Colour from XyChart::shade_low (light) to shade_high (dark) instead of the series';
+  /// e.g. a candidate's accuracy.
+  std::optional<double> shade;
+  bool muted = false;  ///< drawn grey (e.g. an infeasible candidate)
+};
+
+/// A polyline of an XY chart (a roof, a Pareto front), drawn under the points.
+struct XyLine {
+  std::string label;  ///< legend text and tooltip
+  std::vector<std::pair<double, double>> points;
+  bool dashed = false;
+  std::string color = "#333";
+};
+
+/// An XY chart with log10 or linear axes; both ranges cover every point and line vertex.
+/// On a log axis, points and vertices <= 0 cannot be placed and are counted in a note.
+struct XyChart {
+  std::string title;
+  std::string x_label;
+  std::string y_label;
+  bool log_x = true;
+  bool log_y = true;
+  std::vector<std::string> series;  ///< legend names of the point colours
+  std::vector<XyPoint> points;
+  std::vector<XyLine> lines;
+  std::string shade_label;  ///< legend of the shade scale; "" = points have no shade
+  double shade_low = 0;     ///< shade at the light end of the scale
+  double shade_high = 1;    ///< shade at the dark end
+};
+
 [[nodiscard]] std::string render_bar_chart(const BarChart& chart);
 [[nodiscard]] std::string render_stacked_bar_chart(const StackedBarChart& chart);
 [[nodiscard]] std::string render_scatter_chart(const ScatterChart& chart);
 [[nodiscard]] std::string render_line_chart(const LineChart& chart);
+[[nodiscard]] std::string render_xy_chart(const XyChart& chart);
+
+/// The palette's colour of series `index` (wrapping): what render_xy_chart and the stacked bars
+/// draw it in, for a legend or a line drawn in a series' colour.
+[[nodiscard]] std::string series_color(std::size_t index);
 
 /// "Nice" linear axis ticks from 0 to at least `max_value` (1, 2 or 5 times a power of ten
 /// per step); {0, 1} when max_value <= 0.

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/io.hpp"
 #include "cnnperf/model/gpu_spec.hpp"
+#include "cnnperf/model/layer.hpp"
 #include "cnnperf/model/zoo.hpp"
 #include "cnnperf/predict/power.hpp"
 #include "cnnperf/predict/predict.hpp"
@@ -217,9 +219,15 @@ TEST(Report, NetworkPredictionHasHeaderTotalsChartsAndSlowestLayers) {
         "roofline_ms", "energy_mj (mJ)", "Warnings", "schema_version", "tool_version"}) {
     EXPECT_NE(html.find(expected), std::string::npos) << expected;
   }
-  // Two per-layer charts (latency, energy), one <g> per layer each.
-  EXPECT_EQ(count(html, "<svg"), 2U);
-  EXPECT_EQ(count(html, "<g>"), 2 * p.layers.size());
+  // Time by op class and bound, the roofline, and two charts of the 25 slowest layers (kernel
+  // time, energy): one <g> per bar, one bar per op class with kernels plus "all kernels" and
+  // the step's time outside kernels.
+  EXPECT_EQ(count(html, "<svg"), 4U);
+  std::set<OpClass> classes;
+  for (std::size_t i = 0; i < p.layers.size(); ++i) {
+    if (p.predictions[i].kernel_ms > 0) classes.insert(op_class(p.layers[i].op));
+  }
+  EXPECT_EQ(count(html, "<g>"), 2 * 25 + classes.size() + 2);
   // Totals are the file's own figures.
   EXPECT_NE(html.find(format_number(p.latency_ms, 6)), std::string::npos);
   // The slowest layer heads the table.
@@ -234,7 +242,7 @@ TEST(Report, NetworkPredictionHasHeaderTotalsChartsAndSlowestLayers) {
             std::string::npos);
   EXPECT_EQ(html.find("Power cap"), std::string::npos);
   // Every resnet50 layer is in the analytical model's range: nothing drawn as flagged.
-  EXPECT_EQ(html.find("fill=\"#f28e2b\""), std::string::npos);
+  EXPECT_EQ(html.find("in_distribution: false"), std::string::npos);
 }
 
 TEST(Report, PowerCapSectionWhenTheResultHasOne) {
@@ -246,14 +254,23 @@ TEST(Report, PowerCapSectionWhenTheResultHasOne) {
   EXPECT_NE(html.find("clock_ratio"), std::string::npos);
 }
 
-TEST(Report, EveryLayerOfALongNetworkIsCharted) {
+TEST(Report, EveryLayerOfALongNetworkIsOnTheRooflineAndTheBarsAreItsSlowest) {
   const NetworkPrediction p = predict("resnet152", "v100");
   ASSERT_GT(p.layers.size(), 400U);
   const std::string html = render_report({{"r152.json", to_json(p).dump()}});
-  EXPECT_EQ(count(html, "<g>"), 2 * p.layers.size());
-  for (const auto& layer : p.layers) {
-    EXPECT_NE(html.find(">" + layer.name + "<"), std::string::npos) << layer.name;
+  std::size_t placed = 0;
+  for (std::size_t i = 0; i < p.layers.size(); ++i) {
+    const bool on_chart =
+        p.layers[i].flops() > 0 && p.layers[i].bytes() > 0 && p.predictions[i].kernel_ms > 0;
+    placed += on_chart ? 1 : 0;
+    if (on_chart) {
+      EXPECT_NE(html.find("<title>" + p.layers[i].name + " ("), std::string::npos)
+          << p.layers[i].name;
+    }
   }
+  EXPECT_GT(placed, 400U);
+  EXPECT_EQ(count(html, "<circle"), placed + 4);  // and the legend's four bounds
+  EXPECT_NE(html.find("(25 of " + std::to_string(p.layers.size()) + " layers)"), std::string::npos);
 }
 
 TEST(Report, LayerPredictionsWithMeasurementsGetAScatterAndMape) {

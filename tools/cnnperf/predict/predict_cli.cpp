@@ -186,6 +186,10 @@ void add_predict_command(CLI::App& app, Runner& run) {
                   "table|json|csv (default: table for --net, csv for --layers; a --layers "
                   "table holds at most 10000 rows, csv and json any number)");
   sub->add_option("-o,--output", opts->output, "Write to FILE instead of stdout");
+  sub->add_option("--trace", opts->trace,
+                  "--net: also write the predicted step as a Chrome trace-event JSON FILE "
+                  "(chrome://tracing, ui.perfetto.dev): kernels on a GPU track, op issue and "
+                  "the step's fixed terms on a host track, the input copy");
   sub->footer(
       "Examples:\n"
       "  cnnperf predict --net resnet50 --gpu a100\n"
@@ -200,6 +204,7 @@ void add_predict_command(CLI::App& app, Runner& run) {
       "  cnnperf predict --layers rows_with_gpu_column.csv -o out.csv   # each row on its GPU\n"
       "  cnnperf predict --net resnet50 --gpu v100 --model models/cnnperf_default.json\n"
       "  cnnperf predict --net resnet50 --gpu t4 --max-latency-ms 10   # exit 3 if over\n"
+      "  cnnperf predict --net resnet50 --gpu a100 --trace step.json   # open in Perfetto\n"
       "  cnnperf predict --net resnet50 --gpu v100 --mode training --batch 64 --power-limit 150\n"
       "  cnnperf predict --net resnet50 --gpu titan-rtx --batch 12 --num-gpus 4 --mode training\n"
       "  cnnperf predict --gpu \"GeForce GTX 1080 Ti\" --batch 32 --net \\\n"

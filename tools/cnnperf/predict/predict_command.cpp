@@ -20,6 +20,7 @@
 #include "cnnperf/ml/runtime_fit.hpp"
 #include "cnnperf/model/network_io.hpp"
 #include "cnnperf/predict/sweep.hpp"
+#include "cnnperf/predict/trace.hpp"
 #include "commands.hpp"
 
 namespace cnnperf {
@@ -345,6 +346,16 @@ int run_predict(const PredictOptions& options, const PredictSweep& sweep) {
   const bool layers_mode = !options.layers_csv.empty();
   check_output_not_input(options.output, {options.net, options.layers_csv, options.gpu,
                                           options.model, options.eager_overhead});
+  check_output_not_input(options.trace, {options.net, options.layers_csv, options.gpu,
+                                         options.model, options.eager_overhead});
+  if (!options.trace.empty() && (options.trace == "-" || !options.layers_csv.empty())) {
+    throw InputError("--trace: expected a file name, with --net (a trace is of a network's step)");
+  }
+  if (!options.trace.empty() && !options.output.empty() &&
+      std::filesystem::weakly_canonical(options.trace) ==
+          std::filesystem::weakly_canonical(options.output)) {
+    throw InputError("--trace and --output: expected two different files, got " + options.trace);
+  }
   // --layers writes rows for other tools (DESIGN: csv|json); a table only when asked for.
   const OutputFormat format = output_format_from_string(
       options.format.empty() ? (layers_mode ? "csv" : "table") : options.format);
@@ -409,6 +420,11 @@ int run_predict(const PredictOptions& options, const PredictSweep& sweep) {
     out.commit();
     return 0;
   }
+  if (!sweep.empty() && !options.trace.empty()) {
+    throw InputError(
+        "--trace: a trace is of one prediction; expected one value each of --gpu, --batch, "
+        "--precision and --runtime, not a list");
+  }
   if (!sweep.empty()) return run_sweep(options, sweep, format);
   const GpuSpec net_gpu = GpuDatabase::bundled().resolve(options.gpu);
   const auto model = select_model(options, &net_gpu);
@@ -417,6 +433,7 @@ int run_predict(const PredictOptions& options, const PredictSweep& sweep) {
     for (const auto& warning : prediction.warnings) spdlog::warn("{}", warning);
   }
   write_output(options.output, format_prediction(prediction, format));
+  if (!options.trace.empty()) write_output(options.trace, to_trace_json(prediction).dump(1) + "\n");
   if (const auto over = check_budget(options, prediction)) {
     throw BudgetExceeded(*over);
   }

@@ -39,6 +39,7 @@ struct PredictOptions {
   double max_energy_j = 0;    ///< CI budget; 0: none (exit 3 when exceeded)
   std::string format;         ///< table|json|csv; empty: table for --net, csv for --layers
   std::string output;         ///< file, or empty for stdout
+  std::string trace;          ///< --net: Chrome trace-event file of the step; empty: none
 };
 
 /// The lists of a sweep (`--gpu a100,t4 --batch 1,8 --precision fp32,fp16 --runtime ...`),
