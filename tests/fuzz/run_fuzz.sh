@@ -6,7 +6,10 @@
 #   tests/fuzz/run_fuzz.sh merge       only minimize the committed corpora (libFuzzer -merge=1)
 # Environment: FUZZ_TARGETS="layers_csv report ..." (default: all), FUZZ_MERGE=1 to merge what a
 # run found back into the committed corpus (otherwise new inputs stay in the build folder),
-# JOBS (build parallelism), FUZZ_BUILD=0 to run the targets as they are built. Exits 1 on a
+# JOBS (build parallelism), FUZZ_BUILD=0 to run the targets as they are built,
+# FUZZ_RUNS=N (FUZZ_RUNS_NAME=N for one target) and FUZZ_SEED=S for a repeatable run (the CI
+# smoke run): at most N inputs per target from libFuzzer seed S, new inputs into an empty
+# folder, SECONDS still the bound. Exits 1 on a
 # finding; the input that caused it is kept under $FUZZ_BUILD_DIR/findings/NAME/ and the log in
 # $FUZZ_BUILD_DIR/logs/NAME.log.
 set -euo pipefail
@@ -47,11 +50,21 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
 # Inputs above 64 KiB only slow the search down; the seeds are smaller.
 common_flags=(-max_len=65536 -timeout=10 -rss_limit_mb=2048)
+if [[ -n "${FUZZ_SEED:-}" ]]; then common_flags+=(-seed="$FUZZ_SEED"); fi
 status=0
 for name in $targets; do
   bin="$out/tests/fuzz/${name}_fuzz"
   corpus="$here/corpus/$name"
   [[ -d "$corpus" ]] || { echo "fuzz: no corpus folder $corpus" >&2; exit 2; }
+  # A repeatable run starts from the committed corpus alone; FUZZ_RUNS_NAME (e.g.
+  # FUZZ_RUNS_model_file) sets one target's count.
+  runs_var="FUZZ_RUNS_$name"
+  runs="${!runs_var:-${FUZZ_RUNS:-}}"
+  run_flags=()
+  if [[ -n "$runs" ]]; then
+    run_flags=(-runs="$runs")
+    rm -rf "${out:?}/new/$name"
+  fi
   mkdir -p "$out/logs" "$out/findings/$name" "$out/new/$name"
   log="$out/logs/$name.log"
   if [[ "$mode" == "fuzz" ]]; then
@@ -61,7 +74,7 @@ for name in $targets; do
     # tests/fuzz/regressions/NAME: inputs that once found something, replayed on every run.
     extra=()
     if [[ -d "$here/regressions/$name" ]]; then extra=("$here/regressions/$name"); fi
-    "$bin" "$out/new/$name" "$corpus" "${extra[@]}" -max_total_time="$secs" "${common_flags[@]}" \
+    "$bin" "$out/new/$name" "$corpus" "${extra[@]}" -max_total_time="$secs" "${common_flags[@]}" "${run_flags[@]}" \
       -artifact_prefix="$out/findings/$name/" -print_final_stats=1 >"$log" 2>&1 || rc=$?
     execs="$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo ?)"
     took="$(grep -o 'Done [0-9]* runs in [0-9]* second' "$log" | grep -o 'in [0-9]*' | grep -o '[0-9]*' || echo ?)"

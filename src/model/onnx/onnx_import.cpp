@@ -177,8 +177,20 @@ const std::vector<std::string> kOtherOps{
     "Gather", "Resize", "Upsample"};
 // clang-format on
 
+// The ops this importer maps, sorted. Its own list: the module must not ask the loader
+// (supported_onnx_ops), which would load the module again from outside.
+const std::vector<std::string>& own_supported_ops() {
+  static const std::vector<std::string> ops = [] {
+    std::vector<std::string> out = kOtherOps;
+    for (const auto& [name, op] : pointwise_ops()) out.push_back(name);
+    std::sort(out.begin(), out.end());
+    return out;
+  }();
+  return ops;
+}
+
 std::string supported_list() {
-  return join(supported_onnx_ops(), ", ");
+  return join(own_supported_ops(), ", ");
 }
 
 class Importer {
@@ -1286,13 +1298,7 @@ namespace onnx_module {
 namespace {
 
 const std::vector<std::string>& supported_ops() {
-  static const std::vector<std::string> ops = [] {
-    std::vector<std::string> out = kOtherOps;
-    for (const auto& [name, op] : pointwise_ops()) out.push_back(name);
-    std::sort(out.begin(), out.end());
-    return out;
-  }();
-  return ops;
+  return own_supported_ops();
 }
 
 ImportResult import_bytes(std::string_view bytes, const std::string& source,
