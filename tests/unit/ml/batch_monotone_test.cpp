@@ -36,15 +36,7 @@ TrainingData falling_rows() {
 }
 
 std::unique_ptr<LearnedModel> falling_model(const TrainingData& data) {
-  const FeatureSpec spec = FeatureSpec::parse("default");
-  std::vector<FamilyModel> fams;
-  fams.push_back(fit_family(data, testing::all_rows(data), OpFamily::kConv,
-                            RegressorKind::kDecisionTree,
-                            nlohmann::json{{"log_target", true}, {"max_depth", 8}}, spec,
-                            /*host_floor=*/false));
-  fams.back().source = kReferenceSource;
-  return std::make_unique<LearnedModel>(spec, std::move(fams), EagerOverhead{},
-                                        nlohmann::json::object());
+  return testing::tree_model(data, OpFamily::kConv, 8);
 }
 
 TEST(BatchChain, HalvesDownToOne) {

@@ -34,15 +34,7 @@ std::unique_ptr<LearnedModel> ratio_model() {
                        estimate_layer(l, gpu(name)).latency_ms * kRatio);
     }
   }
-  const FeatureSpec spec = FeatureSpec::parse("default");
-  std::vector<FamilyModel> fams;
-  fams.push_back(fit_family(data, testing::all_rows(data), OpFamily::kConv,
-                            RegressorKind::kDecisionTree,
-                            nlohmann::json{{"log_target", true}, {"max_depth", 3}}, spec,
-                            /*host_floor=*/false));
-  fams.back().source = kReferenceSource;
-  return std::make_unique<LearnedModel>(spec, std::move(fams), EagerOverhead{},
-                                        nlohmann::json::object());
+  return testing::tree_model(data, OpFamily::kConv, 3);
 }
 
 using testing::conv3x3;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,20 @@ inline std::vector<std::size_t> all_rows(const TrainingData& data) {
   std::vector<std::size_t> rows(data.layers.size());
   for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = i;
   return rows;
+}
+
+/// A model of one family: a decision tree of log latency at `max_depth`, fitted on every row of
+/// `data` with the default features and no host floor, as the reference source's.
+inline std::unique_ptr<LearnedModel> tree_model(const TrainingData& data, OpFamily family,
+                                                int max_depth) {
+  const FeatureSpec spec = FeatureSpec::parse("default");
+  std::vector<FamilyModel> fams;
+  fams.push_back(fit_family(data, all_rows(data), family, RegressorKind::kDecisionTree,
+                            nlohmann::json{{"log_target", true}, {"max_depth", max_depth}}, spec,
+                            /*host_floor=*/false));
+  fams.back().source = kReferenceSource;
+  return std::make_unique<LearnedModel>(spec, std::move(fams), EagerOverhead{},
+                                        nlohmann::json::object());
 }
 
 }  // namespace cnnperf::testing
