@@ -167,8 +167,9 @@ TraceLayout eager_layout(const NetworkPrediction& r, const EagerTerms& terms,
   }
   double t = 0;
   const auto step_term = [&](const char* name, int pid, int tid, double dur_ms, nlohmann::json a) {
-    if (dur_ms > 0)
+    if (dur_ms > 0) {
       out.events.push_back(complete_event(name, "step", pid, tid, t, dur_ms, std::move(a)));
+    }
     t += dur_ms;
   };
   step_term("fixed per-step cost (synchronize, allocator)", kTraceHostPid, kTraceStepTid,
