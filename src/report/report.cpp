@@ -1533,6 +1533,17 @@ std::string section_body(ReportKind kind, const Json& doc) {
   return render_generic(doc);
 }
 
+// A section writer parses its input into the result type its command writes (from_json): a
+// member of the wrong type or a missing one is a damaged input, reported with the file's name.
+std::string typed_section_body(ReportKind kind, const Json& doc, const std::string& name) {
+  try {
+    return section_body(kind, doc);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(
+        input_message(name, e.what(), "a " + to_string(kind) + " result as cnnperf writes it"));
+  }
+}
+
 std::string section_heading(ReportKind kind, const Json& doc) {
   switch (kind) {
     case ReportKind::kNetworkPrediction: {
@@ -1623,7 +1634,8 @@ std::string render_report(const std::vector<ReportInput>& inputs, const std::str
     if (kinds[i] == ReportKind::kLayerPredictions) {
       shown = {"model", "source"};
     }
-    out += provenance(docs[i], shown) + section_body(kinds[i], docs[i]) + "</section>\n";
+    out += provenance(docs[i], shown) + typed_section_body(kinds[i], docs[i], inputs[i].name) +
+           "</section>\n";
   }
   return out + "</body>\n</html>\n";
 }
