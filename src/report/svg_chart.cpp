@@ -499,8 +499,13 @@ std::string render_xy_chart(const XyChart& chart) {
   const XyAxis ay = xy_axis(chart.log_y, ys);
   const auto to_x = [&](double v) { return kLeftPx + ax.unit(v) * kPlotWPx; };
   const auto to_y = [&](double v) { return kTopPx + kPlotHPx - ay.unit(v) * kPlotHPx; };
-  std::string out = svg_open(kLeftPx + kPlotWPx + kLegendPx, kTopPx + kPlotHPx + 50, chart.title) +
-                    title_text(chart.title);
+  // The legend (15 px a row, the shade scale 91 px) may run below the plot: the picture grows.
+  const double legend_rows_px =
+      (chart.shade_label.empty() ? 15.0 * static_cast<double>(chart.series.size()) : 91.0) +
+      15.0 * static_cast<double>(chart.lines.size());
+  const double height_px = std::max(kTopPx + kPlotHPx + 50, kTopPx + 6 + legend_rows_px + 10);
+  std::string out =
+      svg_open(kLeftPx + kPlotWPx + kLegendPx, height_px, chart.title) + title_text(chart.title);
   std::size_t skipped = 0;
   for (const XyPoint& p : chart.points) skipped += placeable(p.x, p.y) ? 0 : 1;
   if (skipped > 0) {
@@ -582,123 +587,28 @@ std::string render_xy_chart(const XyChart& chart) {
   return out + "</svg>\n";
 }
 
-namespace {
-
-bool placeable(const ScatterPoint& p) {
-  return p.x > 0 && p.y > 0 && std::isfinite(p.x) && std::isfinite(p.y);
-}
-
-// A log10 axis over whole decades, from the decade at or below `lo` to the one at or above
-// `hi` (at least one decade).
-struct DecadeAxis {
-  int lo_exp = -1;
-  int hi_exp = 1;
-  [[nodiscard]] double fraction(double v) const {
-    return (std::log10(v) - lo_exp) / static_cast<double>(hi_exp - lo_exp);
-  }
-};
-
-DecadeAxis decade_axis(double lo, double hi) {
-  DecadeAxis axis;
-  axis.lo_exp = static_cast<int>(std::floor(std::log10(lo)));
-  axis.hi_exp = std::max(axis.lo_exp + 1, static_cast<int>(std::ceil(std::log10(hi))));
-  return axis;
-}
-
-}  // namespace
-
+// A line chart is an XY chart on log axes whose lines carry the legend: each series is one
+// line and its points, in the series' colour.
 std::string render_line_chart(const LineChart& chart) {
-  constexpr double kPlotW = 560;
-  constexpr double kPlotH = 300;
-  constexpr double kLeftPx = 70;
-  constexpr double kLegendRowPx = 16;
-  const double width = kLeftPx + kPlotW + 30;
-  // Legend entries left to right, a new row where the next would pass the right edge.
-  std::vector<std::pair<double, double>> legend_at;
-  double legend_x = kLeftPx;
-  double legend_y = 44;
-  for (const LineSeries& s : chart.series) {
-    const double entry = 18 + static_cast<double>(s.name.size()) * kCharPx + 18;
-    if (legend_x > kLeftPx && legend_x + entry > width) {
-      legend_x = kLeftPx;
-      legend_y += kLegendRowPx;
-    }
-    legend_at.emplace_back(legend_x, legend_y);
-    legend_x += entry;
-  }
-  const double top_px = legend_y + kLegendRowPx;
-  double x_lo = 0;
-  double x_hi = 0;
-  double y_lo = 0;
-  double y_hi = 0;
-  std::size_t placed = 0;
-  std::size_t total = 0;
-  for (const LineSeries& s : chart.series) {
-    for (const ScatterPoint& p : s.points) {
-      ++total;
-      if (!placeable(p)) continue;
-      x_lo = placed == 0 ? p.x : std::min(x_lo, p.x);
-      x_hi = placed == 0 ? p.x : std::max(x_hi, p.x);
-      y_lo = placed == 0 ? p.y : std::min(y_lo, p.y);
-      y_hi = placed == 0 ? p.y : std::max(y_hi, p.y);
-      ++placed;
-    }
-  }
-  const DecadeAxis ax = placed == 0 ? DecadeAxis{} : decade_axis(x_lo, x_hi);
-  const DecadeAxis ay = placed == 0 ? DecadeAxis{} : decade_axis(y_lo, y_hi);
-  auto to_x = [&](double v) { return kLeftPx + ax.fraction(v) * kPlotW; };
-  auto to_y = [&](double v) { return top_px + kPlotH - ay.fraction(v) * kPlotH; };
-  const double height = top_px + kPlotH + 50;
-  std::string out = svg_open(width, height, chart.title) + title_text(chart.title);
-  if (placed < total) {
-    out += text(
-        4, 30,
-        std::to_string(total - placed) + " point(s) with a value <= 0 not shown " + "(log axes)",
-        "", "fill=\"#777\"");
-  }
+  XyChart xy;
+  xy.title = chart.title;
+  xy.x_label = chart.x_label;
+  xy.y_label = chart.y_label;
   for (std::size_t s = 0; s < chart.series.size(); ++s) {
-    const char* color = kPalette[s % kPalette.size()];
-    const auto [x, y] = legend_at[s];
-    out += line(x, y, x + 14, y, color, "stroke-width=\"2\"");
-    out += text(x + 18, y + 3, chart.series[s].name);
-  }
-  for (int e = ax.lo_exp; e <= ax.hi_exp; ++e) {
-    const double v = std::pow(10.0, e);
-    out += line(to_x(v), top_px, to_x(v), top_px + kPlotH, "#e3e3e3");
-    out += text(to_x(v), top_px + kPlotH + 13, format_number(v, 1), "middle", "fill=\"#555\"");
-  }
-  for (int e = ay.lo_exp; e <= ay.hi_exp; ++e) {
-    const double v = std::pow(10.0, e);
-    out += line(kLeftPx, to_y(v), kLeftPx + kPlotW, to_y(v), "#e3e3e3");
-    out += text(kLeftPx - 4, to_y(v) + 3, format_number(v, 1), "end", "fill=\"#555\"");
-  }
-  out += "<rect x=\"" + px(kLeftPx) + "\" y=\"" + px(top_px) + "\" width=\"" + px(kPlotW) +
-         "\" height=\"" + px(kPlotH) + "\" fill=\"none\" stroke=\"#888\"/>\n";
-  for (std::size_t s = 0; s < chart.series.size(); ++s) {
-    const char* color = kPalette[s % kPalette.size()];
-    std::string points;
-    for (const ScatterPoint& p : chart.series[s].points) {
-      if (!placeable(p)) continue;
-      points += (points.empty() ? "" : " ") + px(to_x(p.x)) + "," + px(to_y(p.y));
+    const LineSeries& series = chart.series[s];
+    XyLine line;
+    line.label = series.name;
+    line.color = series_color(s);
+    for (const ScatterPoint& p : series.points) {
+      line.points.emplace_back(p.x, p.y);
+      xy.points.push_back({p.x, p.y,
+                           series.name + ", " + p.label + ": " + format_number(p.x, 4) + ", " +
+                               format_number(p.y, 4),
+                           s, std::nullopt, false});
     }
-    out += "<g><title>" + html_escape(chart.series[s].name) + "</title>\n";
-    out += "<polyline points=\"" + points + "\" fill=\"none\" stroke=\"" + color +
-           "\" stroke-width=\"2\"/>\n";
-    for (const ScatterPoint& p : chart.series[s].points) {
-      if (!placeable(p)) continue;
-      out += "<circle cx=\"" + px(to_x(p.x)) + "\" cy=\"" + px(to_y(p.y)) + "\" r=\"3\" fill=\"" +
-             color + "\"><title>" +
-             html_escape(p.label + ": " + format_number(p.x, 4) + ", " + format_number(p.y, 4)) +
-             "</title></circle>\n";
-    }
-    out += "</g>\n";
+    xy.lines.push_back(std::move(line));
   }
-  out +=
-      text(kLeftPx + kPlotW / 2, top_px + kPlotH + 32, chart.x_label, "middle", "font-size=\"11\"");
-  out += "<text transform=\"translate(14," + px(top_px + kPlotH / 2) +
-         ") rotate(-90)\" text-anchor=\"middle\" font-size=\"11\">" + html_escape(chart.y_label) +
-         "</text>\n";
-  return out + "</svg>\n";
+  return render_xy_chart(xy);
 }
 
 }  // namespace cnnperf

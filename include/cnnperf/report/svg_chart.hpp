@@ -73,8 +73,9 @@ struct LineSeries {
   std::vector<ScatterPoint> points;  ///< each with its tooltip label
 };
 
-/// Lines on log10 axes, each axis over the decades of its own data (batch 1 to 256 against
-/// latency_ms); points with a value <= 0 cannot be placed and are counted in a note.
+/// Lines with their points on log10 axes (batch 1 to 256 against latency_ms), drawn as an
+/// XyChart: one line and colour per series, the legend right of the plot; points with a value
+/// <= 0 cannot be placed and are counted in a note.
 struct LineChart {
   std::string title;
   std::string x_label;

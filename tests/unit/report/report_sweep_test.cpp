@@ -49,7 +49,7 @@ PredictionSweep resnet18_sweep(const std::vector<std::string>& gpus) {
   return sweep;
 }
 
-std::string sweep_page(PredictionSweep sweep) {
+std::string sweep_page(const PredictionSweep& sweep) {
   return render_report({{"sweep.json", json_text(to_json(sweep))}});
 }
 
@@ -110,11 +110,33 @@ TEST(SvgChart, LineChartHasOneLinePerSeriesOnDecadesAndSkipsNonPositivePoints) {
   const std::string svg = render_line_chart(chart);
   EXPECT_EQ(count(svg, "<polyline "), 2U);
   EXPECT_EQ(count(svg, "<circle "), 4U);
-  EXPECT_NE(svg.find("1 point(s) with a value &lt;= 0 not shown"), std::string::npos);
-  // x from 10^0 to 10^2, y from 10^0 to 10^3: tick labels at each decade.
+  EXPECT_NE(svg.find("1 point(s) not shown"), std::string::npos);
+  // x from 1 to 100 (two decades: ticks at 1, 2 and 5 times a power of ten); y from 2 to 500
+  // (more than two decades: ticks at the powers of ten only).
+  EXPECT_NE(svg.find(">50</text>"), std::string::npos);
   EXPECT_NE(svg.find(">100</text>"), std::string::npos);
-  EXPECT_NE(svg.find(">1000</text>"), std::string::npos);
+  EXPECT_EQ(svg.find(">200</text>"), std::string::npos);
   EXPECT_EQ(render_line_chart(chart), svg);
+}
+
+// The legend lists every series right of the plot; with more series than the plot's height
+// holds (15 px a row), the picture grows so that the last entry stays inside it.
+TEST(SvgChart, LineChartGrowsToHoldALongLegend) {
+  LineChart chart;
+  chart.title = "made-up points, 40 series";
+  for (int s = 0; s < 40; ++s) {
+    chart.series.push_back({"series " + std::to_string(s), {{1, 1.0 + s}, {2, 2.0 + s}}});
+  }
+  const std::string svg = render_line_chart(chart);
+  EXPECT_EQ(count(svg, "<polyline "), 40U);
+  const auto height_at = svg.find("height=\"") + 8;
+  const double height_px = std::stod(svg.substr(height_at, svg.find('"', height_at) - height_at));
+  const auto last = svg.find(">series 39</text>");
+  ASSERT_NE(last, std::string::npos);
+  const auto y_at = svg.rfind("y=\"", last) + 3;
+  const double last_y_px = std::stod(svg.substr(y_at, svg.find('"', y_at) - y_at));
+  EXPECT_GT(last_y_px, 434.0);  // below the plot's bottom edge
+  EXPECT_LT(last_y_px, height_px);
 }
 
 }  // namespace
