@@ -323,6 +323,41 @@ std::vector<std::int64_t> batch_chain(std::int64_t batch) {
 
 namespace {
 
+// The batch chains of a list of n items, to append after it: entry k is (item index, halved
+// batch); chain_end[i] is where item i's chain ends in the combined list. Disabled, every
+// chain is empty.
+struct BatchChains {
+  std::vector<std::pair<std::size_t, std::int64_t>> entries;
+  std::vector<std::size_t> chain_end;
+};
+
+BatchChains batch_chains(const std::vector<std::int64_t>& batches, bool enabled) {
+  BatchChains chains;
+  chains.chain_end.assign(batches.size(), batches.size());
+  for (std::size_t i = 0; i < batches.size() && enabled; ++i) {
+    for (const std::int64_t b : batch_chain(batches[i])) chains.entries.emplace_back(i, b);
+    chains.chain_end[i] = batches.size() + chains.entries.size();
+  }
+  return chains;
+}
+
+// Folds each of the first n values' chain into it (keep(value, chain member)), then drops the
+// chain entries.
+template <typename T, typename Keep>
+void fold_batch_chains(std::vector<T>& values, std::size_t n, const BatchChains& chains,
+                       Keep keep) {
+  std::size_t begin = n;
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = begin; j < chains.chain_end[i]; ++j) keep(values[i], values[j]);
+    begin = chains.chain_end[i];
+  }
+  values.resize(n);
+}
+
+}  // namespace
+
+namespace {
+
 // predict_rows without the batch repair: each row as the regressors give it.
 std::vector<double> predict_rows_as_fitted(const FamilyModel& model, const TrainingData& data,
                                            const std::vector<std::size_t>& rows,
@@ -379,29 +414,27 @@ std::vector<double> predict_rows(const FamilyModel& model, const TrainingData& d
   // The rows, then each row's batch chain (batch_chain), as rows of their own.
   TrainingData all;
   std::vector<std::size_t> all_rows;
-  std::vector<std::size_t> chain_end(rows.size());  // all_rows[..chain_end[i]): row i's chain
   const auto add = [&](std::size_t r, const Layer& l) {
     all.layers.push_back(l);
     all.gpus.push_back(data.gpus[r]);
     all.sources.push_back(data.sources[r]);
     all_rows.push_back(all_rows.size());
   };
-  for (const auto r : rows) add(r, data.layers[r]);
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    for (const std::int64_t b : batch_chain(data.layers[rows[i]].batch)) {
-      Layer l = data.layers[rows[i]];
-      l.batch = b;
-      add(rows[i], l);
-    }
-    chain_end[i] = all_rows.size();
+  std::vector<std::int64_t> batches;
+  batches.reserve(rows.size());
+  for (const auto r : rows) {
+    add(r, data.layers[r]);
+    batches.push_back(data.layers[r].batch);
+  }
+  const BatchChains chains = batch_chains(batches, true);
+  for (const auto& [i, b] : chains.entries) {
+    Layer l = data.layers[rows[i]];
+    l.batch = b;
+    add(rows[i], l);
   }
   std::vector<double> out = predict_rows_as_fitted(model, all, all_rows, spec);
-  std::size_t begin = rows.size();
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    for (std::size_t j = begin; j < chain_end[i]; ++j) out[i] = std::max(out[i], out[j]);
-    begin = chain_end[i];
-  }
-  out.resize(rows.size());
+  fold_batch_chains(out, rows.size(), chains,
+                    [](double& v, double member) { v = std::max(v, member); });
   return out;
 }
 
@@ -448,18 +481,17 @@ std::vector<LayerPrediction> LearnedModel::predict(const std::vector<Layer>& giv
   // kernel time is the largest over its chain, so doubling the batch never lowers it.
   std::vector<Layer> layers = given;
   std::vector<std::string> sources = given_sources;
-  std::vector<std::size_t> chain_end(given.size());  // layers[..chain_end[i]): given[i]'s chain
   const bool monotone = std::any_of(families_.begin(), families_.end(),
                                     [](const FamilyModel& f) { return f.batch_monotone; });
-  for (std::size_t i = 0; i < given.size() && monotone; ++i) {
-    for (const std::int64_t b : batch_chain(given[i].batch)) {
-      layers.push_back(given[i]);
-      layers.back().batch = b;
-      if (!sources.empty()) sources.push_back(given_sources[i]);
-    }
-    chain_end[i] = layers.size();
+  std::vector<std::int64_t> batches;
+  batches.reserve(given.size());
+  for (const Layer& l : given) batches.push_back(l.batch);
+  const BatchChains chains = batch_chains(batches, monotone);
+  for (const auto& [i, b] : chains.entries) {
+    layers.push_back(given[i]);
+    layers.back().batch = b;
+    if (!sources.empty()) sources.push_back(given_sources[i]);
   }
-  if (!monotone) std::fill(chain_end.begin(), chain_end.end(), given.size());
   const std::vector<std::string> names = feature_names(spec_);
   std::vector<LayerPrediction> out(layers.size());
   std::vector<LayerEstimate> estimates(layers.size());
@@ -572,14 +604,10 @@ std::vector<LayerPrediction> LearnedModel::predict(const std::vector<Layer>& giv
       }
     }
   }
-  std::size_t begin = given.size();
-  for (std::size_t i = 0; i < given.size(); ++i) {
-    for (std::size_t j = begin; j < chain_end[i]; ++j) {
-      out[i].kernel_ms = std::max(out[i].kernel_ms, out[j].kernel_ms);
-    }
-    begin = chain_end[i];
-  }
-  out.resize(given.size());
+  fold_batch_chains(out, given.size(), chains,
+                    [](LayerPrediction& p, const LayerPrediction& member) {
+                      p.kernel_ms = std::max(p.kernel_ms, member.kernel_ms);
+                    });
   for (std::size_t i = 0; i < given.size(); ++i) {
     auto& p = out[i];
     const LayerEstimate& e = estimates[i];
