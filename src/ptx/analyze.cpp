@@ -8,9 +8,14 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -332,13 +337,75 @@ PtxLaunchResult analyze_ptx_file(const std::string& file, const std::string& ker
 
 namespace {
 
-nlohmann::json to_json(const PtxLaunchResult& r) {
-  nlohmann::json j;
+using Json = nlohmann::json;
+
+// A member the JSON lacks keeps its default (see ptx.hpp).
+template <typename T>
+void take(const Json& j, const char* key, T& value) {
+  if (!j.is_object()) {
+    throw Json::type_error::create(302, std::string("expected an object, got ") + j.type_name(),
+                                   &j);
+  }
+  if (j.contains(key)) value = j.at(key).get<T>();
+}
+
+Json dim3_json(const ptx::Dim3& d) {
+  return {d.x, d.y, d.z};
+}
+
+void take_dim3(const Json& j, const char* key, ptx::Dim3& d) {
+  std::vector<std::int64_t> xyz{d.x, d.y, d.z};
+  take(j, key, xyz);
+  if (xyz.size() != 3) {
+    throw Json::type_error::create(302, std::string(key) + ": expected [x, y, z]", &j);
+  }
+  d = {xyz[0], xyz[1], xyz[2]};
+}
+
+// The six byte counters, by their JSON key.
+template <typename Result>
+auto byte_counters(Result& r) {
+  return std::array<std::pair<const char*, decltype(&r.global_ld_bytes)>, 6>{{
+      {"global_ld", &r.global_ld_bytes},
+      {"global_st", &r.global_st_bytes},
+      {"shared_ld", &r.shared_ld_bytes},
+      {"shared_st", &r.shared_st_bytes},
+      {"local_ld", &r.local_ld_bytes},
+      {"local_st", &r.local_st_bytes},
+  }};
+}
+
+}  // namespace
+
+void to_json(Json& j, const PtxResources& r) {
+  j = {{"arch", r.arch},
+       {"registers", r.registers},
+       {"spill_stores_bytes", r.spill_stores_bytes},
+       {"spill_loads_bytes", r.spill_loads_bytes},
+       {"stack_frame_bytes", r.stack_frame_bytes},
+       {"shared_bytes", r.shared_bytes},
+       {"barriers", r.barriers},
+       {"source", r.source}};
+}
+
+void from_json(const Json& j, PtxResources& r) {
+  take(j, "arch", r.arch);
+  take(j, "registers", r.registers);
+  take(j, "spill_stores_bytes", r.spill_stores_bytes);
+  take(j, "spill_loads_bytes", r.spill_loads_bytes);
+  take(j, "stack_frame_bytes", r.stack_frame_bytes);
+  take(j, "shared_bytes", r.shared_bytes);
+  take(j, "barriers", r.barriers);
+  take(j, "source", r.source);
+}
+
+void to_json(Json& j, const PtxLaunchResult& r) {
+  j = Json::object();
   j["file"] = r.file;
   j["kernel"] = r.kernel;
   if (!r.layer.empty()) j["layer"] = r.layer;
-  j["grid"] = {r.grid.x, r.grid.y, r.grid.z};
-  j["block"] = {r.block.x, r.block.y, r.block.z};
+  j["grid"] = dim3_json(r.grid);
+  j["block"] = dim3_json(r.block);
   j["launches"] = r.launches;
   j["sampled"] = r.sampled;
   j["extrapolated"] = r.extrapolated;
@@ -349,48 +416,86 @@ nlohmann::json to_json(const PtxLaunchResult& r) {
   j["thread_insts"] = r.thread_insts;
   j["opcodes_thread"] = r.opcodes_thread;
   j["opcodes_warp"] = r.opcodes_warp;
-  nlohmann::json cls = nlohmann::json::object();
+  Json cls = Json::object();
   for (const auto& [k, v] : r.classes_warp) {
     cls[k] = {{"warp", v}, {"thread", r.classes_thread.at(k)}};
   }
   j["classes"] = cls;
-  j["bytes"] = {{"global_ld", r.global_ld_bytes}, {"global_st", r.global_st_bytes},
-                {"shared_ld", r.shared_ld_bytes}, {"shared_st", r.shared_st_bytes},
-                {"local_ld", r.local_ld_bytes},   {"local_st", r.local_st_bytes}};
+  Json bytes = Json::object();
+  for (const auto& [key, member] : byte_counters(r)) bytes[key] = *member;
+  j["bytes"] = bytes;
   j["branches"] = r.branches;
   j["divergent_branches"] = r.divergent_branches;
   j["branch_efficiency"] = r.branch_efficiency;
   j["active_lane_efficiency"] = r.active_lane_efficiency;
-  if (r.resources) {
-    j["resources"] = {{"arch", r.resources->arch},
-                      {"registers", r.resources->registers},
-                      {"spill_stores_bytes", r.resources->spill_stores_bytes},
-                      {"spill_loads_bytes", r.resources->spill_loads_bytes},
-                      {"stack_frame_bytes", r.resources->stack_frame_bytes},
-                      {"shared_bytes", r.resources->shared_bytes},
-                      {"barriers", r.resources->barriers},
-                      {"source", r.resources->source}};
-  } else {
-    j["resources"] = nullptr;
-  }
+  j["resources"] = r.resources ? Json(*r.resources) : Json(nullptr);
   j["warnings"] = r.warnings;
-  return j;
 }
 
-}  // namespace
+void from_json(const Json& j, PtxLaunchResult& r) {
+  take(j, "file", r.file);
+  take(j, "kernel", r.kernel);
+  take(j, "layer", r.layer);
+  take_dim3(j, "grid", r.grid);
+  take_dim3(j, "block", r.block);
+  take(j, "launches", r.launches);
+  take(j, "sampled", r.sampled);
+  take(j, "extrapolated", r.extrapolated);
+  take(j, "ctas_total", r.ctas_total);
+  take(j, "ctas_simulated", r.ctas_simulated);
+  take(j, "warp_insts_simulated", r.warp_insts_simulated);
+  take(j, "warp_insts", r.warp_insts);
+  take(j, "thread_insts", r.thread_insts);
+  take(j, "opcodes_thread", r.opcodes_thread);
+  take(j, "opcodes_warp", r.opcodes_warp);
+  std::map<std::string, Json> classes;
+  take(j, "classes", classes);
+  r.classes_warp.clear();
+  r.classes_thread.clear();
+  for (const auto& [k, v] : classes) {
+    take(v, "warp", r.classes_warp[k]);
+    take(v, "thread", r.classes_thread[k]);
+  }
+  Json bytes = Json::object();
+  take(j, "bytes", bytes);
+  for (const auto& [key, member] : byte_counters(r)) take(bytes, key, *member);
+  take(j, "branches", r.branches);
+  take(j, "divergent_branches", r.divergent_branches);
+  take(j, "branch_efficiency", r.branch_efficiency);
+  take(j, "active_lane_efficiency", r.active_lane_efficiency);
+  Json resources;
+  take(j, "resources", resources);
+  r.resources = resources.is_null() ? std::nullopt : std::optional(resources.get<PtxResources>());
+  take(j, "warnings", r.warnings);
+}
 
-std::string ptx_results_json(const std::vector<PtxLaunchResult>& results) {
-  nlohmann::json j;
-  j["schema_version"] = kPtxResultsSchemaVersion;
-  j["kind"] = kPtxResultsKind;
-  j["tool_version"] = CNNPERF_VERSION;
-  j["source"] =
+void to_json(Json& j, const PtxAnalysisResult& r) {
+  j = {{"schema_version", r.schema_version},
+       {"kind", kPtxResultsKind},
+       {"tool_version", r.tool_version},
+       {"source", r.source},
+       {"launches", r.launches}};
+}
+
+void from_json(const Json& j, PtxAnalysisResult& r) {
+  take(j, "schema_version", r.schema_version);
+  take(j, "tool_version", r.tool_version);
+  take(j, "source", r.source);
+  take(j, "launches", r.launches);
+}
+
+PtxAnalysisResult ptx_analysis_result(std::vector<PtxLaunchResult> results) {
+  PtxAnalysisResult r;
+  r.tool_version = CNNPERF_VERSION;
+  r.source =
       "cnnperf ptx: dynamic analysis of PTX on the CPU (warp-level emulation, virtual global "
       "memory)";
-  nlohmann::json arr = nlohmann::json::array();
-  for (const auto& r : results) arr.push_back(to_json(r));
-  j["launches"] = arr;
-  return json_text(j) + "\n";
+  r.launches = std::move(results);
+  return r;
+}
+
+std::string ptx_results_json(const std::vector<PtxLaunchResult>& results) {
+  return json_text(Json(ptx_analysis_result(results))) + "\n";
 }
 
 std::string ptx_results_csv(const std::vector<PtxLaunchResult>& results) {
