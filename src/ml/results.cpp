@@ -4,6 +4,8 @@
 // a list does not show in the output.
 #include "cnnperf/ml/results.hpp"
 
+#include "cnnperf/common/json_get.hpp"
+
 #include <limits>
 #include <string>
 
@@ -50,7 +52,7 @@ void take(const Json& j, const char* key, std::map<std::string, Metrics>& metric
 }
 template <typename T>
 void take(const Json& j, const char* key, T& value) {
-  if (j.contains(key)) value = j.at(key).get<T>();
+  if (j.contains(key)) json_get_exact(j.at(key), value);
 }
 template <typename T>
 void take(const Json& j, const char* key, std::optional<T>& value) {
@@ -189,18 +191,16 @@ void write(Json& j, const T& value) {
 
 template <typename T>
 void read(const Json& j, T& value) {
-  if (!j.is_object()) {
-    throw Json::type_error::create(302, std::string("expected an object, got ") + j.type_name(),
-                                   &j);
-  }
+  json_require_object(j);
   fields(value, Reader{j}, static_cast<T*>(nullptr));
 }
 
 }  // namespace
 
 Metrics metrics_from_json(const Json& j) {
+  json_require_object(j);
   Metrics m;
-  m.n = j.value("n", std::size_t{0});
+  if (j.contains("n")) json_get_exact(j.at("n"), m.n);
   m.mape_pct = number_or_nan(j, "mape_pct");
   m.r2 = number_or_nan(j, "r2");
   m.adjusted_r2 = number_or_nan(j, "adjusted_r2");

@@ -15,6 +15,7 @@
 
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/io.hpp"
+#include "cnnperf/common/json_get.hpp"
 #include "cnnperf/common/json_io.hpp"
 #include "cnnperf/model/gpu_spec.hpp"
 
@@ -227,12 +228,9 @@ void to_json(nlohmann::json& out, const GpuSpec& g) {
 }
 
 void from_json(const nlohmann::json& j, GpuSpec& g) {
-  if (!j.is_object()) {
-    throw json::type_error::create(302, std::string("expected an object, got ") + j.type_name(),
-                                   &j);
-  }
+  json_require_object(j);
   gpu_spec_members(g, [&](const char* key, auto& value) {
-    if (j.contains(key)) j.at(key).get_to(value);
+    if (j.contains(key)) json_get_exact(j.at(key), value);
   });
 }
 
@@ -246,16 +244,13 @@ void to_json(nlohmann::json& j, const GpuSpecResult& r) {
 }
 
 void from_json(const nlohmann::json& j, GpuSpecResult& r) {
-  if (!j.is_object()) {
-    throw json::type_error::create(302, std::string("expected an object, got ") + j.type_name(),
-                                   &j);
-  }
+  json_require_object(j);
   for (const auto& [key, member] :
        {std::pair{"tool_version", &r.tool_version}, std::pair{"database", &r.database},
         std::pair{"query", &r.query}}) {
-    if (j.contains(key)) j.at(key).get_to(*member);
+    if (j.contains(key)) json_get_exact(j.at(key), *member);
   }
-  if (j.contains("schema_version")) j.at("schema_version").get_to(r.schema_version);
+  if (j.contains("schema_version")) json_get_exact(j.at("schema_version"), r.schema_version);
   if (j.contains("gpu")) j.at("gpu").get_to(r.gpu);
 }
 

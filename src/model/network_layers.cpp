@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "cnnperf/common/config.hpp"
+#include "cnnperf/common/json_get.hpp"
 #include "cnnperf/model/zoo.hpp"
 
 namespace cnnperf {
@@ -14,13 +15,6 @@ namespace cnnperf {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-void require_object(const Json& j) {
-  if (!j.is_object()) {
-    throw Json::type_error::create(302, std::string("expected an object, got ") + j.type_name(),
-                                   &j);
-  }
-}
 
 // A gmacs of null is "not published".
 void put(Json& j, const char* key, const std::optional<double>& value) {
@@ -38,7 +32,7 @@ void take(const Json& j, const char* key, std::optional<double>& value) {
 }
 template <typename T>
 void take(const Json& j, const char* key, T& value) {
-  if (j.contains(key)) j.at(key).get_to(value);
+  if (j.contains(key)) json_get_exact(j.at(key), value);
 }
 
 template <typename Self, typename F>
@@ -101,7 +95,7 @@ Json write(const T& value) {
 
 template <typename T>
 void read(const Json& j, T& value) {
-  require_object(j);
+  json_require_object(j);
   members(
       value, [&](const char* key, auto& member) { take(j, key, member); },
       static_cast<T*>(nullptr));
@@ -204,7 +198,7 @@ void to_json(Json& j, const NetworkLayersResult& r) {
 }
 
 void from_json(const Json& j, NetworkLayersResult& r) {
-  require_object(j);
+  json_require_object(j);
   take(j, "schema_version", r.schema_version);
   take(j, "tool_version", r.tool_version);
   take(j, "source", r.source);
@@ -212,7 +206,7 @@ void from_json(const Json& j, NetworkLayersResult& r) {
   take(j, "batch", r.batch);
   if (j.contains("input")) {
     const Json& input = j.at("input");
-    require_object(input);
+    json_require_object(input);
     take(input, "c", r.input_c);
     take(input, "h", r.input_h);
     take(input, "w", r.input_w);

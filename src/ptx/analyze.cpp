@@ -22,6 +22,7 @@
 #include "cnnperf/common/config.hpp"
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/io.hpp"
+#include "cnnperf/common/json_get.hpp"
 #include "cnnperf/common/json_io.hpp"
 #include "cnnperf/ptx/ptx.hpp"
 #include "internal.hpp"
@@ -342,11 +343,8 @@ using Json = nlohmann::json;
 // A member the JSON lacks keeps its default (see ptx.hpp).
 template <typename T>
 void take(const Json& j, const char* key, T& value) {
-  if (!j.is_object()) {
-    throw Json::type_error::create(302, std::string("expected an object, got ") + j.type_name(),
-                                   &j);
-  }
-  if (j.contains(key)) value = j.at(key).get<T>();
+  json_require_object(j);
+  if (j.contains(key)) json_get_exact(j.at(key), value);
 }
 
 Json dim3_json(const ptx::Dim3& d) {
@@ -354,12 +352,15 @@ Json dim3_json(const ptx::Dim3& d) {
 }
 
 void take_dim3(const Json& j, const char* key, ptx::Dim3& d) {
-  std::vector<std::int64_t> xyz{d.x, d.y, d.z};
-  take(j, key, xyz);
-  if (xyz.size() != 3) {
-    throw Json::type_error::create(302, std::string(key) + ": expected [x, y, z]", &j);
+  json_require_object(j);
+  if (!j.contains(key)) return;
+  const Json& xyz = j.at(key);
+  if (!xyz.is_array() || xyz.size() != 3) {
+    throw Json::type_error::create(302, std::string(key) + ": type must be [x, y, z]", &j);
   }
-  d = {xyz[0], xyz[1], xyz[2]};
+  json_get_exact(xyz[0], d.x);
+  json_get_exact(xyz[1], d.y);
+  json_get_exact(xyz[2], d.z);
 }
 
 // The six byte counters, by their JSON key.

@@ -137,7 +137,11 @@ TEST(ReportTyped, MemberOfTheWrongTypeIsAnInputErrorNamingTheFile) {
                            R"({"kind":"train_metrics","cv":[{"regressor":1}]})",
                            R"({"kind":"validation_metrics","layers":{"rows":"x"}})",
                            R"({"kind":"network_layers","layers":[{"macs":[1]}]})",
-                           R"({"kind":"network_layers","input":3})"}) {
+                           R"({"kind":"network_layers","input":3})",
+        // An integer member given a fraction or a number beyond its type: no cast.
+        R"({"kind":"train_metrics","cv":[],"rows":1e300})",
+        R"({"kind":"gpu_spec","gpu":{"sm_count":1.5}})",
+        R"({"kind":"ptx_analysis","launches":[{"grid":[1e30,1,1]}]})"}) {
     EXPECT_EQ(error_of(json).rfind("r.json: ", 0), 0U) << json << ": " << error_of(json);
   }
 }
