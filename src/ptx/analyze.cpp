@@ -363,6 +363,55 @@ void take_dim3(const Json& j, const char* key, ptx::Dim3& d) {
   json_get_exact(xyz[2], d.z);
 }
 
+// The members written as they are, under their JSON key, for both directions (Self: const or
+// not); grid, block, classes, bytes and resources have a shape of their own.
+template <typename Self, typename F>
+void plain_members(Self& r, F&& f, PtxResources* /*tag*/) {
+  f("arch", r.arch);
+  f("registers", r.registers);
+  f("spill_stores_bytes", r.spill_stores_bytes);
+  f("spill_loads_bytes", r.spill_loads_bytes);
+  f("stack_frame_bytes", r.stack_frame_bytes);
+  f("shared_bytes", r.shared_bytes);
+  f("barriers", r.barriers);
+  f("source", r.source);
+}
+
+template <typename Self, typename F>
+void plain_members(Self& r, F&& f, PtxLaunchResult* /*tag*/) {
+  f("file", r.file);
+  f("kernel", r.kernel);
+  f("launches", r.launches);
+  f("sampled", r.sampled);
+  f("extrapolated", r.extrapolated);
+  f("ctas_total", r.ctas_total);
+  f("ctas_simulated", r.ctas_simulated);
+  f("warp_insts_simulated", r.warp_insts_simulated);
+  f("warp_insts", r.warp_insts);
+  f("thread_insts", r.thread_insts);
+  f("opcodes_thread", r.opcodes_thread);
+  f("opcodes_warp", r.opcodes_warp);
+  f("branches", r.branches);
+  f("divergent_branches", r.divergent_branches);
+  f("branch_efficiency", r.branch_efficiency);
+  f("active_lane_efficiency", r.active_lane_efficiency);
+  f("warnings", r.warnings);
+}
+
+template <typename T>
+void put_plain(Json& j, const T& value) {
+  plain_members(
+      value, [&](const char* key, const auto& member) { j[key] = member; },
+      static_cast<T*>(nullptr));
+}
+
+template <typename T>
+void take_plain(const Json& j, T& value) {
+  plain_members(
+      value, [&](const char* key, auto& member) { take(j, key, member); },
+      static_cast<T*>(nullptr));
+}
+
 // The six byte counters, by their JSON key.
 template <typename Result>
 auto byte_counters(Result& r) {
@@ -379,44 +428,20 @@ auto byte_counters(Result& r) {
 }  // namespace
 
 void to_json(Json& j, const PtxResources& r) {
-  j = {{"arch", r.arch},
-       {"registers", r.registers},
-       {"spill_stores_bytes", r.spill_stores_bytes},
-       {"spill_loads_bytes", r.spill_loads_bytes},
-       {"stack_frame_bytes", r.stack_frame_bytes},
-       {"shared_bytes", r.shared_bytes},
-       {"barriers", r.barriers},
-       {"source", r.source}};
+  j = Json::object();
+  put_plain(j, r);
 }
 
 void from_json(const Json& j, PtxResources& r) {
-  take(j, "arch", r.arch);
-  take(j, "registers", r.registers);
-  take(j, "spill_stores_bytes", r.spill_stores_bytes);
-  take(j, "spill_loads_bytes", r.spill_loads_bytes);
-  take(j, "stack_frame_bytes", r.stack_frame_bytes);
-  take(j, "shared_bytes", r.shared_bytes);
-  take(j, "barriers", r.barriers);
-  take(j, "source", r.source);
+  take_plain(j, r);
 }
 
 void to_json(Json& j, const PtxLaunchResult& r) {
   j = Json::object();
-  j["file"] = r.file;
-  j["kernel"] = r.kernel;
+  put_plain(j, r);
   if (!r.layer.empty()) j["layer"] = r.layer;
   j["grid"] = dim3_json(r.grid);
   j["block"] = dim3_json(r.block);
-  j["launches"] = r.launches;
-  j["sampled"] = r.sampled;
-  j["extrapolated"] = r.extrapolated;
-  j["ctas_total"] = r.ctas_total;
-  j["ctas_simulated"] = r.ctas_simulated;
-  j["warp_insts_simulated"] = r.warp_insts_simulated;
-  j["warp_insts"] = r.warp_insts;
-  j["thread_insts"] = r.thread_insts;
-  j["opcodes_thread"] = r.opcodes_thread;
-  j["opcodes_warp"] = r.opcodes_warp;
   Json cls = Json::object();
   for (const auto& [k, v] : r.classes_warp) {
     cls[k] = {{"warp", v}, {"thread", r.classes_thread.at(k)}};
@@ -425,30 +450,14 @@ void to_json(Json& j, const PtxLaunchResult& r) {
   Json bytes = Json::object();
   for (const auto& [key, member] : byte_counters(r)) bytes[key] = *member;
   j["bytes"] = bytes;
-  j["branches"] = r.branches;
-  j["divergent_branches"] = r.divergent_branches;
-  j["branch_efficiency"] = r.branch_efficiency;
-  j["active_lane_efficiency"] = r.active_lane_efficiency;
   j["resources"] = r.resources ? Json(*r.resources) : Json(nullptr);
-  j["warnings"] = r.warnings;
 }
 
 void from_json(const Json& j, PtxLaunchResult& r) {
-  take(j, "file", r.file);
-  take(j, "kernel", r.kernel);
+  take_plain(j, r);
   take(j, "layer", r.layer);
   take_dim3(j, "grid", r.grid);
   take_dim3(j, "block", r.block);
-  take(j, "launches", r.launches);
-  take(j, "sampled", r.sampled);
-  take(j, "extrapolated", r.extrapolated);
-  take(j, "ctas_total", r.ctas_total);
-  take(j, "ctas_simulated", r.ctas_simulated);
-  take(j, "warp_insts_simulated", r.warp_insts_simulated);
-  take(j, "warp_insts", r.warp_insts);
-  take(j, "thread_insts", r.thread_insts);
-  take(j, "opcodes_thread", r.opcodes_thread);
-  take(j, "opcodes_warp", r.opcodes_warp);
   std::map<std::string, Json> classes;
   take(j, "classes", classes);
   r.classes_warp.clear();
@@ -460,14 +469,9 @@ void from_json(const Json& j, PtxLaunchResult& r) {
   Json bytes = Json::object();
   take(j, "bytes", bytes);
   for (const auto& [key, member] : byte_counters(r)) take(bytes, key, *member);
-  take(j, "branches", r.branches);
-  take(j, "divergent_branches", r.divergent_branches);
-  take(j, "branch_efficiency", r.branch_efficiency);
-  take(j, "active_lane_efficiency", r.active_lane_efficiency);
   Json resources;
   take(j, "resources", resources);
   r.resources = resources.is_null() ? std::nullopt : std::optional(resources.get<PtxResources>());
-  take(j, "warnings", r.warnings);
 }
 
 void to_json(Json& j, const PtxAnalysisResult& r) {

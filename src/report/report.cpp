@@ -1281,8 +1281,7 @@ std::string cv_table(const std::vector<TrainCvRow>& cv) {
     }
   }
   std::vector<std::vector<std::string>> cells;
-  for (std::size_t i = 0; i < cv.size() && i < kMaxTableRows; ++i) {
-    const TrainCvRow& r = cv[i];
+  for (const TrainCvRow& r : cv) {
     std::vector<std::string> row{r.regressor, r.family, r.gpu, r.cv, std::to_string(r.metrics.n)};
     for (const std::size_t c : columns) {
       row.push_back(metric_text(r.metrics.*kMetricMembers[c].second));
@@ -1290,12 +1289,7 @@ std::string cv_table(const std::vector<TrainCvRow>& cv) {
     for (const auto* column : optional) row.push_back(column->text(r));
     cells.push_back(std::move(row));
   }
-  std::string out = html_table(header, cells);
-  if (cv.size() > kMaxTableRows) {
-    out += note("first " + std::to_string(kMaxTableRows) + " of " + std::to_string(cv.size()) +
-                " rows shown");
-  }
-  return out;
+  return html_table(header, cells);
 }
 
 std::string unseen_gpu_table(const std::vector<TrainUnseenGpuRow>& rows) {
