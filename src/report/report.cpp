@@ -1379,9 +1379,9 @@ ScopedMetrics json_metric_rows(const nlohmann::json& part) {
 }
 
 /// A part's fields, then its metric table and MAPE chart.
-std::string metric_part(const std::string& title, const KeyValues& fields,
-                        const ScopedMetrics& rows) {
-  std::string out = h3(title) + kv_table(fields);
+std::string metric_part(const std::string& title, const std::string& member,
+                        const KeyValues& fields, const ScopedMetrics& rows) {
+  std::string out = h3(title + " (" + member + ")") + kv_table(fields);
   if (rows.empty()) return out;
   std::vector<const Metrics*> metrics;
   for (const auto& [scope, m] : rows) metrics.push_back(&m);
@@ -1423,9 +1423,9 @@ std::string render_validate(const Json& doc) {
     fields.add_object("training_rows", l.training_rows);
     ScopedMetrics rows;
     if (part.contains("overall")) rows.emplace_back("overall", l.overall);
-    for (const auto& [gpu, m] : l.per_gpu) rows.emplace_back("per_gpu: " + gpu, m);
     for (const auto& [family, m] : l.per_family) rows.emplace_back("per_family: " + family, m);
-    out += metric_part("Per-layer accuracy (layers)", fields.rows(), rows);
+    for (const auto& [gpu, m] : l.per_gpu) rows.emplace_back("per_gpu: " + gpu, m);
+    out += metric_part("Per-layer accuracy", "layers", fields.rows(), rows);
   }
   if (result.e2e) {
     const ValidateE2eScores& e = *result.e2e;
@@ -1439,12 +1439,12 @@ std::string render_validate(const Json& doc) {
     }
     KeyValues fields = members.rows();
     json_scalars(e.evaluation, fields);
-    out += metric_part("End-to-end accuracy (e2e)", fields, json_metric_rows(e.evaluation));
+    out += metric_part("End-to-end accuracy", "e2e", fields, json_metric_rows(e.evaluation));
   }
   if (result.power.is_object()) {
     KeyValues fields;
     json_scalars(result.power, fields);
-    out += metric_part("Power (power)", fields, json_metric_rows(result.power));
+    out += metric_part("power", "power", fields, json_metric_rows(result.power));
   }
   return out;
 }
