@@ -1269,6 +1269,7 @@ const std::array<CvOptionalColumn, 4> kCvOptionalColumns{{
 
 std::string cv_table(const std::vector<TrainCvRow>& cv) {
   std::vector<const Metrics*> metrics;
+  metrics.reserve(cv.size());
   for (const auto& r : cv) metrics.push_back(&r.metrics);
   const auto columns = metric_columns(metrics);
   std::vector<std::string> header{"regressor", "family", "gpu", "cv", "n"};
@@ -1294,6 +1295,7 @@ std::string cv_table(const std::vector<TrainCvRow>& cv) {
 
 std::string unseen_gpu_table(const std::vector<TrainUnseenGpuRow>& rows) {
   std::vector<std::vector<std::string>> cells;
+  cells.reserve(rows.size());
   for (const auto& r : rows) {
     cells.push_back({r.family, r.regressor, r.source, std::to_string(r.rows),
                      format_number(r.learned_mape_pct, 4),
@@ -1384,6 +1386,7 @@ std::string metric_part(const std::string& title, const std::string& member,
   std::string out = h3(title + " (" + member + ")") + kv_table(fields);
   if (rows.empty()) return out;
   std::vector<const Metrics*> metrics;
+  metrics.reserve(rows.size());
   for (const auto& [scope, m] : rows) metrics.push_back(&m);
   const auto columns = metric_columns(metrics);
   std::vector<std::string> header{"scope", "n"};
