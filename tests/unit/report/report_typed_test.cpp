@@ -131,13 +131,14 @@ TEST(ReportTyped, NetworkLayersMembersAnOlderFileLacksAreNotShown) {
 }
 
 TEST(ReportTyped, MemberOfTheWrongTypeIsAnInputErrorNamingTheFile) {
-  for (const char* json : {R"({"kind":"ptx_analysis","launches":[{"grid":"x"}]})",
-                           R"({"kind":"ptx_analysis","launches":[3]})",
-                           R"({"kind":"gpu_spec","gpu":{"sm_count":"many"}})",
-                           R"({"kind":"train_metrics","cv":[{"regressor":1}]})",
-                           R"({"kind":"validation_metrics","layers":{"rows":"x"}})",
-                           R"({"kind":"network_layers","layers":[{"macs":[1]}]})",
-                           R"({"kind":"network_layers","input":3})",
+  for (const char* json :
+       {R"({"kind":"ptx_analysis","launches":[{"grid":"x"}]})",
+        R"({"kind":"ptx_analysis","launches":[3]})",
+        R"({"kind":"gpu_spec","gpu":{"sm_count":"many"}})",
+        R"({"kind":"train_metrics","cv":[{"regressor":1}]})",
+        R"({"kind":"validation_metrics","layers":{"rows":"x"}})",
+        R"({"kind":"network_layers","layers":[{"macs":[1]}]})",
+        R"({"kind":"network_layers","input":3})",
         // An integer member given a fraction or a number beyond its type: no cast.
         R"({"kind":"train_metrics","cv":[],"rows":1e300})",
         R"({"kind":"gpu_spec","gpu":{"sm_count":1.5}})",
