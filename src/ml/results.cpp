@@ -4,7 +4,10 @@
 // a list does not show in the output.
 #include "cnnperf/ml/results.hpp"
 
+#include "cnnperf/common/json_get.hpp"
+
 #include <limits>
+#include <string>
 
 namespace cnnperf {
 
@@ -37,16 +40,19 @@ void put(Json& j, const char* key, const std::optional<T>& value) {
   if (value) put(j, key, *value);
 }
 
+// An absent member keeps the struct's default: a file of an older version lacks the members
+// added after it (a member of the wrong type still throws).
 void take(const Json& j, const char* key, Metrics& m) {
-  m = metrics_from_json(j.at(key));
+  if (j.contains(key)) m = metrics_from_json(j.at(key));
 }
 void take(const Json& j, const char* key, std::map<std::string, Metrics>& metrics) {
   metrics.clear();
+  if (!j.contains(key)) return;
   for (const auto& [name, m] : j.at(key).items()) metrics[name] = metrics_from_json(m);
 }
 template <typename T>
 void take(const Json& j, const char* key, T& value) {
-  value = j.at(key).get<T>();
+  if (j.contains(key)) json_get_exact(j.at(key), value);
 }
 template <typename T>
 void take(const Json& j, const char* key, std::optional<T>& value) {
@@ -185,14 +191,16 @@ void write(Json& j, const T& value) {
 
 template <typename T>
 void read(const Json& j, T& value) {
+  json_require_object(j);
   fields(value, Reader{j}, static_cast<T*>(nullptr));
 }
 
 }  // namespace
 
 Metrics metrics_from_json(const Json& j) {
+  json_require_object(j);
   Metrics m;
-  m.n = j.value("n", std::size_t{0});
+  if (j.contains("n")) json_get_exact(j.at("n"), m.n);
   m.mape_pct = number_or_nan(j, "mape_pct");
   m.r2 = number_or_nan(j, "r2");
   m.adjusted_r2 = number_or_nan(j, "adjusted_r2");
@@ -221,7 +229,7 @@ void to_json(Json& j, const TrainUnseenGpuRow& row) {
 
 void from_json(const Json& j, TrainUnseenGpuRow& row) {
   read(j, row);
-  const Json& blind = j.at("gpu_blind_mape_pct");
+  const Json blind = j.value("gpu_blind_mape_pct", Json());
   row.gpu_blind_mape_pct = blind.is_null() ? std::nullopt : std::optional(blind.get<double>());
 }
 

@@ -15,6 +15,7 @@
 
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/io.hpp"
+#include "cnnperf/common/json_get.hpp"
 #include "cnnperf/common/json_io.hpp"
 #include "cnnperf/model/gpu_spec.hpp"
 
@@ -183,37 +184,74 @@ const std::vector<std::string>& gpu_spec_field_names() {
   return names;
 }
 
+namespace {
+
+// Every member of GpuSpec under its JSON key, for both directions (Spec: const or not).
+template <typename Spec, typename F>
+void gpu_spec_members(Spec& g, F&& f) {
+  f("name", g.name);
+  f("display_name", g.display_name);
+  f("family", g.family);
+  f("architecture", g.architecture);
+  f("segment", g.segment);
+  f("compute_capability", g.compute_capability);
+  f("release_year", g.release_year);
+  f("sm_count", g.sm_count);
+  f("fp32_cores_per_sm", g.fp32_cores_per_sm);
+  f("base_clock_mhz", g.base_clock_mhz);
+  f("boost_clock_mhz", g.boost_clock_mhz);
+  f("fp32_tflops", g.fp32_tflops);
+  f("fp16_tflops", g.fp16_tflops);
+  f("tensor_fp16_tflops", g.tensor_fp16_tflops);
+  f("tensor_bf16_tflops", g.tensor_bf16_tflops);
+  f("tensor_int8_tops", g.tensor_int8_tops);
+  f("memory_bandwidth_gbs", g.memory_bandwidth_gbs);
+  f("memory_gb", g.memory_gb);
+  f("l2_cache_mb", g.l2_cache_mb);
+  f("nvlink_gbs", g.nvlink_gbs);
+  f("shared_mem_per_sm_kb", g.shared_mem_per_sm_kb);
+  f("registers_per_sm", g.registers_per_sm);
+  f("max_threads_per_sm", g.max_threads_per_sm);
+  f("max_blocks_per_sm", g.max_blocks_per_sm);
+  f("tdp_w", g.tdp_w);
+  f("idle_power_w", g.idle_power_w);
+  f("clock_assumed", g.clock_assumed);
+  f("aliases", g.aliases);
+  f("sources", g.sources);
+}
+
+}  // namespace
+
 void to_json(nlohmann::json& out, const GpuSpec& g) {
   out = json::object();
-  out["name"] = g.name;
-  out["display_name"] = g.display_name;
-  out["family"] = g.family;
-  out["architecture"] = g.architecture;
-  out["segment"] = g.segment;
-  out["compute_capability"] = g.compute_capability;
-  out["release_year"] = g.release_year;
-  out["sm_count"] = g.sm_count;
-  out["fp32_cores_per_sm"] = g.fp32_cores_per_sm;
-  out["base_clock_mhz"] = g.base_clock_mhz;
-  out["boost_clock_mhz"] = g.boost_clock_mhz;
-  out["fp32_tflops"] = g.fp32_tflops;
-  out["fp16_tflops"] = g.fp16_tflops;
-  out["tensor_fp16_tflops"] = g.tensor_fp16_tflops;
-  out["tensor_bf16_tflops"] = g.tensor_bf16_tflops;
-  out["tensor_int8_tops"] = g.tensor_int8_tops;
-  out["memory_bandwidth_gbs"] = g.memory_bandwidth_gbs;
-  out["memory_gb"] = g.memory_gb;
-  out["l2_cache_mb"] = g.l2_cache_mb;
-  out["nvlink_gbs"] = g.nvlink_gbs;
-  out["shared_mem_per_sm_kb"] = g.shared_mem_per_sm_kb;
-  out["registers_per_sm"] = g.registers_per_sm;
-  out["max_threads_per_sm"] = g.max_threads_per_sm;
-  out["max_blocks_per_sm"] = g.max_blocks_per_sm;
-  out["tdp_w"] = g.tdp_w;
-  out["idle_power_w"] = g.idle_power_w;
-  out["clock_assumed"] = g.clock_assumed;
-  out["aliases"] = g.aliases;
-  out["sources"] = g.sources;
+  gpu_spec_members(g, [&](const char* key, const auto& value) { out[key] = value; });
+}
+
+void from_json(const nlohmann::json& j, GpuSpec& g) {
+  json_require_object(j);
+  gpu_spec_members(g, [&](const char* key, auto& value) {
+    if (j.contains(key)) json_get_exact(j.at(key), value);
+  });
+}
+
+void to_json(nlohmann::json& j, const GpuSpecResult& r) {
+  j = {{"schema_version", r.schema_version},
+       {"kind", kGpuSpecKind},
+       {"tool_version", r.tool_version},
+       {"database", r.database},
+       {"query", r.query},
+       {"gpu", r.gpu}};
+}
+
+void from_json(const nlohmann::json& j, GpuSpecResult& r) {
+  json_require_object(j);
+  for (const auto& [key, member] :
+       {std::pair{"tool_version", &r.tool_version}, std::pair{"database", &r.database},
+        std::pair{"query", &r.query}}) {
+    if (j.contains(key)) json_get_exact(j.at(key), *member);
+  }
+  if (j.contains("schema_version")) json_get_exact(j.at("schema_version"), r.schema_version);
+  if (j.contains("gpu")) j.at("gpu").get_to(r.gpu);
 }
 
 GpuSpec gpu_spec_from_json(const nlohmann::json& object, const std::string& where,

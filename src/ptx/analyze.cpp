@@ -8,15 +8,21 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "cnnperf/common/config.hpp"
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/io.hpp"
+#include "cnnperf/common/json_get.hpp"
 #include "cnnperf/common/json_io.hpp"
 #include "cnnperf/ptx/ptx.hpp"
 #include "internal.hpp"
@@ -332,65 +338,169 @@ PtxLaunchResult analyze_ptx_file(const std::string& file, const std::string& ker
 
 namespace {
 
-nlohmann::json to_json(const PtxLaunchResult& r) {
-  nlohmann::json j;
-  j["file"] = r.file;
-  j["kernel"] = r.kernel;
-  if (!r.layer.empty()) j["layer"] = r.layer;
-  j["grid"] = {r.grid.x, r.grid.y, r.grid.z};
-  j["block"] = {r.block.x, r.block.y, r.block.z};
-  j["launches"] = r.launches;
-  j["sampled"] = r.sampled;
-  j["extrapolated"] = r.extrapolated;
-  j["ctas_total"] = r.ctas_total;
-  j["ctas_simulated"] = r.ctas_simulated;
-  j["warp_insts_simulated"] = r.warp_insts_simulated;
-  j["warp_insts"] = r.warp_insts;
-  j["thread_insts"] = r.thread_insts;
-  j["opcodes_thread"] = r.opcodes_thread;
-  j["opcodes_warp"] = r.opcodes_warp;
-  nlohmann::json cls = nlohmann::json::object();
-  for (const auto& [k, v] : r.classes_warp) {
-    cls[k] = {{"warp", v}, {"thread", r.classes_thread.at(k)}};
+using Json = nlohmann::json;
+
+// A member the JSON lacks keeps its default (see ptx.hpp).
+template <typename T>
+void take(const Json& j, const char* key, T& value) {
+  json_require_object(j);
+  if (j.contains(key)) json_get_exact(j.at(key), value);
+}
+
+Json dim3_json(const ptx::Dim3& d) {
+  return {d.x, d.y, d.z};
+}
+
+void take_dim3(const Json& j, const char* key, ptx::Dim3& d) {
+  json_require_object(j);
+  if (!j.contains(key)) return;
+  const Json& xyz = j.at(key);
+  if (!xyz.is_array() || xyz.size() != 3) {
+    throw Json::type_error::create(302, std::string(key) + ": type must be [x, y, z]", &j);
   }
-  j["classes"] = cls;
-  j["bytes"] = {{"global_ld", r.global_ld_bytes}, {"global_st", r.global_st_bytes},
-                {"shared_ld", r.shared_ld_bytes}, {"shared_st", r.shared_st_bytes},
-                {"local_ld", r.local_ld_bytes},   {"local_st", r.local_st_bytes}};
-  j["branches"] = r.branches;
-  j["divergent_branches"] = r.divergent_branches;
-  j["branch_efficiency"] = r.branch_efficiency;
-  j["active_lane_efficiency"] = r.active_lane_efficiency;
-  if (r.resources) {
-    j["resources"] = {{"arch", r.resources->arch},
-                      {"registers", r.resources->registers},
-                      {"spill_stores_bytes", r.resources->spill_stores_bytes},
-                      {"spill_loads_bytes", r.resources->spill_loads_bytes},
-                      {"stack_frame_bytes", r.resources->stack_frame_bytes},
-                      {"shared_bytes", r.resources->shared_bytes},
-                      {"barriers", r.resources->barriers},
-                      {"source", r.resources->source}};
-  } else {
-    j["resources"] = nullptr;
-  }
-  j["warnings"] = r.warnings;
-  return j;
+  json_get_exact(xyz[0], d.x);
+  json_get_exact(xyz[1], d.y);
+  json_get_exact(xyz[2], d.z);
+}
+
+// The members written as they are, under their JSON key, for both directions (Self: const or
+// not); grid, block, classes, bytes and resources have a shape of their own.
+template <typename Self, typename F>
+void plain_members(Self& r, F&& f, PtxResources* /*tag*/) {
+  f("arch", r.arch);
+  f("registers", r.registers);
+  f("spill_stores_bytes", r.spill_stores_bytes);
+  f("spill_loads_bytes", r.spill_loads_bytes);
+  f("stack_frame_bytes", r.stack_frame_bytes);
+  f("shared_bytes", r.shared_bytes);
+  f("barriers", r.barriers);
+  f("source", r.source);
+}
+
+template <typename Self, typename F>
+void plain_members(Self& r, F&& f, PtxLaunchResult* /*tag*/) {
+  f("file", r.file);
+  f("kernel", r.kernel);
+  f("launches", r.launches);
+  f("sampled", r.sampled);
+  f("extrapolated", r.extrapolated);
+  f("ctas_total", r.ctas_total);
+  f("ctas_simulated", r.ctas_simulated);
+  f("warp_insts_simulated", r.warp_insts_simulated);
+  f("warp_insts", r.warp_insts);
+  f("thread_insts", r.thread_insts);
+  f("opcodes_thread", r.opcodes_thread);
+  f("opcodes_warp", r.opcodes_warp);
+  f("branches", r.branches);
+  f("divergent_branches", r.divergent_branches);
+  f("branch_efficiency", r.branch_efficiency);
+  f("active_lane_efficiency", r.active_lane_efficiency);
+  f("warnings", r.warnings);
+}
+
+template <typename T>
+void put_plain(Json& j, const T& value) {
+  plain_members(
+      value, [&](const char* key, const auto& member) { j[key] = member; },
+      static_cast<T*>(nullptr));
+}
+
+template <typename T>
+void take_plain(const Json& j, T& value) {
+  plain_members(
+      value, [&](const char* key, auto& member) { take(j, key, member); },
+      static_cast<T*>(nullptr));
+}
+
+// The six byte counters, by their JSON key.
+template <typename Result>
+auto byte_counters(Result& r) {
+  return std::array<std::pair<const char*, decltype(&r.global_ld_bytes)>, 6>{{
+      {"global_ld", &r.global_ld_bytes},
+      {"global_st", &r.global_st_bytes},
+      {"shared_ld", &r.shared_ld_bytes},
+      {"shared_st", &r.shared_st_bytes},
+      {"local_ld", &r.local_ld_bytes},
+      {"local_st", &r.local_st_bytes},
+  }};
 }
 
 }  // namespace
 
-std::string ptx_results_json(const std::vector<PtxLaunchResult>& results) {
-  nlohmann::json j;
-  j["schema_version"] = kPtxResultsSchemaVersion;
-  j["kind"] = kPtxResultsKind;
-  j["tool_version"] = CNNPERF_VERSION;
-  j["source"] =
+void to_json(Json& j, const PtxResources& r) {
+  j = Json::object();
+  put_plain(j, r);
+}
+
+void from_json(const Json& j, PtxResources& r) {
+  take_plain(j, r);
+}
+
+void to_json(Json& j, const PtxLaunchResult& r) {
+  j = Json::object();
+  put_plain(j, r);
+  if (!r.layer.empty()) j["layer"] = r.layer;
+  j["grid"] = dim3_json(r.grid);
+  j["block"] = dim3_json(r.block);
+  Json cls = Json::object();
+  for (const auto& [k, v] : r.classes_warp) {
+    cls[k] = {{"warp", v}, {"thread", r.classes_thread.at(k)}};
+  }
+  j["classes"] = cls;
+  Json bytes = Json::object();
+  for (const auto& [key, member] : byte_counters(r)) bytes[key] = *member;
+  j["bytes"] = bytes;
+  j["resources"] = r.resources ? Json(*r.resources) : Json(nullptr);
+}
+
+void from_json(const Json& j, PtxLaunchResult& r) {
+  take_plain(j, r);
+  take(j, "layer", r.layer);
+  take_dim3(j, "grid", r.grid);
+  take_dim3(j, "block", r.block);
+  std::map<std::string, Json> classes;
+  take(j, "classes", classes);
+  r.classes_warp.clear();
+  r.classes_thread.clear();
+  for (const auto& [k, v] : classes) {
+    take(v, "warp", r.classes_warp[k]);
+    take(v, "thread", r.classes_thread[k]);
+  }
+  Json bytes = Json::object();
+  take(j, "bytes", bytes);
+  for (const auto& [key, member] : byte_counters(r)) take(bytes, key, *member);
+  Json resources;
+  take(j, "resources", resources);
+  r.resources = resources.is_null() ? std::nullopt : std::optional(resources.get<PtxResources>());
+}
+
+void to_json(Json& j, const PtxAnalysisResult& r) {
+  j = {{"schema_version", r.schema_version},
+       {"kind", kPtxResultsKind},
+       {"tool_version", r.tool_version},
+       {"source", r.source},
+       {"launches", r.launches}};
+}
+
+void from_json(const Json& j, PtxAnalysisResult& r) {
+  take(j, "schema_version", r.schema_version);
+  take(j, "tool_version", r.tool_version);
+  take(j, "source", r.source);
+  take(j, "launches", r.launches);
+}
+
+PtxAnalysisResult ptx_analysis_result(std::vector<PtxLaunchResult> results) {
+  PtxAnalysisResult r;
+  r.tool_version = CNNPERF_VERSION;
+  r.source =
       "cnnperf ptx: dynamic analysis of PTX on the CPU (warp-level emulation, virtual global "
       "memory)";
-  nlohmann::json arr = nlohmann::json::array();
-  for (const auto& r : results) arr.push_back(to_json(r));
-  j["launches"] = arr;
-  return json_text(j) + "\n";
+  r.launches = std::move(results);
+  return r;
+}
+
+std::string ptx_results_json(const std::vector<PtxLaunchResult>& results) {
+  return json_text(Json(ptx_analysis_result(results))) + "\n";
 }
 
 std::string ptx_results_csv(const std::vector<PtxLaunchResult>& results) {

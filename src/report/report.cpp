@@ -14,6 +14,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -23,7 +24,13 @@
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/io.hpp"
 #include "cnnperf/common/json_io.hpp"
+#include "cnnperf/ml/metrics.hpp"
+#include "cnnperf/ml/results.hpp"
+#include "cnnperf/model/gpu_spec.hpp"
 #include "cnnperf/model/layer.hpp"
+#include "cnnperf/model/network_layers.hpp"
+#include "cnnperf/ptx/ptx.hpp"
+#include "cnnperf/ptx/ptx_emu.hpp"
 #include "cnnperf/report/svg_chart.hpp"
 
 namespace cnnperf {
@@ -1163,6 +1170,72 @@ std::string render_plan(const Json& doc) {
 
 // ---- train / validate metrics ---------------------------------------------------------------
 
+// A typed result's members as key/value rows, each only when the file wrote it: the struct
+// holds a default for a member an older version did not write, which that file never said.
+class WrittenMembers {
+ public:
+  explicit WrittenMembers(const Json& object) : object_(object) {}
+  void add(const std::string& key, const std::string& text) {
+    if (object_.contains(key)) rows_.emplace_back(key, text);
+  }
+  template <typename Number>
+  void add_number(const std::string& key, Number value) {
+    if constexpr (std::is_floating_point_v<Number>) {
+      add(key, format_number(static_cast<double>(value), 6));
+    } else {
+      add(key, std::to_string(value));
+    }
+  }
+  void add_bool(const std::string& key, bool value) { add(key, value ? "true" : "false"); }
+  void add_list(const std::string& key, const std::vector<std::string>& values) {
+    std::string text;
+    for (const auto& v : values) text += (text.empty() ? "" : ", ") + v;
+    add(key, text);
+  }
+  /// A member the struct keeps as JSON (a sub-report): its scalars as "key.a.b" rows.
+  void add_object(const std::string& key, const nlohmann::json& value) {
+    if (!object_.contains(key)) return;
+    if (value.is_object()) {
+      flatten(Json(value), key, rows_);
+    } else {
+      rows_.emplace_back(key, value_text(Json(value), 6));
+    }
+  }
+  [[nodiscard]] const KeyValues& rows() const { return rows_; }
+
+ private:
+  const Json& object_;
+  KeyValues rows_;
+};
+
+// The metrics of Metrics in the tables' column order (after n).
+constexpr std::array<std::pair<const char*, double Metrics::*>, 6> kMetricMembers{{
+    {"mape_pct", &Metrics::mape_pct},
+    {"r2", &Metrics::r2},
+    {"adjusted_r2", &Metrics::adjusted_r2},
+    {"within_10pct", &Metrics::within_10pct},
+    {"spearman", &Metrics::spearman},
+    {"rmse", &Metrics::rmse},
+}};
+
+// A metric as its table cell: NaN is what the file had as null or did not write.
+std::string metric_text(double value) {
+  return std::isnan(value) ? "" : format_number(value, 4);
+}
+
+// The metric columns some row has a value in (a file of an older version wrote fewer).
+std::vector<std::size_t> metric_columns(const std::vector<const Metrics*>& rows) {
+  std::vector<std::size_t> out;
+  for (std::size_t c = 0; c < kMetricMembers.size(); ++c) {
+    const auto member = kMetricMembers[c].second;
+    if (std::any_of(rows.begin(), rows.end(),
+                    [&](const Metrics* m) { return !std::isnan(m->*member); })) {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
 std::string mape_chart(const std::string& title,
                        const std::vector<std::pair<std::string, double>>& bars) {
   BarChart chart;
@@ -1174,189 +1247,288 @@ std::string mape_chart(const std::string& title,
   return render_bar_chart(chart);
 }
 
+// A train row's optional columns: shown when some row has the member.
+struct CvOptionalColumn {
+  const char* name;
+  std::string (*text)(const TrainCvRow&);
+  bool (*has)(const TrainCvRow&);
+};
+const std::array<CvOptionalColumn, 4> kCvOptionalColumns{{
+    {"source", [](const TrainCvRow& r) { return r.source.value_or(""); },
+     [](const TrainCvRow& r) { return r.source.has_value(); }},
+    {"train_s", [](const TrainCvRow& r) { return r.train_s ? format_number(*r.train_s, 4) : ""; },
+     [](const TrainCvRow& r) { return r.train_s.has_value(); }},
+    {"unseen_gpu_rows",
+     [](const TrainCvRow& r) {
+       return r.unseen_gpu_rows ? std::to_string(*r.unseen_gpu_rows) : std::string();
+     },
+     [](const TrainCvRow& r) { return r.unseen_gpu_rows.has_value(); }},
+    {"not_applicable", [](const TrainCvRow& r) { return r.not_applicable.value_or(""); },
+     [](const TrainCvRow& r) { return r.not_applicable.has_value(); }},
+}};
+
+std::string cv_table(const std::vector<TrainCvRow>& cv) {
+  std::vector<const Metrics*> metrics;
+  metrics.reserve(cv.size());
+  for (const auto& r : cv) metrics.push_back(&r.metrics);
+  const auto columns = metric_columns(metrics);
+  std::vector<std::string> header{"regressor", "family", "gpu", "cv", "n"};
+  for (const std::size_t c : columns) header.emplace_back(kMetricMembers[c].first);
+  std::vector<const CvOptionalColumn*> optional;
+  for (const auto& column : kCvOptionalColumns) {
+    if (std::any_of(cv.begin(), cv.end(), column.has)) {
+      optional.push_back(&column);
+      header.emplace_back(column.name);
+    }
+  }
+  std::vector<std::vector<std::string>> cells;
+  for (const TrainCvRow& r : cv) {
+    std::vector<std::string> row{r.regressor, r.family, r.gpu, r.cv, std::to_string(r.metrics.n)};
+    for (const std::size_t c : columns) {
+      row.push_back(metric_text(r.metrics.*kMetricMembers[c].second));
+    }
+    for (const auto* column : optional) row.push_back(column->text(r));
+    cells.push_back(std::move(row));
+  }
+  return html_table(header, cells);
+}
+
+std::string unseen_gpu_table(const std::vector<TrainUnseenGpuRow>& rows) {
+  std::vector<std::vector<std::string>> cells;
+  cells.reserve(rows.size());
+  for (const auto& r : rows) {
+    cells.push_back({r.family, r.regressor, r.source, std::to_string(r.rows),
+                     format_number(r.learned_mape_pct, 4),
+                     r.gpu_blind_mape_pct ? format_number(*r.gpu_blind_mape_pct, 4) : "null",
+                     format_number(r.analytical_mape_pct, 4), r.unseen_gpu});
+  }
+  return h3("Unseen-GPU check") +
+         html_table({"family", "regressor", "source", "rows", "learned_mape_pct",
+                     "gpu_blind_mape_pct", "analytical_mape_pct", "unseen_gpu"},
+                    cells);
+}
+
 std::string render_train(const Json& doc) {
-  std::string out;
-  KeyValues fields;
-  for (const auto& [k, v] : doc.items()) {
-    if (k == "cv" || is_provenance_key(k)) {
-      continue;
-    }
-    if (v.is_object()) {
-      flatten(v, k, fields);
-    } else {
-      fields.emplace_back(k, value_text(v, 6));
-    }
+  const auto result = nlohmann::json(doc).get<TrainResult>();
+  WrittenMembers run(doc);
+  run.add_number("rows", result.rows);
+  run.add_number("skipped_rows", result.skipped_rows);
+  run.add("features", result.features);
+  run.add("sources", result.sources);
+  run.add_bool("host_floor", result.host_floor);
+  run.add("cv_scheme", result.cv_scheme);
+  run.add_number("folds", result.header.folds);
+  run.add_number("seed", result.header.seed);
+  run.add_list("unused_params_sections", result.unused_params_sections);
+  if (result.unseen_gpu_check) {
+    run.add("unseen_gpu_check",
+            std::to_string(result.unseen_gpu_check->size()) + " row(s), tabulated below");
   }
-  out += h3("Run") + kv_table(fields);
-  const Json& cv = doc.at("cv");
-  if (!is_array_of_objects(cv)) {
-    return out + note("no cross-validation rows");
+  run.add_object("intervals", result.intervals);
+  run.add_object("e2e", result.e2e);
+  std::string out = h3("Run") + kv_table(run.rows());
+  if (result.cv.empty()) {
+    out += note("no cross-validation rows");
+  } else {
+    out += h3("Cross-validation metrics") + cv_table(result.cv);
   }
-  out += h3("Cross-validation metrics") +
-         object_table(cv, order_columns(columns_of(cv), kMetricColumns));
+  if (result.unseen_gpu_check && !result.unseen_gpu_check->empty()) {
+    out += unseen_gpu_table(*result.unseen_gpu_check);
+  }
   std::vector<std::pair<std::string, double>> overall;
   std::vector<std::pair<std::string, double>> per_gpu;
-  for (const auto& r : cv) {
-    const auto mape = number_at(r, "mape_pct");
-    if (!mape) {
-      continue;
-    }
-    const std::string gpu = string_at(r, "gpu", "all");
-    std::string label = string_at(r, "regressor", "?");
-    if (r.contains("family")) {
-      label += " / " + string_at(r, "family");
-    }
-    if (gpu == "all") {
-      overall.emplace_back(label, *mape);
+  for (const auto& r : result.cv) {
+    if (std::isnan(r.metrics.mape_pct) || r.not_applicable) continue;
+    std::string label = r.regressor.empty() ? "?" : r.regressor;
+    if (!r.family.empty()) label += " / " + r.family;
+    if (r.source) label += " / " + *r.source;
+    if (r.gpu.empty() || r.gpu == "all") {
+      overall.emplace_back(label, r.metrics.mape_pct);
     } else {
-      per_gpu.emplace_back(label + " / " + gpu, *mape);
+      per_gpu.emplace_back(label + " / " + r.gpu, r.metrics.mape_pct);
     }
   }
   if (!overall.empty()) {
     out += mape_chart("MAPE per regressor and op family (all GPUs)", overall);
   }
   if (!per_gpu.empty()) {
-    out += mape_chart(
-        "MAPE per regressor, op family and GPU (" + string_at(doc, "cv_scheme", "?") + ")",
-        per_gpu);
+    out += mape_chart("MAPE per regressor, op family and GPU (" +
+                          (result.cv_scheme.empty() ? "?" : result.cv_scheme) + ")",
+                      per_gpu);
   }
   return out;
 }
 
-/// Rows of a validate part: "overall" and every "per_x" map of metric objects.
-std::vector<std::pair<std::string, const Json*>> metric_rows(const Json& part) {
-  std::vector<std::pair<std::string, const Json*>> rows;
+using ScopedMetrics = std::vector<std::pair<std::string, Metrics>>;
+
+/// The metric objects of a part validate keeps as JSON (an evaluation, the power scores):
+/// members holding "mape_pct", and those of each "per_x" map of them.
+ScopedMetrics json_metric_rows(const nlohmann::json& part) {
+  ScopedMetrics rows;
   for (const auto& [k, v] : part.items()) {
-    if (!v.is_object()) {
-      continue;
-    }
+    if (!v.is_object()) continue;
     if (v.contains("mape_pct")) {
-      rows.emplace_back(k, &v);
+      rows.emplace_back(k, metrics_from_json(v));
       continue;
     }
     for (const auto& [sub, m] : v.items()) {
       if (m.is_object() && m.contains("mape_pct")) {
-        rows.emplace_back(k + ": " + sub, &m);
+        rows.emplace_back(k + ": " + sub, metrics_from_json(m));
       }
     }
   }
   return rows;
 }
 
+/// A part's fields, then its metric table and MAPE chart.
+std::string metric_part(const std::string& title, const std::string& member,
+                        const KeyValues& fields, const ScopedMetrics& rows) {
+  std::string out = h3(title + " (" + member + ")") + kv_table(fields);
+  if (rows.empty()) return out;
+  std::vector<const Metrics*> metrics;
+  metrics.reserve(rows.size());
+  for (const auto& [scope, m] : rows) metrics.push_back(&m);
+  const auto columns = metric_columns(metrics);
+  std::vector<std::string> header{"scope", "n"};
+  for (const std::size_t c : columns) header.emplace_back(kMetricMembers[c].first);
+  std::vector<std::vector<std::string>> cells;
+  std::vector<std::pair<std::string, double>> bars;
+  for (const auto& [scope, m] : rows) {
+    std::vector<std::string> row{scope, std::to_string(m.n)};
+    for (const std::size_t c : columns) row.push_back(metric_text(m.*kMetricMembers[c].second));
+    cells.push_back(std::move(row));
+    if (!std::isnan(m.mape_pct)) bars.emplace_back(scope, m.mape_pct);
+  }
+  return out + html_table(header, cells) + mape_chart("MAPE, " + title, bars);
+}
+
+/// The scalar members of a part validate keeps as JSON.
+void json_scalars(const nlohmann::json& part, KeyValues& fields) {
+  for (const auto& [k, v] : part.items()) {
+    if (!v.is_object()) fields.emplace_back(k, value_text(Json(v), 6));
+  }
+}
+
 std::string render_validate(const Json& doc) {
+  const auto result = nlohmann::json(doc).get<ValidateResult>();
   std::string out;
-  // Per-layer accuracy before end-to-end, then anything else a newer validate writes.
-  std::vector<std::string> parts;
-  for (const char* known : {"layers", "e2e"}) {
-    if (doc.contains(known)) {
-      parts.emplace_back(known);
-    }
+  // Per-layer accuracy before end-to-end, then the power scores.
+  if (result.layers) {
+    const ValidateLayerScores& l = *result.layers;
+    const Json& part = doc.at("layers");
+    WrittenMembers fields(part);
+    fields.add_list("files", l.files);
+    fields.add("fingerprint", l.fingerprint);
+    fields.add_number("rows", l.rows);
+    fields.add_number("skipped_rows", l.skipped_rows);
+    fields.add_number("unmodelled_rows", l.unmodelled_rows);
+    fields.add("source_features", l.source_features);
+    fields.add_object("training_rows", l.training_rows);
+    ScopedMetrics rows;
+    if (part.contains("overall")) rows.emplace_back("overall", l.overall);
+    for (const auto& [family, m] : l.per_family) rows.emplace_back("per_family: " + family, m);
+    for (const auto& [gpu, m] : l.per_gpu) rows.emplace_back("per_gpu: " + gpu, m);
+    out += metric_part("Per-layer accuracy", "layers", fields.rows(), rows);
   }
-  for (const auto& [k, v] : doc.items()) {
-    if (k != "layers" && k != "e2e" && !is_provenance_key(k)) {
-      parts.push_back(k);
+  if (result.e2e) {
+    const ValidateE2eScores& e = *result.e2e;
+    WrittenMembers members(doc.at("e2e"));
+    members.add("file", e.file);
+    members.add("latency_model", e.latency_model);
+    members.add_number("rows", e.rows);
+    members.add("eager_overhead_source", e.eager_overhead_source);
+    if (e.unmodelled_multi_gpu_rows) {
+      members.add_number("unmodelled_multi_gpu_rows", *e.unmodelled_multi_gpu_rows);
     }
+    KeyValues fields = members.rows();
+    json_scalars(e.evaluation, fields);
+    out += metric_part("End-to-end accuracy", "e2e", fields, json_metric_rows(e.evaluation));
   }
-  for (const auto& part_name : parts) {
-    const Json& part = doc.at(part_name);
-    if (!part.is_object()) {
-      continue;
-    }
-    const auto rows = metric_rows(part);
-    const std::string title = part_name == "layers" ? "Per-layer accuracy"
-                              : part_name == "e2e"  ? "End-to-end accuracy"
-                                                    : part_name;
+  if (result.power.is_object()) {
     KeyValues fields;
-    for (const auto& [k, v] : part.items()) {
-      if (!v.is_object()) {
-        fields.emplace_back(k, value_text(v, 6));
-      }
-    }
-    out += h3(title + " (" + part_name + ")") + kv_table(fields);
-    if (rows.empty()) {
-      continue;
-    }
-    std::vector<std::string> cols{"scope"};
-    std::set<std::string> seen;
-    for (const auto& [scope, m] : rows) {
-      for (const auto& [k, v] : m->items()) {
-        if (seen.insert(k).second) {
-          cols.push_back(k);
-        }
-      }
-    }
-    cols = order_columns(cols, kMetricColumns);
-    std::vector<std::vector<std::string>> cells;
-    std::vector<std::pair<std::string, double>> bars;
-    for (const auto& [scope, m] : rows) {
-      std::vector<std::string> row{scope};
-      for (std::size_t c = 1; c < cols.size(); ++c) {
-        row.push_back(m->contains(cols[c]) ? value_text((*m)[cols[c]]) : "");
-      }
-      cells.push_back(std::move(row));
-      if (const auto mape = number_at(*m, "mape_pct")) {
-        bars.emplace_back(scope, *mape);
-      }
-    }
-    out += html_table(cols, cells) + mape_chart("MAPE, " + title, bars);
+    json_scalars(result.power, fields);
+    out += metric_part("power", "power", fields, json_metric_rows(result.power));
   }
   return out;
 }
 
 // ---- ptx ------------------------------------------------------------------------------------
 
+std::string dim3_text(const ptx::Dim3& d) {
+  return std::to_string(d.x) + ", " + std::to_string(d.y) + ", " + std::to_string(d.z);
+}
+
+std::string launch_section(const PtxLaunchResult& l, const Json& written) {
+  WrittenMembers fields(written);
+  fields.add("file", l.file);
+  fields.add("kernel", l.kernel);
+  fields.add("layer", l.layer);
+  fields.add("grid", dim3_text(l.grid));
+  fields.add("block", dim3_text(l.block));
+  fields.add_number("launches", l.launches);
+  fields.add_bool("sampled", l.sampled);
+  fields.add_bool("extrapolated", l.extrapolated);
+  fields.add_number("ctas_total", l.ctas_total);
+  fields.add_number("ctas_simulated", l.ctas_simulated);
+  fields.add_number("warp_insts_simulated", l.warp_insts_simulated);
+  fields.add_number("warp_insts", l.warp_insts);
+  fields.add_number("thread_insts", l.thread_insts);
+  fields.add_number("branches", l.branches);
+  fields.add_number("divergent_branches", l.divergent_branches);
+  fields.add_number("branch_efficiency", l.branch_efficiency);
+  fields.add_number("active_lane_efficiency", l.active_lane_efficiency);
+  fields.add_object("resources", l.resources ? nlohmann::json(*l.resources) : nlohmann::json());
+  std::string out = kv_table(fields.rows());
+  if (!l.classes_warp.empty()) {
+    double total = 0;
+    for (const auto& [k, warp] : l.classes_warp) total += warp;
+    BarChart chart;
+    chart.title = "Instruction-class mix (executed warp instructions)";
+    chart.value_label = "share of executed warp instructions (%)";
+    for (const auto& [k, warp] : l.classes_warp) {
+      const auto thread = l.classes_thread.find(k);
+      chart.bars.push_back(
+          {k, total > 0 ? 100 * warp / total : 0, std::nullopt, false,
+           format_number(warp, 6) + " warp / " +
+               format_number(thread == l.classes_thread.end() ? 0 : thread->second, 6) +
+               " thread instructions"});
+    }
+    out += render_bar_chart(chart);
+  }
+  if (written.contains("bytes")) {
+    BarChart chart;
+    chart.title = "Bytes moved per memory space";
+    chart.value_label = "MB (10^6 bytes)";
+    // The spaces the file wrote, in its order, with the struct's counts.
+    const nlohmann::json bytes = nlohmann::json(l).at("bytes");
+    for (const auto& [space, v] : written.at("bytes").items()) {
+      chart.bars.push_back({space, bytes.value(space, 0.0) / 1e6, std::nullopt, false, {}});
+    }
+    out += render_bar_chart(chart);
+  }
+  if (written.contains("warnings")) {
+    out += h3("Warnings");
+    if (l.warnings.empty()) {
+      out += note("none");
+    } else {
+      out += "<ul class=\"warnings\">\n";
+      for (const auto& w : l.warnings) out += "<li>" + html_escape(w) + "</li>\n";
+      out += "</ul>\n";
+    }
+  }
+  return out;
+}
+
 std::string render_ptx(const Json& doc) {
-  std::string out;
-  const Json& launches = doc.at("launches");
-  if (!launches.is_array() || launches.empty()) {
+  const auto result = nlohmann::json(doc).get<PtxAnalysisResult>();
+  if (result.launches.empty()) {
     return note("no launches");
   }
-  for (std::size_t i = 0; i < launches.size(); ++i) {
-    const Json& l = launches[i];
-    if (!l.is_object()) {
-      continue;
-    }
-    out += h3("Launch " + std::to_string(i + 1) + ": " + string_at(l, "kernel", "?"));
-    KeyValues fields;
-    for (const auto& [k, v] : l.items()) {
-      if (k == "classes" || k == "opcodes_thread" || k == "opcodes_warp" || k == "bytes" ||
-          k == "warnings") {
-        continue;
-      }
-      if (v.is_object()) {
-        flatten(v, k, fields);
-      } else {
-        fields.emplace_back(k, value_text(v, 6));
-      }
-    }
-    out += kv_table(fields);
-    if (l.contains("classes") && l["classes"].is_object()) {
-      double total = 0;
-      for (const auto& [k, v] : l["classes"].items()) {
-        total += number_at(v, "warp").value_or(0);
-      }
-      BarChart chart;
-      chart.title = "Instruction-class mix (executed warp instructions)";
-      chart.value_label = "share of executed warp instructions (%)";
-      for (const auto& [k, v] : l["classes"].items()) {
-        const double warp = number_at(v, "warp").value_or(0);
-        chart.bars.push_back({k, total > 0 ? 100 * warp / total : 0, std::nullopt, false,
-                              format_number(warp, 6) + " warp / " +
-                                  format_number(number_at(v, "thread").value_or(0), 6) +
-                                  " thread instructions"});
-      }
-      out += render_bar_chart(chart);
-    }
-    if (l.contains("bytes") && l["bytes"].is_object()) {
-      BarChart chart;
-      chart.title = "Bytes moved per memory space";
-      chart.value_label = "MB (10^6 bytes)";
-      for (const auto& [k, v] : l["bytes"].items()) {
-        chart.bars.push_back({k, number_of(v).value_or(0) / 1e6, std::nullopt, false, {}});
-      }
-      out += render_bar_chart(chart);
-    }
-    out += warnings_list(l);
+  std::string out;
+  for (std::size_t i = 0; i < result.launches.size(); ++i) {
+    const PtxLaunchResult& l = result.launches[i];
+    out += h3("Launch " + std::to_string(i + 1) + ": " + (l.kernel.empty() ? "?" : l.kernel));
+    out += launch_section(l, doc.at("launches").at(i));
   }
   return out;
 }
@@ -1364,29 +1536,53 @@ std::string render_ptx(const Json& doc) {
 // ---- gpus show ------------------------------------------------------------------------------
 
 std::string render_gpu_spec(const Json& doc) {
-  std::string out;
-  KeyValues fields;
-  KeyValues sources;
-  for (const auto& [k, v] : doc.items()) {
-    if (k != "gpu" && !is_provenance_key(k)) {
-      fields.emplace_back(k, value_text(v, 6));
+  const auto result = nlohmann::json(doc).get<GpuSpecResult>();
+  WrittenMembers fields(doc);
+  fields.add("query", result.query);
+  // The entry's members in GpuSpec's order, each as to_json writes it; sources apart.
+  const nlohmann::json gpu = result.gpu;
+  const Json& written = doc.at("gpu");
+  KeyValues rows = fields.rows();
+  for (const auto& name : gpu_spec_field_names()) {
+    if (name != "sources" && written.contains(name)) {
+      rows.emplace_back(name, value_text(Json(gpu.at(name)), 6));
     }
   }
-  const Json& gpu = doc.at("gpu");
-  for (const auto& [k, v] : gpu.items()) {
-    if (k == "sources" && v.is_object()) {
-      flatten(v, "", sources);
-    } else if (v.is_object()) {
-      flatten(v, k, fields);
-    } else {
-      fields.emplace_back(k, value_text(v, 6));
-    }
-  }
-  out += h3("Specification") + kv_table(fields);
-  if (!sources.empty()) {
+  std::string out = h3("Specification") + kv_table(rows);
+  if (!result.gpu.sources.empty()) {
+    KeyValues sources(result.gpu.sources.begin(), result.gpu.sources.end());
     out += h3("Sources per field") + kv_table(sources);
   }
   return out;
+}
+
+// ---- nets show ------------------------------------------------------------------------------
+
+// `typed` (a result's to_json) with only the members `written` has, at every depth: a member an
+// older file did not write is not shown with the type's default.
+Json written_only(const Json& typed, const Json& written) {
+  if (typed.is_object() && written.is_object()) {
+    Json out = Json::object();
+    for (const auto& [key, value] : typed.items()) {
+      const auto it = written.find(key);
+      if (it != written.end()) out[key] = written_only(value, *it);
+    }
+    return out;
+  }
+  if (typed.is_array() && written.is_array() && typed.size() == written.size()) {
+    Json out = Json::array();
+    for (std::size_t i = 0; i < typed.size(); ++i) {
+      out.push_back(written_only(typed[i], written[i]));
+    }
+    return out;
+  }
+  return typed;
+}
+
+// The generic layout (its fields, then a chart and table of the layers), of the typed result.
+std::string render_network_layers(const Json& doc) {
+  const auto result = doc.get<NetworkLayersResult>();
+  return render_generic(written_only(Json(result), doc));
 }
 
 // ---- parsing and page ---------------------------------------------------------------------
@@ -1527,7 +1723,7 @@ std::string section_body(ReportKind kind, const Json& doc) {
       break;
     case ReportKind::kPtxAnalysis: return render_ptx(doc);
     case ReportKind::kGpuSpec: return render_gpu_spec(doc);
-    case ReportKind::kNetworkLayers:  // key/value table + layer table: the generic layout
+    case ReportKind::kNetworkLayers: return render_network_layers(doc);
     case ReportKind::kGeneric: break;
   }
   return render_generic(doc);

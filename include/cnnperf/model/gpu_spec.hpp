@@ -59,6 +59,27 @@ struct GpuSpec {
 
 /// Serializes every field (same keys as the database file); found by nlohmann::json via ADL.
 void to_json(nlohmann::json& out, const GpuSpec& spec);
+/// The inverse of to_json, for a result cnnperf wrote: a member the JSON lacks keeps its
+/// default, a member of the wrong type throws nlohmann::json::type_error. It checks no value
+/// and fills nothing in: a spec a user gives goes through gpu_spec_from_json.
+void from_json(const nlohmann::json& j, GpuSpec& spec);
+
+/// The "kind" and schema version of `gpus show`'s JSON result.
+inline constexpr const char* kGpuSpecKind = "gpu_spec";
+inline constexpr int kGpuSpecResultSchemaVersion = 1;
+
+/// `gpus show`'s JSON result: one GPU's entry and what found it.
+struct GpuSpecResult {
+  int schema_version = kGpuSpecResultSchemaVersion;
+  std::string tool_version;
+  std::string database;  ///< the database file the entry is from
+  std::string query;     ///< the name or alias asked for
+  GpuSpec gpu;
+};
+
+void to_json(nlohmann::json& j, const GpuSpecResult& result);
+/// Members absent from `j` keep their defaults (files of older versions).
+void from_json(const nlohmann::json& j, GpuSpecResult& result);
 
 /// Parses one GPU object. `where` prefixes error messages (e.g. "gpus.json: gpus[12]").
 /// With `require_all`, every numeric/string field must be present (database entries);

@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "cnnperf/model/layer.hpp"
 #include "cnnperf/ptx/ptx_emu.hpp"
 
@@ -111,6 +113,27 @@ void ptx_clear_caches();
 /// The "kind" and schema version of ptx_results_json.
 inline constexpr const char* kPtxResultsKind = "ptx_analysis";
 inline constexpr int kPtxResultsSchemaVersion = 1;
+
+/// `cnnperf ptx`'s JSON result (kind ptx_analysis): its launches and where they came from.
+struct PtxAnalysisResult {
+  int schema_version = kPtxResultsSchemaVersion;
+  std::string tool_version;
+  std::string source;  ///< what produced the mixes
+  std::vector<PtxLaunchResult> launches;
+};
+
+/// The result of `results` as this build writes it (its tool version and source).
+[[nodiscard]] PtxAnalysisResult ptx_analysis_result(std::vector<PtxLaunchResult> results);
+
+// JSON of the results; found by nlohmann::json via ADL. A launch's analysis_seconds and
+// from_cache are not written; from_json leaves a member the JSON lacks at its default (files of
+// older versions) and throws nlohmann::json::type_error on a member of the wrong type.
+void to_json(nlohmann::json& j, const PtxResources& resources);
+void from_json(const nlohmann::json& j, PtxResources& resources);
+void to_json(nlohmann::json& j, const PtxLaunchResult& result);
+void from_json(const nlohmann::json& j, PtxLaunchResult& result);
+void to_json(nlohmann::json& j, const PtxAnalysisResult& result);
+void from_json(const nlohmann::json& j, PtxAnalysisResult& result);
 
 /// Printers (one result model, several formats).
 [[nodiscard]] std::string ptx_results_json(const std::vector<PtxLaunchResult>& results);

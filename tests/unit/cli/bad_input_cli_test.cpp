@@ -14,6 +14,7 @@
 
 #include "cli_runner.hpp"
 #include "cnnperf/common/io.hpp"
+#include "cnnperf/ml/results.hpp"
 #include "cnnperf/ml/training_data.hpp"
 #include "cnnperf/ml/training_row_set.hpp"
 #include "cnnperf/predict/predict.hpp"
@@ -154,7 +155,10 @@ TEST(BadInputCli, ValidateScoresRowsSeenInTrainingApart) {
   const std::string args = "validate --model " + model.string() + " --data " + mixed.string();
   const auto json = run_cnnperf(args + " --format json");
   ASSERT_EQ(json.exit_code, 0) << json.err;
-  const auto rows = nlohmann::json::parse(json.out)["layers"]["training_rows"];
+  // What report reads: the typed result gives back every member validate wrote.
+  const auto doc = nlohmann::json::parse(json.out);
+  EXPECT_EQ(nlohmann::json(doc.get<ValidateResult>()), doc);
+  const auto rows = doc["layers"]["training_rows"];
   EXPECT_EQ(rows["recorded"], true);
   EXPECT_EQ(rows["model_rows"].get<std::size_t>(), trained_on.size());
   EXPECT_EQ(rows["seen"]["rows"].get<std::size_t>(), expected_seen);

@@ -46,6 +46,8 @@ TEST(GpusCli, ShowFamilyAsJsonGivesTheDefaultVariant) {
   EXPECT_EQ(doc.at("gpu").at("sm_count"), 108);
   EXPECT_NE(doc.at("database").get<std::string>().find("gpus.json"), std::string::npos);
   EXPECT_TRUE(doc.at("gpu").at("sources").contains("default"));
+  // What report reads: the typed result gives back every member it wrote.
+  EXPECT_EQ(nlohmann::json(doc.get<cnnperf::GpuSpecResult>()), doc);
 }
 
 TEST(GpusCli, ShowTableHasEveryFieldWithItsSource) {

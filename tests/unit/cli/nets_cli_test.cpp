@@ -19,6 +19,7 @@
 #include "cnnperf/common/io.hpp"
 #include "cnnperf/model/layer_io.hpp"
 #include "cnnperf/model/network_io.hpp"
+#include "cnnperf/model/network_layers.hpp"
 #include "cnnperf/model/zoo.hpp"
 
 namespace cnnperf {
@@ -80,6 +81,9 @@ TEST(NetsCli, ShowResNet50Json) {
   EXPECT_EQ(json.at("tool_version"), CNNPERF_VERSION);
   EXPECT_FALSE(json.at("source").get<std::string>().empty());
   EXPECT_EQ(json.at("network"), "resnet50");
+  // What report reads: the typed result gives back every member, in the order written.
+  const auto ordered = nlohmann::ordered_json::parse(r.out);
+  EXPECT_EQ(nlohmann::ordered_json(ordered.get<NetworkLayersResult>()), ordered);
   const auto& layers = json.at("layers");
   ASSERT_EQ(layers.size(), 175U);
   EXPECT_EQ(layers.front().at("name"), "conv1");

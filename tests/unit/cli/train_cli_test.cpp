@@ -12,6 +12,7 @@
 
 #include "cli_runner.hpp"
 #include "cnnperf/common/io.hpp"
+#include "cnnperf/ml/results.hpp"
 #include "cnnperf/model/gpu_spec.hpp"
 
 namespace {
@@ -100,6 +101,8 @@ TEST_F(TrainSchemeCli, LeaveSourceOutScoresEachHeldOutSourcePerFamily) {
     EXPECT_GT(row["mape_pct"].get<double>(), 0.0);
   }
   EXPECT_TRUE(pointwise_reason);
+  // What report reads: the typed result gives back every member train wrote.
+  EXPECT_EQ(nlohmann::json(report.get<cnnperf::TrainResult>()), report);
   EXPECT_EQ(scored, (std::set<std::string>{"conv/mlpredict", "conv/neusight", "gemm/mlpredict",
                                            "gemm/neusight"}));
 }

@@ -84,6 +84,8 @@ TEST(PtxCli, LayerFromSpecAndCsv) {
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_NE(j.at("launches").at(0).at("kernel").get<std::string>().find("conv2d_igemm"),
             std::string::npos);
+  // What report reads: the typed result gives back every member the command wrote.
+  EXPECT_EQ(nlohmann::json(j.get<PtxAnalysisResult>()), j);
   const std::string csv = ::testing::TempDir() + "/layers.csv";
   write_output(csv,
                "op,c_in,h_in,w_in,c_out,kernel_h,kernel_w\nconv2d,8,8,8,8,1,1\nmaxpool,8,8,8,8,2,"

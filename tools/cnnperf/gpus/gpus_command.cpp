@@ -22,7 +22,6 @@ using nlohmann::json;
 
 constexpr int kOutputSchemaVersion = 1;
 constexpr const char* kGpuListKind = "gpu_list";
-constexpr const char* kGpuSpecKind = "gpu_spec";
 
 std::string number_text(double value) {
   return value == 0 ? "0" : format_number(value, 6);
@@ -107,14 +106,13 @@ std::string render_show(const GpuDatabase& db, const GpusOptions& o, OutputForma
     }
   }();
   if (format == OutputFormat::kJson) {
-    json out = json::object();
-    out["schema_version"] = kOutputSchemaVersion;
-    out["kind"] = kGpuSpecKind;
-    out["tool_version"] = CNNPERF_VERSION;
-    out["database"] = db.source_path();
-    out["query"] = o.show;
-    out["gpu"] = g;
-    return json_text(out) + "\n";
+    GpuSpecResult result;
+    result.schema_version = kOutputSchemaVersion;
+    result.tool_version = CNNPERF_VERSION;
+    result.database = db.source_path();
+    result.query = o.show;
+    result.gpu = g;
+    return json_text(json(result)) + "\n";
   }
   std::vector<std::vector<std::string>> rows;
   for (const auto& f : gpu_spec_field_names()) {

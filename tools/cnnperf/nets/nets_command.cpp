@@ -17,6 +17,7 @@
 #include "cnnperf/model/layer_io.hpp"
 #include "cnnperf/model/network.hpp"
 #include "cnnperf/model/network_io.hpp"
+#include "cnnperf/model/network_layers.hpp"
 #include "cnnperf/model/zoo.hpp"
 #include "commands.hpp"
 
@@ -42,21 +43,6 @@ std::string pair_text(std::int64_t a, std::int64_t b) {
 bool has_window(const Layer& layer) {
   const OpClass cls = op_class(layer.op);
   return cls == OpClass::kConv || cls == OpClass::kPool;
-}
-
-/// Output shape as the next layer sees it (flatten and linear produce (features, 1, 1)).
-void output_shape(const Layer& layer, std::int64_t& c, std::int64_t& h, std::int64_t& w) {
-  if (layer.op == Op::kFlatten) {
-    c = layer.c_in * layer.h_in * layer.w_in;
-    h = w = 1;
-  } else if (layer.op == Op::kLinear) {
-    c = layer.c_out;
-    h = w = 1;
-  } else {
-    c = layer.c_out;
-    h = layer.h_out();
-    w = layer.w_out();
-  }
 }
 
 // ---- nets (list) ----------------------------------------------------------------------
@@ -172,66 +158,9 @@ std::string render_show(const NetsOptions& options, OutputFormat format,
   for (const Layer& layer : net.layers) total_bytes += layer.bytes();
 
   if (format == OutputFormat::kJson) {
-    Json out;
-    out["schema_version"] = kNetsSchemaVersion;
-    out["kind"] = kNetworkLayersKind;
-    out["tool_version"] = CNNPERF_VERSION;
-    out["source"] = source;
-    out["network"] = net.name;
-    out["batch"] = net.batch;
-    out["input"] = {{"c", net.input_c}, {"h", net.input_h}, {"w", net.input_w}};
-    out["dtype"] = to_string(dtype);
-    if (const ZooEntry* entry = find_zoo_entry(net.name); entry && net.source == "zoo") {
-      out["published"] = {
-          {"params", entry->published_params},
-          {"auxiliary_params", entry->auxiliary_params},
-          {"gmacs", entry->published_gmacs > 0 ? Json(entry->published_gmacs) : Json(nullptr)},
-          {"source", entry->published_source},
-          {"top1_accuracy", entry->top1_accuracy},
-          {"accuracy_source", entry->accuracy_source}};
-    }
-    Json layers = Json::array();
-    for (const Layer& layer : net.layers) {
-      std::int64_t c = 0;
-      std::int64_t h = 0;
-      std::int64_t w = 0;
-      output_shape(layer, c, h, w);
-      Json l;
-      l["name"] = layer.name;
-      l["op"] = to_string(layer.op);
-      l["batch"] = layer.batch;
-      l["c_in"] = layer.c_in;
-      l["h_in"] = layer.h_in;
-      l["w_in"] = layer.w_in;
-      l["c_out"] = c;
-      l["h_out"] = h;
-      l["w_out"] = w;
-      l["kernel_h"] = layer.kernel_h;
-      l["kernel_w"] = layer.kernel_w;
-      l["stride_h"] = layer.stride_h;
-      l["stride_w"] = layer.stride_w;
-      l["pad_h"] = layer.pad_h;
-      l["pad_w"] = layer.pad_w;
-      l["dilation_h"] = layer.dilation_h;
-      l["dilation_w"] = layer.dilation_w;
-      l["groups"] = layer.groups;
-      l["bias"] = layer.bias;
-      l["ceil_mode"] = layer.ceil_mode;
-      l["num_inputs"] = layer.num_inputs;
-      l["dtype"] = to_string(layer.dtype);
-      l["params"] = layer.params();
-      l["macs"] = layer.macs();
-      l["flops"] = layer.flops();
-      l["bytes"] = layer.bytes();
-      layers.push_back(std::move(l));
-    }
-    out["layers"] = std::move(layers);
-    out["total"] = {{"layers", net.layers.size()},
-                    {"params", net.params()},
-                    {"macs", net.macs()},
-                    {"flops", net.flops()},
-                    {"bytes", total_bytes}};
-    return json_text(out) + "\n";
+    NetworkLayersResult result = network_layers_result(net, dtype, source);
+    result.schema_version = kNetsSchemaVersion;
+    return json_text(Json(result)) + "\n";
   }
 
   if (format == OutputFormat::kCsv) {
@@ -249,7 +178,7 @@ std::string render_show(const NetsOptions& options, OutputFormat format,
       std::int64_t c = 0;
       std::int64_t h = 0;
       std::int64_t w = 0;
-      output_shape(layer, c, h, w);
+      network_layer_output_shape(layer, c, h, w);
       std::vector<std::string> row{layer.name};
       for (auto& field : layer_csv_fields(layer)) row.push_back(std::move(field));
       row.push_back(layer.ceil_mode ? "1" : "0");
@@ -273,7 +202,7 @@ std::string render_show(const NetsOptions& options, OutputFormat format,
     std::int64_t c = 0;
     std::int64_t h = 0;
     std::int64_t w = 0;
-    output_shape(layer, c, h, w);
+    network_layer_output_shape(layer, c, h, w);
     const bool window = has_window(layer);
     cells.push_back({layer.name, to_string(layer.op),
                      shape_text(layer.c_in, layer.h_in, layer.w_in), shape_text(c, h, w),

@@ -9,9 +9,8 @@ namespace cnnperf {
 
 /// Version of the JSON/CSV layout printed by `cnnperf nets`.
 inline constexpr int kNetsSchemaVersion = 1;
-/// The "kind" of `nets --format json` and of `nets show NAME --format json`.
+/// The "kind" of `nets --format json` (`nets show`'s is the model module's kNetworkLayersKind).
 inline constexpr const char* kNetworkListKind = "network_list";
-inline constexpr const char* kNetworkLayersKind = "network_layers";
 
 /// Options of `cnnperf nets` (strings as typed; validated by render_nets).
 struct NetsOptions {
