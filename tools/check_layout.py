@@ -25,7 +25,7 @@ MODULE_DEPS = {
     "profile": {"common", "model", "profile"},
     # The CUDA back end: the profile module's interface over the vendor libraries.
     "gpu": {"common", "model", "profile", "gpu"},
-    "report": {"common", "model", "report"},
+    "report": {"common", "model", "predict", "report"},
 }
 OPTION_RE = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 # What dealing in exit codes looks like in C++.
