@@ -1516,6 +1516,9 @@ std::string typed_section_body(ReportKind kind, const Json& doc, const std::stri
   } catch (const nlohmann::json::exception& e) {
     throw InputError(
         input_message(name, e.what(), "a " + to_string(kind) + " result as cnnperf writes it"));
+  } catch (const InputError& e) {
+    // A parser's message names the member ("gpu.segment: ..."), not the file.
+    throw InputError(name + ": " + e.what());
   }
 }
 
