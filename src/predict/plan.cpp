@@ -464,8 +464,9 @@ nlohmann::ordered_json to_json(const PlanResult& r) {
 PlanResult plan_result_from_json(const nlohmann::ordered_json& doc) {
   PlanResult r;
   SocSettings& s = r.settings;
-  if (doc.contains("profile"))
+  if (doc.contains("profile")) {
     s.profile = task_profile_from_string(doc["profile"].get<std::string>());
+  }
   r.mode = doc.value("mode", r.mode);
   if (doc.contains("weights")) {
     const OrderedJson& w = doc["weights"];
