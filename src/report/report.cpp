@@ -804,8 +804,9 @@ std::string render_prediction_sweep(const Json& doc) {
   if (!sweep.rows.empty()) setup.emplace_back("model", sweep.rows.front().model);
   setup.emplace_back("power_model", sweep.power_model);
   std::string order;
-  for (const char* key : kPredictionSweepOrder)
+  for (const char* key : kPredictionSweepOrder) {
     order += (order.empty() ? "" : ", ") + std::string(key);
+  }
   setup.emplace_back("order", order);
   const std::vector<PredictionSweepRow>& rows = sweep.rows;
   setup.emplace_back("rows", std::to_string(rows.size()));
