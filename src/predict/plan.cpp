@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 
+#include "cnnperf/common/config.hpp"
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/io.hpp"
 #include "cnnperf/predict/predict.hpp"
@@ -85,6 +86,15 @@ std::string to_string(LatencyShape shape) {
     case LatencyShape::kThroughput: return "throughput";
   }
   return "soft_target";
+}
+
+LatencyShape latency_shape_from_string(std::string_view text) {
+  for (const LatencyShape shape :
+       {LatencyShape::kDeadline, LatencyShape::kSoftTarget, LatencyShape::kThroughput}) {
+    if (text == to_string(shape)) return shape;
+  }
+  throw InputError("latency_shape: got '" + std::string(text) +
+                   "'; expected deadline, soft_target or throughput");
 }
 
 SocWeights parse_soc_weights(std::string_view text) {
@@ -344,6 +354,150 @@ PlanScoring score_candidates(const std::vector<PlanCandidate>& candidates,
     out.warnings.emplace_back("no candidate meets the tolerances; every row is infeasible");
   }
   return out;
+}
+
+PlanResult first_candidates(PlanResult result, std::size_t top) {
+  if (top > 0 && result.ranked.size() > top) result.ranked.resize(top);
+  return result;
+}
+
+namespace {
+
+using OrderedJson = nlohmann::ordered_json;
+
+OrderedJson optional_json(const std::optional<double>& v) {
+  return v ? OrderedJson(*v) : OrderedJson(nullptr);
+}
+
+// A member that may be null or absent (both: unset).
+std::optional<double> optional_at(const OrderedJson& j, const char* key) {
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return std::nullopt;
+  return it->get<double>();
+}
+
+OrderedJson candidate_json(const ScoredCandidate& sc) {
+  const PlanCandidate& c = sc.candidate;
+  return {
+      {"rank", sc.rank},
+      {"network", c.network},
+      {"gpu", c.gpu},
+      {"batch", c.batch},
+      {"precision", c.precision},
+      {"power_limit_w", optional_json(c.power_limit_w)},
+      {"latency_ms", c.latency_ms},
+      {"energy_j", c.energy_j},
+      {"energy_per_image_j", sc.energy_per_image_j},
+      {"avg_power_w", c.avg_power_w},
+      {"top1_percent", optional_json(c.top1_percent)},
+      {"feasible", sc.feasible},
+      {"infeasible_reason", sc.feasible ? OrderedJson(nullptr) : OrderedJson(sc.infeasible_reason)},
+      {"terms",
+       {{"latency", optional_json(sc.terms.latency)},
+        {"energy", optional_json(sc.terms.energy)},
+        {"accuracy", optional_json(sc.terms.accuracy)}}},
+      {"score", optional_json(sc.score)}};
+}
+
+ScoredCandidate candidate_from_json(const OrderedJson& j) {
+  ScoredCandidate sc;
+  PlanCandidate& c = sc.candidate;
+  sc.rank = j.value("rank", sc.rank);
+  c.network = j.value("network", c.network);
+  c.gpu = j.value("gpu", c.gpu);
+  c.batch = j.value("batch", c.batch);
+  c.precision = j.value("precision", c.precision);
+  c.power_limit_w = optional_at(j, "power_limit_w");
+  c.latency_ms = j.value("latency_ms", c.latency_ms);
+  c.energy_j = j.value("energy_j", c.energy_j);
+  sc.energy_per_image_j = j.value("energy_per_image_j", sc.energy_per_image_j);
+  c.avg_power_w = j.value("avg_power_w", c.avg_power_w);
+  c.top1_percent = optional_at(j, "top1_percent");
+  sc.feasible = j.value("feasible", sc.feasible);
+  const auto reason = j.find("infeasible_reason");
+  if (reason != j.end() && !reason->is_null()) sc.infeasible_reason = reason->get<std::string>();
+  if (j.contains("terms")) {
+    const OrderedJson& terms = j["terms"];
+    sc.terms.latency = optional_at(terms, "latency");
+    sc.terms.energy = optional_at(terms, "energy");
+    sc.terms.accuracy = optional_at(terms, "accuracy");
+  }
+  sc.score = optional_at(j, "score");
+  return sc;
+}
+
+}  // namespace
+
+nlohmann::ordered_json to_json(const PlanResult& r) {
+  const SocSettings& s = r.settings;
+  OrderedJson out;
+  out["schema_version"] = kPlanSchemaVersion;
+  out["tool_version"] = CNNPERF_VERSION;
+  out["kind"] = "plan";
+  out["profile"] = to_string(s.profile);
+  out["mode"] = r.mode;
+  out["weights"] = {{"latency", s.weights.latency},
+                    {"energy", s.weights.energy},
+                    {"accuracy", s.weights.accuracy}};
+  out["latency_shape"] = to_string(s.latency_shape);
+  out["latency_target_ms"] =
+      s.latency_target_ms > 0 ? OrderedJson(s.latency_target_ms) : OrderedJson(nullptr);
+  out["latency_target_source"] = profile_defaults(s.profile).target_source;
+  out["tolerances"] = {
+      {"max_latency_ms", optional_json(s.tolerances.max_latency_ms)},
+      {"max_energy_per_image_j", optional_json(s.tolerances.max_energy_per_image_j)},
+      {"min_top1_percent", optional_json(s.tolerances.min_top1_percent)}};
+  out["method"] = kPlanMethod;
+  out["power_model"] = r.power_model;
+  out["latency_model"] = r.latency_model;
+  out["accuracy_source"] = r.accuracy_source;
+  out["gpus"] = r.gpus;
+  out["candidates_total"] = r.candidates_total;
+  out["candidates_feasible"] = r.candidates_feasible;
+  OrderedJson candidates = OrderedJson::array();
+  for (const ScoredCandidate& sc : r.ranked) candidates.push_back(candidate_json(sc));
+  out["candidates"] = std::move(candidates);
+  out["warnings"] = r.warnings;
+  return out;
+}
+
+PlanResult plan_result_from_json(const nlohmann::ordered_json& doc) {
+  PlanResult r;
+  SocSettings& s = r.settings;
+  if (doc.contains("profile")) {
+    s.profile = task_profile_from_string(doc["profile"].get<std::string>());
+  }
+  r.mode = doc.value("mode", r.mode);
+  if (doc.contains("weights")) {
+    const OrderedJson& w = doc["weights"];
+    s.weights.latency = w.value("latency", s.weights.latency);
+    s.weights.energy = w.value("energy", s.weights.energy);
+    s.weights.accuracy = w.value("accuracy", s.weights.accuracy);
+  }
+  if (doc.contains("latency_shape")) {
+    s.latency_shape = latency_shape_from_string(doc["latency_shape"].get<std::string>());
+  }
+  s.latency_target_ms = optional_at(doc, "latency_target_ms").value_or(0);
+  if (doc.contains("tolerances")) {
+    const OrderedJson& t = doc["tolerances"];
+    s.tolerances.max_latency_ms = optional_at(t, "max_latency_ms");
+    s.tolerances.max_energy_per_image_j = optional_at(t, "max_energy_per_image_j");
+    s.tolerances.min_top1_percent = optional_at(t, "min_top1_percent");
+  }
+  r.power_model = doc.value("power_model", r.power_model);
+  r.latency_model = doc.value("latency_model", r.latency_model);
+  r.accuracy_source = doc.value("accuracy_source", r.accuracy_source);
+  r.gpus = doc.value("gpus", r.gpus);
+  if (doc.contains("candidates")) {
+    for (const auto& c : doc["candidates"]) r.ranked.push_back(candidate_from_json(c));
+  }
+  const auto feasible = static_cast<std::size_t>(std::count_if(
+      r.ranked.begin(), r.ranked.end(), [](const ScoredCandidate& c) { return c.feasible; }));
+  // A file without the counts holds every candidate.
+  r.candidates_total = doc.value("candidates_total", r.ranked.size());
+  r.candidates_feasible = doc.value("candidates_feasible", feasible);
+  r.warnings = doc.value("warnings", r.warnings);
+  return r;
 }
 
 }  // namespace cnnperf

@@ -957,17 +957,22 @@ void apply_power_limit(NetworkPrediction& prediction, double limit_w,
 
 namespace {
 
-nlohmann::json layer_json(const Layer& l, const LayerPrediction& p) {
-  const auto& interval = p.latency_interval;
+nlohmann::json interval_bound(const std::optional<LatencyInterval>& interval, bool hi) {
+  if (!interval) return nullptr;
+  return hi ? interval->hi_ms : interval->lo_ms;
+}
+
+nlohmann::json layer_json(const LayerPredictionRecord& l) {
+  const LayerPrediction& p = l.prediction;
   return {{"name", l.name},
-          {"op", to_string(l.op)},
+          {"op", l.op},
           {"batch", l.batch},
           {"c_in", l.c_in},
           {"h_in", l.h_in},
           {"w_in", l.w_in},
           {"c_out", l.c_out},
-          {"h_out", l.h_out()},
-          {"w_out", l.w_out()},
+          {"h_out", l.h_out},
+          {"w_out", l.w_out},
           {"kernel_h", l.kernel_h},
           {"kernel_w", l.kernel_w},
           {"stride_h", l.stride_h},
@@ -977,14 +982,14 @@ nlohmann::json layer_json(const Layer& l, const LayerPrediction& p) {
           {"dilation_h", l.dilation_h},
           {"dilation_w", l.dilation_w},
           {"groups", l.groups},
-          {"params", l.params()},
-          {"flops", l.flops()},
-          {"bytes", l.bytes()},
+          {"params", l.params},
+          {"flops", l.flops},
+          {"bytes", l.bytes},
           {"kernel_ms", p.kernel_ms},
           {"overhead_ms", p.overhead_ms},
           {"latency_ms", p.latency_ms()},
-          {"latency_ms_lo", interval ? nlohmann::json(interval->lo_ms) : nlohmann::json()},
-          {"latency_ms_hi", interval ? nlohmann::json(interval->hi_ms) : nlohmann::json()},
+          {"latency_ms_lo", interval_bound(p.latency_interval, false)},
+          {"latency_ms_hi", interval_bound(p.latency_interval, true)},
           {"energy_mj", p.energy_mj},
           {"avg_power_w", p.avg_power_w},
           {"roofline_ms", p.roofline_ms},
@@ -992,6 +997,54 @@ nlohmann::json layer_json(const Layer& l, const LayerPrediction& p) {
           {"kernels", p.kernels},
           {"fused_into", p.fused_into.empty() ? nlohmann::json() : nlohmann::json(p.fused_into)},
           {"in_distribution", p.in_distribution}};
+}
+
+// A member that may be absent (the default stays) or null (an interval: none).
+template <typename T>
+void read_member(const nlohmann::json& j, const char* key, T& field) {
+  const auto it = j.find(key);
+  if (it != j.end()) field = it->get<T>();
+}
+
+std::optional<LatencyInterval> interval_from_json(const nlohmann::json& j) {
+  const auto lo = j.find("latency_ms_lo");
+  const auto hi = j.find("latency_ms_hi");
+  if (lo == j.end() || hi == j.end() || lo->is_null() || hi->is_null()) return std::nullopt;
+  return LatencyInterval{lo->get<double>(), hi->get<double>()};
+}
+
+LayerPredictionRecord layer_record_from_json(const nlohmann::json& j) {
+  LayerPredictionRecord l;
+  read_member(j, "name", l.name);
+  read_member(j, "op", l.op);
+  for (const auto& [key, field] :
+       {std::pair{"batch", &l.batch}, std::pair{"c_in", &l.c_in}, std::pair{"h_in", &l.h_in},
+        std::pair{"w_in", &l.w_in}, std::pair{"c_out", &l.c_out}, std::pair{"h_out", &l.h_out},
+        std::pair{"w_out", &l.w_out}, std::pair{"kernel_h", &l.kernel_h},
+        std::pair{"kernel_w", &l.kernel_w}, std::pair{"stride_h", &l.stride_h},
+        std::pair{"stride_w", &l.stride_w}, std::pair{"pad_h", &l.pad_h},
+        std::pair{"pad_w", &l.pad_w}, std::pair{"dilation_h", &l.dilation_h},
+        std::pair{"dilation_w", &l.dilation_w}, std::pair{"groups", &l.groups},
+        std::pair{"params", &l.params}}) {
+    read_member(j, key, *field);
+  }
+  read_member(j, "flops", l.flops);
+  read_member(j, "bytes", l.bytes);
+  LayerPrediction& p = l.prediction;
+  // Files without kernel_ms carry the kernel time as latency_ms (and no overhead).
+  read_member(j, "latency_ms", p.kernel_ms);
+  read_member(j, "kernel_ms", p.kernel_ms);
+  read_member(j, "overhead_ms", p.overhead_ms);
+  p.latency_interval = interval_from_json(j);
+  read_member(j, "energy_mj", p.energy_mj);
+  read_member(j, "avg_power_w", p.avg_power_w);
+  read_member(j, "roofline_ms", p.roofline_ms);
+  read_member(j, "bound", p.bound);
+  read_member(j, "kernels", p.kernels);
+  const auto fused = j.find("fused_into");
+  if (fused != j.end() && !fused->is_null()) p.fused_into = fused->get<std::string>();
+  read_member(j, "in_distribution", p.in_distribution);
+  return l;
 }
 
 std::string shape_text(const Layer& l) {
@@ -1023,10 +1076,54 @@ LayerSums layer_sums(const NetworkPrediction& r) {
 
 }  // namespace
 
-nlohmann::json to_json(const NetworkPrediction& r) {
-  nlohmann::json layers = nlohmann::json::array();
+NetworkPredictionRecord network_prediction_record(const NetworkPrediction& r) {
+  NetworkPredictionRecord out;
+  out.gpu = r.gpu;
+  out.network = r.network;
+  out.network_source = r.network_source;
+  out.model = r.model;
+  out.power_model = r.power_model;
+  out.batch = r.batch;
+  out.num_gpus = r.eager.num_gpus;
+  out.mode = r.mode;
+  out.precision = r.precision;
+  out.runtime = r.runtime;
+  out.tf32_convolutions = r.tf32_convolutions;
   for (std::size_t i = 0; i < r.layers.size(); ++i) {
-    layers.push_back(layer_json(r.layers[i], r.predictions[i]));
+    const Layer& l = r.layers[i];
+    out.layers.push_back({l.name,       to_string(l.op), l.batch,    l.c_in,     l.h_in,
+                          l.w_in,       l.c_out,         l.h_out(),  l.w_out(),  l.kernel_h,
+                          l.kernel_w,   l.stride_h,      l.stride_w, l.pad_h,    l.pad_w,
+                          l.dilation_h, l.dilation_w,    l.groups,   l.params(), l.flops(),
+                          l.bytes(),    r.predictions[i]});
+  }
+  out.kernel_ms = r.kernel_ms;
+  out.latency_ms = r.latency_ms;
+  out.latency_interval = r.latency_interval;
+  out.energy_j = r.energy_j;
+  out.avg_power_w = r.avg_power_w;
+  out.min_memory_gb = r.min_memory_gb;
+  out.overhead = r.overhead;
+  out.interval_source = r.interval_source;
+  out.interval_note = r.interval_note;
+  out.skipped_nodes = r.skipped_nodes;
+  out.warnings = r.warnings;
+  out.power_cap = r.power_cap;
+  return out;
+}
+
+nlohmann::json to_json(const NetworkPrediction& r) {
+  return to_json(network_prediction_record(r));
+}
+
+nlohmann::json to_json(const NetworkPredictionRecord& r) {
+  nlohmann::json layers = nlohmann::json::array();
+  std::int64_t params = 0;
+  double flops = 0;
+  for (const auto& l : r.layers) {
+    layers.push_back(layer_json(l));
+    params += l.params;
+    flops += l.flops;
   }
   nlohmann::json skipped = nlohmann::json::array();
   for (const auto& node : r.skipped_nodes) {
@@ -1035,7 +1132,6 @@ nlohmann::json to_json(const NetworkPrediction& r) {
                        {"reason", node.reason},
                        {"position", node.position}});
   }
-  const LayerSums sums = layer_sums(r);
   nlohmann::json out = {
       {"schema_version", kPredictionSchemaVersion},
       {"tool_version", CNNPERF_VERSION},
@@ -1045,22 +1141,20 @@ nlohmann::json to_json(const NetworkPrediction& r) {
       {"network", r.network},
       {"network_source", r.network_source},
       {"batch", r.batch},
-      {"num_gpus", r.eager.num_gpus},
+      {"num_gpus", r.num_gpus},
       {"mode", to_string(r.mode)},
       {"precision", to_string(r.precision)},
       {"runtime", to_string(r.runtime)},
       {"tf32_convolutions", r.tf32_convolutions},
       {"layers", layers},
       {"total",
-       {{"params", sums.params},
-        {"flops", sums.flops},
+       {{"params", params},
+        {"flops", flops},
         {"kernel_ms", r.kernel_ms},
         {"overhead_ms", r.latency_ms - r.kernel_ms},
         {"latency_ms", r.latency_ms},
-        {"latency_ms_lo",
-         r.latency_interval ? nlohmann::json(r.latency_interval->lo_ms) : nlohmann::json()},
-        {"latency_ms_hi",
-         r.latency_interval ? nlohmann::json(r.latency_interval->hi_ms) : nlohmann::json()},
+        {"latency_ms_lo", interval_bound(r.latency_interval, false)},
+        {"latency_ms_hi", interval_bound(r.latency_interval, true)},
         {"energy_j", r.energy_j},
         {"avg_power_w", r.avg_power_w},
         {"min_memory_gb", r.min_memory_gb}}},
@@ -1084,6 +1178,73 @@ nlohmann::json to_json(const NetworkPrediction& r) {
         {"slowdown", c.uncapped_latency_ms > 0 ? r.latency_ms / c.uncapped_latency_ms : 1.0}};
   }
   return out;
+}
+
+NetworkPredictionRecord network_prediction_from_json(const nlohmann::json& doc) {
+  NetworkPredictionRecord r;
+  if (doc.contains("gpu")) {
+    const nlohmann::json& gpu = doc["gpu"];
+    if (gpu.is_string()) {
+      r.gpu.name = gpu.get<std::string>();
+    } else {
+      r.gpu = gpu_spec_from_json(gpu, "gpu", false);
+    }
+  }
+  read_member(doc, "network", r.network);
+  read_member(doc, "network_source", r.network_source);
+  read_member(doc, "model", r.model);
+  read_member(doc, "power_model", r.power_model);
+  read_member(doc, "batch", r.batch);
+  read_member(doc, "num_gpus", r.num_gpus);
+  if (doc.contains("mode")) r.mode = mode_from_string(doc["mode"].get<std::string>());
+  if (doc.contains("precision")) {
+    r.precision = dtype_from_string(doc["precision"].get<std::string>());
+  }
+  if (doc.contains("runtime")) r.runtime = runtime_from_string(doc["runtime"].get<std::string>());
+  read_member(doc, "tf32_convolutions", r.tf32_convolutions);
+  if (doc.contains("layers")) {
+    for (const auto& l : doc["layers"]) r.layers.push_back(layer_record_from_json(l));
+  }
+  if (doc.contains("total")) {
+    const nlohmann::json& total = doc["total"];
+    read_member(total, "kernel_ms", r.kernel_ms);
+    read_member(total, "latency_ms", r.latency_ms);
+    r.latency_interval = interval_from_json(total);
+    read_member(total, "energy_j", r.energy_j);
+    read_member(total, "avg_power_w", r.avg_power_w);
+    read_member(total, "min_memory_gb", r.min_memory_gb);
+  }
+  if (doc.contains("eager_overhead")) {
+    r.overhead = eager_overhead_from_json(doc["eager_overhead"], "eager_overhead");
+  }
+  if (doc.contains("intervals")) {
+    read_member(doc["intervals"], "source", r.interval_source);
+    read_member(doc["intervals"], "note", r.interval_note);
+  }
+  if (doc.contains("skipped_nodes")) {
+    for (const auto& node : doc["skipped_nodes"]) {
+      SkippedNode n;
+      read_member(node, "name", n.name);
+      read_member(node, "op_type", n.op_type);
+      read_member(node, "reason", n.reason);
+      read_member(node, "position", n.position);
+      r.skipped_nodes.push_back(std::move(n));
+    }
+  }
+  read_member(doc, "warnings", r.warnings);
+  if (doc.contains("power_cap")) {
+    const nlohmann::json& c = doc["power_cap"];
+    PowerCapOutcome cap;
+    read_member(c, "limit_w", cap.limit_w);
+    read_member(c, "binding", cap.binding);
+    read_member(c, "at_clock_floor", cap.at_clock_floor);
+    read_member(c, "clock_ratio", cap.clock_ratio);
+    read_member(c, "uncapped_latency_ms", cap.uncapped_latency_ms);
+    read_member(c, "uncapped_energy_j", cap.uncapped_energy_j);
+    read_member(c, "uncapped_avg_power_w", cap.uncapped_avg_power_w);
+    r.power_cap = cap;
+  }
+  return r;
 }
 
 namespace {

@@ -181,37 +181,40 @@ std::string sweep_table(const PredictionSweep& sweep) {
 
 }  // namespace
 
+nlohmann::ordered_json to_json(const PredictionSweepRow& row) {
+  using Json = nlohmann::ordered_json;
+  const auto& interval = row.latency_interval;
+  return {{"gpu", row.gpu},
+          {"precision", to_string(row.precision)},
+          {"runtime", to_string(row.runtime)},
+          {"batch", row.batch},
+          {"num_gpus", row.num_gpus},
+          {"kernel_ms", row.kernel_ms},
+          {"overhead_ms", row.overhead_ms()},
+          {"latency_ms", row.latency_ms},
+          {"latency_ms_lo", interval ? Json(interval->lo_ms) : Json()},
+          {"latency_ms_hi", interval ? Json(interval->hi_ms) : Json()},
+          {"energy_j", row.energy_j},
+          {"avg_power_w", row.avg_power_w},
+          {"throughput_samples_per_s", row.throughput_samples_per_s()},
+          {"min_memory_gb", row.min_memory_gb},
+          {"roofline_ms", row.roofline_ms},
+          {"params", row.params},
+          {"flops", row.flops},
+          {"bytes", row.bytes},
+          {"in_distribution", row.in_distribution},
+          {"skipped_nodes", row.skipped_nodes},
+          {"model", row.model},
+          {"over_budget", row.over_budget.empty() ? Json() : Json(row.over_budget)},
+          {"warnings", row.warnings}};
+}
+
 nlohmann::ordered_json to_json(const PredictionSweep& sweep) {
   using Json = nlohmann::ordered_json;
   Json gpus = Json::array();
   for (const auto& gpu : sweep.gpus) gpus.push_back(Json(nlohmann::json(gpu)));
   Json rows = Json::array();
-  for (const auto& row : sweep.rows) {
-    const auto& interval = row.latency_interval;
-    rows.push_back({{"gpu", row.gpu},
-                    {"precision", to_string(row.precision)},
-                    {"runtime", to_string(row.runtime)},
-                    {"batch", row.batch},
-                    {"num_gpus", row.num_gpus},
-                    {"kernel_ms", row.kernel_ms},
-                    {"overhead_ms", row.overhead_ms()},
-                    {"latency_ms", row.latency_ms},
-                    {"latency_ms_lo", interval ? Json(interval->lo_ms) : Json()},
-                    {"latency_ms_hi", interval ? Json(interval->hi_ms) : Json()},
-                    {"energy_j", row.energy_j},
-                    {"avg_power_w", row.avg_power_w},
-                    {"throughput_samples_per_s", row.throughput_samples_per_s()},
-                    {"min_memory_gb", row.min_memory_gb},
-                    {"roofline_ms", row.roofline_ms},
-                    {"params", row.params},
-                    {"flops", row.flops},
-                    {"bytes", row.bytes},
-                    {"in_distribution", row.in_distribution},
-                    {"skipped_nodes", row.skipped_nodes},
-                    {"model", row.model},
-                    {"over_budget", row.over_budget.empty() ? Json() : Json(row.over_budget)},
-                    {"warnings", row.warnings}});
-  }
+  for (const auto& row : sweep.rows) rows.push_back(to_json(row));
   return {{"schema_version", kPredictionSweepSchemaVersion},
           {"tool_version", CNNPERF_VERSION},
           {"kind", "prediction_sweep"},
@@ -220,11 +223,66 @@ nlohmann::ordered_json to_json(const PredictionSweep& sweep) {
           {"network_source", sweep.network_source},
           {"mode", to_string(sweep.mode)},
           {"power_model", sweep.power_model},
-          {"order", {"gpu", "precision", "runtime", "batch"}},
+          {"order", kPredictionSweepOrder},
           {"gpus", gpus},
           {"rows", rows},
           {"intervals", {{"source", sweep.interval_source}, {"note", sweep.interval_note}}},
           {"warnings", sweep_warnings(sweep)}};
+}
+
+PredictionSweepRow prediction_sweep_row_from_json(const nlohmann::ordered_json& j) {
+  PredictionSweepRow row;
+  row.gpu = j.value("gpu", row.gpu);
+  if (j.contains("precision")) row.precision = dtype_from_string(j["precision"].get<std::string>());
+  if (j.contains("runtime")) row.runtime = runtime_from_string(j["runtime"].get<std::string>());
+  row.batch = j.value("batch", row.batch);
+  row.num_gpus = j.value("num_gpus", row.num_gpus);
+  row.kernel_ms = j.value("kernel_ms", row.kernel_ms);
+  row.latency_ms = j.value("latency_ms", row.latency_ms);
+  const auto lo = j.find("latency_ms_lo");
+  const auto hi = j.find("latency_ms_hi");
+  if (lo != j.end() && hi != j.end() && !lo->is_null() && !hi->is_null()) {
+    row.latency_interval = LatencyInterval{lo->get<double>(), hi->get<double>()};
+  }
+  row.energy_j = j.value("energy_j", row.energy_j);
+  row.avg_power_w = j.value("avg_power_w", row.avg_power_w);
+  row.min_memory_gb = j.value("min_memory_gb", row.min_memory_gb);
+  row.roofline_ms = j.value("roofline_ms", row.roofline_ms);
+  row.params = j.value("params", row.params);
+  row.flops = j.value("flops", row.flops);
+  row.bytes = j.value("bytes", row.bytes);
+  row.in_distribution = j.value("in_distribution", row.in_distribution);
+  row.skipped_nodes = j.value("skipped_nodes", row.skipped_nodes);
+  row.model = j.value("model", row.model);
+  // null: within every budget.
+  const auto over = j.find("over_budget");
+  if (over != j.end() && !over->is_null()) row.over_budget = over->get<std::string>();
+  row.warnings = j.value("warnings", row.warnings);
+  return row;
+}
+
+PredictionSweep prediction_sweep_from_json(const nlohmann::ordered_json& doc) {
+  PredictionSweep sweep;
+  sweep.network = doc.value("network", sweep.network);
+  sweep.network_source = doc.value("network_source", sweep.network_source);
+  if (doc.contains("mode")) sweep.mode = mode_from_string(doc["mode"].get<std::string>());
+  sweep.power_model = doc.value("power_model", sweep.power_model);
+  if (doc.contains("intervals")) {
+    const auto& intervals = doc["intervals"];
+    sweep.interval_source = intervals.value("source", sweep.interval_source);
+    sweep.interval_note = intervals.value("note", sweep.interval_note);
+  }
+  if (doc.contains("gpus")) {
+    const auto& gpus = doc["gpus"];
+    for (std::size_t i = 0; i < gpus.size(); ++i) {
+      sweep.gpus.push_back(
+          gpu_spec_from_json(nlohmann::json(gpus.at(i)), "gpus[" + std::to_string(i) + "]", false));
+    }
+  }
+  if (doc.contains("rows")) {
+    for (const auto& row : doc["rows"]) sweep.rows.push_back(prediction_sweep_row_from_json(row));
+  }
+  return sweep;
 }
 
 std::string format_prediction_sweep(const PredictionSweep& sweep, OutputFormat format) {

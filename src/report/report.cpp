@@ -29,6 +29,10 @@
 #include "cnnperf/model/gpu_spec.hpp"
 #include "cnnperf/model/layer.hpp"
 #include "cnnperf/model/network_layers.hpp"
+#include "cnnperf/predict/layer_predictions.hpp"
+#include "cnnperf/predict/plan.hpp"
+#include "cnnperf/predict/predict.hpp"
+#include "cnnperf/predict/sweep.hpp"
 #include "cnnperf/ptx/ptx.hpp"
 #include "cnnperf/ptx/ptx_emu.hpp"
 #include "cnnperf/report/svg_chart.hpp"
@@ -199,14 +203,6 @@ std::optional<double> number_at(const Json& obj, const std::string& key) {
     return std::nullopt;
   }
   return number_of(*it);
-}
-
-bool bool_at(const Json& obj, const std::string& key, bool fallback) {
-  if (!obj.is_object()) {
-    return fallback;
-  }
-  const auto it = obj.find(key);
-  return it != obj.end() && it->is_boolean() ? it->get<bool>() : fallback;
 }
 
 /// The member `key` of an object, or null (also for non-objects).
@@ -509,28 +505,26 @@ std::size_t bound_series(const std::string& bound) {
 
 // A layer's op class (conv, gemm, pointwise, ...) from its op's name; "other" for a name this
 // build does not know (a file of another version).
-std::string op_class_of(const Json& layer) {
+std::string op_class_of(const LayerPredictionRecord& layer) {
   try {
-    return to_string(op_class(op_from_string(string_at(layer, "op"))));
+    return to_string(op_class(op_from_string(layer.op)));
   } catch (const InputError&) {
     return "other";
   }
 }
 
-// A layer's kernel time: what the roofline bounds and what adds up to the network's kernel_ms
-// (files without it carry kernel time as latency_ms).
-double layer_kernel_ms(const Json& l) {
-  return number_at(l, "kernel_ms").value_or(number_at(l, "latency_ms").value_or(0));
+std::string text_or(const std::string& text, const char* fallback) {
+  return text.empty() ? fallback : text;
 }
 
 // Kernel time by op class, each split by bound; a bar of all kernels first, and the step's time
 // outside kernels (host issue, runtime gaps, input copy, per-step constant) last.
-std::string time_by_class_chart(const Json& layers, const Json& total) {
+std::string time_by_class_chart(const NetworkPredictionRecord& result) {
   constexpr std::size_t kOutside = kBoundSeries.size();
   std::vector<std::pair<std::string, std::vector<double>>> classes;
   std::vector<double> all(kOutside + 1, 0.0);
-  for (const auto& l : layers) {
-    const double ms = layer_kernel_ms(l);
+  for (const auto& l : result.layers) {
+    const double ms = l.prediction.kernel_ms;
     if (!(ms > 0)) continue;
     const std::string cls = op_class_of(l);
     auto it =
@@ -539,7 +533,7 @@ std::string time_by_class_chart(const Json& layers, const Json& total) {
       classes.emplace_back(cls, std::vector<double>(kOutside + 1, 0.0));
       it = std::prev(classes.end());
     }
-    const std::size_t b = bound_series(string_at(l, "bound"));
+    const std::size_t b = bound_series(l.prediction.bound);
     it->second[b] += ms;
     all[b] += ms;
   }
@@ -558,11 +552,9 @@ std::string time_by_class_chart(const Json& layers, const Json& total) {
   chart.series.emplace_back("outside kernels (host, runtime)");
   chart.bars.push_back({"all kernels", all, false, "kernel_ms of every layer"});
   for (const auto& [cls, parts] : classes) chart.bars.push_back({cls, parts, false, "kernel_ms"});
-  const std::optional<double> latency = number_at(total, "latency_ms");
-  const std::optional<double> kernel = number_at(total, "kernel_ms");
-  if (latency && kernel && *latency > *kernel) {
+  if (result.latency_ms > result.kernel_ms) {
     std::vector<double> outside(kOutside + 1, 0.0);
-    outside[kOutside] = *latency - *kernel;
+    outside[kOutside] = result.latency_ms - result.kernel_ms;
     chart.bars.push_back({"step outside kernels", outside, false, "latency_ms - kernel_ms"});
   }
   return render_stacked_bar_chart(chart) +
@@ -574,31 +566,30 @@ std::string time_by_class_chart(const Json& layers, const Json& total) {
 }
 
 // Roofs of the GPU entry for the step's precision: (label, FLOP/s).
-std::vector<std::pair<std::string, double>> compute_roofs(const Json& doc, const Json& gpu) {
-  const auto tera = [&](const char* key) { return number_at(gpu, key).value_or(0) * 1e12; };
-  const std::string precision = string_at(doc, "precision", "fp32");
+std::vector<std::pair<std::string, double>> compute_roofs(const NetworkPredictionRecord& result) {
+  const GpuSpec& gpu = result.gpu;
+  constexpr double kTera = 1e12;
   std::vector<std::pair<std::string, double>> roofs;
-  if (precision == "fp16") {
-    roofs = {{"fp16 CUDA cores", tera("fp16_tflops")},
-             {"fp16 tensor cores", tera("tensor_fp16_tflops")}};
-  } else if (precision == "bf16") {
-    roofs = {{"bf16 tensor cores", tera("tensor_bf16_tflops")}};
-  } else if (precision == "int8") {
-    roofs = {{"int8 tensor cores (op/s)", tera("tensor_int8_tops")}};
-  } else {
-    roofs = {{"fp32 CUDA cores", tera("fp32_tflops")}};
-    // The analytical model's TF32 rate: half the FP16 tensor rate (analytical.cpp).
-    if (number_at(doc, "tf32_convolutions").value_or(0) > 0) {
-      roofs.emplace_back("TF32 tensor cores", tera("tensor_fp16_tflops") / 2);
-    }
+  switch (result.precision) {
+    case DType::kFp16:
+      roofs = {{"fp16 CUDA cores", gpu.fp16_tflops * kTera},
+               {"fp16 tensor cores", gpu.tensor_fp16_tflops * kTera}};
+      break;
+    case DType::kBf16: roofs = {{"bf16 tensor cores", gpu.tensor_bf16_tflops * kTera}}; break;
+    case DType::kInt8: roofs = {{"int8 tensor cores (op/s)", gpu.tensor_int8_tops * kTera}}; break;
+    default:
+      roofs = {{"fp32 CUDA cores", gpu.fp32_tflops * kTera}};
+      // The analytical model's TF32 rate: half the FP16 tensor rate (analytical.cpp).
+      if (result.tf32_convolutions > 0) {
+        roofs.emplace_back("TF32 tensor cores", gpu.tensor_fp16_tflops * kTera / 2);
+      }
   }
   std::erase_if(roofs, [](const auto& r) { return !(r.second > 0); });
   return roofs;
 }
 
 // Each layer at its arithmetic intensity and achieved FLOP/s under the GPU's roofs.
-std::string roofline_chart(const Json& doc, const Json& layers) {
-  const Json& gpu = doc.contains("gpu") && doc["gpu"].is_object() ? doc["gpu"] : Json::object();
+std::string roofline_chart(const NetworkPredictionRecord& result) {
   XyChart chart;
   chart.title = "Roofline: each layer's achieved FLOP/s at its arithmetic intensity";
   chart.x_label = "arithmetic intensity (flops / bytes)";
@@ -606,24 +597,22 @@ std::string roofline_chart(const Json& doc, const Json& layers) {
   chart.series.assign(kBoundSeries.begin(), kBoundSeries.end());
   double x_lo = 0;
   double x_hi = 0;
-  for (const auto& l : layers) {
-    const double flops = number_at(l, "flops").value_or(0);
-    const double bytes = number_at(l, "bytes").value_or(0);
-    const double ms = layer_kernel_ms(l);
-    if (!(flops > 0) || !(bytes > 0) || !(ms > 0)) continue;
-    const double intensity = flops / bytes;
-    const double rate = flops / (ms * 1e-3);
+  for (const auto& l : result.layers) {
+    const double ms = l.prediction.kernel_ms;
+    if (!(l.flops > 0) || !(l.bytes > 0) || !(ms > 0)) continue;
+    const double intensity = l.flops / l.bytes;
+    const double rate = l.flops / (ms * 1e-3);
     x_lo = chart.points.empty() ? intensity : std::min(x_lo, intensity);
     x_hi = chart.points.empty() ? intensity : std::max(x_hi, intensity);
-    chart.points.push_back({intensity, rate,
-                            string_at(l, "name", "?") + " (" + string_at(l, "op") + ", " +
-                                string_at(l, "bound", "?") + "): " + format_number(intensity, 4) +
-                                " flops/byte, " + format_number(rate / 1e9, 4) + " GFLOP/s, " +
-                                format_number(ms, 4) + " ms",
-                            bound_series(string_at(l, "bound")), std::nullopt});
+    chart.points.push_back(
+        {intensity, rate,
+         text_or(l.name, "?") + " (" + l.op + ", " + text_or(l.prediction.bound, "?") +
+             "): " + format_number(intensity, 4) + " flops/byte, " + format_number(rate / 1e9, 4) +
+             " GFLOP/s, " + format_number(ms, 4) + " ms",
+         bound_series(l.prediction.bound), std::nullopt});
   }
-  const double bandwidth = number_at(gpu, "memory_bandwidth_gbs").value_or(0) * 1e9;
-  const auto roofs = compute_roofs(doc, gpu);
+  const double bandwidth = result.gpu.memory_bandwidth_gbs * 1e9;
+  const auto roofs = compute_roofs(result);
   std::string roof_text;
   if (bandwidth > 0 && !roofs.empty() && !chart.points.empty()) {
     double top = 0;
@@ -643,7 +632,7 @@ std::string roofline_chart(const Json& doc, const Json& layers) {
     }
   } else {
     roof_text = " No roofs: the GPU entry has no memory_bandwidth_gbs or peak rate for " +
-                string_at(doc, "precision", "fp32") + ".";
+                to_string(result.precision) + ".";
   }
   if (chart.points.empty()) return "";
   return render_xy_chart(chart) +
@@ -662,39 +651,38 @@ std::vector<Bar> largest_bars(std::vector<Bar> bars, std::size_t top) {
   return bars;
 }
 
+// A GPU named by a string alone (older files) has no database entry: its name only.
+bool has_gpu_entry(const GpuSpec& gpu) {
+  return !gpu.display_name.empty();
+}
+
 std::string render_network_prediction(const Json& doc) {
+  const NetworkPredictionRecord result = network_prediction_from_json(nlohmann::json(doc));
+  const Json typed = to_json(result);
   std::string out;
-  const Json& gpu = doc.contains("gpu") ? doc["gpu"] : Json();
-  KeyValues setup;
-  const std::string gpu_name =
-      gpu.is_object() ? string_at(gpu, "display_name") + " (" + string_at(gpu, "name") + ")"
-                      : value_text(gpu);
-  setup.emplace_back("GPU", gpu_name);
-  setup.emplace_back(
-      "network",
-      string_at(doc, "network") +
-          (doc.contains("network_source") ? " (" + string_at(doc, "network_source") + ")" : ""));
+  const GpuSpec& gpu = result.gpu;
+  KeyValues setup{
+      {"GPU", has_gpu_entry(gpu) ? gpu.display_name + " (" + gpu.name + ")" : gpu.name},
+      {"network",
+       result.network + (result.network_source.empty() ? "" : " (" + result.network_source + ")")}};
   for (const char* key : {"batch", "mode", "precision", "model", "power_model", "power_limit_w"}) {
-    if (doc.contains(key)) {
-      setup.emplace_back(key, string_at(doc, key));
-    }
+    if (typed.contains(key)) setup.emplace_back(key, string_at(typed, key));
   }
   out += h3("Setup") + kv_table(setup);
-  if (doc.contains("power_cap") && doc["power_cap"].is_object()) {
+  if (typed.contains("power_cap")) {
     KeyValues cap;
-    flatten(doc["power_cap"], "", cap);
+    flatten(typed["power_cap"], "", cap);
     out += h3("Power cap") + kv_table(cap);
   }
-  if (doc.contains("total") && doc["total"].is_object()) {
+  // A file without totals (none of cnnperf's) has no figures to show, not zeros.
+  if (doc.contains("total")) {
     // The four figures a reader looks for first, with units, then whatever else is there.
-    const Json& total = doc["total"];
+    const Json& total = typed["total"];
     KeyValues totals;
     const std::vector<std::pair<std::string, std::string>> main_figures{
         {"kernel_ms", "ms"}, {"latency_ms", "ms"}, {"energy_j", "J"}, {"avg_power_w", "W"}};
     for (const auto& [key, unit] : main_figures) {
-      if (total.contains(key)) {
-        totals.emplace_back(key + " (" + unit + ")", value_text(total[key], 6));
-      }
+      totals.emplace_back(key + " (" + unit + ")", value_text(total[key], 6));
     }
     for (const auto& item : total.items()) {
       const std::string& key = item.key();
@@ -710,8 +698,7 @@ std::string render_network_prediction(const Json& doc) {
                "step in an eager framework (launch overhead and input copy included).");
   }
 
-  const Json layers =
-      doc.contains("layers") && doc["layers"].is_array() ? doc["layers"] : Json::array();
+  const std::vector<LayerPredictionRecord>& layers = result.layers;
   const std::string shown = std::to_string(std::min(layers.size(), kTopLayerBars)) + " of " +
                             std::to_string(layers.size()) + " layers";
   BarChart latency;
@@ -723,59 +710,54 @@ std::string render_network_prediction(const Json& doc) {
   energy.value_label = "energy_mj (mJ)";
   // Layers the model flags as outside its training range are drawn in the warning colour.
   latency.flag_label = energy.flag_label = "in_distribution: false";
-  const auto kernel_ms = layer_kernel_ms;
-  const char* const kernel_key =
-      !layers.empty() && number_at(layers.front(), "kernel_ms") ? "kernel_ms" : "latency_ms";
   double summed_ms = 0;
   for (const auto& l : layers) {
-    const std::string label = string_at(l, "name", "?");
-    const bool out_of_range = !bool_at(l, "in_distribution", true);
-    const std::string what = string_at(l, "op") + ", bound: " + string_at(l, "bound", "?") +
-                             (out_of_range ? ", out of range" : "");
-    const double ms = kernel_ms(l);
-    summed_ms += ms;
-    latency.bars.push_back({label, ms, number_at(l, "roofline_ms"), false, what, out_of_range});
-    energy.bars.push_back(
-        {label, number_at(l, "energy_mj").value_or(0), std::nullopt, false, what, out_of_range});
+    const LayerPrediction& p = l.prediction;
+    const std::string label = text_or(l.name, "?");
+    const bool out_of_range = !p.in_distribution;
+    const std::string what =
+        l.op + ", bound: " + text_or(p.bound, "?") + (out_of_range ? ", out of range" : "");
+    summed_ms += p.kernel_ms;
+    latency.bars.push_back({label, p.kernel_ms, p.roofline_ms, false, what, out_of_range});
+    energy.bars.push_back({label, p.energy_mj, std::nullopt, false, what, out_of_range});
   }
   if (!layers.empty()) {
-    const Json& total = doc.contains("total") ? doc["total"] : Json::object();
-    out += h3("Where the time goes") + time_by_class_chart(layers, total);
-    out += h3("Roofline") + roofline_chart(doc, layers);
+    out += h3("Where the time goes") + time_by_class_chart(result);
+    out += h3("Roofline") + roofline_chart(result);
     latency.bars = largest_bars(std::move(latency.bars), kTopLayerBars);
     energy.bars = largest_bars(std::move(energy.bars), kTopLayerBars);
     out += h3("Slowest layers") + render_bar_chart(latency);
     out += h3("Energy per layer") + render_bar_chart(energy);
 
-    std::vector<std::size_t> order(layers.size());
-    for (std::size_t i = 0; i < order.size(); ++i) {
-      order[i] = i;
-    }
+    std::vector<const LayerPredictionRecord*> order;
+    order.reserve(layers.size());
+    for (const auto& l : layers) order.push_back(&l);
     // Stable, so equal latencies keep network order and the page stays deterministic.
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      return kernel_ms(layers[a]) > kernel_ms(layers[b]);
+    std::stable_sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
+      return a->prediction.kernel_ms > b->prediction.kernel_ms;
     });
     std::vector<std::vector<std::string>> rows;
     for (std::size_t k = 0; k < order.size() && k < kSlowestLayers; ++k) {
-      const Json& l = layers[order[k]];
-      const double ms = kernel_ms(l);
-      rows.push_back({std::to_string(k + 1), string_at(l, "name"), string_at(l, "op"),
-                      value_text(member(l, kernel_key)), value_text(member(l, "roofline_ms")),
-                      summed_ms > 0 ? format_number(100 * ms / summed_ms, 3) : "",
-                      value_text(member(l, "energy_mj")), value_text(member(l, "avg_power_w")),
-                      string_at(l, "bound"), string_at(l, "in_distribution")});
+      const LayerPredictionRecord& l = *order[k];
+      const LayerPrediction& p = l.prediction;
+      rows.push_back({std::to_string(k + 1), l.name, l.op, format_number(p.kernel_ms, 4),
+                      format_number(p.roofline_ms, 4),
+                      summed_ms > 0 ? format_number(100 * p.kernel_ms / summed_ms, 3) : "",
+                      format_number(p.energy_mj, 4), format_number(p.avg_power_w, 4), p.bound,
+                      p.in_distribution ? "true" : "false"});
     }
     out += h3("Slowest layers, in figures") +
-           html_table({"rank", "name", "op", kernel_key, "roofline_ms", "share (%)", "energy_mj",
+           html_table({"rank", "name", "op", "kernel_ms", "roofline_ms", "share (%)", "energy_mj",
                        "avg_power_w", "bound", "in_distribution"},
                       rows, {}, true) +
-           note(std::string("share: the layer's ") + kernel_key + " over the sum of all layers' " +
-                kernel_key + " (computed by the report).");
+           note(
+               "share: the layer's kernel_ms over the sum of all layers' kernel_ms (computed by "
+               "the report).");
   }
-  out += warnings_list(doc);
-  if (gpu.is_object()) {
+  out += warnings_list(typed);
+  if (has_gpu_entry(gpu)) {
     KeyValues spec;
-    flatten(gpu, "", spec);
+    flatten(typed["gpu"], "", spec);
     out += "<details><summary>GPU database entry as given (with its sources)</summary>\n" +
            kv_table(spec) + "</details>\n";
   }
@@ -785,24 +767,23 @@ std::string render_network_prediction(const Json& doc) {
 // ---- prediction_sweep ----------------------------------------------------------------------
 
 // A row's series: its GPU, with the precision and runtime where the sweep has several.
-std::string sweep_series(const Json& row, bool by_precision, bool by_runtime) {
-  std::string name = string_at(row, "gpu", "?");
-  if (by_precision) name += " " + string_at(row, "precision", "?");
-  if (by_runtime) name += " " + string_at(row, "runtime", "?");
+std::string sweep_series(const PredictionSweepRow& row, bool by_precision, bool by_runtime) {
+  std::string name = row.gpu.empty() ? "?" : row.gpu;
+  if (by_precision) name += " " + to_string(row.precision);
+  if (by_runtime) name += " " + to_string(row.runtime);
   return name;
 }
 
 // One line per series of `figure` against batch, each series' points in batch order.
-LineChart sweep_line_chart(const Json& rows, const std::string& figure, const std::string& unit,
+LineChart sweep_line_chart(const std::vector<PredictionSweepRow>& rows, const std::string& figure,
+                           const std::string& unit, double (*value)(const PredictionSweepRow&),
                            bool by_precision, bool by_runtime) {
   LineChart chart;
   chart.title = "Predicted " + figure + " against batch";
   chart.x_label = "batch (log scale)";
   chart.y_label = figure + " (" + unit + ", log scale)";
   for (const auto& row : rows) {
-    const auto batch = number_at(row, "batch");
-    const auto value = number_at(row, figure);
-    if (!batch || !value) continue;
+    const auto batch = static_cast<double>(row.batch);
     const std::string name = sweep_series(row, by_precision, by_runtime);
     auto it = std::find_if(chart.series.begin(), chart.series.end(),
                            [&](const LineSeries& s) { return s.name == name; });
@@ -810,7 +791,7 @@ LineChart sweep_line_chart(const Json& rows, const std::string& figure, const st
       chart.series.push_back({name, {}});
       it = std::prev(chart.series.end());
     }
-    it->points.push_back({*batch, *value, name + " batch " + format_number(*batch, 10)});
+    it->points.push_back({batch, value(row), name + " batch " + format_number(batch, 10)});
   }
   for (auto& series : chart.series) {
     std::stable_sort(series.points.begin(), series.points.end(),
@@ -820,110 +801,115 @@ LineChart sweep_line_chart(const Json& rows, const std::string& figure, const st
 }
 
 std::string render_prediction_sweep(const Json& doc) {
+  const PredictionSweep sweep = prediction_sweep_from_json(doc);
   std::string out;
   KeyValues setup;
   setup.emplace_back(
       "network",
-      string_at(doc, "network") +
-          (doc.contains("network_source") ? " (" + string_at(doc, "network_source") + ")" : ""));
-  for (const char* key : {"mode", "model", "power_model", "order"}) {
-    if (doc.contains(key)) setup.emplace_back(key, string_at(doc, key));
+      sweep.network + (doc.contains("network_source") ? " (" + sweep.network_source + ")" : ""));
+  setup.emplace_back("mode", to_string(sweep.mode));
+  if (!sweep.rows.empty()) setup.emplace_back("model", sweep.rows.front().model);
+  setup.emplace_back("power_model", sweep.power_model);
+  std::string order;
+  for (const char* key : kPredictionSweepOrder) {
+    order += (order.empty() ? "" : ", ") + std::string(key);
   }
-  const Json rows = is_array_of_objects(member(doc, "rows")) ? doc["rows"] : Json::array();
+  setup.emplace_back("order", order);
+  const std::vector<PredictionSweepRow>& rows = sweep.rows;
   setup.emplace_back("rows", std::to_string(rows.size()));
   out += h3("Setup") + kv_table(setup);
-  if (rows.empty()) return out + note("no rows") + warnings_list(doc);
+  const Json warnings = {{"warnings", sweep_warnings(sweep)}};
+  if (rows.empty()) return out + note("no rows") + warnings_list(warnings);
 
-  std::set<std::string> batches;
-  std::set<std::string> precisions;
-  std::set<std::string> runtimes;
-  std::optional<double> largest_batch;
+  std::set<std::int64_t> batches;
+  std::set<DType> precisions;
+  std::set<Runtime> runtimes;
+  std::int64_t largest_batch = rows.front().batch;
   for (const auto& row : rows) {
-    batches.insert(string_at(row, "batch"));
-    precisions.insert(string_at(row, "precision"));
-    runtimes.insert(string_at(row, "runtime"));
-    if (const auto b = number_at(row, "batch")) {
-      largest_batch = std::max(largest_batch.value_or(*b), *b);
-    }
+    batches.insert(row.batch);
+    precisions.insert(row.precision);
+    runtimes.insert(row.runtime);
+    largest_batch = std::max(largest_batch, row.batch);
   }
   const bool by_precision = precisions.size() > 1;
   const bool by_runtime = runtimes.size() > 1;
   if (batches.size() > 1) {
+    const auto latency = [](const PredictionSweepRow& r) { return r.latency_ms; };
+    const auto energy = [](const PredictionSweepRow& r) { return r.energy_j; };
     out += h3("Latency and energy against batch") +
-           render_line_chart(sweep_line_chart(rows, "latency_ms", "ms", by_precision, by_runtime)) +
-           render_line_chart(sweep_line_chart(rows, "energy_j", "J", by_precision, by_runtime));
+           render_line_chart(
+               sweep_line_chart(rows, "latency_ms", "ms", latency, by_precision, by_runtime)) +
+           render_line_chart(
+               sweep_line_chart(rows, "energy_j", "J", energy, by_precision, by_runtime));
   }
-  if (largest_batch) {
-    BarChart compare;
-    compare.title = "latency_ms at batch " + format_number(*largest_batch, 10) + " (the largest)";
-    compare.value_label = "latency_ms (ms)";
-    compare.marker_label = "latency_ms_hi (80 % interval)";
-    for (const auto& row : rows) {
-      if (number_at(row, "batch") != largest_batch) continue;
-      const std::string over = string_at(row, "over_budget");
-      compare.bars.push_back({sweep_series(row, by_precision, by_runtime),
-                              number_at(row, "latency_ms").value_or(0),
-                              number_at(row, "latency_ms_hi"), false, over, !over.empty()});
-    }
-    compare.flag_label = "over budget";
-    out += h3("GPU comparison") + render_bar_chart(compare);
+  BarChart compare;
+  compare.title = "latency_ms at batch " + std::to_string(largest_batch) + " (the largest)";
+  compare.value_label = "latency_ms (ms)";
+  compare.marker_label = "latency_ms_hi (80 % interval)";
+  for (const auto& row : rows) {
+    if (row.batch != largest_batch) continue;
+    const auto hi =
+        row.latency_interval ? std::optional<double>(row.latency_interval->hi_ms) : std::nullopt;
+    compare.bars.push_back({sweep_series(row, by_precision, by_runtime), row.latency_ms, hi, false,
+                            row.over_budget, !row.over_budget.empty()});
   }
-  // The combination, then the figures in the order predict writes them (the JSON reader keeps
-  // no member order); each row's warnings are the page's warnings list.
-  std::vector<std::string> cols =
-      order_columns(columns_of(rows),
-                    {"gpu", "precision", "runtime", "batch", "num_gpus", "kernel_ms", "overhead_ms",
-                     "latency_ms", "latency_ms_lo", "latency_ms_hi", "energy_j", "avg_power_w",
-                     "throughput_samples_per_s", "min_memory_gb"},
-                    {"model", "over_budget"});
+  compare.flag_label = "over budget";
+  out += h3("GPU comparison") + render_bar_chart(compare);
+  // The combination, then the figures in the order predict writes them; each row's warnings
+  // are the page's warnings list.
+  Json table = Json::array();
+  for (const auto& row : rows) table.push_back(to_json(row));
+  std::vector<std::string> cols = order_columns(columns_of(table), {}, {"model", "over_budget"});
   cols.erase(std::remove(cols.begin(), cols.end(), "warnings"), cols.end());
-  out += h3("Rows") + object_table(rows, cols);
-  return out + warnings_list(doc);
+  out += h3("Rows") + object_table(table, cols);
+  return out + warnings_list(warnings);
 }
 
 // ---- layer_predictions ---------------------------------------------------------------------
 
+// A row's input cell of `column`; unset where the input has no such column.
+const std::string* cell_of(const LayerPredictionRow& row, const std::string& column) {
+  const auto it = std::find_if(row.cells.begin(), row.cells.end(),
+                               [&](const auto& cell) { return cell.first == column; });
+  return it == row.cells.end() ? nullptr : &it->second;
+}
+
 std::string render_layer_predictions(const Json& doc) {
+  const LayerPredictions result = layer_predictions_from_json(doc);
   std::string out;
   KeyValues setup;
-  const Json& gpu = doc.contains("gpu") ? doc["gpu"] : Json();
-  if (gpu.is_object()) {
-    setup.emplace_back("GPU", string_at(gpu, "display_name") + " (" + string_at(gpu, "name") + ")");
+  if (result.gpu) {
+    setup.emplace_back("GPU", result.gpu->display_name + " (" + result.gpu->name + ")");
   }
-  for (const char* key : {"model", "source"}) {
-    if (doc.contains(key)) {
-      setup.emplace_back(key, string_at(doc, key));
-    }
-  }
-  const Json rows = doc.contains("rows") && doc["rows"].is_array() ? doc["rows"] : Json::array();
+  if (doc.contains("model")) setup.emplace_back("model", result.model);
+  if (doc.contains("source")) setup.emplace_back("source", result.source);
+  const std::vector<LayerPredictionRow>& rows = result.rows;
   setup.emplace_back("rows", std::to_string(rows.size()));
   out += h3("Setup") + kv_table(setup);
-  if (!is_array_of_objects(rows)) {
+  if (rows.empty()) {
     return out + note("no rows");
   }
 
   // predict renames its own columns to predicted_* when the input already has them, and
   // the input's latency_ms is then the measurement.
-  bool renamed = false;
-  for (const auto& r : rows) {
-    renamed = renamed || r.contains("predicted_latency_ms");
-  }
-  const std::string predicted = renamed ? "predicted_latency_ms" : "latency_ms";
-  const std::string roofline = renamed && rows[0].contains("predicted_roofline_ms")
-                                   ? "predicted_roofline_ms"
-                                   : "roofline_ms";
+  const std::string& predicted = result.columns[2];
+  const bool renamed = predicted != kLayerPredictionColumns[2];
   auto row_label = [&](std::size_t i) {
-    const Json& r = rows[i];
+    const LayerPredictionRow& r = rows[i];
     std::string label = "#" + std::to_string(i + 1);
-    if (r.contains("name")) {
-      return label + " " + string_at(r, "name");
+    if (const std::string* name = cell_of(r, "name")) {
+      return label + " " + *name;
     }
-    if (r.contains("op")) {
-      label += " " + string_at(r, "op");
+    const auto cell = [&](const char* column, const char* fallback) {
+      const std::string* text = cell_of(r, column);
+      return text != nullptr ? *text : std::string(fallback);
+    };
+    if (cell_of(r, "op") != nullptr) {
+      label += " " + cell("op", "");
     }
-    if (r.contains("c_in")) {
-      label += " " + string_at(r, "c_in") + "x" + string_at(r, "h_in", "1") + "x" +
-               string_at(r, "w_in", "1") + "->" + string_at(r, "c_out", "?");
+    if (cell_of(r, "c_in") != nullptr) {
+      label += " " + cell("c_in", "") + "x" + cell("h_in", "1") + "x" + cell("w_in", "1") + "->" +
+               cell("c_out", "?");
     }
     return label;
   };
@@ -931,16 +917,13 @@ std::string render_layer_predictions(const Json& doc) {
   BarChart chart;
   chart.title = "Predicted latency per row";
   chart.value_label = predicted + " (ms)";
-  chart.marker_label = roofline + " (lower bound)";
+  chart.marker_label = result.columns[7] + " (lower bound)";
   chart.flag_label = "in_distribution: false";
-  const std::string in_range = rows[0].contains("predicted_in_distribution")
-                                   ? "predicted_in_distribution"
-                                   : "in_distribution";
   for (std::size_t i = 0; i < rows.size() && i < kMaxBars; ++i) {
-    const bool out_of_range = !bool_at(rows[i], in_range, true);
-    chart.bars.push_back({row_label(i), number_at(rows[i], predicted).value_or(0),
-                          number_at(rows[i], roofline), false, out_of_range ? "out of range" : "",
-                          out_of_range});
+    const LayerPrediction& p = rows[i].prediction;
+    const bool out_of_range = !p.in_distribution;
+    chart.bars.push_back({row_label(i), p.latency_ms(), p.roofline_ms, false,
+                          out_of_range ? "out of range" : "", out_of_range});
   }
   out += h3("Latency per row") + render_bar_chart(chart);
   if (rows.size() > kMaxBars) {
@@ -952,21 +935,22 @@ std::string render_layer_predictions(const Json& doc) {
     ScatterChart scatter;
     scatter.title = "Predicted vs measured latency (log-log)";
     scatter.x_label = "measured latency_ms (ms, from the input file)";
-    scatter.y_label = "predicted_latency_ms (ms)";
+    scatter.y_label = predicted + " (ms)";
     double ape_sum = 0;
     std::size_t pairs = 0;
     for (std::size_t i = 0; i < rows.size(); ++i) {
-      const auto m = number_at(rows[i], "latency_ms");
-      const auto p = number_at(rows[i], predicted);
-      if (!m || !p) {
+      const std::string* measured_text = cell_of(rows[i], "latency_ms");
+      const auto m = measured_text != nullptr ? number_of(Json(*measured_text)) : std::nullopt;
+      if (!m) {
         continue;
       }
+      const double p = rows[i].prediction.latency_ms();
       if (*m > 0) {
-        ape_sum += std::fabs(*p - *m) / *m;
+        ape_sum += std::fabs(p - *m) / *m;
         ++pairs;
       }
       if (scatter.points.size() < kMaxScatterPoints) {
-        scatter.points.push_back({*m, *p, row_label(i)});
+        scatter.points.push_back({*m, p, row_label(i)});
       }
     }
     out += h3("Predicted vs measured") + render_scatter_chart(scatter);
@@ -978,7 +962,7 @@ std::string render_layer_predictions(const Json& doc) {
     }
   }
   // name, op and the latency columns first so they are visible without scrolling, then the
-  // other layer columns in canonical order, then the rest (predict's JSON objects are sorted).
+  // other layer columns in canonical order, then the rest.
   std::vector<std::string> front{"name",
                                  "op",
                                  "latency_ms",
@@ -994,15 +978,33 @@ std::string render_layer_predictions(const Json& doc) {
   for (const auto& c : layer_csv_columns()) {
     front.push_back(c);
   }
-  out += h3("Rows") + object_table(rows, order_columns(columns_of(rows), front));
+  Json table = Json::array();
+  for (const auto& row : rows) table.push_back(to_json(row, result.columns));
+  out += h3("Rows") + object_table(table, order_columns(columns_of(table), front));
   return out;
 }
 
 // ---- plan ----------------------------------------------------------------------------------
 
+// A plan figure's cell: `missing` where the file has none.
+std::string plan_number(const std::optional<double>& v, const char* missing) {
+  return v ? format_number(*v, 4) : missing;
+}
+
+// "resnet50 @ t4 b8 fp16 150W": the candidate without its rank (the cap only when capped).
+std::string candidate_text(const PlanCandidate& c) {
+  std::string l = c.network + " @ " + c.gpu + " b" + std::to_string(c.batch) + " " + c.precision;
+  if (c.power_limit_w) l += " " + format_number(*c.power_limit_w, 4) + "W";
+  return l;
+}
+
+std::string infeasible_text(const ScoredCandidate& c) {
+  return c.infeasible_reason.empty() ? "no reason given" : c.infeasible_reason;
+}
+
 // The candidates by latency and energy per image, accuracy as colour, with the Pareto front of
 // the feasible ones: none of them is both faster and uses less energy per image.
-std::string latency_energy_chart(const Json& candidates) {
+std::string latency_energy_chart(const std::vector<ScoredCandidate>& candidates) {
   XyChart chart;
   chart.title = "Latency and energy per image of each candidate";
   chart.x_label = "latency_ms (ms)";
@@ -1012,24 +1014,23 @@ std::string latency_energy_chart(const Json& candidates) {
   std::optional<double> high;
   std::vector<std::pair<double, double>> feasible;
   for (std::size_t i = 0; i < candidates.size() && i < kMaxScatterPoints; ++i) {
-    const Json& c = candidates[i];
-    const auto latency = number_at(c, "latency_ms");
-    const auto energy = number_at(c, "energy_per_image_j");
-    if (!latency || !energy) continue;
-    const bool ok = bool_at(c, "feasible", true);
-    const auto accuracy = number_at(c, "top1_percent");
+    const ScoredCandidate& sc = candidates[i];
+    const PlanCandidate& c = sc.candidate;
+    const double latency = c.latency_ms;
+    const double energy = sc.energy_per_image_j;
+    const auto accuracy = c.top1_percent;
     if (accuracy) {
       low = low ? std::min(*low, *accuracy) : *accuracy;
       high = high ? std::max(*high, *accuracy) : *accuracy;
     }
-    std::string tip = "#" + string_at(c, "rank", "?") + " " + string_at(c, "network") + " @ " +
-                      string_at(c, "gpu") + " b" + string_at(c, "batch", "?") + " " +
-                      string_at(c, "precision") + ": " + format_number(*latency, 4) + " ms, " +
-                      format_number(*energy, 4) + " J/image, top1 " +
+    std::string tip = "#" + std::to_string(sc.rank) + " " + c.network + " @ " + c.gpu + " b" +
+                      std::to_string(c.batch) + " " + c.precision + ": " +
+                      format_number(latency, 4) + " ms, " + format_number(energy, 4) +
+                      " J/image, top1 " +
                       (accuracy ? format_number(*accuracy, 4) + " %" : std::string("unknown"));
-    if (!ok) tip += " (infeasible: " + string_at(c, "infeasible_reason", "no reason given") + ")";
-    chart.points.push_back({*latency, *energy, tip, 0, accuracy, !ok});
-    if (ok) feasible.emplace_back(*latency, *energy);
+    if (!sc.feasible) tip += " (infeasible: " + infeasible_text(sc) + ")";
+    chart.points.push_back({latency, energy, tip, 0, accuracy, !sc.feasible});
+    if (sc.feasible) feasible.emplace_back(latency, energy);
   }
   if (chart.points.empty()) return "";
   chart.shade_low = low.value_or(0);
@@ -1052,10 +1053,12 @@ std::string latency_energy_chart(const Json& candidates) {
 }
 
 std::string render_plan(const Json& doc) {
+  const PlanResult plan = plan_result_from_json(doc);
   std::string out;
   KeyValues setup;
   // profile, weights, tolerances and whatever else plan says about the run, in its order.
-  for (const auto& [key, v] : doc.items()) {
+  const Json typed = to_json(plan);
+  for (const auto& [key, v] : typed.items()) {
     if (key == "candidates" || key == "warnings" || is_provenance_key(key)) {
       continue;
     }
@@ -1066,41 +1069,21 @@ std::string render_plan(const Json& doc) {
     }
   }
   out += h3("Profile") + kv_table(setup);
-  const Json candidates = doc.contains("candidates") && doc["candidates"].is_array()
-                              ? doc["candidates"]
-                              : Json::array();
-  if (!is_array_of_objects(candidates)) {
-    return out + note("no candidates") + warnings_list(doc);
+  const Json warnings = {{"warnings", plan.warnings}};
+  const std::vector<ScoredCandidate>& candidates = plan.ranked;
+  if (candidates.empty()) {
+    return out + note("no candidates") + warnings_list(warnings);
   }
 
-  // Term names: the weights' keys, else the first candidate's terms.
-  std::vector<std::string> terms;
-  const Json weights =
-      doc.contains("weights") && doc["weights"].is_object() ? doc["weights"] : Json::object();
-  for (const auto& [k, v] : weights.items()) {
-    terms.push_back(k);
-  }
-  if (terms.empty() && candidates[0].contains("terms") && candidates[0]["terms"].is_object()) {
-    for (const auto& [k, v] : candidates[0]["terms"].items()) {
-      terms.push_back(k);
-    }
-  }
-
-  auto cap_text = [](const Json& c) {
-    const auto it = c.find("power_limit_w");
-    return it == c.end() || it->is_null() ? std::string("none") : value_text(*it);
+  const SocWeights& weights = plan.settings.weights;
+  struct Term {
+    const char* name;
+    double weight;
+    std::optional<double> SocTerms::*value;
   };
-  auto candidate_text = [&](const Json& c) {
-    std::string l = string_at(c, "network") + " @ " + string_at(c, "gpu") + " b" +
-                    string_at(c, "batch", "?") + " " + string_at(c, "precision");
-    if (cap_text(c) != "none") {
-      l += " " + cap_text(c) + "W";
-    }
-    return l;
-  };
-  auto label = [&](const Json& c) {
-    return "#" + string_at(c, "rank", "?") + " " + candidate_text(c);
-  };
+  const std::array<Term, 3> terms{{{"latency", weights.latency, &SocTerms::latency},
+                                   {"energy", weights.energy, &SocTerms::energy},
+                                   {"accuracy", weights.accuracy, &SocTerms::accuracy}}};
 
   // One candidate column (network @ gpu, batch, precision, cap) and wrapping reasons keep the
   // table within the page.
@@ -1108,7 +1091,7 @@ std::string render_plan(const Json& doc) {
                                   "energy_j",    "energy_per_image_j", "avg_power_w",
                                   "top1_percent"};
   for (const auto& t : terms) {
-    header.push_back("term " + t);
+    header.push_back(std::string("term ") + t.name);
   }
   header.emplace_back("score");
   header.emplace_back("feasible");
@@ -1118,37 +1101,32 @@ std::string render_plan(const Json& doc) {
   chart.title = "Score per candidate: weighted satisfaction terms";
   chart.value_label = "score = sum of weight x term (as given); grey = infeasible";
   for (const auto& t : terms) {
-    const auto w = number_at(weights, t);
-    chart.series.push_back(t + (w ? " (w=" + format_number(*w, 3) + ")" : ""));
+    chart.series.push_back(std::string(t.name) + " (w=" + format_number(t.weight, 3) + ")");
   }
   for (std::size_t i = 0; i < candidates.size(); ++i) {
-    const Json& c = candidates[i];
-    const bool feasible = bool_at(c, "feasible", true);
-    const Json term_values =
-        c.contains("terms") && c["terms"].is_object() ? c["terms"] : Json::object();
+    const ScoredCandidate& sc = candidates[i];
+    const PlanCandidate& c = sc.candidate;
     if (i < kMaxTableRows) {
-      std::vector<std::string> row{string_at(c, "rank"), candidate_text(c)};
-      for (const char* key : {"latency_ms", "energy_j", "energy_per_image_j", "avg_power_w"}) {
-        row.push_back(c.contains(key) ? value_text(c[key]) : "");
+      std::vector<std::string> row{std::to_string(sc.rank), candidate_text(c)};
+      for (const double figure : {c.latency_ms, c.energy_j, sc.energy_per_image_j, c.avg_power_w}) {
+        row.push_back(format_number(figure, 4));
       }
-      row.push_back(c.contains("top1_percent") && !c["top1_percent"].is_null()
-                        ? value_text(c["top1_percent"])
-                        : "unknown");
+      row.push_back(plan_number(c.top1_percent, "unknown"));
       for (const auto& t : terms) {
-        row.push_back(term_values.contains(t) ? value_text(term_values[t]) : "");
+        row.push_back(plan_number(sc.terms.*t.value, "null"));
       }
-      row.push_back(c.contains("score") ? value_text(c["score"]) : "");
-      row.push_back(feasible ? "yes"
-                             : "no: " + string_at(c, "infeasible_reason", "no reason given"));
+      row.push_back(plan_number(sc.score, "null"));
+      row.push_back(sc.feasible ? "yes" : "no: " + infeasible_text(sc));
       rows.push_back(std::move(row));
-      muted.push_back(!feasible);
+      muted.push_back(!sc.feasible);
     }
     if (i < kMaxBars) {
-      StackedBar bar{label(c), {}, !feasible, feasible ? "" : string_at(c, "infeasible_reason")};
+      StackedBar bar{"#" + std::to_string(sc.rank) + " " + candidate_text(c),
+                     {},
+                     !sc.feasible,
+                     sc.infeasible_reason};
       for (const auto& t : terms) {
-        const auto term = number_at(term_values, t);
-        const auto w = number_at(weights, t);
-        bar.parts.push_back(term ? *term * w.value_or(1.0) : 0.0);
+        bar.parts.push_back((sc.terms.*t.value).value_or(0.0) * t.weight);
       }
       chart.bars.push_back(std::move(bar));
     }
@@ -1159,13 +1137,11 @@ std::string render_plan(const Json& doc) {
                 std::to_string(candidates.size()) + " candidates shown");
   }
   out += latency_energy_chart(candidates);
-  if (!terms.empty()) {
-    out += h3("Score breakdown") + render_stacked_bar_chart(chart) +
-           note(
-               "Each segment is the candidate's satisfaction term times its weight from the "
-               "file; a term given as null (e.g. unknown accuracy) contributes 0.");
-  }
-  return out + warnings_list(doc);
+  out += h3("Score breakdown") + render_stacked_bar_chart(chart) +
+         note(
+             "Each segment is the candidate's satisfaction term times its weight from the "
+             "file; a term given as null (e.g. unknown accuracy) contributes 0.");
+  return out + warnings_list(warnings);
 }
 
 // ---- train / validate metrics ---------------------------------------------------------------
@@ -1737,6 +1713,9 @@ std::string typed_section_body(ReportKind kind, const Json& doc, const std::stri
   } catch (const nlohmann::json::exception& e) {
     throw InputError(
         input_message(name, e.what(), "a " + to_string(kind) + " result as cnnperf writes it"));
+  } catch (const InputError& e) {
+    // A parser's message names the member ("gpu.segment: ..."), not the file.
+    throw InputError(name + ": " + e.what());
   }
 }
 

@@ -4,16 +4,22 @@
 // formula, the profile defaults and which parts come from P-CNN (Song et al., HPCA 2017).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace cnnperf {
 
 /// Version of the JSON/CSV layout printed by `cnnperf plan`.
 inline constexpr int kPlanSchemaVersion = 1;
+/// Where the score is described; the JSON's "method".
+inline constexpr const char* kPlanMethod =
+    "docs/methodology.md, section 'plan: user satisfaction (SoC)'";
 
 /// What kind of task the network serves; picks the latency satisfaction and the weights.
 enum class TaskProfile { kRealtime, kInteractive, kBackground };
@@ -119,5 +125,33 @@ struct PlanScoring {
 /// feasible candidate; accuracy linearly between the lowest and highest feasible top-1.
 [[nodiscard]] PlanScoring score_candidates(const std::vector<PlanCandidate>& candidates,
                                            const SocSettings& settings);
+
+/// A ranking and where its numbers came from: what `plan` prints.
+struct PlanResult {
+  SocSettings settings;
+  std::string mode;
+  std::string latency_model;            ///< LatencyModel::name()
+  std::string power_model;              ///< NetworkPrediction::power_model
+  std::string accuracy_source;          ///< the accuracy table file
+  std::vector<std::string> gpus;        ///< resolved database names, in the order given
+  std::size_t candidates_total = 0;     ///< candidates scored
+  std::size_t candidates_feasible = 0;  ///< of them feasible
+  /// Best first: every candidate scored, or the first of them (first_candidates).
+  std::vector<ScoredCandidate> ranked;
+  std::vector<std::string> warnings;
+};
+
+/// `result` with its first `top` candidates (0: all); the counts stay those of the whole.
+[[nodiscard]] PlanResult first_candidates(PlanResult result, std::size_t top);
+
+/// The JSON `plan` writes (kind "plan"), and its parser: plan_result_from_json(to_json(r))
+/// gives r back but the candidates' min_memory_gb and gpu_memory_gb, which the JSON leaves
+/// out. A member the layout lacks takes the struct's default (files of older versions, made-up
+/// fixtures); one of the wrong type throws nlohmann's type_error, an unknown profile or
+/// latency shape InputError.
+[[nodiscard]] nlohmann::ordered_json to_json(const PlanResult& result);
+[[nodiscard]] PlanResult plan_result_from_json(const nlohmann::ordered_json& doc);
+/// "deadline" | "soft_target" | "throughput" (to_string); throws InputError otherwise.
+[[nodiscard]] LatencyShape latency_shape_from_string(std::string_view text);
 
 }  // namespace cnnperf

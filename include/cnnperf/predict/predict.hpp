@@ -469,8 +469,78 @@ void set_power(NetworkPrediction& prediction, const PowerModel& power);
 /// (power_limit_w) when the cap is not above the GPU's idle power, or with num_gpus > 1.
 void apply_power_limit(NetworkPrediction& prediction, double limit_w, const PowerModel& power);
 
-/// Printers of one result model.
+/// One layer of a network prediction as its JSON holds it: the layer's name, op and shape, its
+/// size (computed from the whole Layer when written: the JSON leaves out fields such as dtype
+/// and pass that they also depend on), and its prediction.
+struct LayerPredictionRecord {
+  std::string name;
+  /// to_string(Op), as written: a file naming an op this build does not know stays readable.
+  std::string op;
+  std::int64_t batch = 1;
+  std::int64_t c_in = 1;
+  std::int64_t h_in = 1;
+  std::int64_t w_in = 1;
+  std::int64_t c_out = 1;
+  std::int64_t h_out = 1;
+  std::int64_t w_out = 1;
+  std::int64_t kernel_h = 1;
+  std::int64_t kernel_w = 1;
+  std::int64_t stride_h = 1;
+  std::int64_t stride_w = 1;
+  std::int64_t pad_h = 0;
+  std::int64_t pad_w = 0;
+  std::int64_t dilation_h = 1;
+  std::int64_t dilation_w = 1;
+  std::int64_t groups = 1;
+  std::int64_t params = 0;
+  double flops = 0;
+  double bytes = 0;
+  LayerPrediction prediction;
+};
+
+/// A network prediction as its JSON (kind "network_prediction") holds it: the prediction's
+/// members but the layers, which are records, and the end-to-end terms, of which the JSON
+/// keeps num_gpus.
+struct NetworkPredictionRecord {
+  GpuSpec gpu;  ///< a file naming the GPU by a string alone: only its name
+  std::string network;
+  std::string network_source;
+  std::string model;
+  std::string power_model;
+  std::int64_t batch = 1;
+  int num_gpus = 1;
+  Mode mode = Mode::kInference;
+  DType precision = DType::kFp32;
+  Runtime runtime = Runtime::kPytorch;
+  int tf32_convolutions = 0;
+  std::vector<LayerPredictionRecord> layers;
+  double kernel_ms = 0;
+  double latency_ms = 0;
+  std::optional<LatencyInterval> latency_interval;
+  double energy_j = 0;
+  double avg_power_w = 0;
+  double min_memory_gb = 0;
+  EagerOverhead overhead;
+  std::string interval_source;
+  std::string interval_note;
+  std::vector<SkippedNode> skipped_nodes;
+  std::vector<std::string> warnings;
+  std::optional<PowerCapOutcome> power_cap;
+};
+
+/// The record of a prediction: what to_json writes of it.
+[[nodiscard]] NetworkPredictionRecord network_prediction_record(
+    const NetworkPrediction& prediction);
+
+/// Printers of one result model. to_json of a prediction is to_json of its record.
 [[nodiscard]] nlohmann::json to_json(const NetworkPrediction& prediction);
+[[nodiscard]] nlohmann::json to_json(const NetworkPredictionRecord& record);
+/// Parses what to_json writes: to_json of the result gives the document back. A member the
+/// layout lacks takes the struct's default, and a layer without kernel_ms takes its latency_ms
+/// as kernel time (files of older versions); a member of the wrong type throws nlohmann's
+/// type_error; an unknown mode, precision or runtime, a damaged GPU entry or eager_overhead
+/// InputError.
+[[nodiscard]] NetworkPredictionRecord network_prediction_from_json(const nlohmann::json& doc);
 [[nodiscard]] std::string format_prediction(const NetworkPrediction& prediction,
                                             OutputFormat format);
 

@@ -3,6 +3,7 @@
 // combination a row of the figures of its prediction's `total`.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -20,6 +21,10 @@ namespace cnnperf {
 
 /// 1: the first layout.
 inline constexpr int kPredictionSweepSchemaVersion = 1;
+
+/// The members that order a sweep's rows, most significant first (the JSON's "order").
+inline constexpr std::array<const char*, 4> kPredictionSweepOrder{"gpu", "precision", "runtime",
+                                                                  "batch"};
 
 /// One combination of a sweep: what a network prediction of it says about the whole step (the
 /// figures of to_json's `total` and the CSV's total row).
@@ -76,6 +81,13 @@ struct PredictionSweep {
 
 /// Printers: JSON (kind "prediction_sweep"), CSV (one line per row) and an aligned table.
 [[nodiscard]] nlohmann::ordered_json to_json(const PredictionSweep& sweep);
+/// One element of the JSON's "rows".
+[[nodiscard]] nlohmann::ordered_json to_json(const PredictionSweepRow& row);
+/// Parses what to_json writes (to_json of the result gives the document back). A member the
+/// layout lacks takes the struct's default; one of the wrong type throws nlohmann's
+/// type_error, an unknown precision, runtime or mode InputError.
+[[nodiscard]] PredictionSweep prediction_sweep_from_json(const nlohmann::ordered_json& doc);
+[[nodiscard]] PredictionSweepRow prediction_sweep_row_from_json(const nlohmann::ordered_json& row);
 [[nodiscard]] std::string format_prediction_sweep(const PredictionSweep& sweep,
                                                   OutputFormat format);
 

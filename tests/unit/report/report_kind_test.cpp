@@ -70,5 +70,20 @@ TEST(ReportKind, LegacyFileRendersLikeTheTypedOne) {
   EXPECT_EQ(with_kind, render_report({{"r.json", legacy}}));
 }
 
+// A section writer parses its input into the typed result of its kind: a member of the wrong
+// type, or a damaged GPU entry, is an input error naming the file and the member.
+TEST(ReportKind, ATypedResultsDamagedMemberIsAnInputErrorNamingTheFile) {
+  auto error_of = [](const std::string& json) {
+    return test::input_error_of([&] { (void)render_report({{"r.json", json}}); });
+  };
+  EXPECT_NE(error_of(R"({"kind":"network_prediction","gpu":{"name":"t4","segment":"x"}})")
+                .find("r.json: gpu."),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"kind":"prediction_sweep","rows":[{"batch":"eight"}]})").find("r.json"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"kind":"plan","profile":"lazy","candidates":[]})").find("r.json: profile"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace cnnperf

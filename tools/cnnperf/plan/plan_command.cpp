@@ -12,9 +12,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "cnnperf/common/config.hpp"
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/io.hpp"
 #include "cnnperf/common/json_io.hpp"
@@ -31,10 +28,7 @@ namespace cnnperf {
 
 namespace {
 
-using Json = nlohmann::ordered_json;
-
 constexpr const char* kBundledAccuracy = "models/zoo_accuracy.json";
-constexpr const char* kMethod = "docs/methodology.md, section 'plan: user satisfaction (SoC)'";
 // Above this many predictions a progress line every tenth keeps the user informed.
 constexpr std::size_t kProgressThreshold = 200;
 // Prediction warnings repeat across candidates; beyond this many distinct ones, a count.
@@ -136,10 +130,6 @@ PlanCandidate candidate_from(const NetworkPrediction& p, const std::string& netw
   return c;
 }
 
-Json optional_json(const std::optional<double>& v) {
-  return v ? Json(*v) : Json(nullptr);
-}
-
 std::string optional_text(const std::optional<double>& v, int digits) {
   return v ? format_number(*v, digits) : "-";
 }
@@ -166,59 +156,7 @@ std::string latency_text(const SocSettings& s) {
 }
 
 std::string render_json(const PlanResult& r, int top) {
-  const SocSettings& s = r.settings;
-  Json out;
-  out["schema_version"] = kPlanSchemaVersion;
-  out["tool_version"] = CNNPERF_VERSION;
-  out["kind"] = "plan";
-  out["profile"] = to_string(s.profile);
-  out["mode"] = r.mode;
-  out["weights"] = {{"latency", s.weights.latency},
-                    {"energy", s.weights.energy},
-                    {"accuracy", s.weights.accuracy}};
-  out["latency_shape"] = to_string(s.latency_shape);
-  out["latency_target_ms"] = s.latency_target_ms > 0 ? Json(s.latency_target_ms) : Json(nullptr);
-  out["latency_target_source"] = profile_defaults(s.profile).target_source;
-  out["tolerances"] = {
-      {"max_latency_ms", optional_json(s.tolerances.max_latency_ms)},
-      {"max_energy_per_image_j", optional_json(s.tolerances.max_energy_per_image_j)},
-      {"min_top1_percent", optional_json(s.tolerances.min_top1_percent)}};
-  out["method"] = kMethod;
-  out["power_model"] = r.power_model;
-  out["latency_model"] = r.latency_model;
-  out["accuracy_source"] = r.accuracy_source;
-  out["gpus"] = r.gpus;
-  const auto feasible = std::count_if(r.ranked.begin(), r.ranked.end(),
-                                      [](const ScoredCandidate& c) { return c.feasible; });
-  out["candidates_total"] = r.ranked.size();
-  out["candidates_feasible"] = feasible;
-  Json candidates = Json::array();
-  for (std::size_t i = 0; i < shown_count(r, top); ++i) {
-    const ScoredCandidate& sc = r.ranked[i];
-    const PlanCandidate& c = sc.candidate;
-    Json j;
-    j["rank"] = sc.rank;
-    j["network"] = c.network;
-    j["gpu"] = c.gpu;
-    j["batch"] = c.batch;
-    j["precision"] = c.precision;
-    j["power_limit_w"] = optional_json(c.power_limit_w);
-    j["latency_ms"] = c.latency_ms;
-    j["energy_j"] = c.energy_j;
-    j["energy_per_image_j"] = sc.energy_per_image_j;
-    j["avg_power_w"] = c.avg_power_w;
-    j["top1_percent"] = optional_json(c.top1_percent);
-    j["feasible"] = sc.feasible;
-    j["infeasible_reason"] = sc.feasible ? Json(nullptr) : Json(sc.infeasible_reason);
-    j["terms"] = {{"latency", optional_json(sc.terms.latency)},
-                  {"energy", optional_json(sc.terms.energy)},
-                  {"accuracy", optional_json(sc.terms.accuracy)}};
-    j["score"] = optional_json(sc.score);
-    candidates.push_back(std::move(j));
-  }
-  out["candidates"] = std::move(candidates);
-  out["warnings"] = r.warnings;
-  return json_text(out) + "\n";
+  return json_text(to_json(first_candidates(r, static_cast<std::size_t>(top)))) + "\n";
 }
 
 std::string render_csv(const PlanResult& r, int top) {
@@ -302,7 +240,7 @@ std::string render_table(const PlanResult& r, int top) {
   out +=
       "latency_ms and energy_j are per batch; energy_per_image_j = energy_j / batch. "
       "score = sum of weight x s_term, each s in [0, 1] (" +
-      std::string(kMethod) + ").\n";
+      std::string(kPlanMethod) + ").\n";
   return out;
 }
 
@@ -455,6 +393,10 @@ PlanResult plan_for_options(const PlanOptions& options) {
 
   PlanScoring scoring = score_candidates(candidates, result.settings);
   result.ranked = std::move(scoring.ranked);
+  result.candidates_total = result.ranked.size();
+  result.candidates_feasible =
+      static_cast<std::size_t>(std::count_if(result.ranked.begin(), result.ranked.end(),
+                                             [](const ScoredCandidate& c) { return c.feasible; }));
   for (auto& w : scoring.warnings) {
     warn_once(w);
   }

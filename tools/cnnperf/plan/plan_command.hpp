@@ -40,18 +40,6 @@ struct PlanOptions {
   std::string output;  ///< file, or "" for stdout
 };
 
-/// The ranking and where its numbers came from.
-struct PlanResult {
-  SocSettings settings;
-  std::string mode;
-  std::string latency_model;      ///< LatencyModel::name()
-  std::string power_model;        ///< NetworkPrediction::power_model
-  std::string accuracy_source;    ///< the accuracy table file
-  std::vector<std::string> gpus;  ///< resolved database names, in the order given
-  std::vector<ScoredCandidate> ranked;
-  std::vector<std::string> warnings;
-};
-
 /// Enumerates, predicts and scores the candidates (no output). Throws InputError for bad
 /// options, unknown networks or GPUs.
 [[nodiscard]] PlanResult plan_for_options(const PlanOptions& options);

@@ -10,18 +10,16 @@
 
 #include <spdlog/spdlog.h>
 
-#include "cnnperf/common/config.hpp"
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/json_io.hpp"
 #include "cnnperf/common/stream_io.hpp"
 #include "cnnperf/model/layer_csv_reader.hpp"
+#include "cnnperf/predict/layer_predictions.hpp"
 #include "predict/predict_command.hpp"
 
 namespace cnnperf {
 
 namespace {
-
-using OrderedJson = nlohmann::ordered_json;
 
 // Rows read, predicted and written at once: enough for the model's batches, little memory.
 constexpr std::size_t kRowsPerChunk = 4096;
@@ -99,33 +97,24 @@ std::vector<LayerPrediction> predict_chunk(const LayerTable& chunk, RowGpus& gpu
 class LayerPredictionFormatter {
  public:
   LayerPredictionFormatter(const CsvTable& header, OutputFormat format)
-      : header_(header), format_(format) {
-    for (auto& name : added_) {
-      // Until unique: an input holding both latency_ms and predicted_latency_ms keeps both.
-      while (header_.column(name)) name = "predicted_" + name;
-    }
-  }
+      : header_(header), format_(format), added_(layer_prediction_column_names(header.header)) {}
 
   // The text before the first row.
   [[nodiscard]] std::string begin(const LatencyModel& model, const LayersRun& run,
                                   const GpuSpec* gpu, const std::vector<std::string>& gpu_names,
                                   const IntervalChoice& intervals) {
     if (format_ == OutputFormat::kJson) {
-      // Ordered: each row keeps the input's columns in file order, as DESIGN says of --layers.
-      const OrderedJson out = {
-          {"schema_version", kPredictionSchemaVersion},
-          {"tool_version", CNNPERF_VERSION},
-          {"kind", "layer_predictions"},
-          {"model", model.name()},
-          {"runtime", to_string(run.runtime)},
-          {"gpu", gpu != nullptr ? OrderedJson(nlohmann::json(*gpu))
-                                 : OrderedJson("per row: the gpu column")},
-          {"gpus", gpu_names},
-          {"source", header_.source},
-          {"intervals", intervals.table ? intervals.source : "none: " + intervals.missing},
-          {"rows", OrderedJson::array()}};
+      // The rows are written as they are predicted (add_json_row), not held.
+      LayerPredictions result;
+      result.model = model.name();
+      result.runtime = run.runtime;
+      if (gpu != nullptr) result.gpu = *gpu;
+      result.gpus = gpu_names;
+      result.source = header_.source;
+      result.intervals = intervals.table ? intervals.source : "none: " + intervals.missing;
+      result.columns = added_;
       // The document with its rows left empty, cut where they go: "rows": [ | ]\n}
-      const std::string whole = json_text(out);
+      const std::string whole = json_text(to_json(result));
       const std::size_t cut = whole.rfind("[]") + 1;
       json_end_ = whole.substr(cut) + "\n";
       return whole.substr(0, cut);
@@ -194,21 +183,15 @@ class LayerPredictionFormatter {
  private:
   void add_json_row(std::string& out, const std::vector<std::string>& cells,
                     const LayerPrediction& p) {
-    OrderedJson row = OrderedJson::object();
-    for (std::size_t c = 0; c < header_.header.size(); ++c) row[header_.header[c]] = cells[c];
-    row[added_[0]] = p.kernel_ms;
-    row[added_[1]] = p.overhead_ms;
-    row[added_[2]] = p.latency_ms();
-    row[added_[3]] = p.latency_interval ? OrderedJson(p.latency_interval->lo_ms) : OrderedJson();
-    row[added_[4]] = p.latency_interval ? OrderedJson(p.latency_interval->hi_ms) : OrderedJson();
-    row[added_[5]] = p.energy_mj;
-    row[added_[6]] = p.avg_power_w;
-    row[added_[7]] = p.roofline_ms;
-    row[added_[8]] = p.in_distribution;
+    LayerPredictionRow row{{}, p};
+    row.cells.reserve(header_.header.size());
+    for (std::size_t c = 0; c < header_.header.size(); ++c) {
+      row.cells.emplace_back(header_.header[c], cells[c]);
+    }
     // As the whole document prints it: each row an element of "rows", two levels in (a JSON
     // text holds no raw newline inside a string, so each one starts a line).
     out += json_rows_++ == 0 ? "\n    " : ",\n    ";
-    for (const char c : json_text(row)) {
+    for (const char c : json_text(to_json(row, added_))) {
       out.push_back(c);
       if (c == '\n') out += "    ";
     }
@@ -216,9 +199,7 @@ class LayerPredictionFormatter {
 
   const CsvTable& header_;
   OutputFormat format_;
-  std::vector<std::string> added_{"kernel_ms",     "overhead_ms",   "latency_ms",
-                                  "latency_ms_lo", "latency_ms_hi", "energy_mj",
-                                  "avg_power_w",   "roofline_ms",   "in_distribution"};
+  LayerPredictionColumnNames added_;
   std::string provenance_;
   std::string json_end_;
   std::size_t json_rows_ = 0;
