@@ -829,6 +829,18 @@ class Importer {
     return folded->second;
   }
 
+  // The window of a convolution: its weight's trailing dims, which kernel_shape (if given)
+  // must repeat.
+  Shape kernel_of(const onnx::NodeProto& node, const Shape& w) const {
+    const Shape weight_kernel(w.begin() + 2, w.end());
+    const Shape kernel = ints_attribute(node, "kernel_shape");
+    if (!kernel.empty() && kernel != weight_kernel) {
+      fail(node, "kernel_shape " + shape_text(kernel) + " does not match the weight's " +
+                     shape_text(weight_kernel));
+    }
+    return weight_kernel;
+  }
+
   // Conv, and the INT8 convolutions (QLinearConv, ConvInteger) whose weight and bias sit at
   // other input positions. An INT8 row is int8 unless --precision names another type.
   void conv(const onnx::NodeProto& node, int weight_index, int bias_index) {
@@ -843,13 +855,7 @@ class Importer {
       fail(node, "input channels " + std::to_string(x[1]) + " != weight channels " +
                      std::to_string(w[1]) + " x group " + std::to_string(groups));
     }
-    Shape kernel = ints_attribute(node, "kernel_shape");
-    const Shape weight_kernel(w.begin() + 2, w.end());
-    if (kernel.empty()) kernel = weight_kernel;
-    if (kernel != weight_kernel) {
-      fail(node, "kernel_shape " + shape_text(kernel) + " does not match the weight's " +
-                     shape_text(weight_kernel));
-    }
+    const Shape kernel = kernel_of(node, w);
     Layer layer = make_layer(node, Op::kConv2d);
     if (node.op_type() != "Conv") layer.dtype = options_.dtype.value_or(DType::kInt8);
     place_spatial(layer, x);
@@ -901,13 +907,7 @@ class Importer {
                      std::to_string(groups));
     }
     const std::size_t spatial = x.size() - 2;
-    Shape kernel = ints_attribute(node, "kernel_shape");
-    const Shape weight_kernel(w.begin() + 2, w.end());
-    if (kernel.empty()) kernel = weight_kernel;
-    if (kernel != weight_kernel) {
-      fail(node, "kernel_shape " + shape_text(kernel) + " does not match the weight's " +
-                     shape_text(weight_kernel));
-    }
+    const Shape kernel = kernel_of(node, w);
     auto per_axis = [&](const char* name, std::int64_t fallback) {
       Shape v = ints_attribute(node, name);
       if (v.empty()) v.assign(spatial, fallback);
