@@ -4,14 +4,16 @@
 
 Usage:  python3 tools/onnx_coverage.py [--cnnperf build/cnnperf] [--data DIR] [--suite node]
                                        [--gpu a100] [--top 20] [--jobs 2] [--list]
+                                       [--expect N]
 
 Runs `cnnperf predict --net DIR/SUITE/*/model.onnx --gpu GPU` on every model of the suite
 (Debian's libonnx-testdata: the ONNX project's backend test models) and prints the number
 that predict (exit 0), the number refused, and the most frequent reasons, each reason being
 the error line with the file and node names taken out ("Op: reason"). --list prints every
-model with its outcome.
+model with its outcome. --expect N fails unless exactly N predict (ctest onnx_coverage_node
+keeps docs/model-import.md's count true).
 
-Exit codes: 0 counted; 2 bad input (no cnnperf binary, no models); 77 DIR is absent (skip;
+Exit codes: 0 counted (and as expected); 1 not the --expect count; 2 bad input (no cnnperf binary, no models); 77 DIR is absent (skip;
 CTest's SKIP_RETURN_CODE convention).
 """
 
@@ -65,6 +67,7 @@ def main():
     parser.add_argument("--top", type=int, default=20)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--list", action="store_true")
+    parser.add_argument("--expect", type=int, help="fail unless exactly this many predict")
     args = parser.parse_args()
 
     if not os.path.isdir(args.data):
@@ -91,9 +94,14 @@ def main():
             print(f"{name}\t{'predicts' if ok else 'refused'}\t{reason}")
     print(f"{args.suite}: {len(results)} models, {predicted} predict, "
           f"{len(results) - predicted} refused")
-    print(f"top {args.top} reasons for refusal:")
-    for reason, count in reasons.most_common(args.top):
-        print(f"{count:5d}  {reason}")
+    if args.top > 0:
+        print(f"top {args.top} reasons for refusal:")
+        for reason, count in reasons.most_common(args.top):
+            print(f"{count:5d}  {reason}")
+    if args.expect is not None and predicted != args.expect:
+        print(f"expected {args.expect} to predict, got {predicted}; docs/model-import.md "
+              f"(Coverage) quotes the count", file=sys.stderr)
+        return 1
     return 0
 
 
