@@ -832,7 +832,7 @@ class Importer {
   // The window of a convolution: its weight's trailing dims, which kernel_shape (if given)
   // must repeat.
   Shape kernel_of(const onnx::NodeProto& node, const Shape& w) const {
-    const Shape weight_kernel(w.begin() + 2, w.end());
+    Shape weight_kernel(w.begin() + 2, w.end());
     const Shape kernel = ints_attribute(node, "kernel_shape");
     if (!kernel.empty() && kernel != weight_kernel) {
       fail(node, "kernel_shape " + shape_text(kernel) + " does not match the weight's " +
