@@ -52,7 +52,8 @@ def reason_of(stderr, path):
 
 def run_one(cnnperf, path, gpu):
     proc = subprocess.run([cnnperf, "predict", "--net", path, "--gpu", gpu],
-                          capture_output=True, text=True, timeout=120, check=False)
+                          capture_output=True, text=True, errors="replace", timeout=120,
+                          check=False)
     if proc.returncode == 0:
         return path, True, ""
     return path, False, reason_of(proc.stderr, path)
