@@ -930,8 +930,14 @@ class Importer {
       const std::int64_t s = strides[i];
       const std::int64_t d = dilations[i];
       const std::int64_t op = output_padding[i];
-      for (const std::int64_t v : {k, s, d, op, pads[i], pads[spatial + i]}) {
-        if (v < 0 || v > kMaxLayerDim) fail(node, "an attribute value out of range");
+      const std::pair<const char*, std::int64_t> values[] = {
+          {"kernel_shape", k},    {"strides", s},    {"dilations", d},
+          {"output_padding", op}, {"pads", pads[i]}, {"pads", pads[spatial + i]}};
+      for (const auto& [name, v] : values) {
+        if (v < 0 || v > kMaxLayerDim) {
+          fail(node, std::string("attribute '") + name + "': " + std::to_string(v) +
+                         " is out of range; expected 0 to " + std::to_string(kMaxLayerDim));
+        }
       }
       if (k == 0 || s == 0 || d == 0) fail(node, "expected positive kernel/strides/dilations");
       if (op >= s && op >= d) {
