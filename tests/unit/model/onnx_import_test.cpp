@@ -598,7 +598,7 @@ TEST(OnnxImport, ConvTransposeIsTheConvolutionWhoseBackwardDataItRuns) {
     EXPECT_EQ(l.h_out(), 5);
     EXPECT_EQ(l.w_out(), 5);
     // Each of the 8*5*5 inputs is multiplied into (4/group)*3*3 outputs.
-    EXPECT_EQ(l.macs(), 8 * 5 * 5 * (4 / group) * 3 * 3);
+    EXPECT_EQ(l.macs(), 8LL * 5 * 5 * (4 / group) * 3 * 3);
     EXPECT_EQ(l.params(), 8 * (4 / group) * 3 * 3 + 8);  // bias counted per row c_out
     EXPECT_EQ(r.network.layers[1].input_elements(), 4 * 10 * 10);
   }
@@ -662,7 +662,7 @@ TEST(OnnxImport, LrnIsAnAvgPoolAlongTheChannels) {
     EXPECT_EQ(l.pad_bottom(), size / 2);
     EXPECT_EQ(l.h_out(), 8);
     EXPECT_EQ(l.output_elements(), 8 * 4 * 4);
-    EXPECT_DOUBLE_EQ(l.flops(), static_cast<double>(8 * 4 * 4 * size));  // the window's reads
+    EXPECT_DOUBLE_EQ(l.flops(), static_cast<double>(8LL * 4 * 4 * size));  // the window's reads
   }
   ModelBuilder m;
   m.input("x", {1, 8, 4, 4});
