@@ -160,6 +160,8 @@ const std::unordered_map<std::string, Op>& pointwise_ops() {
       {"Abs", Op::kRelu}, {"Sign", Op::kRelu}, {"Floor", Op::kRelu}, {"Ceil", Op::kRelu},
       {"Round", Op::kRelu}, {"Cast", Op::kRelu}, {"Not", Op::kRelu}, {"Sqrt", Op::kRelu},
       {"Reciprocal", Op::kRelu},
+      // INT8 deployments' (de)quantization: a scale, a round and a cast per element.
+      {"QuantizeLinear", Op::kRelu}, {"DequantizeLinear", Op::kRelu},
       {"Elu", Op::kTanh}, {"Selu", Op::kTanh}, {"Celu", Op::kTanh}, {"Softplus", Op::kTanh},
       {"Softsign", Op::kTanh}, {"Exp", Op::kTanh}, {"Log", Op::kTanh}, {"Erf", Op::kTanh},
       {"Sin", Op::kTanh}, {"Cos", Op::kTanh},
@@ -174,7 +176,9 @@ const std::vector<std::string> kOtherOps{
     "Mul", "Div", "Sum", "Concat", "MaxPool", "AveragePool", "GlobalAveragePool",
     "GlobalMaxPool", "ReduceMean", "Flatten", "Reshape", "Squeeze", "Unsqueeze", "Transpose",
     "Constant", "Shape", "Size", "PRelu", "Pow", "Max", "Min", "Split", "Slice", "Pad",
-    "Gather", "Resize", "Upsample"};
+    "Gather", "Resize", "Upsample", "ConvTranspose", "QLinearConv", "ConvInteger",
+    "InstanceNormalization", "LRN", "DepthToSpace", "SpaceToDepth", "Expand", "Tile",
+    "ReduceMax", "ReduceMin", "ArgMax", "ArgMin", "ReduceSum", "QLinearMatMul", "MatMulInteger"};
 // clang-format on
 
 // The ops this importer maps, sorted. Its own list: the module must not ask the loader
@@ -462,7 +466,7 @@ class Importer {
   // tests/fuzz/onnx_import_fuzz), so the ranks known before it runs must agree.
   void check_window_ranks(const onnx::NodeProto& node) const {
     static const std::unordered_set<std::string> window_ops{
-        "Conv", "ConvTranspose", "ConvInteger", "MaxPool", "AveragePool", "LpPool"};
+        "Conv", "ConvTranspose", "ConvInteger", "QLinearConv", "MaxPool", "AveragePool", "LpPool"};
     if (node.input_size() == 0 || window_ops.count(node.op_type()) == 0) return;
     const auto data = shapes_.find(node.input(0));
     if (data == shapes_.end()) return;
@@ -484,10 +488,22 @@ class Importer {
       fail(node, "attribute 'pads' has " + std::to_string(n) + " values; expected " +
                      std::to_string(2 * spatial));
     }
-    if (node.input_size() > 1 && node.op_type() != "MaxPool" && node.op_type() != "AveragePool") {
-      const auto weight = shapes_.find(node.input(1));
+    if (node.op_type() == "ConvTranspose") {
+      for (const char* name : {"output_padding", "output_shape"}) {
+        const std::size_t n = ints_attribute(node, name).size();
+        if (n != 0 && n != spatial) {
+          fail(node, std::string("attribute '") + name + "' has " + std::to_string(n) +
+                         " values for an input of " + std::to_string(spatial) +
+                         " spatial dimensions");
+        }
+      }
+    }
+    const int weight_index = node.op_type() == "QLinearConv" ? 3 : 1;
+    if (node.input_size() > weight_index && node.op_type() != "MaxPool" &&
+        node.op_type() != "AveragePool") {
+      const auto weight = shapes_.find(node.input(weight_index));
       if (weight != shapes_.end() && weight->second.size() != rank) {
-        fail(node, "weight '" + node.input(1) + "' has rank " +
+        fail(node, "weight '" + node.input(weight_index) + "' has rank " +
                        std::to_string(weight->second.size()) + ", the input " +
                        std::to_string(rank));
       }
@@ -614,12 +630,23 @@ class Importer {
     if (!default_domain && !(node.domain() == "com.microsoft" && type == "Gelu")) {
       throw Unsupported{"unsupported operator (expected one of: " + supported_list() + ")"};
     }
-    if (type == "Conv") return conv(node);
+    if (type == "Conv") return conv(node, 1, 2);
+    if (type == "QLinearConv") return conv(node, 3, 8);
+    if (type == "ConvInteger") return conv(node, 1, -1);
+    if (type == "ConvTranspose") return conv_transpose(node);
+    if (type == "InstanceNormalization") return instance_norm(node);
+    if (type == "LRN") return lrn(node);
+    if (type == "DepthToSpace" || type == "SpaceToDepth") return depth_space(node);
+    if (type == "Expand" || type == "Tile") return expand_or_tile(node);
+    if (type == "ReduceMax" || type == "ReduceMin" || type == "ArgMax" || type == "ArgMin") {
+      return reduce_window(node, Op::kMaxPool);
+    }
+    if (type == "ReduceMean" || type == "ReduceSum") return reduce_window(node, Op::kAvgPool);
     if (type == "MaxPool" || type == "AveragePool") return pool(node);
     if (type == "GlobalAveragePool" || type == "GlobalMaxPool") return global_pool(node);
-    if (type == "ReduceMean") return reduce_mean(node);
     if (type == "Gemm") return gemm(node);
-    if (type == "MatMul") return matmul(node);
+    if (type == "MatMul" || type == "MatMulInteger") return matmul(node, 1);
+    if (type == "QLinearMatMul") return matmul(node, 3);
     if (type == "BatchNormalization") return batchnorm(node);
     if (type == "LayerNormalization") return layernorm(node);
     if (type == "Clip") return clip(node);
@@ -780,6 +807,10 @@ class Importer {
 
   static void require_spatial(const Shape& x) {
     if (x.size() == 3 || x.size() == 4) return;
+    if (x.size() == 5) {
+      throw Unsupported{"a 3-D window (rank-5 input " + shape_text(x) +
+                        ") is not modelled: the layer model has no depth dimension"};
+    }
     throw Unsupported{"expected a 1-D or 2-D (rank 3 or 4) input, got " + shape_text(x)};
   }
 
@@ -798,10 +829,24 @@ class Importer {
     return folded->second;
   }
 
-  void conv(const onnx::NodeProto& node) {
+  // The window of a convolution: its weight's trailing dims, which kernel_shape (if given)
+  // must repeat.
+  Shape kernel_of(const onnx::NodeProto& node, const Shape& w) const {
+    Shape weight_kernel(w.begin() + 2, w.end());
+    const Shape kernel = ints_attribute(node, "kernel_shape");
+    if (!kernel.empty() && kernel != weight_kernel) {
+      fail(node, "kernel_shape " + shape_text(kernel) + " does not match the weight's " +
+                     shape_text(weight_kernel));
+    }
+    return weight_kernel;
+  }
+
+  // Conv, and the INT8 convolutions (QLinearConv, ConvInteger) whose weight and bias sit at
+  // other input positions. An INT8 row is int8 unless --precision names another type.
+  void conv(const onnx::NodeProto& node, int weight_index, int bias_index) {
     const auto [x, folded] = window_input(node);
     require_spatial(x);
-    const Shape w = shape_of(node, 1);
+    const Shape w = shape_of(node, weight_index);
     if (w.size() != x.size()) {
       fail(node, "weight shape " + shape_text(w) + " does not match input " + shape_text(x));
     }
@@ -810,22 +855,322 @@ class Importer {
       fail(node, "input channels " + std::to_string(x[1]) + " != weight channels " +
                      std::to_string(w[1]) + " x group " + std::to_string(groups));
     }
-    Shape kernel = ints_attribute(node, "kernel_shape");
-    const Shape weight_kernel(w.begin() + 2, w.end());
-    if (kernel.empty()) kernel = weight_kernel;
-    if (kernel != weight_kernel) {
-      fail(node, "kernel_shape " + shape_text(kernel) + " does not match the weight's " +
-                     shape_text(weight_kernel));
-    }
+    const Shape kernel = kernel_of(node, w);
     Layer layer = make_layer(node, Op::kConv2d);
+    if (node.op_type() != "Conv") layer.dtype = options_.dtype.value_or(DType::kInt8);
     place_spatial(layer, x);
     layer.c_out = w[0];
     layer.groups = groups;
-    layer.bias = has_input(node, 2);
+    layer.bias = bias_index >= 0 && has_input(node, bias_index);
     const auto axes = window_axes(node, x, kernel, false, folded);
     apply_axes(layer, axes);
     emit(node, layer);
     set_output(node, 0, window_output(x, w[0], axes));
+  }
+
+  // A shape this importer computed (not ONNX's): every dimension and the element count within
+  // Layer::validate's limits, checked before any product of them can overflow.
+  void check_computed_shape(const onnx::NodeProto& node, const Shape& shape,
+                            const std::string& what = "output") const {
+    double elements = 1;
+    for (const std::int64_t d : shape) {
+      if (d <= 0 || d > kMaxLayerDim) {
+        fail(node, what + " " + shape_text(shape) + ": expected dimensions from 1 to " +
+                       std::to_string(kMaxLayerDim));
+      }
+      elements *= static_cast<double>(d);
+    }
+    if (elements > kMaxLayerElements) {
+      fail(node, what + " " + shape_text(shape) + " has more than 2^48 elements");
+    }
+  }
+
+  // ConvTranspose is the backward-data pass of the convolution that maps its output back to
+  // its input, and cuDNN runs it as exactly that kernel. The row is that forward convolution:
+  // c_in = the output channels, h_in/w_in = the output size, c_out = the input channels, the
+  // same kernel, strides, dilations and pads. Its MACs (N*C_in*H*W*C_out/group*kh*kw) and
+  // tensor bytes equal the transposed convolution's.
+  void conv_transpose(const onnx::NodeProto& node) {
+    const Shape x = shape_of(node, 0);
+    require_spatial(x);
+    const Shape w = shape_of(node, 1);
+    if (w.size() != x.size()) {
+      fail(node, "weight shape " + shape_text(w) + " does not match input " + shape_text(x));
+    }
+    // Bounds every size below, so that no product of them overflows.
+    check_computed_shape(node, x, "input");
+    check_computed_shape(node, w, "weight");
+    const std::int64_t groups = int_attribute(node, "group", 1);
+    if (groups <= 0 || w[0] != x[1] || x[1] % groups != 0) {
+      fail(node, "input channels " + std::to_string(x[1]) + ": expected the weight's first " +
+                     "dimension (" + std::to_string(w[0]) + "), divisible by group " +
+                     std::to_string(groups));
+    }
+    const std::size_t spatial = x.size() - 2;
+    const Shape kernel = kernel_of(node, w);
+    auto per_axis = [&](const char* name, std::int64_t fallback) {
+      Shape v = ints_attribute(node, name);
+      if (v.empty()) v.assign(spatial, fallback);
+      if (v.size() != spatial) fail(node, std::string("attribute '") + name + "': wrong length");
+      return v;
+    };
+    const Shape strides = per_axis("strides", 1);
+    const Shape dilations = per_axis("dilations", 1);
+    const Shape output_padding = per_axis("output_padding", 0);
+    const Shape output_shape = ints_attribute(node, "output_shape");
+    Shape pads = ints_attribute(node, "pads");
+    if (pads.empty()) pads.assign(2 * spatial, 0);
+    if (pads.size() != 2 * spatial) fail(node, "attribute 'pads': wrong length");
+    const std::string auto_pad = string_attribute(node, "auto_pad", "NOTSET");
+    std::vector<Axis> axes;  // of the forward convolution: its output is the ConvTranspose input
+    Shape out{x[0], w[1] * groups};
+    for (std::size_t i = 0; i < spatial; ++i) {
+      const std::int64_t in = x[2 + i];
+      const std::int64_t k = kernel[i];
+      const std::int64_t s = strides[i];
+      const std::int64_t d = dilations[i];
+      const std::int64_t op = output_padding[i];
+      const std::pair<const char*, std::int64_t> values[] = {
+          {"kernel_shape", k},    {"strides", s},    {"dilations", d},
+          {"output_padding", op}, {"pads", pads[i]}, {"pads", pads[spatial + i]}};
+      for (const auto& [name, v] : values) {
+        if (v < 0 || v > kMaxLayerDim) {
+          fail(node, std::string("attribute '") + name + "': " + std::to_string(v) +
+                         " is out of range; expected 0 to " + std::to_string(kMaxLayerDim));
+        }
+      }
+      if (k == 0 || s == 0 || d == 0) fail(node, "expected positive kernel/strides/dilations");
+      if (op >= s && op >= d) {
+        fail(node, "output_padding " + std::to_string(op) + ": expected less than the stride " +
+                       std::to_string(s) + " or the dilation " + std::to_string(d));
+      }
+      // Every term is below 2^31, so the sum cannot overflow.
+      const std::int64_t full = s * (in - 1) + op + (k - 1) * d + 1;
+      std::int64_t pad_begin = pads[i];
+      std::int64_t pad_end = pads[spatial + i];
+      std::int64_t size = 0;
+      if (!output_shape.empty() || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+        size = output_shape.empty() ? in * s : output_shape[i];
+        const std::int64_t total = full - size;
+        if (size <= 0 || size > kMaxLayerDim) {
+          fail(node, "output size " + std::to_string(size) + ": expected 1 to " +
+                         std::to_string(kMaxLayerDim));
+        }
+        // An output_shape past the full size appends zero rows, as output_padding does (the
+        // window check below requires them to stay within a stride).
+        pad_begin =
+            std::max<std::int64_t>(0, auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2);
+        pad_end = std::max<std::int64_t>(0, total - pad_begin);
+      } else {
+        if (auto_pad == "VALID") pad_begin = pad_end = 0;
+        if (auto_pad != "NOTSET" && auto_pad != "VALID" && !auto_pad.empty()) {
+          fail(node, "unknown auto_pad '" + auto_pad + "'");
+        }
+        size = full - pad_begin - pad_end;
+      }
+      if (size <= 0) fail(node, "the pads leave no output");
+      const Axis axis{size, k, s, d, pad_begin, pad_end, in};
+      if (onnx_window_out(size, k, s, d, pad_begin, pad_end, false) != in) {
+        throw Unsupported{"output size " + std::to_string(size) +
+                          " is not the input of a convolution giving " + std::to_string(in)};
+      }
+      axes.push_back(axis);
+      out.push_back(size);
+    }
+    check_computed_shape(node, out);
+    Layer layer = make_layer(node, Op::kConv2d);
+    place_spatial(layer, out);
+    layer.c_out = x[1];
+    layer.groups = groups;
+    layer.bias = has_input(node, 2);
+    apply_axes(layer, axes);
+    emit(node, layer);
+    set_output(node, 0, out);
+  }
+
+  // A row per channel of each sample (h_in = C) over the plane (c_in = the product of the
+  // spatial dims): instance norm's rows, LRN's window axis.
+  Layer channel_row(const onnx::NodeProto& node, Op op, const Shape& x) const {
+    if (x.size() < 3) fail(node, "expected an input of rank >= 3, got " + shape_text(x));
+    check_computed_shape(node, x, "input");
+    Layer layer = make_layer(node, op);
+    layer.batch = x[0];
+    layer.h_in = x[1];
+    layer.c_in = product(x, 2, x.size());
+    layer.c_out = layer.c_in;
+    return layer;
+  }
+
+  // InstanceNormalization computes a mean and variance per (sample, channel) over the plane,
+  // as layer norm does per row, and not a fixed scale and shift as inference batch norm does:
+  // a layernorm row whose rows are the channels (h_in = C) and whose normalized size is the
+  // plane (c_in = H*W). Its params count 2*H*W instead of the 2*C scales and shifts.
+  void instance_norm(const onnx::NodeProto& node) {
+    const Shape x = shape_of(node, 0);
+    emit(node, channel_row(node, Op::kLayerNorm, x));
+    set_output(node, 0, x);
+  }
+
+  // LRN sums the squares of `size` neighbouring channels at every pixel: a sliding window
+  // along the channels. The row is an avgpool with that window laid along h (h_in = C,
+  // kernel_h = size, the plane as c_in), so its flops count the window's reads and its bytes
+  // one read and one write of the tensor.
+  void lrn(const onnx::NodeProto& node) {
+    const Shape x = shape_of(node, 0);
+    Layer layer = channel_row(node, Op::kAvgPool, x);
+    const std::int64_t size = int_attribute(node, "size", 0);
+    if (size <= 0 || size > kMaxLayerDim) {
+      fail(node, "attribute 'size' is " + std::to_string(size) + "; expected a positive window");
+    }
+    layer.kernel_h = size;
+    layer.pad_h = (size - 1) / 2;  // ONNX's window: floor((size-1)/2) before, ceil after
+    layer.pad_h_end = (size - 1) - layer.pad_h;
+    emit(node, layer);
+    set_output(node, 0, x);
+  }
+
+  // DepthToSpace/SpaceToDepth rearrange the tensor in one transpose: a copy row at the output.
+  void depth_space(const onnx::NodeProto& node) {
+    const Shape x = shape_of(node, 0);
+    if (x.size() != 4) fail(node, "expected a 4-D input, got " + shape_text(x));
+    check_computed_shape(node, x, "input");
+    const std::int64_t b = int_attribute(node, "blocksize", 0);
+    if (b <= 0 || b > 65536) {
+      fail(node, "attribute 'blocksize' is " + std::to_string(b) + "; expected 1 to 65536");
+    }
+    Shape out = x;
+    if (node.op_type() == "DepthToSpace") {
+      if (x[1] % (b * b) != 0) fail(node, "channels not divisible by blocksize^2");
+      out = {x[0], x[1] / (b * b), x[2] * b, x[3] * b};
+    } else {
+      if (x[2] % b != 0 || x[3] % b != 0) fail(node, "height or width not divisible by blocksize");
+      out = {x[0], x[1] * b * b, x[2] / b, x[3] / b};
+    }
+    check_computed_shape(node, out);
+    copy_row(node, out);
+  }
+
+  // Expand (broadcast to a shape) and Tile (repeat) write a bigger tensor from a smaller one:
+  // a copy row at the output size, as Resize.
+  void expand_or_tile(const onnx::NodeProto& node) {
+    const Shape x = shape_of(node, 0);
+    const auto* v = values_of(node, 1);
+    if (v == nullptr || activations_.count(node.input(1)) != 0) {
+      throw Unsupported{node.op_type() + " with a shape or repeats computed at run time"};
+    }
+    Shape arg;
+    for (const double d : *v) {
+      if (!(d >= 1 && d <= static_cast<double>(kMaxLayerDim))) {
+        fail(node, "input '" + node.input(1) + "': expected values from 1 to " +
+                       std::to_string(kMaxLayerDim) + ", got " + format_number(d));
+      }
+      arg.push_back(static_cast<std::int64_t>(d));
+    }
+    Shape out;
+    if (node.op_type() == "Expand") {
+      const auto merged = broadcast(x, arg);
+      if (!merged) fail(node, shape_text(x) + " does not broadcast to " + shape_text(arg));
+      out = *merged;
+    } else {
+      if (arg.size() != x.size()) fail(node, "repeats do not match the input rank");
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        // Checked in double: the product of two values below 2^31 fits, a bigger x may not.
+        if (static_cast<double>(x[i]) * static_cast<double>(arg[i]) > kMaxLayerDim) {
+          fail(node, "output dimension " + std::to_string(i) + " too large");
+        }
+        out.push_back(x[i] * arg[i]);
+      }
+    }
+    check_computed_shape(node, out);
+    copy_row(node, out);
+  }
+
+  void copy_row(const onnx::NodeProto& node, const Shape& out) {
+    Layer layer = make_layer(node, Op::kChannelShuffle);
+    place(layer, out);
+    emit(node, layer);
+    set_output(node, 0, out);
+  }
+
+  // A reduction over contiguous axes reads every element once: a pool whose window is the
+  // reduced extent, max (ReduceMax/ReduceMin/ArgMax/ArgMin: compares) or avg (ReduceMean,
+  // ReduceSum: adds). Over the trailing spatial axes that is GlobalMaxPool's row (maxpool)
+  // or, for axes [2,3] of a 4-D tensor, global_avgpool (TensorFlow's mean pooling);
+  // otherwise the axes before the reduced ones are the batch, the reduced ones h_in
+  // (= kernel_h) and the ones after c_in.
+  void reduce_window(const onnx::NodeProto& node, Op pool_op) {
+    const Shape x = shape_of(node, 0);
+    const auto rank = static_cast<std::int64_t>(x.size());
+    if (rank == 0) throw Unsupported{"a reduction of a scalar"};
+    check_computed_shape(node, x, "input");
+    const bool arg = node.op_type().rfind("Arg", 0) == 0;
+    Shape axes;
+    if (arg) {
+      axes = {int_attribute(node, "axis", 0)};
+    } else {
+      axes = ints_attribute(node, "axes");
+      if (has_input(node, 1)) {
+        const auto* v = values_of(node, 1);
+        if (v == nullptr || activations_.count(node.input(1)) != 0) {
+          throw Unsupported{"axes computed at run time"};
+        }
+        axes.clear();
+        for (const double a : *v) {
+          // Range-checked as a double: converting one beyond int64 is undefined.
+          if (!(a >= static_cast<double>(-rank) && a < static_cast<double>(rank))) {
+            fail(node, "axis " + format_number(a) + " out of range for " + shape_text(x));
+          }
+          axes.push_back(static_cast<std::int64_t>(a));
+        }
+      }
+      if (axes.empty()) {
+        if (int_attribute(node, "noop_with_empty_axes", 0) != 0) {
+          throw Unsupported{"a reduction over no axes (noop_with_empty_axes)"};
+        }
+        axes.resize(x.size());
+        std::iota(axes.begin(), axes.end(), 0);
+      }
+    }
+    for (auto& a : axes) {
+      if (a < -rank || a >= rank) fail(node, "axis " + std::to_string(a) + " out of range");
+      a = norm_axis(a, x.size());
+    }
+    std::sort(axes.begin(), axes.end());
+    if (std::adjacent_find(axes.begin(), axes.end()) != axes.end()) {
+      fail(node, "an axis is listed twice");
+    }
+    if (axes.back() - axes.front() + 1 != static_cast<std::int64_t>(axes.size())) {
+      throw Unsupported{"a reduction over axes that are not contiguous"};
+    }
+    const auto first = static_cast<std::size_t>(axes.front());
+    const auto last = static_cast<std::size_t>(axes.back());
+    Layer layer = make_layer(node, pool_op);
+    if (pool_op == Op::kAvgPool && x.size() == 4 && first == 2 && last == 3) {
+      layer.op = Op::kGlobalAvgPool;
+      place(layer, x);
+    } else if (first == 2 && last == x.size() - 1) {
+      place(layer, x);
+    } else {
+      layer.batch = product(x, 0, first);
+      layer.h_in = product(x, first, last + 1);
+      layer.c_in = product(x, last + 1, x.size());
+      layer.c_out = layer.c_in;
+    }
+    if (layer.op != Op::kGlobalAvgPool) {
+      layer.kernel_h = layer.h_in;
+      layer.kernel_w = layer.w_in;
+    }
+    emit(node, layer);
+    const bool keep = int_attribute(node, "keepdims", 1) != 0;
+    Shape out;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      if (i < first || i > last) {
+        out.push_back(x[i]);
+      } else if (keep) {
+        out.push_back(1);
+      }
+    }
+    set_output(node, 0, out);
   }
 
   void pool(const onnx::NodeProto& node) {
@@ -903,25 +1248,6 @@ class Importer {
     set_output(node, 0, out);
   }
 
-  // ReduceMean over all spatial axes of a 4-D tensor is a global average pool (TF exports).
-  void reduce_mean(const onnx::NodeProto& node) {
-    const Shape x = shape_of(node, 0);
-    Shape axes = ints_attribute(node, "axes");
-    if (const auto* v = values_of(node, 1)) axes.assign(v->begin(), v->end());
-    for (auto& a : axes) a = a < 0 ? a + static_cast<std::int64_t>(x.size()) : a;
-    std::sort(axes.begin(), axes.end());
-    if (x.size() != 4 || axes != Shape{2, 3}) {
-      throw Unsupported{
-          "only ReduceMean over axes [2,3] of a 4-D tensor (a global average "
-          "pool) is supported"};
-    }
-    Layer layer = make_layer(node, Op::kGlobalAvgPool);
-    place(layer, x);
-    emit(node, layer);
-    const bool keep = int_attribute(node, "keepdims", 1) != 0;
-    set_output(node, 0, keep ? Shape{x[0], x[1], 1, 1} : Shape{x[0], x[1]});
-  }
-
   void gemm(const onnx::NodeProto& node) {
     const Shape a = shape_of(node, 0);
     if (!has_input(node, 1)) fail(node, "expected inputs A and B");
@@ -948,19 +1274,22 @@ class Importer {
     set_output(node, 0, {m, n});
   }
 
-  void matmul(const onnx::NodeProto& node) {
+  // MatMul, and the INT8 ones (QLinearMatMul: B at input 3; MatMulInteger), int8 rows as
+  // QLinearConv's.
+  void matmul(const onnx::NodeProto& node, int b_index) {
     const Shape a = shape_of(node, 0);
-    if (!has_input(node, 1)) fail(node, "expected inputs A and B");
-    const Shape b = shape_of(node, 1);
+    if (!has_input(node, b_index)) fail(node, "expected inputs A and B");
+    const Shape b = shape_of(node, b_index);
     if (b.size() != 2) {
       // Attention's Q x K^T and similar: no weight matrix, not a linear layer.
-      throw Unsupported{"MatMul with a " + std::to_string(b.size()) +
+      throw Unsupported{node.op_type() + " with a " + std::to_string(b.size()) +
                         "-D B (batched matmul) is not modelled; expected a 2-D weight"};
     }
     if (b.size() != 2 || a.empty() || a.back() != b[0]) {
       fail(node, "A " + shape_text(a) + " and B " + shape_text(b) + " do not multiply");
     }
     Layer layer = make_layer(node, Op::kLinear);
+    if (node.op_type() != "MatMul") layer.dtype = options_.dtype.value_or(DType::kInt8);
     if (a.size() == 1) {
       layer.batch = 1;
     } else if (a.size() == 2) {

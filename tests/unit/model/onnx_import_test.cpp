@@ -564,6 +564,240 @@ TEST(OnnxImport, ResizeIsACopyAtTheOutputSize) {
   EXPECT_EQ(r.network.layers[1].w_in, 16);
 }
 
+// ---- CNN operators mapped to the row of the kernel they run as (docs/model-import.md) ----
+
+// The InputError message of importing `m` written as `file` ("no error" when it imports).
+std::string import_error(const ModelBuilder& m, const std::string& file) {
+  return test::input_error_of([&] { (void)import_onnx(m.write(file)); });
+}
+
+TEST(OnnxImport, ConvTransposeIsTheConvolutionWhoseBackwardDataItRuns) {
+  for (const std::int64_t group : {1, 2}) {
+    ModelBuilder m;
+    m.input("x", {1, 8, 5, 5});
+    m.weight("w", {8, 4 / group, 3, 3});  // (C_in, C_out / group, kh, kw)
+    m.weight("b", {4});
+    auto& t = m.node("ConvTranspose", {"x", "w", "b"}, {"up"}, "deconv");
+    ModelBuilder::attr(t, "strides", {2, 2});
+    ModelBuilder::attr(t, "pads", {1, 1, 1, 1});
+    ModelBuilder::attr(t, "output_padding", {1, 1});
+    ModelBuilder::attr(t, "group", group);
+    m.node("Relu", {"up"}, {"y"}, "after");
+    m.output("y");
+    const ImportResult r = import_onnx(m.write("synthetic_convtranspose.onnx"));
+    ASSERT_EQ(r.network.layers.size(), 2U);
+    EXPECT_TRUE(r.warnings.empty()) << r.warnings.front();
+    const Layer& l = r.network.layers[0];
+    // Output 2*(5-1) + 1 + 3 - 2 = 10; the row maps 4 channels of 10x10 back to 8 of 5x5.
+    EXPECT_EQ(l.op, Op::kConv2d);
+    EXPECT_EQ(l.c_in, 4);
+    EXPECT_EQ(l.h_in, 10);
+    EXPECT_EQ(l.w_in, 10);
+    EXPECT_EQ(l.c_out, 8);
+    EXPECT_EQ(l.groups, group);
+    EXPECT_EQ(l.h_out(), 5);
+    EXPECT_EQ(l.w_out(), 5);
+    // Each of the 8*5*5 inputs is multiplied into (4/group)*3*3 outputs.
+    EXPECT_EQ(l.macs(), 8LL * 5 * 5 * (4 / group) * 3 * 3);
+    EXPECT_EQ(l.params(), 8 * (4 / group) * 3 * 3 + 8);  // bias counted per row c_out
+    EXPECT_EQ(r.network.layers[1].input_elements(), 4 * 10 * 10);
+  }
+}
+
+TEST(OnnxImport, ConvTransposeBadOutputPaddingIsAnInputError) {
+  ModelBuilder m;
+  m.input("x", {1, 2, 4, 4});
+  m.weight("w", {2, 2, 3, 3});
+  auto& t = m.node("ConvTranspose", {"x", "w"}, {"y"}, "deconv");
+  ModelBuilder::attr(t, "output_padding", {2, 2});  // not less than stride 1 or dilation 1
+  m.output("y");
+  EXPECT_NE(import_error(m, "synthetic_bad_deconv.onnx").find("output_padding 2"),
+            std::string::npos);
+}
+
+TEST(OnnxImport, ThreeDimensionalConvStaysUnsupported) {
+  ModelBuilder m;
+  m.input("x", {1, 2, 4, 4, 4});
+  m.weight("w", {3, 2, 3, 3, 3});
+  m.node("Conv", {"x", "w"}, {"y"}, "conv3d");
+  m.output("y");
+  const std::string what = import_error(m, "synthetic_conv3d.onnx");
+  EXPECT_NE(what.find("node 'conv3d' (op_type Conv): a 3-D window"), std::string::npos) << what;
+  EXPECT_NE(what.find("no depth dimension"), std::string::npos) << what;
+}
+
+TEST(OnnxImport, InstanceNormIsALayerNormOverThePlane) {
+  ModelBuilder m;
+  m.input("x", {2, 3, 4, 5});
+  m.weight("s", {3});
+  m.weight("b", {3});
+  m.node("InstanceNormalization", {"x", "s", "b"}, {"y"}, "in");
+  m.output("y");
+  const ImportResult r = import_onnx(m.write("synthetic_instancenorm.onnx"));
+  ASSERT_EQ(r.network.layers.size(), 1U);
+  const Layer& l = r.network.layers[0];
+  EXPECT_EQ(l.op, Op::kLayerNorm);
+  EXPECT_EQ(l.batch, 2);
+  EXPECT_EQ(l.h_in, 3);
+  EXPECT_EQ(l.c_in, 20);
+  EXPECT_EQ(l.input_elements(), 2 * 3 * 4 * 5);
+  EXPECT_EQ(l.output_elements(), 2 * 3 * 4 * 5);
+}
+
+TEST(OnnxImport, LrnIsAnAvgPoolAlongTheChannels) {
+  for (const std::int64_t size : {5, 4}) {
+    ModelBuilder m;
+    m.input("x", {1, 8, 4, 4});
+    auto& n = m.node("LRN", {"x"}, {"y"}, "lrn");
+    ModelBuilder::attr(n, "size", size);
+    m.output("y");
+    const ImportResult r = import_onnx(m.write("synthetic_lrn.onnx"));
+    ASSERT_EQ(r.network.layers.size(), 1U);
+    const Layer& l = r.network.layers[0];
+    EXPECT_EQ(l.op, Op::kAvgPool);
+    EXPECT_EQ(l.h_in, 8);
+    EXPECT_EQ(l.c_in, 16);
+    EXPECT_EQ(l.kernel_h, size);
+    EXPECT_EQ(l.pad_h, (size - 1) / 2);
+    EXPECT_EQ(l.pad_bottom(), size / 2);
+    EXPECT_EQ(l.h_out(), 8);
+    EXPECT_EQ(l.output_elements(), 8 * 4 * 4);
+    EXPECT_DOUBLE_EQ(l.flops(), static_cast<double>(8LL * 4 * 4 * size));  // the window's reads
+  }
+  ModelBuilder m;
+  m.input("x", {1, 8, 4, 4});
+  m.node("LRN", {"x"}, {"y"}, "lrn");  // no size
+  m.output("y");
+  EXPECT_NE(import_error(m, "synthetic_lrn_nosize.onnx").find("attribute 'size'"),
+            std::string::npos);
+}
+
+TEST(OnnxImport, DepthToSpaceAndSpaceToDepthAreCopiesAtTheOutput) {
+  ModelBuilder m;
+  m.input("x", {1, 8, 2, 3});
+  auto& d = m.node("DepthToSpace", {"x"}, {"d"}, "d2s");
+  ModelBuilder::attr(d, "blocksize", std::int64_t{2});
+  auto& s = m.node("SpaceToDepth", {"d"}, {"s"}, "s2d");
+  ModelBuilder::attr(s, "blocksize", std::int64_t{2});
+  m.node("Relu", {"d"}, {"r"}, "relu_d");
+  m.node("Relu", {"s"}, {"y"}, "relu_s");
+  m.output("y");
+  m.output("r");
+  const ImportResult r = import_onnx(m.write("synthetic_depthtospace.onnx"));
+  ASSERT_EQ(r.network.layers.size(), 4U);
+  EXPECT_EQ(r.network.layers[0].op, Op::kChannelShuffle);
+  EXPECT_EQ(r.network.layers[0].output_elements(), 8 * 2 * 3);
+  EXPECT_EQ(r.network.layers[2].c_in, 2);  // relu of DepthToSpace's [1,2,4,6]
+  EXPECT_EQ(r.network.layers[2].h_in, 4);
+  EXPECT_EQ(r.network.layers[2].w_in, 6);
+  EXPECT_EQ(r.network.layers[3].c_in, 8);  // back to [1,8,2,3]
+  EXPECT_EQ(r.network.layers[3].h_in, 2);
+
+  ModelBuilder bad;
+  bad.input("x", {1, 6, 2, 2});
+  auto& b = bad.node("DepthToSpace", {"x"}, {"y"}, "d2s");
+  ModelBuilder::attr(b, "blocksize", std::int64_t{2});
+  bad.output("y");
+  EXPECT_NE(import_error(bad, "synthetic_bad_d2s.onnx").find("not divisible by blocksize"),
+            std::string::npos);
+}
+
+TEST(OnnxImport, ExpandAndTileAreCopiesAtTheOutputSize) {
+  ModelBuilder m;
+  m.input("x", {1, 4, 1, 1});
+  m.ints("shape", {1, 4, 8, 8});
+  m.ints("repeats", {1, 2, 1, 2});
+  m.node("Expand", {"x", "shape"}, {"e"}, "expand");
+  m.node("Tile", {"e", "repeats"}, {"t"}, "tile");
+  m.node("Relu", {"t"}, {"y"}, "after");
+  m.output("y");
+  const ImportResult r = import_onnx(m.write("synthetic_expand_tile.onnx"));
+  ASSERT_EQ(r.network.layers.size(), 3U);
+  EXPECT_EQ(r.network.layers[0].op, Op::kChannelShuffle);
+  EXPECT_EQ(r.network.layers[0].output_elements(), 4 * 8 * 8);
+  EXPECT_EQ(r.network.layers[1].op, Op::kChannelShuffle);
+  EXPECT_EQ(r.network.layers[1].output_elements(), 8 * 8 * 16);
+  EXPECT_EQ(r.network.layers[2].c_in, 8);
+  EXPECT_EQ(r.network.layers[2].w_in, 16);
+
+  ModelBuilder zero;
+  zero.input("x", {1, 4, 2, 2});
+  zero.ints("repeats", {1, 0, 1, 1});
+  zero.node("Tile", {"x", "repeats"}, {"y"}, "tile");
+  zero.output("y");
+  EXPECT_NE(import_error(zero, "synthetic_tile_zero.onnx").find("expected values from 1"),
+            std::string::npos);
+}
+
+TEST(OnnxImport, ReduceMaxAndArgMaxAreMaxPoolsOverTheReducedAxes) {
+  ModelBuilder m;
+  m.input("x", {2, 5, 4, 6});
+  auto& rm = m.node("ReduceMax", {"x"}, {"gm"}, "reduce_max");
+  ModelBuilder::attr(rm, "axes", {2, 3});
+  auto& am = m.node("ArgMax", {"x"}, {"am"}, "argmax");
+  ModelBuilder::attr(am, "axis", std::int64_t{1});
+  ModelBuilder::attr(am, "keepdims", std::int64_t{0});
+  m.node("Cast", {"am"}, {"y"}, "cast");
+  m.output("gm");
+  m.output("y");
+  const ImportResult r = import_onnx(m.write("synthetic_reduce_max.onnx"));
+  ASSERT_EQ(r.network.layers.size(), 3U);
+  const Layer& g = r.network.layers[0];  // as GlobalMaxPool
+  EXPECT_EQ(g.op, Op::kMaxPool);
+  EXPECT_EQ(g.c_in, 5);
+  EXPECT_EQ(g.kernel_h, 4);
+  EXPECT_EQ(g.kernel_w, 6);
+  EXPECT_EQ(g.output_elements(), 2 * 5);
+  const Layer& a = r.network.layers[1];  // the channels as the window
+  EXPECT_EQ(a.op, Op::kMaxPool);
+  EXPECT_EQ(a.batch, 2);
+  EXPECT_EQ(a.h_in, 5);
+  EXPECT_EQ(a.kernel_h, 5);
+  EXPECT_EQ(a.c_in, 24);
+  EXPECT_EQ(a.output_elements(), 2 * 4 * 6);
+  EXPECT_DOUBLE_EQ(a.flops(), 2.0 * 5 * 4 * 6);  // every element read once
+  EXPECT_EQ(r.network.layers[2].input_elements(), 2 * 4 * 6);
+
+  ImportOptions skip;
+  skip.skip_unsupported = true;
+  ModelBuilder gap;
+  gap.input("x", {2, 5, 4, 6});
+  auto& n = gap.node("ReduceMin", {"x"}, {"y"}, "reduce_min");
+  ModelBuilder::attr(n, "axes", {1, 3});
+  gap.output("y");
+  const ImportResult s = import_onnx(gap.write("synthetic_reduce_gap.onnx"), skip);
+  ASSERT_EQ(s.skipped.size(), 1U);
+  EXPECT_NE(s.skipped[0].reason.find("not contiguous"), std::string::npos);
+}
+
+TEST(OnnxImport, QuantizedConvIsAnInt8ConvRowAndQdqAreCasts) {
+  for (const bool fp16 : {false, true}) {
+    ModelBuilder m;
+    m.input("x", {1, 4, 8, 8});
+    m.floats("s", {0.1F});
+    m.weight("w", {8, 4, 3, 3});
+    m.node("QuantizeLinear", {"x", "s"}, {"q"}, "quant");
+    m.node("QLinearConv", {"q", "s", "z", "w", "s", "z", "s", "z"}, {"c"}, "qconv");
+    m.node("DequantizeLinear", {"c", "s"}, {"y"}, "dequant");
+    m.ints("z", {0});
+    m.output("y");
+    ImportOptions options;
+    if (fp16) options.dtype = DType::kFp16;
+    const ImportResult r = import_onnx(m.write("synthetic_qlinearconv.onnx"), options);
+    ASSERT_EQ(r.network.layers.size(), 3U);
+    EXPECT_EQ(r.network.layers[0].op, Op::kRelu);
+    EXPECT_EQ(r.network.layers[0].input_elements(), 4 * 8 * 8);
+    const Layer& c = r.network.layers[1];
+    EXPECT_EQ(c.op, Op::kConv2d);
+    EXPECT_EQ(c.dtype, fp16 ? DType::kFp16 : DType::kInt8);  // --precision overrides
+    EXPECT_EQ(c.c_out, 8);
+    EXPECT_EQ(c.macs(), 8 * 6 * 6 * 4 * 3 * 3);
+    EXPECT_FALSE(c.bias);
+    EXPECT_EQ(r.network.layers[2].op, Op::kRelu);
+    EXPECT_EQ(r.network.layers[2].input_elements(), 8 * 6 * 6);
+  }
+}
+
 TEST(OnnxImport, DynamicBatchTakesOptionBatch) {
   const fs::path path = small_cnn(-1).write("synthetic_dynamic.onnx");
   EXPECT_EQ(import_onnx(path).network.batch, 1);  // default --batch
@@ -946,6 +1180,84 @@ TEST_P(OnnxTestdata, LastLayerShapeMatchesExpectedOutput) {
     EXPECT_EQ(last.output_elements(), element_count(dims));
   }
 }
+
+std::vector<std::int64_t> model_input_dims(const std::string& name) {
+  std::ifstream in(onnx_testdata_dir() / name / "model.onnx", std::ios::binary);
+  onnx::ModelProto model;
+  if (!in || !model.ParseFromIstream(&in) || model.graph().input_size() == 0) return {};
+  std::vector<std::int64_t> dims;
+  for (const auto& d : model.graph().input(0).type().tensor_type().shape().dim()) {
+    dims.push_back(d.dim_value());
+  }
+  return dims;
+}
+
+// The ONNX project's node tests of the CNN operators mapped to another op's row: each imports
+// to one row of the expected op that covers the expected output. A ConvTranspose row is the
+// convolution whose backward-data pass it runs: its input is the expected output and its
+// output the model's input.
+class OnnxTestdataCnnOps : public ::testing::TestWithParam<std::pair<std::string, Op>> {};
+
+TEST_P(OnnxTestdataCnnOps, OneRowCoveringTheExpectedOutput) {
+  const auto& [name, op] = GetParam();
+  const auto imported = import_testdata(name);
+  if (!imported) {
+    if (std::getenv("CI") != nullptr) FAIL() << "libonnx-testdata is missing in CI";
+    GTEST_SKIP() << "libonnx-testdata is not installed (make deps installs it)";
+  }
+  const auto& [r, dims] = *imported;
+  ASSERT_FALSE(dims.empty()) << "cannot read the expected output of " << name;
+  EXPECT_TRUE(r.skipped.empty());
+  ASSERT_EQ(r.network.layers.size(), 1U);
+  const Layer& l = r.network.layers[0];
+  EXPECT_EQ(l.op, op);
+  if (name.find("convtranspose") != std::string::npos) {
+    EXPECT_EQ(l.input_elements(), element_count(dims));
+    EXPECT_EQ(l.output_elements(), element_count(model_input_dims(name)));
+  } else {
+    EXPECT_EQ(l.output_elements(), element_count(dims));
+  }
+  const bool int8 =
+      name.find("qlinear") != std::string::npos || name.find("integer") != std::string::npos;
+  EXPECT_EQ(l.dtype, int8 ? DType::kInt8 : DType::kFp32);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    NodeTests, OnnxTestdataCnnOps,
+    ::testing::Values(std::pair{"node/test_convtranspose", Op::kConv2d},
+                      std::pair{"node/test_convtranspose_1d", Op::kConv2d},
+                      std::pair{"node/test_convtranspose_autopad_same", Op::kConv2d},
+                      std::pair{"node/test_convtranspose_dilations", Op::kConv2d},
+                      std::pair{"node/test_convtranspose_kernel_shape", Op::kConv2d},
+                      std::pair{"node/test_convtranspose_output_shape", Op::kConv2d},
+                      std::pair{"node/test_convtranspose_pad", Op::kConv2d},
+                      std::pair{"node/test_convtranspose_pads", Op::kConv2d},
+                      std::pair{"node/test_convtranspose_with_kernel", Op::kConv2d},
+                      std::pair{"node/test_qlinearconv", Op::kConv2d},
+                      std::pair{"node/test_convinteger_with_padding", Op::kConv2d},
+                      std::pair{"node/test_qlinearmatmul_2D", Op::kLinear},
+                      std::pair{"node/test_matmulinteger", Op::kLinear},
+                      std::pair{"node/test_quantizelinear", Op::kRelu},
+                      std::pair{"node/test_dequantizelinear", Op::kRelu},
+                      std::pair{"node/test_instancenorm_example", Op::kLayerNorm},
+                      std::pair{"node/test_instancenorm_epsilon", Op::kLayerNorm},
+                      std::pair{"node/test_lrn", Op::kAvgPool},
+                      std::pair{"node/test_lrn_default", Op::kAvgPool},
+                      std::pair{"node/test_depthtospace_example", Op::kChannelShuffle},
+                      std::pair{"node/test_depthtospace_crd_mode", Op::kChannelShuffle},
+                      std::pair{"node/test_spacetodepth_example", Op::kChannelShuffle},
+                      std::pair{"node/test_reduce_max_keepdims_example", Op::kMaxPool},
+                      std::pair{"node/test_reduce_max_do_not_keepdims_example", Op::kMaxPool},
+                      std::pair{"node/test_reduce_max_default_axes_keepdim_example", Op::kMaxPool},
+                      std::pair{"node/test_reduce_min_negative_axes_keepdims_example",
+                                Op::kMaxPool},
+                      std::pair{"node/test_argmax_keepdims_example", Op::kMaxPool},
+                      std::pair{"node/test_argmax_no_keepdims_example", Op::kMaxPool},
+                      std::pair{"node/test_argmin_default_axis_example", Op::kMaxPool},
+                      std::pair{"node/test_reduce_mean_keepdims_example", Op::kAvgPool}),
+    [](const ::testing::TestParamInfo<std::pair<std::string, Op>>& info) {
+      return info.param.first.substr(info.param.first.find("/test_") + 6);
+    });
 
 // SAME padding with an even kernel and stride 1 pads 1 on one side only: no symmetric pad
 // gives ONNX's output size, so the importer keeps ONNX's pair (pad_h_end/pad_w_end).
