@@ -11,6 +11,7 @@
 #include "cnnperf/common/config.hpp"
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/io.hpp"
+#include "cnnperf/common/json_get.hpp"
 #include "cnnperf/predict/predict.hpp"
 
 namespace cnnperf {
@@ -402,18 +403,18 @@ OrderedJson candidate_json(const ScoredCandidate& sc) {
 ScoredCandidate candidate_from_json(const OrderedJson& j) {
   ScoredCandidate sc;
   PlanCandidate& c = sc.candidate;
-  sc.rank = j.value("rank", sc.rank);
-  c.network = j.value("network", c.network);
-  c.gpu = j.value("gpu", c.gpu);
-  c.batch = j.value("batch", c.batch);
-  c.precision = j.value("precision", c.precision);
+  sc.rank = json_value_exact(j, "rank", sc.rank);
+  c.network = json_value_exact(j, "network", c.network);
+  c.gpu = json_value_exact(j, "gpu", c.gpu);
+  c.batch = json_value_exact(j, "batch", c.batch);
+  c.precision = json_value_exact(j, "precision", c.precision);
   c.power_limit_w = optional_at(j, "power_limit_w");
-  c.latency_ms = j.value("latency_ms", c.latency_ms);
-  c.energy_j = j.value("energy_j", c.energy_j);
-  sc.energy_per_image_j = j.value("energy_per_image_j", sc.energy_per_image_j);
-  c.avg_power_w = j.value("avg_power_w", c.avg_power_w);
+  c.latency_ms = json_value_exact(j, "latency_ms", c.latency_ms);
+  c.energy_j = json_value_exact(j, "energy_j", c.energy_j);
+  sc.energy_per_image_j = json_value_exact(j, "energy_per_image_j", sc.energy_per_image_j);
+  c.avg_power_w = json_value_exact(j, "avg_power_w", c.avg_power_w);
   c.top1_percent = optional_at(j, "top1_percent");
-  sc.feasible = j.value("feasible", sc.feasible);
+  sc.feasible = json_value_exact(j, "feasible", sc.feasible);
   const auto reason = j.find("infeasible_reason");
   if (reason != j.end() && !reason->is_null()) sc.infeasible_reason = reason->get<std::string>();
   if (j.contains("terms")) {
@@ -467,12 +468,12 @@ PlanResult plan_result_from_json(const nlohmann::ordered_json& doc) {
   if (doc.contains("profile")) {
     s.profile = task_profile_from_string(doc["profile"].get<std::string>());
   }
-  r.mode = doc.value("mode", r.mode);
+  r.mode = json_value_exact(doc, "mode", r.mode);
   if (doc.contains("weights")) {
     const OrderedJson& w = doc["weights"];
-    s.weights.latency = w.value("latency", s.weights.latency);
-    s.weights.energy = w.value("energy", s.weights.energy);
-    s.weights.accuracy = w.value("accuracy", s.weights.accuracy);
+    s.weights.latency = json_value_exact(w, "latency", s.weights.latency);
+    s.weights.energy = json_value_exact(w, "energy", s.weights.energy);
+    s.weights.accuracy = json_value_exact(w, "accuracy", s.weights.accuracy);
   }
   if (doc.contains("latency_shape")) {
     s.latency_shape = latency_shape_from_string(doc["latency_shape"].get<std::string>());
@@ -484,19 +485,19 @@ PlanResult plan_result_from_json(const nlohmann::ordered_json& doc) {
     s.tolerances.max_energy_per_image_j = optional_at(t, "max_energy_per_image_j");
     s.tolerances.min_top1_percent = optional_at(t, "min_top1_percent");
   }
-  r.power_model = doc.value("power_model", r.power_model);
-  r.latency_model = doc.value("latency_model", r.latency_model);
-  r.accuracy_source = doc.value("accuracy_source", r.accuracy_source);
-  r.gpus = doc.value("gpus", r.gpus);
+  r.power_model = json_value_exact(doc, "power_model", r.power_model);
+  r.latency_model = json_value_exact(doc, "latency_model", r.latency_model);
+  r.accuracy_source = json_value_exact(doc, "accuracy_source", r.accuracy_source);
+  r.gpus = json_value_exact(doc, "gpus", r.gpus);
   if (doc.contains("candidates")) {
     for (const auto& c : doc["candidates"]) r.ranked.push_back(candidate_from_json(c));
   }
   const auto feasible = static_cast<std::size_t>(std::count_if(
       r.ranked.begin(), r.ranked.end(), [](const ScoredCandidate& c) { return c.feasible; }));
   // A file without the counts holds every candidate.
-  r.candidates_total = doc.value("candidates_total", r.ranked.size());
-  r.candidates_feasible = doc.value("candidates_feasible", feasible);
-  r.warnings = doc.value("warnings", r.warnings);
+  r.candidates_total = json_value_exact(doc, "candidates_total", r.ranked.size());
+  r.candidates_feasible = json_value_exact(doc, "candidates_feasible", feasible);
+  r.warnings = json_value_exact(doc, "warnings", r.warnings);
   return r;
 }
 

@@ -10,6 +10,7 @@
 
 #include "cnnperf/common/config.hpp"
 #include "cnnperf/common/error.hpp"
+#include "cnnperf/common/json_get.hpp"
 #include "cnnperf/model/zoo.hpp"
 
 namespace cnnperf {
@@ -1003,7 +1004,7 @@ nlohmann::json layer_json(const LayerPredictionRecord& l) {
 template <typename T>
 void read_member(const nlohmann::json& j, const char* key, T& field) {
   const auto it = j.find(key);
-  if (it != j.end()) field = it->get<T>();
+  if (it != j.end()) json_get_exact(*it, field);
 }
 
 std::optional<LatencyInterval> interval_from_json(const nlohmann::json& j) {

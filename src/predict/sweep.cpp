@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cnnperf/common/config.hpp"
+#include "cnnperf/common/json_get.hpp"
 #include "cnnperf/common/json_io.hpp"
 
 namespace cnnperf {
@@ -232,45 +233,45 @@ nlohmann::ordered_json to_json(const PredictionSweep& sweep) {
 
 PredictionSweepRow prediction_sweep_row_from_json(const nlohmann::ordered_json& j) {
   PredictionSweepRow row;
-  row.gpu = j.value("gpu", row.gpu);
+  row.gpu = json_value_exact(j, "gpu", row.gpu);
   if (j.contains("precision")) row.precision = dtype_from_string(j["precision"].get<std::string>());
   if (j.contains("runtime")) row.runtime = runtime_from_string(j["runtime"].get<std::string>());
-  row.batch = j.value("batch", row.batch);
-  row.num_gpus = j.value("num_gpus", row.num_gpus);
-  row.kernel_ms = j.value("kernel_ms", row.kernel_ms);
-  row.latency_ms = j.value("latency_ms", row.latency_ms);
+  row.batch = json_value_exact(j, "batch", row.batch);
+  row.num_gpus = json_value_exact(j, "num_gpus", row.num_gpus);
+  row.kernel_ms = json_value_exact(j, "kernel_ms", row.kernel_ms);
+  row.latency_ms = json_value_exact(j, "latency_ms", row.latency_ms);
   const auto lo = j.find("latency_ms_lo");
   const auto hi = j.find("latency_ms_hi");
   if (lo != j.end() && hi != j.end() && !lo->is_null() && !hi->is_null()) {
     row.latency_interval = LatencyInterval{lo->get<double>(), hi->get<double>()};
   }
-  row.energy_j = j.value("energy_j", row.energy_j);
-  row.avg_power_w = j.value("avg_power_w", row.avg_power_w);
-  row.min_memory_gb = j.value("min_memory_gb", row.min_memory_gb);
-  row.roofline_ms = j.value("roofline_ms", row.roofline_ms);
-  row.params = j.value("params", row.params);
-  row.flops = j.value("flops", row.flops);
-  row.bytes = j.value("bytes", row.bytes);
-  row.in_distribution = j.value("in_distribution", row.in_distribution);
-  row.skipped_nodes = j.value("skipped_nodes", row.skipped_nodes);
-  row.model = j.value("model", row.model);
+  row.energy_j = json_value_exact(j, "energy_j", row.energy_j);
+  row.avg_power_w = json_value_exact(j, "avg_power_w", row.avg_power_w);
+  row.min_memory_gb = json_value_exact(j, "min_memory_gb", row.min_memory_gb);
+  row.roofline_ms = json_value_exact(j, "roofline_ms", row.roofline_ms);
+  row.params = json_value_exact(j, "params", row.params);
+  row.flops = json_value_exact(j, "flops", row.flops);
+  row.bytes = json_value_exact(j, "bytes", row.bytes);
+  row.in_distribution = json_value_exact(j, "in_distribution", row.in_distribution);
+  row.skipped_nodes = json_value_exact(j, "skipped_nodes", row.skipped_nodes);
+  row.model = json_value_exact(j, "model", row.model);
   // null: within every budget.
   const auto over = j.find("over_budget");
   if (over != j.end() && !over->is_null()) row.over_budget = over->get<std::string>();
-  row.warnings = j.value("warnings", row.warnings);
+  row.warnings = json_value_exact(j, "warnings", row.warnings);
   return row;
 }
 
 PredictionSweep prediction_sweep_from_json(const nlohmann::ordered_json& doc) {
   PredictionSweep sweep;
-  sweep.network = doc.value("network", sweep.network);
-  sweep.network_source = doc.value("network_source", sweep.network_source);
+  sweep.network = json_value_exact(doc, "network", sweep.network);
+  sweep.network_source = json_value_exact(doc, "network_source", sweep.network_source);
   if (doc.contains("mode")) sweep.mode = mode_from_string(doc["mode"].get<std::string>());
-  sweep.power_model = doc.value("power_model", sweep.power_model);
+  sweep.power_model = json_value_exact(doc, "power_model", sweep.power_model);
   if (doc.contains("intervals")) {
     const auto& intervals = doc["intervals"];
-    sweep.interval_source = intervals.value("source", sweep.interval_source);
-    sweep.interval_note = intervals.value("note", sweep.interval_note);
+    sweep.interval_source = json_value_exact(intervals, "source", sweep.interval_source);
+    sweep.interval_note = json_value_exact(intervals, "note", sweep.interval_note);
   }
   if (doc.contains("gpus")) {
     const auto& gpus = doc["gpus"];

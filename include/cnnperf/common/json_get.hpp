@@ -35,4 +35,16 @@ void json_get_exact(const BasicJson& j, T& value) {
   j.get_to(value);
 }
 
+/// j.value(key, fallback) with json_get_exact's check: the fallback when `j` has no such
+/// member.
+template <typename BasicJson, typename T>
+[[nodiscard]] T json_value_exact(const BasicJson& j, const char* key, T fallback) {
+  json_require_object(j);
+  const auto it = j.find(key);
+  if (it == j.end()) return fallback;
+  T value{};
+  json_get_exact(*it, value);
+  return value;
+}
+
 }  // namespace cnnperf

@@ -142,7 +142,11 @@ TEST(ReportTyped, MemberOfTheWrongTypeIsAnInputErrorNamingTheFile) {
         // An integer member given a fraction or a number beyond its type: no cast.
         R"({"kind":"train_metrics","cv":[],"rows":1e300})",
         R"({"kind":"gpu_spec","gpu":{"sm_count":1.5}})",
-        R"({"kind":"ptx_analysis","launches":[{"grid":[1e30,1,1]}]})"}) {
+        R"({"kind":"ptx_analysis","launches":[{"grid":[1e30,1,1]}]})",
+        R"({"kind":"network_prediction","batch":1e300,"layers":[]})",
+        R"({"kind":"network_prediction","layers":[{"c_in":2.5}]})",
+        R"({"kind":"prediction_sweep","rows":[{"batch":1e300}]})",
+        R"({"kind":"plan","candidates":[{"batch":0.5}]})"}) {
     EXPECT_EQ(error_of(json).rfind("r.json: ", 0), 0U) << json << ": " << error_of(json);
   }
 }
