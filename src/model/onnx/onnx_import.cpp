@@ -419,8 +419,22 @@ class Importer {
   // so it is refused rather than timed.
   void check_graph_order(const onnx::GraphProto& graph) const {
     std::unordered_map<std::string, std::string> defined;  // tensor -> what defines it
-    for (const auto& input : graph.input()) defined.emplace(input.name(), "a graph input");
-    for (const auto& init : graph.initializer()) defined.emplace(init.name(), "an initializer");
+    // A name declared twice among the graph inputs (or the initializers) crashes ONNX's shape
+    // inference (SIGSEGV inside libonnx, a fuzz finding); an initializer may also be an input.
+    for (const auto& input : graph.input()) {
+      if (!defined.emplace(input.name(), "a graph input").second) {
+        throw InputError(source_ + ": graph input '" + input.name() +
+                         "' is declared twice (ONNX names each tensor once)");
+      }
+    }
+    std::unordered_set<std::string> initializers;
+    for (const auto& init : graph.initializer()) {
+      if (!initializers.insert(init.name()).second) {
+        throw InputError(source_ + ": initializer '" + init.name() +
+                         "' is declared twice (ONNX names each tensor once)");
+      }
+      defined.emplace(init.name(), "an initializer");
+    }
     for (const auto& node : graph.node()) {
       for (const auto& input : node.input()) {
         if (!input.empty() && !defined.count(input)) {

@@ -392,6 +392,23 @@ TEST(OnnxImport, FuzzFindingsImportOrAreInputErrors) {
   }
 }
 
+// A graph input declared twice (a Gemm's weight, with an initializer of the same name also
+// twice) crashed inside libonnx's shape inference (SIGSEGV, fuzz finding); it is refused first.
+TEST(OnnxImport, AGraphInputDeclaredTwiceIsRefusedBeforeOnnxShapeInference) {
+  const fs::path file = fs::path(CNNPERF_SOURCE_DIR_FOR_TESTS) / "tests" / "fuzz" / "regressions" /
+                        "onnx_import" / "finding_duplicate_graph_input.onnx";
+  std::ifstream in(file, std::ios::binary);
+  ASSERT_TRUE(in) << file;
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  try {
+    (void)import_onnx_bytes(bytes, "dup.onnx");
+    ADD_FAILURE() << "imported a graph that declares input '1' twice";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "dup.onnx: graph input '1' is declared twice (ONNX names each tensor once)");
+  }
+}
+
 // A rank-2 input to a Conv with a rank-4 weight and 2-D strides crashed inside libonnx's
 // shape inference (fuzz finding); it is refused before that runs.
 TEST(OnnxImport, AWindowOpsRanksAreCheckedBeforeOnnxShapeInference) {
