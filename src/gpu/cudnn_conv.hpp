@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -106,9 +108,22 @@ class CudnnConvRunner final : public ConvRunner {
   [[nodiscard]] std::int64_t workspace_bytes() const override {
     return static_cast<std::int64_t>(workspace_.bytes());
   }
+  [[nodiscard]] std::string untraced_launch_mode() const override { return launch_mode_; }
+
+  /// Convolutions per captured graph: enough that one graph launch's host cost is small
+  /// against the kernels it replays, few enough that capture stays quick.
+  static constexpr int kGraphLaunches = 32;
 
  private:
+  struct GraphExecDeleter {
+    void operator()(cudaGraphExec_t exec) const noexcept;
+  };
   cudnnStatus_t launch();
+  void launch_checked();
+  /// Captures kGraphLaunches launches into graph_ once; on a refusal keeps launching one host
+  /// call at a time and says why in launch_mode_.
+  void capture_graph();
+  void run_untraced(int launches);
   cudnnHandle_t handle_;
   cudaStream_t stream_;
   cudnnConvolutionFwdAlgo_t algo_;
@@ -116,6 +131,10 @@ class CudnnConvRunner final : public ConvRunner {
   DeviceBuffer x_, w_, y_, workspace_, l2_;
   std::int64_t l2_bytes_ = 0;
   int l2_flushes_ = 0;
+  bool graph_tried_ = false;
+  std::string launch_mode_ = "stream";
+  // Last: destroyed first, before the buffers its kernels point at.
+  std::unique_ptr<std::remove_pointer_t<cudaGraphExec_t>, GraphExecDeleter> graph_;
 };
 
 /// The heuristic's usable choices, best first (cudnnGetConvolutionForwardAlgorithm_v7 with

@@ -63,7 +63,7 @@ int energy_window_launches(double window_ms, double mean_latency_ms) {
   if (!(mean_latency_ms > 0)) return 1;
   // The small slack keeps a mean of 0.09999999 ms from asking for one extra launch.
   const double launches = std::ceil(window_ms / mean_latency_ms - 1e-6);
-  // A 1 us kernel over 200 ms is 200k launches; cap to keep the launch queue sane.
+  // A 1 us kernel over 1 s is 1M launches; cap to keep the launch queue sane.
   return static_cast<int>(std::clamp(launches, 1.0, 1.0e7));
 }
 

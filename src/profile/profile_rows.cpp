@@ -45,9 +45,10 @@ const std::vector<std::string>& profile_columns() {
         // Kernels of one representative launch (CUPTI Activity records).
         "kernels_per_launch", "main_kernel", "kernel_sequence", "grid_x", "grid_y", "grid_z",
         "block_x", "block_y", "block_z", "registers_per_thread", "static_smem_bytes",
-        "dynamic_smem_bytes", "dropped_records",
+        "dynamic_smem_bytes", "dropped_records", "missing_launches",
         // Energy.
-        "energy_method", "energy_window_ms", "energy_launches", "power_limit_w",
+        "energy_method", "energy_window_ms", "energy_launches", "energy_gpu_busy_pct",
+        "energy_counter_updates", "energy_launch_mode", "power_limit_w",
         // Device and clocks.
         "gpu_uuid", "gpu_index", "compute_capability", "sm_clock_mhz", "mem_clock_mhz",
         "clock_policy",
@@ -57,6 +58,14 @@ const std::vector<std::string>& profile_columns() {
     return c;
   }();
   return columns;
+}
+
+double energy_gpu_busy_pct(const ProfileRow& row) {
+  if (!row.status.ok() || !row.energy.status.ok() || row.energy_launches <= 0 ||
+      !(row.energy.window_ms > 0)) {
+    return NAN;
+  }
+  return 100.0 * row.energy_launches * row.latency_ms / row.energy.window_ms;
 }
 
 std::vector<std::string> profile_row_fields(const ProfileRow& row, const DeviceInfo& device,
@@ -108,6 +117,7 @@ std::vector<std::string> profile_row_fields(const ProfileRow& row, const DeviceI
   f.push_back(main ? std::to_string(main->static_smem_bytes) : "");
   f.push_back(main ? std::to_string(main->dynamic_smem_bytes) : "");
   f.push_back(passed ? std::to_string(row.dropped_records) : "");
+  f.push_back(passed ? std::to_string(row.missing_launches) : "");
 
   // Never a silent zero: without a reading the method column says why.
   f.push_back(passed ? (row.energy.status.ok() ? row.energy.method
@@ -115,6 +125,12 @@ std::vector<std::string> profile_row_fields(const ProfileRow& row, const DeviceI
                      : "");
   f.push_back(have_energy ? num(row.energy.window_ms) : "");
   f.push_back(have_energy ? std::to_string(row.energy_launches) : "");
+  const double busy_pct = energy_gpu_busy_pct(row);
+  f.push_back(have_energy && std::isfinite(busy_pct) ? num(busy_pct, 4) : "");
+  f.push_back(have_energy && row.energy.counter_updates > 0
+                  ? std::to_string(row.energy.counter_updates)
+                  : "");
+  f.push_back(have_energy ? row.energy_launch_mode : "");
   f.push_back(row.energy.power_limit_w > 0 ? num(row.energy.power_limit_w) : "");
 
   f.push_back(device.uuid);

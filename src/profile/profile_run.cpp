@@ -145,6 +145,7 @@ ProfileRow measure_algo(ProfilerBackend& backend, const ProfileJob& job,
   row.noise_pct = series.noise_pct();
   row.samples = series.count();
   row.stop_reason = series.stop_reason();
+  row.missing_launches = missing;
   if (missing > 0) {
     row.stop_reason += ";" + std::to_string(missing) + " launches without timed kernel records";
   }
@@ -165,6 +166,7 @@ ProfileRow measure_algo(ProfilerBackend& backend, const ProfileJob& job,
   EnergyWindow window(meter);
   runner.run(row.energy_launches, false, job.id, 0);
   row.energy = window.close();
+  row.energy_launch_mode = runner.untraced_launch_mode();
   return row;
 }
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <iostream>
 
 #include "cnnperf/common/io.hpp"
 #include "cnnperf/profile/profile.hpp"
@@ -76,6 +77,32 @@ TEST_F(Device, HeuristicConvIsTimedWithKernelRecords) {
   } else {
     EXPECT_FALSE(r.energy.status.reason.empty());
   }
+}
+
+TEST_F(Device, SelfCheckPasses) {
+  const SelfCheckResult r = run_self_check(*backend_, MeasurePolicy{});
+  std::cout << render_self_check(r, OutputFormat::kTable);
+  for (const SelfCheckItem& c : r.checks) EXPECT_TRUE(c.passed) << c.name << ": " << c.detail;
+  EXPECT_EQ(r.checks.size(), 7U);
+}
+
+TEST_F(Device, EnergyWindowOfASmallLayerIsKernelTime) {
+  // A 1x1 fp16 layer of a few microseconds: launched one host call at a time, the GPU idled
+  // most of the window; the replayed graph keeps it busy.
+  ProfileJob job = small_conv("heuristic");
+  job.layer.batch = 32;
+  job.layer.kernel_h = job.layer.kernel_w = 1;
+  job.layer.pad_h = job.layer.pad_w = 0;
+  job.layer.dtype = DType::kFp16;
+  MeasurePolicy p;
+  p.energy_window_ms = 500;
+  const auto rows = measure_job(*backend_, job, p);
+  ASSERT_TRUE(rows.at(0).status.ok()) << rows[0].status.reason;
+  ASSERT_TRUE(rows[0].energy.status.ok()) << rows[0].energy.status.reason;
+  EXPECT_EQ(rows[0].energy_launch_mode, "cuda-graph");
+  EXPECT_GE(energy_gpu_busy_pct(rows[0]), kSelfCheckMinBusyPct)
+      << rows[0].latency_ms << " ms x " << rows[0].energy_launches << " launches in "
+      << rows[0].energy.window_ms << " ms";
 }
 
 TEST_F(Device, EveryAlgorithmGivesARow) {

@@ -187,6 +187,9 @@ class ConvRunner {
   virtual void flush_l2() = 0;
   /// Workspace allocated for the algorithm, bytes.
   [[nodiscard]] virtual std::int64_t workspace_bytes() const = 0;
+  /// How untraced launches (warm-up, energy window) were enqueued: "cuda-graph" (replayed back
+  /// to back) or "stream" (one host call each; a reason follows when a graph was refused).
+  [[nodiscard]] virtual std::string untraced_launch_mode() const { return "stream"; }
 };
 
 /// Result of preparing one layer x algorithm.
@@ -231,21 +234,21 @@ class ProfilerBackend {
 /// What the CUDA back-end module and the binary that loads it must agree on: the module
 /// refuses a caller with another value (they come from different builds). It names the
 /// version and the interface revision; change the revision when ProfilerBackend changes.
-inline constexpr const char* kProfilerBackendAbi = "cnnperf-profiler-backend/1 " CNNPERF_VERSION;
+inline constexpr const char* kProfilerBackendAbi = "cnnperf-profiler-backend/2 " CNNPERF_VERSION;
 
 /// A back end that runs nothing: open() and every request report `reason` (kNotRun).
 [[nodiscard]] std::unique_ptr<ProfilerBackend> make_unavailable_backend(std::string reason);
 
 /// Measurement hygiene, named as nvbench and the CUTLASS profiler name it.
 struct MeasurePolicy {
-  int warmup = 10;                ///< untimed launches before sampling
-  int min_samples = 10;           ///< samples taken at least
-  int max_samples = 10000;        ///< hard cap on samples
-  double max_noise_pct = 1.0;     ///< stop when relative stdev (%) is at or below
-  double min_time_s = 0.1;        ///< sample at least this long, GPU time
-  double max_time_s = 2.0;        ///< stop after this much sampling even if noisy
-  double energy_window_ms = 200;  ///< NVML window per layer (>= the counter's update interval)
-  bool flush_l2 = false;          ///< evict L2 before every sample
+  int warmup = 10;                 ///< untimed launches before sampling
+  int min_samples = 10;            ///< samples taken at least
+  int max_samples = 10000;         ///< hard cap on samples
+  double max_noise_pct = 1.0;      ///< stop when relative stdev (%) is at or below
+  double min_time_s = 0.1;         ///< sample at least this long, GPU time
+  double max_time_s = 2.0;         ///< stop after this much sampling even if noisy
+  double energy_window_ms = 1000;  ///< NVML window per layer: ~10 counter updates
+  bool flush_l2 = false;           ///< evict L2 before every sample
 };
 
 /// Running statistics and the stopping rule: stop when samples >= min_samples and
@@ -343,10 +346,17 @@ struct ProfileRow {
   std::int64_t workspace_bytes = 0;
   std::vector<KernelRecord> kernels;  ///< the kernels of one representative launch
   std::uint64_t dropped_records = 0;
-  EnergyReading energy;     ///< over the window
-  int energy_launches = 0;  ///< launches in the energy window
-  double wall_s = 0;        ///< host time spent on this row
+  std::size_t missing_launches = 0;  ///< traced launches without timed kernel records
+  EnergyReading energy;              ///< over the window
+  int energy_launches = 0;           ///< launches in the energy window
+  std::string energy_launch_mode;    ///< ConvRunner::untraced_launch_mode() of the window
+  double wall_s = 0;                 ///< host time spent on this row
 };
+
+/// Kernel time over wall time of the row's energy window, percent; NaN without an energy
+/// reading. Well below 100 the window also holds idle gaps between launches, whose power the
+/// per-launch energy then includes.
+[[nodiscard]] double energy_gpu_busy_pct(const ProfileRow& row);
 
 /// Output columns: DESIGN §3 layer columns, targets, provenance, then profile extras.
 [[nodiscard]] const std::vector<std::string>& profile_columns();
@@ -385,6 +395,44 @@ struct TimeEstimate {
 /// (DeviceLost) and bad input throw.
 [[nodiscard]] std::vector<ProfileRow> measure_job(ProfilerBackend& backend, const ProfileJob& job,
                                                   const MeasurePolicy& policy);
+
+/// One check of `profile --self-check`.
+struct SelfCheckItem {
+  std::string name;  ///< "measured", "kernel_records", "attribution", ...
+  bool passed = false;
+  std::string detail;  ///< what was seen; on a failure, what it means for the numbers
+};
+
+/// `profile --self-check`: one known convolution measured on this GPU, and whether its row
+/// shows that kernel times and energy can be trusted here.
+struct SelfCheckResult {
+  DeviceInfo device;
+  MeasurePolicy policy;  ///< as measured (energy window raised to kSelfCheckEnergyWindowMs)
+  ProfileRow row;
+  std::vector<SelfCheckItem> checks;
+  [[nodiscard]] bool passed() const;
+};
+
+inline constexpr const char* kSelfCheckKind = "profile_self_check";
+/// The self-check's energy window, ms at least: ten ~100 ms counter updates.
+inline constexpr double kSelfCheckEnergyWindowMs = 1000;
+/// Below this share of kernel time in the energy window, per-launch energy is mostly the
+/// idle power of the gaps between launches.
+inline constexpr double kSelfCheckMinBusyPct = 80;
+
+/// The known convolution: ResNet-50's first 3x3 (64 -> 64 channels, 56x56, pad 1, batch 32,
+/// fp32, NCHW, cuDNN's heuristic choice).
+[[nodiscard]] ProfileJob self_check_job();
+/// Measures self_check_job() on an opened back end under `policy` (the energy window raised
+/// to kSelfCheckEnergyWindowMs) and checks its row. Throws only what measure_job throws.
+[[nodiscard]] SelfCheckResult run_self_check(ProfilerBackend& backend, MeasurePolicy policy);
+/// The checks of one measured row: kernel records arrived, every traced launch was attributed
+/// and timed, the timing converged, and the energy window saw at least two counter updates
+/// while the GPU was busy at least kSelfCheckMinBusyPct of it.
+[[nodiscard]] std::vector<SelfCheckItem> self_check_items(const ProfileRow& row,
+                                                          const MeasurePolicy& policy);
+/// The result as a table (checks and verdict) or JSON (kind profile_self_check, with the row).
+[[nodiscard]] std::string render_self_check(const SelfCheckResult& result, OutputFormat format);
 
 /// Renders rows as csv / json / table, in profile_columns() order.
 [[nodiscard]] std::string render_profile_rows(const std::vector<std::vector<std::string>>& rows,

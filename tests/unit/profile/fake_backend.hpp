@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <map>
+#include <string>
 
 #include "cnnperf/profile/profile.hpp"
 
@@ -15,6 +16,9 @@ class FakePowerMeter final : public PowerMeter {
   Status status;  ///< what available() says
   double energy_mj_per_window = 500;
   double window_ms = 250;
+  /// Energy counter updates the window saw (nvmlDeviceGetTotalEnergyConsumption moves about
+  /// every 100 ms, Zeus / anchors E4; cnnperf needs two to resolve a window).
+  int counter_updates = 3;
   int windows = 0;
   int open_windows = 0;  ///< begun and not ended
   [[nodiscard]] Status available() const override { return status; }
@@ -29,6 +33,7 @@ class FakePowerMeter final : public PowerMeter {
     r.energy_mj = energy_mj_per_window;
     r.window_ms = window_ms;
     r.method = "nvml-total-energy-counter";
+    r.counter_updates = counter_updates;
     r.sm_clock_mhz = 1410;
     r.mem_clock_mhz = 1215;
     return r;
@@ -59,6 +64,7 @@ class FakeBackend final : public ProfilerBackend {
   /// launch).
   std::uint64_t overlap_ns = 0;
   bool lose_device = false;  ///< every launch throws DeviceLost, as after a sticky CUDA error
+  std::string launch_mode = "cuda-graph";  ///< what the runner says of its untraced launches
 
   Status open(int /*gpu_index*/) override { return open_status; }
   [[nodiscard]] DeviceInfo device() const override {
@@ -129,6 +135,7 @@ class FakeRunner final : public ConvRunner {
   }
   void flush_l2() override { ++backend_.l2_flushes; }
   [[nodiscard]] std::int64_t workspace_bytes() const override { return 4096; }
+  [[nodiscard]] std::string untraced_launch_mode() const override { return backend_.launch_mode; }
 
  private:
   FakeBackend& backend_;

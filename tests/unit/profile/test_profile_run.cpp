@@ -71,9 +71,9 @@ TEST(MeasureJob, QuietKernelsConvergeAtMinSamples) {
   ASSERT_EQ(r.kernels.size(), 2U);
   EXPECT_EQ(r.kernels[0].name, "synthetic_transform");
   EXPECT_EQ(backend.traced, 10);
-  // Warm-up + traced samples + the energy window (200 ms / 0.1 ms = 2000 launches).
-  EXPECT_EQ(r.energy_launches, 2000);
-  EXPECT_EQ(backend.launches, 3 + 10 + 2000);
+  // Warm-up + traced samples + the energy window (1000 ms / 0.1 ms = 10000 launches).
+  EXPECT_EQ(r.energy_launches, 10000);
+  EXPECT_EQ(backend.launches, 3 + 10 + 10000);
   EXPECT_EQ(backend.meter.windows, 1);
 }
 
@@ -163,6 +163,7 @@ TEST(MeasureJob, UntimedKernelsAreMissingSamplesNotZeroTime) {
   EXPECT_NE(r.stop_reason.find(std::to_string(untimed) + " launches without timed kernel"),
             std::string::npos)
       << r.stop_reason;
+  EXPECT_EQ(r.missing_launches, untimed);
 }
 
 TEST(MeasureJob, OnlyUntimedKernelsFailTheRow) {
@@ -254,9 +255,13 @@ TEST(RunProfile, WritesRowsResumesAndSkipsMeasuredOnes) {
   EXPECT_EQ(column(t, 0, "grid_x"), "4");
   EXPECT_EQ(column(t, 0, "registers_per_thread"), "96");
   EXPECT_EQ(column(t, 0, "latency_ms"), "0.1");
-  EXPECT_EQ(column(t, 0, "energy_mj"), "0.25");  // 500 mJ over 2000 launches
+  EXPECT_EQ(column(t, 0, "energy_mj"), "0.05");  // 500 mJ over 10000 launches
   EXPECT_EQ(column(t, 0, "avg_power_w"), "2");   // 500 mJ / 250 ms
   EXPECT_EQ(column(t, 0, "energy_method"), "nvml-total-energy-counter");
+  EXPECT_EQ(column(t, 0, "energy_counter_updates"), "3");
+  EXPECT_EQ(column(t, 0, "energy_launch_mode"), "cuda-graph");
+  EXPECT_EQ(column(t, 0, "energy_gpu_busy_pct"), "400");  // 1000 ms of kernels in a 250 ms window
+  EXPECT_EQ(column(t, 0, "missing_launches"), "0");
   EXPECT_EQ(column(t, 0, "library_versions"),
             "cuda-13.0;cudnn-9.19.0;cupti-130001;cuda-driver-13.0");
   EXPECT_EQ(column(t, 1, "algo"), "fft");

@@ -42,8 +42,9 @@ void add_profile_command(CLI::App& app, Runner& run) {
       ->capture_default_str();
   sub->add_option("--max-time", p.max_time_s, "Stop sampling after this much GPU time, s")
       ->capture_default_str();
-  sub->add_option("--energy-window-ms", p.energy_window_ms,
-                  "NVML energy window per layer, ms (>= 200 recommended; 0 skips energy)")
+  sub->add_option(
+         "--energy-window-ms", p.energy_window_ms,
+         "NVML energy window per layer, ms (the counter moves about every 100 ms; 0 skips energy)")
       ->capture_default_str();
   sub->add_flag("--flush-l2", p.flush_l2, "Evict the L2 cache before every sample");
   sub->add_option("--gpu-index", opts->gpu_index, "CUDA device ordinal")->capture_default_str();
@@ -53,10 +54,15 @@ void add_profile_command(CLI::App& app, Runner& run) {
   sub->add_flag("--dry-run", opts->dry_run,
                 "List every layer and algorithm with a time estimate, on stdout (never to "
                 "--output, which holds measured rows only); needs no GPU");
-  sub->add_option("--format", opts->format, "csv|json|table (default: csv; table for --dry-run)");
+  sub->add_flag("--self-check", opts->self_check,
+                "Time one known convolution and check that kernel records arrived and were "
+                "attributed and that the energy window saw counter updates; exit 1 if not");
+  sub->add_option("--format", opts->format,
+                  "csv|json|table (default: csv; table for --dry-run and --self-check)");
   sub->add_option("-o,--output", opts->output, "Write rows to FILE (atomically) instead of stdout");
   sub->footer(
       "Examples:\n"
+      "  cnnperf profile --self-check\n"
       "  cnnperf profile --net resnet50 --dry-run\n"
       "  cnnperf profile --net resnet50 --batch 32 --precision fp16 -o resnet50_a100.csv\n"
       "  cnnperf profile --layers layers.csv --algo all --layout nchw,nhwc -o out.csv --resume\n"

@@ -83,6 +83,26 @@ std::vector<SourcedLayer> layers_from_options(const ProfileOptions& options) {
   return out;
 }
 
+int run_self_check_command(const ProfileOptions& options, ProfilerBackend& backend) {
+  if (!options.net.empty() || !options.layers_csv.empty() || !options.sweep.empty() ||
+      options.resume || options.dry_run || options.keep_duplicates) {
+    throw InputError(
+        "--self-check: times its own known layer; expected no --net, --layers, --sweep, "
+        "--resume, --dry-run or --keep-duplicates");
+  }
+  const OutputFormat format =
+      options.format.empty() ? OutputFormat::kTable : output_format_from_string(options.format);
+  const Status opened = backend.open(options.gpu_index);
+  if (!opened.ok()) throw Error("no usable GPU: " + opened.reason);
+  const SelfCheckResult result = run_self_check(backend, options.policy);
+  write_output(options.output, render_self_check(result, format));
+  if (!result.passed()) {
+    spdlog::error("self-check failed: see the FAIL rows; docs/profiling.md says what each means");
+    return cli::kExitRuntimeFailure;
+  }
+  return cli::kExitOk;
+}
+
 }  // namespace
 
 std::vector<ProfileJob> plan_jobs(const ProfileOptions& options) {
@@ -119,6 +139,7 @@ int run_profile(const ProfileOptions& options, ProfilerBackend& backend) {
   if (options.gpu_index < 0) throw InputError("--gpu-index: expected 0 or more");
   check_output_not_input(options.output, {options.net, options.layers_csv});
 
+  if (options.self_check) return run_self_check_command(options, backend);
   const OutputFormat format =
       options.format.empty() ? OutputFormat::kCsv : output_format_from_string(options.format);
   const std::vector<ProfileJob> jobs = plan_jobs(options);

@@ -28,6 +28,7 @@ struct ProfileOptions {
   bool resume = false;           ///< --resume: skip rows already in --output
   bool dry_run = false;          ///< --dry-run: list the plan, touch no GPU
   bool keep_duplicates = false;  ///< --keep-duplicates: profile repeated shapes again
+  bool self_check = false;       ///< --self-check: time one known layer, check the measurement
 };
 
 /// Builds the job list from the options (net / CSV / sweep), folding duplicates unless
@@ -42,7 +43,8 @@ struct ProfileOptions {
 /// touched). Otherwise opens the GPU and throws Error "no usable GPU: <reason>" (e.g.
 /// "no NVIDIA driver found ..." or "built without CUDA ...") before writing anything.
 /// Rows are written atomically after every job so an interrupted run resumes with --resume.
-/// Returns the exit code (0).
+/// --self-check measures self_check_job() instead and returns 1 when a check fails.
+/// Returns the exit code (0 unless a self-check failed).
 int run_profile(const ProfileOptions& options, ProfilerBackend& backend);
 
 /// `cnnperf profile` on this build's back end. Inline so the reference to the back end is
