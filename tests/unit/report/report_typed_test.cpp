@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -149,6 +150,23 @@ TEST(ReportTyped, MemberOfTheWrongTypeIsAnInputErrorNamingTheFile) {
         R"({"kind":"plan","candidates":[{"batch":0.5}]})"}) {
     EXPECT_EQ(error_of(json).rfind("r.json: ", 0), 0U) << json << ": " << error_of(json);
   }
+}
+
+TEST(ReportTyped, MemberOfTheWrongTypeIsNamedInTheError) {
+  // SYNTHETIC: damaged results, one member each (the inner member of a nested one too).
+  for (const auto& [json, member] :
+       {std::pair{R"({"kind":"network_prediction","batch":1.5,"layers":[]})", "batch: "},
+        std::pair{R"({"kind":"network_prediction","layers":[{"c_in":2.5}]})", "c_in: "},
+        std::pair{R"({"kind":"train_metrics","cv":[{"regressor":1}]})", "cv: regressor: "},
+        std::pair{R"({"kind":"gpu_spec","gpu":{"sm_count":1.5}})", "gpu: sm_count: "},
+        std::pair{R"({"kind":"network_layers","layers":[{"macs":[1]}]})", "layers: macs: "},
+        std::pair{R"({"kind":"ptx_analysis","launches":[{"kernel":3}]})", "launches: kernel: "}}) {
+    const std::string error = error_of(json);
+    EXPECT_EQ(error.rfind("r.json: ", 0), 0U) << json << ": " << error;
+    EXPECT_NE(error.find(member), std::string::npos) << json << ": " << error;
+  }
+  // A layer that is no object is damaged, not a layer of defaults.
+  EXPECT_EQ(error_of(R"({"kind":"network_prediction","layers":[3]})").rfind("r.json: ", 0), 0U);
 }
 
 }  // namespace
