@@ -152,6 +152,27 @@ TEST(ReportTyped, MemberOfTheWrongTypeIsAnInputErrorNamingTheFile) {
   }
 }
 
+TEST(ReportTyped, HeadingsNameWhatTheResultHolds) {
+  GpuSpecResult spec;
+  spec.gpu = GpuDatabase::bundled().resolve("t4");
+  const std::string spec_html = render_report({{"gpu.json", nlohmann::json(spec).dump()}});
+  EXPECT_NE(spec_html.find("<h2>1. GPU specification: " + spec.gpu.name + "</h2>"),
+            std::string::npos);
+  // SYNTHETIC: predictions naming their GPU by an entry and by a name alone.
+  nlohmann::json by_entry =
+      nlohmann::json::parse(R"({"kind":"network_prediction","network":"n","layers":[]})");
+  by_entry["gpu"] = spec.gpu;
+  const std::string html = render_report(
+      {{"a.json", by_entry.dump()},
+       {"b.json", R"({"kind":"network_prediction","network":"m","gpu":"a100","layers":[]})"}});
+  EXPECT_NE(html.find("<li><a href=\"#input-1\">a.json</a>: network prediction, n on " +
+                      spec.gpu.name + "</li>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<h2>1. network prediction: n on " + spec.gpu.name + "</h2>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<h2>2. network prediction: m on a100</h2>"), std::string::npos);
+}
+
 TEST(ReportTyped, MemberOfTheWrongTypeIsNamedInTheError) {
   // SYNTHETIC: damaged results, one member each (the inner member of a nested one too).
   for (const auto& [json, member] :
