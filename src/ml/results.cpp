@@ -52,7 +52,7 @@ void take(const Json& j, const char* key, std::map<std::string, Metrics>& metric
 }
 template <typename T>
 void take(const Json& j, const char* key, T& value) {
-  if (j.contains(key)) json_get_exact(j.at(key), value);
+  json_get_member_exact(j, key, value);
 }
 template <typename T>
 void take(const Json& j, const char* key, std::optional<T>& value) {
@@ -200,7 +200,7 @@ void read(const Json& j, T& value) {
 Metrics metrics_from_json(const Json& j) {
   json_require_object(j);
   Metrics m;
-  if (j.contains("n")) json_get_exact(j.at("n"), m.n);
+  json_get_member_exact(j, "n", m.n);
   m.mape_pct = number_or_nan(j, "mape_pct");
   m.r2 = number_or_nan(j, "r2");
   m.adjusted_r2 = number_or_nan(j, "adjusted_r2");

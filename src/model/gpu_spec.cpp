@@ -229,9 +229,7 @@ void to_json(nlohmann::json& out, const GpuSpec& g) {
 
 void from_json(const nlohmann::json& j, GpuSpec& g) {
   json_require_object(j);
-  gpu_spec_members(g, [&](const char* key, auto& value) {
-    if (j.contains(key)) json_get_exact(j.at(key), value);
-  });
+  gpu_spec_members(g, [&](const char* key, auto& value) { json_get_member_exact(j, key, value); });
 }
 
 void to_json(nlohmann::json& j, const GpuSpecResult& r) {
@@ -248,10 +246,10 @@ void from_json(const nlohmann::json& j, GpuSpecResult& r) {
   for (const auto& [key, member] :
        {std::pair{"tool_version", &r.tool_version}, std::pair{"database", &r.database},
         std::pair{"query", &r.query}}) {
-    if (j.contains(key)) json_get_exact(j.at(key), *member);
+    json_get_member_exact(j, key, *member);
   }
-  if (j.contains("schema_version")) json_get_exact(j.at("schema_version"), r.schema_version);
-  if (j.contains("gpu")) j.at("gpu").get_to(r.gpu);
+  json_get_member_exact(j, "schema_version", r.schema_version);
+  json_get_member_exact(j, "gpu", r.gpu);
 }
 
 GpuSpec gpu_spec_from_json(const nlohmann::json& object, const std::string& where,

@@ -26,13 +26,17 @@ void put(Json& j, const char* key, const T& value) {
 }
 
 void take(const Json& j, const char* key, std::optional<double>& value) {
-  if (!j.contains(key)) return;
-  const Json& v = j.at(key);
-  value = v.is_null() ? std::nullopt : std::optional(v.get<double>());
+  const auto it = j.find(key);
+  if (it == j.end()) return;
+  if (it->is_null()) {
+    value.reset();
+  } else {
+    json_get_member_exact(j, key, value.emplace());
+  }
 }
 template <typename T>
 void take(const Json& j, const char* key, T& value) {
-  if (j.contains(key)) json_get_exact(j.at(key), value);
+  json_get_member_exact(j, key, value);
 }
 
 template <typename Self, typename F>

@@ -1000,13 +1000,6 @@ nlohmann::json layer_json(const LayerPredictionRecord& l) {
           {"in_distribution", p.in_distribution}};
 }
 
-// A member that may be absent (the default stays) or null (an interval: none).
-template <typename T>
-void read_member(const nlohmann::json& j, const char* key, T& field) {
-  const auto it = j.find(key);
-  if (it != j.end()) json_get_exact(*it, field);
-}
-
 std::optional<LatencyInterval> interval_from_json(const nlohmann::json& j) {
   const auto lo = j.find("latency_ms_lo");
   const auto hi = j.find("latency_ms_hi");
@@ -1016,8 +1009,8 @@ std::optional<LatencyInterval> interval_from_json(const nlohmann::json& j) {
 
 LayerPredictionRecord layer_record_from_json(const nlohmann::json& j) {
   LayerPredictionRecord l;
-  read_member(j, "name", l.name);
-  read_member(j, "op", l.op);
+  json_get_member_exact(j, "name", l.name);
+  json_get_member_exact(j, "op", l.op);
   for (const auto& [key, field] :
        {std::pair{"batch", &l.batch}, std::pair{"c_in", &l.c_in}, std::pair{"h_in", &l.h_in},
         std::pair{"w_in", &l.w_in}, std::pair{"c_out", &l.c_out}, std::pair{"h_out", &l.h_out},
@@ -1027,24 +1020,24 @@ LayerPredictionRecord layer_record_from_json(const nlohmann::json& j) {
         std::pair{"pad_w", &l.pad_w}, std::pair{"dilation_h", &l.dilation_h},
         std::pair{"dilation_w", &l.dilation_w}, std::pair{"groups", &l.groups},
         std::pair{"params", &l.params}}) {
-    read_member(j, key, *field);
+    json_get_member_exact(j, key, *field);
   }
-  read_member(j, "flops", l.flops);
-  read_member(j, "bytes", l.bytes);
+  json_get_member_exact(j, "flops", l.flops);
+  json_get_member_exact(j, "bytes", l.bytes);
   LayerPrediction& p = l.prediction;
   // Files without kernel_ms carry the kernel time as latency_ms (and no overhead).
-  read_member(j, "latency_ms", p.kernel_ms);
-  read_member(j, "kernel_ms", p.kernel_ms);
-  read_member(j, "overhead_ms", p.overhead_ms);
+  json_get_member_exact(j, "latency_ms", p.kernel_ms);
+  json_get_member_exact(j, "kernel_ms", p.kernel_ms);
+  json_get_member_exact(j, "overhead_ms", p.overhead_ms);
   p.latency_interval = interval_from_json(j);
-  read_member(j, "energy_mj", p.energy_mj);
-  read_member(j, "avg_power_w", p.avg_power_w);
-  read_member(j, "roofline_ms", p.roofline_ms);
-  read_member(j, "bound", p.bound);
-  read_member(j, "kernels", p.kernels);
+  json_get_member_exact(j, "energy_mj", p.energy_mj);
+  json_get_member_exact(j, "avg_power_w", p.avg_power_w);
+  json_get_member_exact(j, "roofline_ms", p.roofline_ms);
+  json_get_member_exact(j, "bound", p.bound);
+  json_get_member_exact(j, "kernels", p.kernels);
   const auto fused = j.find("fused_into");
   if (fused != j.end() && !fused->is_null()) p.fused_into = fused->get<std::string>();
-  read_member(j, "in_distribution", p.in_distribution);
+  json_get_member_exact(j, "in_distribution", p.in_distribution);
   return l;
 }
 
@@ -1191,58 +1184,58 @@ NetworkPredictionRecord network_prediction_from_json(const nlohmann::json& doc) 
       r.gpu = gpu_spec_from_json(gpu, "gpu", false);
     }
   }
-  read_member(doc, "network", r.network);
-  read_member(doc, "network_source", r.network_source);
-  read_member(doc, "model", r.model);
-  read_member(doc, "power_model", r.power_model);
-  read_member(doc, "batch", r.batch);
-  read_member(doc, "num_gpus", r.num_gpus);
+  json_get_member_exact(doc, "network", r.network);
+  json_get_member_exact(doc, "network_source", r.network_source);
+  json_get_member_exact(doc, "model", r.model);
+  json_get_member_exact(doc, "power_model", r.power_model);
+  json_get_member_exact(doc, "batch", r.batch);
+  json_get_member_exact(doc, "num_gpus", r.num_gpus);
   if (doc.contains("mode")) r.mode = mode_from_string(doc["mode"].get<std::string>());
   if (doc.contains("precision")) {
     r.precision = dtype_from_string(doc["precision"].get<std::string>());
   }
   if (doc.contains("runtime")) r.runtime = runtime_from_string(doc["runtime"].get<std::string>());
-  read_member(doc, "tf32_convolutions", r.tf32_convolutions);
+  json_get_member_exact(doc, "tf32_convolutions", r.tf32_convolutions);
   if (doc.contains("layers")) {
     for (const auto& l : doc["layers"]) r.layers.push_back(layer_record_from_json(l));
   }
   if (doc.contains("total")) {
     const nlohmann::json& total = doc["total"];
-    read_member(total, "kernel_ms", r.kernel_ms);
-    read_member(total, "latency_ms", r.latency_ms);
+    json_get_member_exact(total, "kernel_ms", r.kernel_ms);
+    json_get_member_exact(total, "latency_ms", r.latency_ms);
     r.latency_interval = interval_from_json(total);
-    read_member(total, "energy_j", r.energy_j);
-    read_member(total, "avg_power_w", r.avg_power_w);
-    read_member(total, "min_memory_gb", r.min_memory_gb);
+    json_get_member_exact(total, "energy_j", r.energy_j);
+    json_get_member_exact(total, "avg_power_w", r.avg_power_w);
+    json_get_member_exact(total, "min_memory_gb", r.min_memory_gb);
   }
   if (doc.contains("eager_overhead")) {
     r.overhead = eager_overhead_from_json(doc["eager_overhead"], "eager_overhead");
   }
   if (doc.contains("intervals")) {
-    read_member(doc["intervals"], "source", r.interval_source);
-    read_member(doc["intervals"], "note", r.interval_note);
+    json_get_member_exact(doc["intervals"], "source", r.interval_source);
+    json_get_member_exact(doc["intervals"], "note", r.interval_note);
   }
   if (doc.contains("skipped_nodes")) {
     for (const auto& node : doc["skipped_nodes"]) {
       SkippedNode n;
-      read_member(node, "name", n.name);
-      read_member(node, "op_type", n.op_type);
-      read_member(node, "reason", n.reason);
-      read_member(node, "position", n.position);
+      json_get_member_exact(node, "name", n.name);
+      json_get_member_exact(node, "op_type", n.op_type);
+      json_get_member_exact(node, "reason", n.reason);
+      json_get_member_exact(node, "position", n.position);
       r.skipped_nodes.push_back(std::move(n));
     }
   }
-  read_member(doc, "warnings", r.warnings);
+  json_get_member_exact(doc, "warnings", r.warnings);
   if (doc.contains("power_cap")) {
     const nlohmann::json& c = doc["power_cap"];
     PowerCapOutcome cap;
-    read_member(c, "limit_w", cap.limit_w);
-    read_member(c, "binding", cap.binding);
-    read_member(c, "at_clock_floor", cap.at_clock_floor);
-    read_member(c, "clock_ratio", cap.clock_ratio);
-    read_member(c, "uncapped_latency_ms", cap.uncapped_latency_ms);
-    read_member(c, "uncapped_energy_j", cap.uncapped_energy_j);
-    read_member(c, "uncapped_avg_power_w", cap.uncapped_avg_power_w);
+    json_get_member_exact(c, "limit_w", cap.limit_w);
+    json_get_member_exact(c, "binding", cap.binding);
+    json_get_member_exact(c, "at_clock_floor", cap.at_clock_floor);
+    json_get_member_exact(c, "clock_ratio", cap.clock_ratio);
+    json_get_member_exact(c, "uncapped_latency_ms", cap.uncapped_latency_ms);
+    json_get_member_exact(c, "uncapped_energy_j", cap.uncapped_energy_j);
+    json_get_member_exact(c, "uncapped_avg_power_w", cap.uncapped_avg_power_w);
     r.power_cap = cap;
   }
   return r;

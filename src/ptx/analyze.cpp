@@ -340,13 +340,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-// A member the JSON lacks keeps its default (see ptx.hpp).
-template <typename T>
-void take(const Json& j, const char* key, T& value) {
-  json_require_object(j);
-  if (j.contains(key)) json_get_exact(j.at(key), value);
-}
-
 Json dim3_json(const ptx::Dim3& d) {
   return {d.x, d.y, d.z};
 }
@@ -408,7 +401,7 @@ void put_plain(Json& j, const T& value) {
 template <typename T>
 void take_plain(const Json& j, T& value) {
   plain_members(
-      value, [&](const char* key, auto& member) { take(j, key, member); },
+      value, [&](const char* key, auto& member) { json_get_member_exact(j, key, member); },
       static_cast<T*>(nullptr));
 }
 
@@ -455,22 +448,22 @@ void to_json(Json& j, const PtxLaunchResult& r) {
 
 void from_json(const Json& j, PtxLaunchResult& r) {
   take_plain(j, r);
-  take(j, "layer", r.layer);
+  json_get_member_exact(j, "layer", r.layer);
   take_dim3(j, "grid", r.grid);
   take_dim3(j, "block", r.block);
   std::map<std::string, Json> classes;
-  take(j, "classes", classes);
+  json_get_member_exact(j, "classes", classes);
   r.classes_warp.clear();
   r.classes_thread.clear();
   for (const auto& [k, v] : classes) {
-    take(v, "warp", r.classes_warp[k]);
-    take(v, "thread", r.classes_thread[k]);
+    json_get_member_exact(v, "warp", r.classes_warp[k]);
+    json_get_member_exact(v, "thread", r.classes_thread[k]);
   }
   Json bytes = Json::object();
-  take(j, "bytes", bytes);
-  for (const auto& [key, member] : byte_counters(r)) take(bytes, key, *member);
+  json_get_member_exact(j, "bytes", bytes);
+  for (const auto& [key, member] : byte_counters(r)) json_get_member_exact(bytes, key, *member);
   Json resources;
-  take(j, "resources", resources);
+  json_get_member_exact(j, "resources", resources);
   r.resources = resources.is_null() ? std::nullopt : std::optional(resources.get<PtxResources>());
 }
 
@@ -483,10 +476,10 @@ void to_json(Json& j, const PtxAnalysisResult& r) {
 }
 
 void from_json(const Json& j, PtxAnalysisResult& r) {
-  take(j, "schema_version", r.schema_version);
-  take(j, "tool_version", r.tool_version);
-  take(j, "source", r.source);
-  take(j, "launches", r.launches);
+  json_get_member_exact(j, "schema_version", r.schema_version);
+  json_get_member_exact(j, "tool_version", r.tool_version);
+  json_get_member_exact(j, "source", r.source);
+  json_get_member_exact(j, "launches", r.launches);
 }
 
 PtxAnalysisResult ptx_analysis_result(std::vector<PtxLaunchResult> results) {

@@ -205,15 +205,6 @@ std::optional<double> number_at(const Json& obj, const std::string& key) {
   return number_of(*it);
 }
 
-/// The member `key` of an object, or null (also for non-objects).
-Json member(const Json& obj, const std::string& key) {
-  if (!obj.is_object()) {
-    return Json();
-  }
-  const auto it = obj.find(key);
-  return it == obj.end() ? Json() : *it;
-}
-
 std::string string_at(const Json& obj, const std::string& key, const std::string& fallback = {}) {
   if (!obj.is_object()) {
     return fallback;
@@ -1705,34 +1696,36 @@ std::string section_body(ReportKind kind, const Json& doc) {
   return render_generic(doc);
 }
 
-// A section writer parses its input into the result type its command writes (from_json): a
-// member of the wrong type or a missing one is a damaged input, reported with the file's name.
-std::string typed_section_body(ReportKind kind, const Json& doc, const std::string& name) {
+// The heading names what the result holds, read as its section reads it (from_json).
+std::string section_heading(ReportKind kind, const Json& doc) {
+  switch (kind) {
+    case ReportKind::kNetworkPrediction: {
+      const NetworkPredictionRecord result = network_prediction_from_json(nlohmann::json(doc));
+      return result.network + " on " + result.gpu.name;
+    }
+    case ReportKind::kPredictionSweep: {
+      const PredictionSweep sweep = prediction_sweep_from_json(doc);
+      return sweep.network + ", " + std::to_string(sweep.rows.size()) + " rows";
+    }
+    case ReportKind::kGpuSpec: return nlohmann::json(doc).get<GpuSpecResult>().gpu.name;
+    case ReportKind::kNetworkLayers: return doc.get<NetworkLayersResult>().network;
+    default: return {};
+  }
+}
+
+// A section's heading and body parse its input into the result type its command writes
+// (from_json): a member of the wrong type or a missing one is a damaged input, reported with
+// the file's name.
+template <typename Read>
+std::string read_typed(ReportKind kind, const std::string& name, Read&& read) {
   try {
-    return section_body(kind, doc);
+    return std::forward<Read>(read)();
   } catch (const nlohmann::json::exception& e) {
     throw InputError(
         input_message(name, e.what(), "a " + to_string(kind) + " result as cnnperf writes it"));
   } catch (const InputError& e) {
     // A parser's message names the member ("gpu.segment: ..."), not the file.
     throw InputError(name + ": " + e.what());
-  }
-}
-
-std::string section_heading(ReportKind kind, const Json& doc) {
-  switch (kind) {
-    case ReportKind::kNetworkPrediction: {
-      const std::string gpu = doc.contains("gpu") && doc["gpu"].is_object()
-                                  ? string_at(doc["gpu"], "name")
-                                  : string_at(doc, "gpu");
-      return string_at(doc, "network") + " on " + gpu;
-    }
-    case ReportKind::kPredictionSweep:
-      return string_at(doc, "network") + ", " +
-             std::to_string(member(doc, "rows").is_array() ? doc["rows"].size() : 0) + " rows";
-    case ReportKind::kGpuSpec: return string_at(member(doc, "gpu"), "name");
-    case ReportKind::kNetworkLayers: return string_at(doc, "network");
-    default: return {};
   }
 }
 
@@ -1767,11 +1760,14 @@ std::string render_report(const std::vector<ReportInput>& inputs, const std::str
   // members that kind's section reads are checked.
   std::vector<Json> docs;
   std::vector<ReportKind> kinds;
+  std::vector<std::string> headings;
   docs.reserve(inputs.size());
   for (const auto& input : inputs) {
     docs.push_back(parse_input(input));
     kinds.push_back(kind_of(docs.back()));
     check_known_shape(kinds.back(), docs.back(), input.name);
+    headings.push_back(read_typed(kinds.back(), input.name,
+                                  [&] { return section_heading(kinds.back(), docs.back()); }));
   }
 
   const std::string page_title = title.empty() ? "cnnperf report" : title;
@@ -1789,14 +1785,14 @@ std::string render_report(const std::vector<ReportInput>& inputs, const std::str
          "computes itself says so. Self-contained: no script, no external resource.</p>\n";
   out += "<ol>\n";
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const std::string heading = section_heading(kinds[i], docs[i]);
+    const std::string& heading = headings[i];
     out += "<li><a href=\"#input-" + std::to_string(i + 1) + "\">" + html_escape(inputs[i].name) +
            "</a>: " + html_escape(to_string(kinds[i])) +
            (heading.empty() ? "" : ", " + html_escape(heading)) + "</li>\n";
   }
   out += "</ol>\n";
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const std::string heading = section_heading(kinds[i], docs[i]);
+    const std::string& heading = headings[i];
     out += "<section id=\"input-" + std::to_string(i + 1) + "\">\n<h2>" + std::to_string(i + 1) +
            ". " + html_escape(to_string(kinds[i])) +
            (heading.empty() ? "" : ": " + html_escape(heading)) + "</h2>\n";
@@ -1809,7 +1805,8 @@ std::string render_report(const std::vector<ReportInput>& inputs, const std::str
     if (kinds[i] == ReportKind::kLayerPredictions) {
       shown = {"model", "source"};
     }
-    out += provenance(docs[i], shown) + typed_section_body(kinds[i], docs[i], inputs[i].name) +
+    out += provenance(docs[i], shown) +
+           read_typed(kinds[i], inputs[i].name, [&] { return section_body(kinds[i], docs[i]); }) +
            "</section>\n";
   }
   return out + "</body>\n</html>\n";

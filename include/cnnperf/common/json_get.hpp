@@ -35,16 +35,34 @@ void json_get_exact(const BasicJson& j, T& value) {
   j.get_to(value);
 }
 
-/// j.value(key, fallback) with json_get_exact's check: the fallback when `j` has no such
-/// member.
+/// Reads member `key` of object `j` into `value` with json_get_exact; an absent member keeps
+/// `value` as it is (a file of an older version lacks the members added after it). Throws
+/// type_error unless `j` is an object, and one whose message starts with "key: " when the
+/// member does not fit `value`, so that a reader's error names the member (nested members
+/// read this way name their path as "outer: inner: ").
 template <typename BasicJson, typename T>
-[[nodiscard]] T json_value_exact(const BasicJson& j, const char* key, T fallback) {
+void json_get_member_exact(const BasicJson& j, const char* key, T& value) {
   json_require_object(j);
   const auto it = j.find(key);
-  if (it == j.end()) return fallback;
-  T value{};
-  json_get_exact(*it, value);
-  return value;
+  if (it == j.end()) return;
+  try {
+    json_get_exact(*it, value);
+  } catch (const typename BasicJson::type_error& e) {
+    // what() is "[json.exception.type_error.N] " and the message: keep the message alone.
+    const std::string what = e.what();
+    const auto end_of_name = what.find("] ");
+    const std::string message =
+        end_of_name == std::string::npos ? what : what.substr(end_of_name + 2);
+    throw BasicJson::type_error::create(e.id, std::string(key) + ": " + message, &*it);
+  }
+}
+
+/// j.value(key, fallback) with json_get_member_exact's checks: the fallback when `j` has no
+/// such member.
+template <typename BasicJson, typename T>
+[[nodiscard]] T json_value_exact(const BasicJson& j, const char* key, T fallback) {
+  json_get_member_exact(j, key, fallback);
+  return fallback;
 }
 
 }  // namespace cnnperf

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -149,6 +150,44 @@ TEST(ReportTyped, MemberOfTheWrongTypeIsAnInputErrorNamingTheFile) {
         R"({"kind":"plan","candidates":[{"batch":0.5}]})"}) {
     EXPECT_EQ(error_of(json).rfind("r.json: ", 0), 0U) << json << ": " << error_of(json);
   }
+}
+
+TEST(ReportTyped, HeadingsNameWhatTheResultHolds) {
+  GpuSpecResult spec;
+  spec.gpu = GpuDatabase::bundled().resolve("t4");
+  const std::string spec_html = render_report({{"gpu.json", nlohmann::json(spec).dump()}});
+  EXPECT_NE(spec_html.find("<h2>1. GPU specification: " + spec.gpu.name + "</h2>"),
+            std::string::npos);
+  // SYNTHETIC: predictions naming their GPU by an entry and by a name alone.
+  nlohmann::json by_entry =
+      nlohmann::json::parse(R"({"kind":"network_prediction","network":"n","layers":[]})");
+  by_entry["gpu"] = spec.gpu;
+  const std::string html = render_report(
+      {{"a.json", by_entry.dump()},
+       {"b.json", R"({"kind":"network_prediction","network":"m","gpu":"a100","layers":[]})"}});
+  EXPECT_NE(html.find("<li><a href=\"#input-1\">a.json</a>: network prediction, n on " +
+                      spec.gpu.name + "</li>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<h2>1. network prediction: n on " + spec.gpu.name + "</h2>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<h2>2. network prediction: m on a100</h2>"), std::string::npos);
+}
+
+TEST(ReportTyped, MemberOfTheWrongTypeIsNamedInTheError) {
+  // SYNTHETIC: damaged results, one member each (the inner member of a nested one too).
+  for (const auto& [json, member] :
+       {std::pair{R"({"kind":"network_prediction","batch":1.5,"layers":[]})", "batch: "},
+        std::pair{R"({"kind":"network_prediction","layers":[{"c_in":2.5}]})", "c_in: "},
+        std::pair{R"({"kind":"train_metrics","cv":[{"regressor":1}]})", "cv: regressor: "},
+        std::pair{R"({"kind":"gpu_spec","gpu":{"sm_count":1.5}})", "gpu: sm_count: "},
+        std::pair{R"({"kind":"network_layers","layers":[{"macs":[1]}]})", "layers: macs: "},
+        std::pair{R"({"kind":"ptx_analysis","launches":[{"kernel":3}]})", "launches: kernel: "}}) {
+    const std::string error = error_of(json);
+    EXPECT_EQ(error.rfind("r.json: ", 0), 0U) << json << ": " << error;
+    EXPECT_NE(error.find(member), std::string::npos) << json << ": " << error;
+  }
+  // A layer that is no object is damaged, not a layer of defaults.
+  EXPECT_EQ(error_of(R"({"kind":"network_prediction","layers":[3]})").rfind("r.json: ", 0), 0U);
 }
 
 }  // namespace
