@@ -74,7 +74,7 @@ nlohmann::json default_params(RegressorKind kind) {
 }
 
 double FamilyModel::floor_ms(const std::string& source, const std::string& gpu) const {
-  if (host_floor_ms.empty()) return 0;
+  if (host_floor_ms.empty() || source == kKernelTimeSource) return 0;
   const auto it = host_floor_ms.find({source, gpu});
   if (it != host_floor_ms.end()) return it->second;
   for (const bool same_source : {true, false}) {
@@ -287,6 +287,22 @@ bool unseen_without_sibling(const FamilyModel& model, const GpuSpec& gpu) {
 
 }  // namespace
 
+namespace {
+
+/// Whether the family's model saw rows of `source` (its own source, or a one-hot column that
+/// was ever 1 in a joint model); `names` are the spec's feature names.
+bool trained_on(const FamilyModel& model, const std::vector<std::string>& names,
+                const std::string& source) {
+  if (!model.source.empty()) return model.source == source;
+  std::string column = "src_" + source;
+  std::replace(column.begin(), column.end(), '-', '_');
+  const auto it = std::find(names.begin(), names.end(), column);
+  return it != names.end() &&
+         model.feature_max.at(static_cast<std::size_t>(it - names.begin())) > 0.5;
+}
+
+}  // namespace
+
 bool analytical_for(const FamilyModel& model, const GpuSpec& gpu, const std::string& source) {
   return model.analytical_for_unseen_gpus && source == kReferenceSource &&
          unseen_without_sibling(model, gpu);
@@ -361,7 +377,8 @@ namespace {
 // predict_rows without the batch repair: each row as the regressors give it.
 std::vector<double> predict_rows_as_fitted(const FamilyModel& model, const TrainingData& data,
                                            const std::vector<std::size_t>& rows,
-                                           const FeatureSpec& spec) {
+                                           const FeatureSpec& spec,
+                                           const std::vector<std::string>* floor_sources) {
   // Rows on GPUs the model has not seen may take its gpu-blind regressor, on its features;
   // each row is predicted by one of the two. A row on a seen GPU's sibling takes the
   // regressor with the sibling's GPU features.
@@ -398,7 +415,9 @@ std::vector<double> predict_rows_as_fitted(const FamilyModel& model, const Train
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto r = rows[i];
     const LayerEstimate e = estimate_layer(data.layers[r], data.gpus[r]);
-    const double baseline = e.latency_ms + model.floor_ms(data.sources[r], data.gpus[r].name);
+    const std::string& floor_source =
+        floor_sources != nullptr ? (*floor_sources)[i] : data.sources[r];
+    const double baseline = e.latency_ms + model.floor_ms(floor_source, data.gpus[r].name);
     out[i] = analytical_for(model, data.gpus[r], data.sources[r])
                  ? baseline
                  : std::max(baseline * ratio[i], e.roofline_ms);
@@ -410,14 +429,31 @@ std::vector<double> predict_rows_as_fitted(const FamilyModel& model, const Train
 
 std::vector<double> predict_rows(const FamilyModel& model, const TrainingData& data,
                                  const std::vector<std::size_t>& rows, const FeatureSpec& spec) {
-  if (!model.batch_monotone) return predict_rows_as_fitted(model, data, rows, spec);
+  // A row of a source the model was not trained on is a one-hot state no tree has seen: it is
+  // predicted as the reference source, as predict_layers_as does, and with its harness floor
+  // unless it is kernel time, which has none.
+  const std::vector<std::string> names = feature_names(spec);
+  std::map<std::string, bool> trained;  // source -> trained_on, once per source
+  bool substitute = false;
+  for (const auto r : rows) {
+    const auto [it, added] = trained.try_emplace(data.sources[r], false);
+    if (added) it->second = trained_on(model, names, data.sources[r]);
+    substitute = substitute || !it->second;
+  }
+  if (!model.batch_monotone && !substitute) {
+    return predict_rows_as_fitted(model, data, rows, spec, nullptr);
+  }
   // The rows, then each row's batch chain (batch_chain), as rows of their own.
   TrainingData all;
   std::vector<std::size_t> all_rows;
+  std::vector<std::string> floor_sources;
   const auto add = [&](std::size_t r, const Layer& l) {
     all.layers.push_back(l);
     all.gpus.push_back(data.gpus[r]);
-    all.sources.push_back(data.sources[r]);
+    all.sources.push_back(trained.at(data.sources[r]) ? data.sources[r]
+                                                      : std::string(kReferenceSource));
+    floor_sources.push_back(data.sources[r] == kKernelTimeSource ? data.sources[r]
+                                                                 : all.sources.back());
     all_rows.push_back(all_rows.size());
   };
   std::vector<std::int64_t> batches;
@@ -426,13 +462,13 @@ std::vector<double> predict_rows(const FamilyModel& model, const TrainingData& d
     add(r, data.layers[r]);
     batches.push_back(data.layers[r].batch);
   }
-  const BatchChains chains = batch_chains(batches, true);
+  const BatchChains chains = batch_chains(batches, model.batch_monotone);
   for (const auto& [i, b] : chains.entries) {
     Layer l = data.layers[rows[i]];
     l.batch = b;
     add(rows[i], l);
   }
-  std::vector<double> out = predict_rows_as_fitted(model, all, all_rows, spec);
+  std::vector<double> out = predict_rows_as_fitted(model, all, all_rows, spec, &floor_sources);
   fold_batch_chains(out, rows.size(), chains,
                     [](double& v, double member) { v = std::max(v, member); });
   return out;
@@ -505,7 +541,8 @@ std::vector<LayerPrediction> LearnedModel::predict(const std::vector<Layer>& giv
     out[i].algorithm = e.algorithm;
     out[i].in_distribution = e.kernels == 0;  // views are exact; others need a model
   }
-  std::vector<OpFamily> families;  // each once, in file order
+  std::vector<std::string> floor_sources(layers.size());  // whose harness floor each row has
+  std::vector<OpFamily> families;                         // each once, in file order
   for (const auto& m : families_) {
     if (std::find(families.begin(), families.end(), m.family) == families.end()) {
       families.push_back(m.family);
@@ -522,18 +559,8 @@ std::vector<LayerPrediction> LearnedModel::predict(const std::vector<Layer>& giv
     // time) instead.
     std::vector<std::string> trained;
     for (const auto* m : models) {
-      if (!m->source.empty()) {
-        trained.push_back(m->source);
-        continue;
-      }
       for (const auto& source : known_sources()) {
-        std::string column = "src_" + source;
-        std::replace(column.begin(), column.end(), '-', '_');
-        const auto it = std::find(names.begin(), names.end(), column);
-        if (it != names.end() &&
-            m->feature_max[static_cast<std::size_t>(it - names.begin())] > 0.5) {
-          trained.push_back(source);
-        }
+        if (trained_on(*m, names, source)) trained.push_back(source);
       }
     }
     // Rows of this family by the model (and whether its gpu-blind regressor) that predicts
@@ -552,18 +579,23 @@ std::vector<LayerPrediction> LearnedModel::predict(const std::vector<Layer>& giv
       const bool own = !sources.empty() &&
                        std::find(trained.begin(), trained.end(), sources[i]) != trained.end();
       const std::string source = own ? sources[i] : std::string(kReferenceSource);
+      // A kernel-time row carries no harness floor, also where the regressor stands in with
+      // the reference source for it; other untrained sources borrow the reference's.
+      const std::string& floor_source =
+          !sources.empty() && sources[i] == kKernelTimeSource ? sources[i] : source;
       const FamilyModel* model = model_for_source(models, source);
       if (analytical_for(*model, gpu, source)) {
         // Leave-one-GPU-out, the analytical estimate (plus the typical machine's host floor)
         // was the better one for this family on a GPU without measurements: keep it, flagged
         // as outside the data.
-        if (with_floor) out[i].overhead_ms = model->floor_ms(source, gpu.name);
+        if (with_floor) out[i].overhead_ms = model->floor_ms(floor_source, gpu.name);
         out[i].in_distribution = false;
         continue;
       }
       auto& [idx, row_sources] = work[{model, gpu_blind_for(*model, gpu, source)}];
       idx.push_back(i);
       row_sources.push_back(source);
+      floor_sources[i] = floor_source;
     }
     for (const auto& [key, rows] : work) {
       const auto& [fam, blind] = key;
@@ -586,7 +618,7 @@ std::vector<LayerPrediction> LearnedModel::predict(const std::vector<Layer>& giv
       const std::vector<double> weights = distance_weights(spec_);
       for (std::size_t j = 0; j < idx.size(); ++j) {
         auto& p = out[idx[j]];
-        const double floor = with_floor ? fam->floor_ms(row_sources[j], gpu.name) : 0.0;
+        const double floor = with_floor ? fam->floor_ms(floor_sources[idx[j]], gpu.name) : 0.0;
         const double r = std::pow(
             ratio[j], learned_share(distance_outside(*fam, x, j, weights), fam->fallback_spans));
         // The harness's floor, scaled like the rest of its measurement, is its overhead: the

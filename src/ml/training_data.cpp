@@ -13,6 +13,7 @@
 
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/io.hpp"
+#include "cnnperf/ml/features.hpp"
 #include "cnnperf/model/layer_io.hpp"
 #include "regressor_internal.hpp"
 
@@ -115,9 +116,14 @@ TrainingData load_training_data(const std::vector<std::string>& files, std::size
         it = gpu_cache.emplace(gpu_name, *spec).first;
       }
       data.layers.push_back(table.layers[row]);
+      data.sources.push_back(table.table.get(row, "source").value_or(""));
+      // `cnnperf profile` runs fp32 convolutions with cuDNN's default math, which lets them use
+      // TF32 where the GPU has it: its rows are predicted as such, as predict does by default.
+      Layer& layer = data.layers.back();
+      layer.allow_tf32 = data.sources.back() == kKernelTimeSource && layer.op == Op::kConv2d &&
+                         layer.dtype == DType::kFp32;
       data.gpu_names.push_back(gpu_name);
       data.gpus.push_back(it->second);
-      data.sources.push_back(table.table.get(row, "source").value_or(""));
       data.latency_ms.push_back(*target);
     }
     if (skipped > 0) {

@@ -42,6 +42,8 @@ struct FeatureSpec {
 [[nodiscard]] const std::vector<std::string>& known_sources();
 /// The source a prediction impersonates: per-op CUDA-event timing (closest to kernel time).
 inline constexpr const char* kReferenceSource = "neusight";
+/// The source whose rows are kernel time itself (`cnnperf profile`, CUPTI): no harness on top.
+inline constexpr const char* kKernelTimeSource = "cnnperf-profile";
 
 /// Model families: one regressor per op family, since their latency surfaces differ.
 enum class OpFamily { kConv, kGemm, kPointwise };

@@ -63,8 +63,9 @@ struct FamilyModel {
   /// smallest rows (fit_host_floors); the regressor's baseline is analytical + floor. Empty in
   /// files without floors (floor 0).
   std::map<std::pair<std::string, std::string>, double> host_floor_ms;
-  /// The floor of a (source, GPU) pair: its own, else the geometric mean of the source's GPUs
-  /// (a GPU without measurements is on an unknown machine: the typical one), else of all, else 0.
+  /// The floor of a (source, GPU) pair: 0 for kKernelTimeSource (kernel time has no harness);
+  /// its own, else the geometric mean of the source's GPUs (a GPU without measurements is on
+  /// an unknown machine: the typical one), else of all, else 0.
   [[nodiscard]] double floor_ms(const std::string& source, const std::string& gpu) const;
   /// Training spans over which the learned log ratio fades to the analytical estimate outside
   /// the training ranges (learned_share); infinity keeps the ratio everywhere. Not stored in

@@ -96,8 +96,9 @@ TEST(HostFloor, AnUnseenGpuGetsTheGeometricMeanOfItsSourcesFloors) {
   EXPECT_DOUBLE_EQ(m.floor_ms("neusight", "p100-pcie-16gb"), 0.01);
   EXPECT_NEAR(m.floor_ms("neusight", "t4"), 0.02, 1e-12);  // sqrt(0.04 * 0.01)
   EXPECT_DOUBLE_EQ(m.floor_ms("mlpredict", "v100-sxm2-16gb"), 0.25);
-  EXPECT_NEAR(m.floor_ms("cnnperf-profile", "t4"), std::cbrt(0.04 * 0.01 * 0.25), 1e-12)
+  EXPECT_NEAR(m.floor_ms("other-bench", "t4"), std::cbrt(0.04 * 0.01 * 0.25), 1e-12)
       << "a source without floors: all sources'";
+  EXPECT_EQ(m.floor_ms("cnnperf-profile", "t4"), 0.0) << "kernel time carries no harness";
 }
 
 TEST(HostFloor, PredictionsAreAnalyticalPlusTheFloorTimesTheLearnedRatio) {
@@ -117,6 +118,18 @@ TEST(HostFloor, PredictionsAreAnalyticalPlusTheFloorTimesTheLearnedRatio) {
                 1e-9);
     EXPECT_NEAR(on_unseen[i].latency_ms(),
                 estimate_layer(layers[i], unseen).latency_ms + mean_floor, 1e-9);
+  }
+
+  // Rows measured as kernel time (cnnperf profile) carry no harness, though the regressor
+  // stands in with the reference source for them (no training row of theirs).
+  const auto as_profiled = model.predict_layers_as(
+      layers, v100, std::vector<std::string>(layers.size(), "cnnperf-profile"));
+  const auto as_neusight =
+      model.predict_layers_as(layers, v100, std::vector<std::string>(layers.size(), "neusight"));
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    EXPECT_EQ(as_profiled[i].overhead_ms, 0.0);
+    EXPECT_DOUBLE_EQ(as_profiled[i].kernel_ms, as_neusight[i].kernel_ms);
+    EXPECT_GT(as_neusight[i].overhead_ms, 0.0);
   }
 
   // The file keeps the floors; a file without them predicts without.

@@ -15,6 +15,7 @@
 #include "cnnperf/common/io.hpp"
 #include "cnnperf/ml/cross_validation.hpp"
 #include "cnnperf/ml/learned_model.hpp"
+#include "cnnperf/ml/training_data.hpp"
 #include "cnnperf/model/gpu_spec.hpp"
 #include "cnnperf/model/layer_io.hpp"
 #include "predict/predict_command.hpp"
@@ -184,6 +185,23 @@ TEST_F(TrainCommand, ValidateScoresEveryRowAndGatesOnMape) {
 
 // A file named twice (say by a wildcard and by name) is read once: its rows would otherwise
 // sit on both sides of a fold.
+TEST_F(TrainCommand, ProfiledFp32ConvolutionsAreReadAsTf32Allowed) {
+  // Synthetic rows (not measurements): the same fp32 convolution from cnnperf profile, whose
+  // cuDNN default math lets it use TF32, and from NeuSight; and an fp16 one from profile.
+  const fs::path file = dir_ / "profiled_synthetic.csv";
+  write_output(file.string(),
+               "op,batch,c_in,h_in,w_in,c_out,kernel_h,kernel_w,stride_h,stride_w,pad_h,pad_w,"
+               "dtype,latency_ms,gpu,source\n"
+               "conv2d,32,64,56,56,64,3,3,1,1,1,1,fp32,0.08,h100-sxm5-80gb,cnnperf-profile\n"
+               "conv2d,32,64,56,56,64,3,3,1,1,1,1,fp32,0.08,h100-sxm5-80gb,neusight\n"
+               "conv2d,32,64,56,56,64,3,3,1,1,1,1,fp16,0.05,h100-sxm5-80gb,cnnperf-profile\n");
+  const TrainingData data = load_training_data({file.string()});
+  ASSERT_EQ(data.layers.size(), 3U);
+  EXPECT_TRUE(data.layers[0].allow_tf32);
+  EXPECT_FALSE(data.layers[1].allow_tf32);
+  EXPECT_FALSE(data.layers[2].allow_tf32);
+}
+
 TEST_F(TrainCommand, AFileNamedTwiceIsReadOnce) {
   const TrainingData once = load_training_data({sample_});
   const TrainingData twice = load_training_data({sample_, sample_});
@@ -516,6 +534,26 @@ TEST_F(TrainCommand, ASourceWithoutTrainingRowsPredictsAsTheReferenceSource) {
   for (std::size_t i = 0; i < layers.size(); ++i) {
     EXPECT_EQ(as[i].latency_ms(), plain[0].latency_ms()) << i;
   }
+  // Kernel time (cnnperf profile's rows) is predicted alike, without the reference's harness.
+  const auto profiled =
+      model->predict_layers_as(layers, gpu, std::vector<std::string>(3, "cnnperf-profile"));
+  EXPECT_EQ(profiled[0].kernel_ms, plain[0].kernel_ms);
+  EXPECT_EQ(profiled[0].overhead_ms, 0.0);
+  // validate's path (predict_rows on the rows' own sources) agrees with it.
+  TrainingData data;
+  data.layers = layers;
+  data.gpus.assign(3, gpu);
+  data.gpu_names.assign(3, gpu.name);
+  data.sources = {"neusight", "no-such", "cnnperf-profile"};
+  data.latency_ms.assign(3, 1.0);
+  std::vector<const FamilyModel*> conv_models;
+  for (const auto& f : model->families()) {
+    if (f.family == OpFamily::kConv) conv_models.push_back(&f);
+  }
+  const auto rows = predict_rows(conv_models, data, {0, 1, 2}, model->feature_spec());
+  EXPECT_NEAR(rows[0], plain[0].latency_ms(), 1e-12);
+  EXPECT_NEAR(rows[1], plain[0].latency_ms(), 1e-12);
+  EXPECT_NEAR(rows[2], plain[0].kernel_ms, 1e-12);
   EXPECT_THROW((void)model->predict_layers_as(layers, gpu, {"neusight"}), Error);
 }
 
