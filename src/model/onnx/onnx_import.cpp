@@ -219,6 +219,7 @@ class Importer {
     check_graph_order(model.graph());
     resolve_inputs(graph);
     check_window_attributes(model.graph());
+    check_gemm_ranks(model.graph());
     infer_with_onnx(model);
     count_consumers(model.graph());
 
@@ -520,6 +521,23 @@ class Importer {
         fail(node, "weight '" + node.input(weight_index) + "' has rank " +
                        std::to_string(weight->second.size()) + ", the input " +
                        std::to_string(rank));
+      }
+    }
+  }
+
+  // ONNX's Gemm inference at opset 6 indexes A's and B's dims by transA/transB unchecked (a
+  // rank-1 B is a SIGSEGV inside libonnx, found by tests/fuzz/onnx_import_fuzz); every Gemm
+  // multiplies rank-2 A and B, so the ranks known before it runs must be 2.
+  void check_gemm_ranks(const onnx::GraphProto& graph) const {
+    for (const auto& node : graph.node()) {
+      if (node.op_type() != "Gemm") continue;
+      for (int i = 0; i < std::min(node.input_size(), 2); ++i) {
+        const auto shape = shapes_.find(node.input(i));
+        if (shape != shapes_.end() && shape->second.size() != 2) {
+          fail(node, std::string("input ") + (i == 0 ? "A" : "B") + " '" + node.input(i) +
+                         "' has rank " + std::to_string(shape->second.size()) +
+                         "; Gemm multiplies rank-2 A and B");
+        }
       }
     }
   }
