@@ -442,6 +442,23 @@ TEST(OnnxImport, AGemmInputOfRankOtherThanTwoIsRefusedBeforeOnnxShapeInference) 
             "multiplies rank-2 A and B");
 }
 
+// The same crash with a rank-1 B that a Reshape computes: its shape exists only inside ONNX's
+// inference, whose Gemm rule cnnperf wraps with a rank check; the walk then refuses the node.
+TEST(OnnxImport, AGemmOnAComputedRankOneTensorIsAnInputErrorNotACrash) {
+  ModelBuilder m(6);  // SYNTHETIC; opset 6 selects the Gemm rule that crashed
+  m.input("x", {4, 10});
+  m.input("x2", {10, 8});
+  m.ints("s", {80});
+  m.floats("c", std::vector<float>(8, 0.0F), false);
+  m.node("Reshape", {"x2", "s"}, {"w"}, "flat");
+  m.node("Gemm", {"x", "w", "c"}, {"y"}, "fc");
+  m.output("y");
+  EXPECT_EQ(
+      test::input_error_of([&] { (void)import_onnx_bytes(m.bytes(), "synthetic_gemm_b1.onnx"); }),
+      "synthetic_gemm_b1.onnx: node 'fc' (op_type Gemm): expected 2-D A and B, got [4,10] and "
+      "[80]");
+}
+
 // A rank-2 input to a Conv with a rank-4 weight and 2-D strides crashed inside libonnx's
 // shape inference (fuzz finding); it is refused before that runs.
 TEST(OnnxImport, AWindowOpsRanksAreCheckedBeforeOnnxShapeInference) {
