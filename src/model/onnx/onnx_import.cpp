@@ -13,6 +13,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <mutex>
 #include <numeric>
 #include <unordered_map>
 #include <unordered_set>
@@ -42,6 +43,34 @@ std::int64_t product(const Shape& shape, std::size_t begin, std::size_t end) {
   std::int64_t p = 1;
   for (std::size_t i = begin; i < end && i < shape.size(); ++i) p *= shape[i];
   return p;
+}
+
+// ONNX 1.12's Gemm rule at opset 6 reads A's and B's dims by transA/transB without checking
+// their ranks (a rank-1 B is a SIGSEGV inside libonnx). Importer::check_gemm_ranks refuses what
+// the graph inputs and initializers show; a tensor an earlier node computes (a Reshape to rank
+// 1) has its shape only inside the inference, so every Gemm rule is wrapped, once, with the rank
+// check Gemm 7 onwards makes itself: such a node fails its inference and the walk refuses it.
+void guard_gemm_inference() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+    const int newest = ranges.at(onnx::ONNX_DOMAIN).second;
+    for (int version = 1; version <= newest; ++version) {
+      const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema("Gemm", version);
+      if (schema == nullptr || schema->since_version() != version ||
+          !schema->has_type_and_shape_inference_function()) {
+        continue;
+      }
+      // The registry hands out const pointers to the schemas it owns (not const objects).
+      auto* owned = const_cast<onnx::OpSchema*>(schema);
+      owned->TypeAndShapeInferenceFunction(
+          [rule = schema->GetTypeAndShapeInferenceFunction()](onnx::InferenceContext& ctx) {
+            onnx::checkInputRank(ctx, 0, 2);
+            onnx::checkInputRank(ctx, 1, 2);
+            rule(ctx);
+          });
+    }
+  });
 }
 
 // A node the importer cannot model (skippable with ImportOptions::skip_unsupported).
@@ -219,6 +248,7 @@ class Importer {
     check_graph_order(model.graph());
     resolve_inputs(graph);
     check_window_attributes(model.graph());
+    check_gemm_ranks(model.graph());
     infer_with_onnx(model);
     count_consumers(model.graph());
 
@@ -351,6 +381,7 @@ class Importer {
         output.mutable_type()->mutable_tensor_type()->clear_shape();
       }
     }
+    guard_gemm_inference();
     try {
       onnx::ShapeInferenceOptions inference_options(false, 0, true);
       // The data-propagation results live in this map; without one they are dropped.
@@ -520,6 +551,23 @@ class Importer {
         fail(node, "weight '" + node.input(weight_index) + "' has rank " +
                        std::to_string(weight->second.size()) + ", the input " +
                        std::to_string(rank));
+      }
+    }
+  }
+
+  // ONNX's Gemm inference at opset 6 indexes A's and B's dims by transA/transB unchecked (a
+  // rank-1 B is a SIGSEGV inside libonnx, found by tests/fuzz/onnx_import_fuzz); every Gemm
+  // multiplies rank-2 A and B, so the ranks known before it runs must be 2.
+  void check_gemm_ranks(const onnx::GraphProto& graph) const {
+    for (const auto& node : graph.node()) {
+      if (node.op_type() != "Gemm") continue;
+      for (int i = 0; i < std::min(node.input_size(), 2); ++i) {
+        const auto shape = shapes_.find(node.input(i));
+        if (shape != shapes_.end() && shape->second.size() != 2) {
+          fail(node, std::string("input ") + (i == 0 ? "A" : "B") + " '" + node.input(i) +
+                         "' has rank " + std::to_string(shape->second.size()) +
+                         "; Gemm multiplies rank-2 A and B");
+        }
       }
     }
   }

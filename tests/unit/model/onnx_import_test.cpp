@@ -361,21 +361,28 @@ TEST(OnnxImport, InitializerDimsPastInt64AreNotAConstant) {
   }
 }
 
+// The bytes of an input the fuzz target found, kept in tests/fuzz/regressions/onnx_import/
+// (which every fuzz run replays too); empty, and a test failure, when it cannot be read.
+std::string regression_bytes(const std::string& file) {
+  const fs::path path = fs::path(CNNPERF_SOURCE_DIR_FOR_TESTS) / "tests" / "fuzz" / "regressions" /
+                        "onnx_import" / file;
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (bytes.empty()) ADD_FAILURE() << "cannot read " << path;
+  return bytes;
+}
+
 // Inputs the fuzz target found (tests/fuzz/regressions/, which every fuzz run replays too):
 // each imports or is an InputError, never a crash. The untyped Conv attribute crashed inside
 // libonnx's shape inference (SIGSEGV), which is now skipped with a warning naming it.
 TEST(OnnxImport, FuzzFindingsImportOrAreInputErrors) {
-  const fs::path dir =
-      fs::path(CNNPERF_SOURCE_DIR_FOR_TESTS) / "tests" / "fuzz" / "regressions" / "onnx_import";
   // The unsupported op's message listed the supported ones through the loader, which, inside
   // a build without the module beside it (the fuzz targets'), threw past the entry point;
   // `make fuzz-smoke` replays it there.
   for (const char* file :
        {"finding_untyped_conv_attribute.onnx", "finding_initializer_dims_overflow.onnx",
         "finding_unsupported_op_inside_module.onnx"}) {
-    std::ifstream in(dir / file, std::ios::binary);
-    ASSERT_TRUE(in) << dir / file;
-    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string bytes = regression_bytes(file);
     ASSERT_FALSE(bytes.empty());
     try {
       const auto r = import_onnx_bytes(bytes, file);
@@ -395,11 +402,7 @@ TEST(OnnxImport, FuzzFindingsImportOrAreInputErrors) {
 // A graph input declared twice (a Gemm's weight, with an initializer of the same name also
 // twice) crashed inside libonnx's shape inference (SIGSEGV, fuzz finding); it is refused first.
 TEST(OnnxImport, AGraphInputDeclaredTwiceIsRefusedBeforeOnnxShapeInference) {
-  const fs::path file = fs::path(CNNPERF_SOURCE_DIR_FOR_TESTS) / "tests" / "fuzz" / "regressions" /
-                        "onnx_import" / "finding_duplicate_graph_input.onnx";
-  std::ifstream in(file, std::ios::binary);
-  ASSERT_TRUE(in) << file;
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string bytes = regression_bytes("finding_duplicate_graph_input.onnx");
   try {
     (void)import_onnx_bytes(bytes, "dup.onnx");
     ADD_FAILURE() << "imported a graph that declares input '1' twice";
@@ -409,14 +412,57 @@ TEST(OnnxImport, AGraphInputDeclaredTwiceIsRefusedBeforeOnnxShapeInference) {
   }
 }
 
+// A Gemm whose B has rank 1 (opset 6, B both a graph input and an initializer) crashed inside
+// libonnx's shape inference (SIGSEGV, fuzz finding); it is refused first, naming node and input.
+// The synthetic ones: a rank-3 A from a graph input and a rank-0 B from an initializer.
+TEST(OnnxImport, AGemmInputOfRankOtherThanTwoIsRefusedBeforeOnnxShapeInference) {
+  const std::string bytes = regression_bytes("finding_gemm_rank1_b.onnx");
+  EXPECT_EQ(test::input_error_of([&] { (void)import_onnx_bytes(bytes, "gemm.onnx"); }),
+            "gemm.onnx: node '3' (op_type Gemm): input B '2' has rank 1; Gemm multiplies rank-2 "
+            "A and B");
+
+  ModelBuilder rank3_a(6);
+  rank3_a.input("x", {2, 3, 4});
+  rank3_a.weight("w", {4, 5});
+  rank3_a.node("Gemm", {"x", "w"}, {"y"}, "fc");
+  rank3_a.output("y");
+  EXPECT_EQ(test::input_error_of(
+                [&] { (void)import_onnx_bytes(rank3_a.bytes(), "synthetic_gemm_a3.onnx"); }),
+            "synthetic_gemm_a3.onnx: node 'fc' (op_type Gemm): input A 'x' has rank 3; Gemm "
+            "multiplies rank-2 A and B");
+
+  ModelBuilder rank0_b(6);
+  rank0_b.input("x", {3, 4});
+  rank0_b.floats("w", {1.0F});
+  ModelBuilder::attr(rank0_b.node("Gemm", {"x", "w"}, {"y"}, "fc"), "transB", std::int64_t{1});
+  rank0_b.output("y");
+  EXPECT_EQ(test::input_error_of(
+                [&] { (void)import_onnx_bytes(rank0_b.bytes(), "synthetic_gemm_b0.onnx"); }),
+            "synthetic_gemm_b0.onnx: node 'fc' (op_type Gemm): input B 'w' has rank 0; Gemm "
+            "multiplies rank-2 A and B");
+}
+
+// The same crash with a rank-1 B that a Reshape computes: its shape exists only inside ONNX's
+// inference, whose Gemm rule cnnperf wraps with a rank check; the walk then refuses the node.
+TEST(OnnxImport, AGemmOnAComputedRankOneTensorIsAnInputErrorNotACrash) {
+  ModelBuilder m(6);  // SYNTHETIC; opset 6 selects the Gemm rule that crashed
+  m.input("x", {4, 10});
+  m.input("x2", {10, 8});
+  m.ints("s", {80});
+  m.floats("c", std::vector<float>(8, 0.0F), false);
+  m.node("Reshape", {"x2", "s"}, {"w"}, "flat");
+  m.node("Gemm", {"x", "w", "c"}, {"y"}, "fc");
+  m.output("y");
+  EXPECT_EQ(
+      test::input_error_of([&] { (void)import_onnx_bytes(m.bytes(), "synthetic_gemm_b1.onnx"); }),
+      "synthetic_gemm_b1.onnx: node 'fc' (op_type Gemm): expected 2-D A and B, got [4,10] and "
+      "[80]");
+}
+
 // A rank-2 input to a Conv with a rank-4 weight and 2-D strides crashed inside libonnx's
 // shape inference (fuzz finding); it is refused before that runs.
 TEST(OnnxImport, AWindowOpsRanksAreCheckedBeforeOnnxShapeInference) {
-  const fs::path file = fs::path(CNNPERF_SOURCE_DIR_FOR_TESTS) / "tests" / "fuzz" / "regressions" /
-                        "onnx_import" / "finding_conv_rank_mismatch.onnx";
-  std::ifstream in(file, std::ios::binary);
-  ASSERT_TRUE(in) << file;
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string bytes = regression_bytes("finding_conv_rank_mismatch.onnx");
   const std::string what =
       test::input_error_of([&] { (void)import_onnx_bytes(bytes, "finding.onnx"); });
   EXPECT_NE(what.find("input 'x' has rank 2; expected N, C and at least one spatial dimension"),
