@@ -10,7 +10,8 @@
 //   xgboost-untuned   XGBoost with its own default parameters (100 rounds, depth 6, eta 0.3) on
 //                the log latency, from raw layer, GPU-spec, source and setup features (no
 //                analytical features), one model per family over every source.
-// Prints Markdown tables (bench/transfer_compare.sh; docs/accuracy.md).
+// Prints Markdown tables (bench/transfer_compare.sh; docs/accuracy.md and
+// research/notes/accuracy-details.md).
 //
 //   transfer_compare --data FILE... [--max-rows N] [--seed S]
 //                    [--params '{"max_depth":7,"conv/mlpredict":{"n_estimators":300}}']
