@@ -253,13 +253,11 @@ void CudnnConvRunner::GraphExecDeleter::operator()(cudaGraphExec_t exec) const n
   CNNPERF_CUDA_CHECK_NOEXCEPT(cudaGraphExecDestroy(exec));
 }
 
-void CudnnConvRunner::launch_checked() {
-  const cudnnStatus_t s = launch();
-  if (s != CUDNN_STATUS_SUCCESS) {
-    // A sticky CUDA error behind the cuDNN status is a lost device, not this row's failure.
-    CNNPERF_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    throw_cudnn(s, "cudnnConvolutionForward", __FILE__, __LINE__);
-  }
+void CudnnConvRunner::check_launch(cudnnStatus_t launched) {
+  if (launched == CUDNN_STATUS_SUCCESS) return;
+  // A sticky CUDA error behind the cuDNN status is a lost device, not this row's failure.
+  CNNPERF_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  throw_cudnn(launched, "cudnnConvolutionForward", __FILE__, __LINE__);
 }
 
 void CudnnConvRunner::capture_graph() {
@@ -309,7 +307,7 @@ void CudnnConvRunner::run_untraced(int launches) {
       CNNPERF_CUDA_CHECK(cudaGraphLaunch(graph_.get(), stream_));
     }
   }
-  for (; left > 0; --left) launch_checked();
+  for (; left > 0; --left) check_launch(launch());
   CNNPERF_CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
@@ -321,12 +319,9 @@ void CudnnConvRunner::run(int launches, bool trace, std::uint64_t job, std::uint
   }
   for (int i = 0; i < launches; ++i) {
     CuptiTracer::push(make_external_id(job, first_sample + static_cast<std::uint32_t>(i)));
-    const cudnnStatus_t s = launch();
+    const cudnnStatus_t launched = launch();
     CuptiTracer::pop();
-    if (s != CUDNN_STATUS_SUCCESS) {
-      CNNPERF_CUDA_CHECK(cudaStreamSynchronize(stream_));
-      throw_cudnn(s, "cudnnConvolutionForward", __FILE__, __LINE__);
-    }
+    check_launch(launched);
   }
   CNNPERF_CUDA_CHECK(cudaStreamSynchronize(stream_));
 }

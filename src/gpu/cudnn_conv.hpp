@@ -119,7 +119,8 @@ class CudnnConvRunner final : public ConvRunner {
     void operator()(cudaGraphExec_t exec) const noexcept;
   };
   cudnnStatus_t launch();
-  void launch_checked();
+  /// Throws for a failed launch: DeviceLost behind a sticky CUDA error, else the cuDNN error.
+  void check_launch(cudnnStatus_t launched);
   /// Captures kGraphLaunches launches into graph_ once; on a refusal keeps launching one host
   /// call at a time and says why in launch_mode_.
   void capture_graph();

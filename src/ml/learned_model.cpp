@@ -285,10 +285,6 @@ bool unseen_without_sibling(const FamilyModel& model, const GpuSpec& gpu) {
          seen_sibling(model, gpu) == nullptr;
 }
 
-}  // namespace
-
-namespace {
-
 /// Whether the family's model saw rows of `source` (its own source, or a one-hot column that
 /// was ever 1 in a joint model); `names` are the spec's feature names.
 bool trained_on(const FamilyModel& model, const std::vector<std::string>& names,
@@ -430,8 +426,9 @@ std::vector<double> predict_rows_as_fitted(const FamilyModel& model, const Train
 std::vector<double> predict_rows(const FamilyModel& model, const TrainingData& data,
                                  const std::vector<std::size_t>& rows, const FeatureSpec& spec) {
   // A row of a source the model was not trained on is a one-hot state no tree has seen: it is
-  // predicted as the reference source, as predict_layers_as does, and with its harness floor
-  // unless it is kernel time, which has none.
+  // predicted as the reference source, as predict_layers_as does. Its floor stays its own
+  // source's (FamilyModel::floor_ms: none for kernel time; leave-source-out fits the held-out
+  // source's).
   const std::vector<std::string> names = feature_names(spec);
   std::map<std::string, bool> trained;  // source -> trained_on, once per source
   bool substitute = false;
@@ -452,8 +449,7 @@ std::vector<double> predict_rows(const FamilyModel& model, const TrainingData& d
     all.gpus.push_back(data.gpus[r]);
     all.sources.push_back(trained.at(data.sources[r]) ? data.sources[r]
                                                       : std::string(kReferenceSource));
-    floor_sources.push_back(data.sources[r] == kKernelTimeSource ? data.sources[r]
-                                                                 : all.sources.back());
+    floor_sources.push_back(data.sources[r]);
     all_rows.push_back(all_rows.size());
   };
   std::vector<std::int64_t> batches;

@@ -552,8 +552,7 @@ TEST_F(TrainCommand, ASourceWithoutTrainingRowsPredictsAsTheReferenceSource) {
   }
   const auto rows = predict_rows(conv_models, data, {0, 1, 2}, model->feature_spec());
   EXPECT_NEAR(rows[0], plain[0].latency_ms(), 1e-12);
-  EXPECT_NEAR(rows[1], plain[0].latency_ms(), 1e-12);
-  EXPECT_NEAR(rows[2], plain[0].kernel_ms, 1e-12);
+  EXPECT_NEAR(rows[2], plain[0].kernel_ms, 1e-12);  // as the reference source, no floor
   EXPECT_THROW((void)model->predict_layers_as(layers, gpu, {"neusight"}), Error);
 }
 
