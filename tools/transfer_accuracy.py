@@ -9,8 +9,9 @@ sharing shapes, B is held out: its measurement of each shared shape is scored ag
       kernel plus the pytorch runtime's op overhead, as docs/accuracy.md scores the model), and
   (b) `cnnperf predict --from A_rows.csv --gpu B`: A's measurement x the model's kernel_ms on B
       / on A (kernel_ms; A's measurement already holds what its harness adds).
-Prints Markdown tables of MAPE %: per target GPU B (rows of every A) and overall, then per
-pair. --model adds the bundled learned model, which was fitted on these rows (in sample).
+Prints Markdown tables of MAPE %: per target GPU B (rows of every A), per op and overall,
+then per pair; then, per pair and op, the ratio A / B of the measurements and of the model
+(what --from assumes the measurements follow). --model adds the bundled learned model, which was fitted on these rows (in sample).
 
     python3 tools/transfer_accuracy.py --cnnperf build/cnnperf [--model models/cnnperf_default.json]
 """
@@ -61,7 +62,8 @@ def ape(predicted, measured):
 
 
 def score(cnnperf, by_key, header, model, tmp):
-    """{(A, B): [(ape alone, ape from, op), ...]} over the shapes A and B share."""
+    """{(A, B): [(ape alone, ape from, op, A/B measured, A/B model), ...]} over the shapes A
+    and B share."""
     gpus = sorted({g for per_gpu in by_key.values() for g in per_gpu})
     errors = collections.defaultdict(list)
     for a in gpus:
@@ -83,8 +85,11 @@ def score(cnnperf, by_key, header, model, tmp):
                 if b not in by_key[k]:
                     continue
                 measured = float(by_key[k][b]["latency_ms"])
+                ratio_model = float(p_from["measured_ms_on_source_gpu"]) / float(p_from["kernel_ms"])
+                ratio_measured = float(by_key[k][a]["latency_ms"]) / measured
                 errors[(a, b)].append((ape(float(p_alone["predicted_latency_ms"]), measured),
-                                       ape(float(p_from["kernel_ms"]), measured), k[0][0]))
+                                       ape(float(p_from["kernel_ms"]), measured), k[0][0],
+                                       ratio_measured, ratio_model))
     return errors
 
 
@@ -138,6 +143,19 @@ def main():
                 cells += [f"{mape(e, i):.1f} ({median(e, i):.1f})" for i in (0, 1)]
             print(f"| {label} | {len(es)} | " + " | ".join(cells) + " |")
         print()
+    print(f"| A -> B, op | rows | A / B measured, median (p10-p90) | A / B {models[0][0]}, median "
+          "(p10-p90) |")
+    print("|---|---:|---:|---:|")
+    for (a, b), es in sorted(first.items()):
+        for op in OPS:
+            e = [x for x in es if x[2] == op]
+            if not e:
+                continue
+            cells = []
+            for i in (3, 4):
+                q = statistics.quantiles([x[i] for x in e], n=10)
+                cells.append(f"{median(e, i):.2f} ({q[0]:.2f}-{q[8]:.2f})")
+            print(f"| {a} -> {b}, {op} | {len(e)} | " + " | ".join(cells) + " |")
 
 if __name__ == "__main__":
     main()
