@@ -229,9 +229,11 @@ void add_predict_command(CLI::App& app, Runner& run) {
       "the prefix predicted_.\n"
       "--from gives the same columns, with kernel_ms = latency_ms measured on the row's gpu x\n"
       "the model's kernel_ms on --gpu / its kernel_ms on the row's gpu (what the model gets\n"
-      "wrong on both GPUs alike cancels; docs/accuracy.md says by how much it beats --layers),\n"
-      "then measured_ms_on_source_gpu and source_gpu; JSON and a table end with the rows'\n"
-      "total, the network end to end (each row an op run alone, as --layers gives it).");
+      "wrong on both GPUs alike cancels; docs/accuracy.md: closer than --layers on\n"
+      "convolutions, not on linear layers), then measured_ms_on_source_gpu and source_gpu;\n"
+      "JSON and a table end with the rows' total, the network end to end (each row an op run\n"
+      "alone, as --layers gives it).");
+
   sub->callback([opts, sweep, &run] {
     run = [opts, sweep] {
       const PredictSweep lists = parse_sweep(*opts, *sweep);

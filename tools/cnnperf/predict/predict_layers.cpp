@@ -190,8 +190,8 @@ class LayerPredictionFormatter {
         // The rows stay last: the text is cut where they go.
         doc.erase("rows");
         doc["source_gpus"] = source_gpus;
-        doc["kernel_ms"] =
-            "measured_ms_on_source_gpu x the model's kernel_ms on gpu / on source_gpu";
+        doc["transfer"] =
+            "kernel_ms = measured_ms_on_source_gpu x the model's kernel_ms on gpu / on source_gpu";
         doc["rows"] = nlohmann::ordered_json::array();
       }
       // The document with its rows left empty, cut where they go: "rows": [ | ]\n}
