@@ -121,6 +121,10 @@ void add_predict_command(CLI::App& app, Runner& run) {
                   "Zoo network name, ONNX file, JSON layer list, or a NAS-space network: "
                   "nb201:<NAS-Bench-201 cell> or fbnet:<22 FBNet blocks> (CIFAR-100, 32x32)");
   sub->add_option("--layers", opts->layers_csv, "Canonical layer CSV: one prediction per row");
+  sub->add_option("--from", opts->from_csv,
+                  "Layer rows measured on one GPU (what `cnnperf profile` writes: latency_ms and "
+                  "gpu per row), predicted on --gpu from each measurement and the model's ratio "
+                  "between the two GPUs");
   sub->add_option("--gpu", opts->gpu,
                   "GPU name, alias (as nvidia-smi prints it) or JSON spec; with --layers it may "
                   "be left out when the CSV has a gpu column (each row on its own GPU). "
@@ -202,6 +206,8 @@ void add_predict_command(CLI::App& app, Runner& run) {
       "  cnnperf predict --net resnet50 --gpu rtx4090 --batch 256 --precision fp16 \\\n"
       "      --runtime pytorch-compile\n"
       "  cnnperf predict --layers rows_with_gpu_column.csv -o out.csv   # each row on its GPU\n"
+      "  cnnperf predict --from datasets/profiled/h100/resnet50_b1_fp32_window200ms.csv \\\n"
+      "      --gpu a100 --runtime cudnn --format table   # measured on an H100, on an A100\n"
       "  cnnperf predict --net resnet50 --gpu v100 --model models/cnnperf_default.json\n"
       "  cnnperf predict --net resnet50 --gpu t4 --max-latency-ms 10   # exit 3 if over\n"
       "  cnnperf predict --net resnet50 --gpu a100 --trace step.json   # open in Perfetto\n"
@@ -220,7 +226,14 @@ void add_predict_command(CLI::App& app, Runner& run) {
       "--layers adds kernel_ms (GPU time of the layer's kernels, the same number --net gives\n"
       "the layer), overhead_ms (what the runtime adds to the op run alone) and latency_ms\n"
       "(their sum). A column the input already has (a dataset's measured latency_ms) gets\n"
-      "the prefix predicted_.");
+      "the prefix predicted_.\n"
+      "--from gives the same columns, with kernel_ms = latency_ms measured on the row's gpu x\n"
+      "the model's kernel_ms on --gpu / its kernel_ms on the row's gpu (what the model gets\n"
+      "wrong on both GPUs alike cancels; docs/accuracy.md: closer than --layers on\n"
+      "convolutions, not on linear layers), then measured_ms_on_source_gpu and source_gpu;\n"
+      "JSON and a table end with the rows' total, the network end to end (each row an op run\n"
+      "alone, as --layers gives it).");
+
   sub->callback([opts, sweep, &run] {
     run = [opts, sweep] {
       const PredictSweep lists = parse_sweep(*opts, *sweep);

@@ -343,12 +343,20 @@ int run_sweep(const PredictOptions& options, const PredictSweep& sweep, OutputFo
 }  // namespace
 
 int run_predict(const PredictOptions& options, const PredictSweep& sweep) {
-  const bool layers_mode = !options.layers_csv.empty();
-  check_output_not_input(options.output, {options.net, options.layers_csv, options.gpu,
-                                          options.model, options.eager_overhead});
-  check_output_not_input(options.trace, {options.net, options.layers_csv, options.gpu,
-                                         options.model, options.eager_overhead});
-  if (!options.trace.empty() && (options.trace == "-" || !options.layers_csv.empty())) {
+  const bool from_mode = !options.from_csv.empty();
+  if (from_mode && (!options.net.empty() || !options.layers_csv.empty())) {
+    throw InputError(std::string(options.net.empty() ? "--layers" : "--net") +
+                     " and --from: expected one of them, not both");
+  }
+  // --from's rows go the way of --layers' rows, with their measurements carried to --gpu.
+  const std::string& rows_csv = from_mode ? options.from_csv : options.layers_csv;
+  const std::string rows_flag = from_mode ? "--from" : "--layers";
+  const bool layers_mode = !rows_csv.empty();
+  check_output_not_input(
+      options.output, {options.net, rows_csv, options.gpu, options.model, options.eager_overhead});
+  check_output_not_input(
+      options.trace, {options.net, rows_csv, options.gpu, options.model, options.eager_overhead});
+  if (!options.trace.empty() && (options.trace == "-" || layers_mode)) {
     throw InputError("--trace: expected a file name, with --net (a trace is of a network's step)");
   }
   if (!options.trace.empty() && !options.output.empty() &&
@@ -372,19 +380,21 @@ int run_predict(const PredictOptions& options, const PredictSweep& sweep) {
   if (options.batch < 0) {
     throw InputError("--batch: expected a positive integer, got " + std::to_string(options.batch));
   }
-  if (options.gpu.empty() && sweep.gpus.empty() && options.layers_csv.empty()) {
-    throw InputError("--gpu: required (a GPU name, alias or JSON file)");
+  if (options.gpu.empty() && sweep.gpus.empty() && (!layers_mode || from_mode)) {
+    throw InputError(std::string("--gpu: required (a GPU name, alias or JSON file") +
+                     (from_mode ? ": the GPU --from's rows are predicted on)" : ")"));
   }
-  if (!options.layers_csv.empty()) {
+  if (layers_mode) {
     if (!options.net.empty()) {
       throw InputError("--layers and --net: expected one of them, not both");
     }
     if (options.power_limit_w > 0) {
       // A cap acts on a whole step's average power; single rows have no step to share it.
-      throw InputError("--power-limit: applies to --net predictions, not to --layers rows");
+      throw InputError("--power-limit: applies to --net predictions, not to " + rows_flag +
+                       " rows");
     }
     if (options.num_gpus != 1) {
-      throw InputError("--num-gpus: applies to --net predictions, not to --layers rows");
+      throw InputError("--num-gpus: applies to --net predictions, not to " + rows_flag + " rows");
     }
     // Each row carries its own sizes and pass; network options would be silently ignored.
     for (const auto& [flag, given] :
@@ -396,18 +406,19 @@ int run_predict(const PredictOptions& options, const PredictSweep& sweep) {
           std::pair{"--mode", options.mode != "inference"},
           std::pair{"--host-ms-per-op", options.host_ms_per_op > 0}}) {
       if (given) {
-        throw InputError(std::string(flag) +
-                         ": applies to --net predictions, not to --layers rows (each row gives "
-                         "its own sizes, dtype and pass; a budget applies to a network's step)");
+        throw InputError(std::string(flag) + ": applies to --net predictions, not to " + rows_flag +
+                         " rows (each row gives its own sizes, dtype and pass; a budget applies "
+                         "to a network's step)");
       }
     }
     // One table of rows: a list of GPUs or runtimes would need one per entry.
     for (const auto& [flag, listed] : {std::pair{"--gpu", !sweep.gpus.empty()},
                                        std::pair{"--runtime", !sweep.runtimes.empty()}}) {
       if (listed) {
-        throw InputError(std::string(flag) +
-                         ": a list applies to --net predictions, not to --layers rows; expected "
-                         "one value (a gpu column in the CSV puts each row on its own GPU)");
+        throw InputError(std::string(flag) + ": a list applies to --net predictions, not to " +
+                         rows_flag +
+                         " rows; expected one value (a gpu column in the --layers CSV puts each "
+                         "row on its own GPU)");
       }
     }
     const auto model = select_model(options, nullptr);
@@ -415,8 +426,12 @@ int run_predict(const PredictOptions& options, const PredictSweep& sweep) {
     if (!options.gpu.empty()) gpu = GpuDatabase::bundled().resolve(options.gpu);
     const LayersRun run{runtime_from_string(options.runtime), options.allow_tf32};
     OutputWriter out(options.output);
-    write_layer_predictions(options.layers_csv, gpu ? &*gpu : nullptr, *model, run, format,
-                            [&out](std::string_view text) { out.write(text); });
+    const auto write = [&out](std::string_view text) { out.write(text); };
+    if (from_mode) {
+      write_transfer_predictions(rows_csv, *gpu, *model, run, format, write);
+    } else {
+      write_layer_predictions(rows_csv, gpu ? &*gpu : nullptr, *model, run, format, write);
+    }
     out.commit();
     return 0;
   }

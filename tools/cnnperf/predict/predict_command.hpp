@@ -20,6 +20,7 @@ namespace cnnperf {
 struct PredictOptions {
   std::string net;         ///< zoo name, .onnx or .json layer list (or empty with layers_csv)
   std::string layers_csv;  ///< canonical layer CSV: one prediction per row
+  std::string from_csv;    ///< measured layer rows (latency_ms, gpu) carried to --gpu
   std::string gpu;         ///< database name, alias, or JSON spec file
   std::int64_t batch = 0;  ///< 0: the network's default (1)
   std::string mode = "inference";
@@ -107,6 +108,23 @@ void write_layer_predictions(const std::filesystem::path& csv, const GpuSpec* gp
 [[nodiscard]] std::string predict_layers_text(const std::filesystem::path& csv, const GpuSpec* gpu,
                                               const LatencyModel& model, const LayersRun& run,
                                               OutputFormat format);
+
+/// `predict --from`: the rows of `csv`, each a layer's kernel time measured on the GPU its `gpu`
+/// column names (latency_ms, as `cnnperf profile` writes it), predicted on `target`: kernel_ms =
+/// the measurement x the model's kernel_ms on `target` / on the row's GPU; overhead_ms,
+/// latency_ms and the other columns as write_layer_predictions gives them on `target` (energy at
+/// the predicted power over that kernel_ms; no interval), then measured_ms_on_source_gpu and
+/// source_gpu. JSON and a table end with the rows' total (the network end to end, each row an
+/// op run alone, counted `duplicates` times where that column is). A row without a positive
+/// latency_ms or with an unknown gpu is an InputError naming it.
+void write_transfer_predictions(const std::filesystem::path& csv, const GpuSpec& target,
+                                const LatencyModel& model, const LayersRun& run,
+                                OutputFormat format,
+                                const std::function<void(std::string_view)>& write);
+/// write_transfer_predictions's text, whole.
+[[nodiscard]] std::string predict_transfer_text(const std::filesystem::path& csv,
+                                                const GpuSpec& target, const LatencyModel& model,
+                                                const LayersRun& run, OutputFormat format);
 
 /// Checks the budgets; returns the one-line message when one is exceeded.
 [[nodiscard]] std::optional<std::string> check_budget(const PredictOptions& options,
