@@ -429,22 +429,31 @@ void write_transfer_predictions(const std::filesystem::path& csv, const GpuSpec&
   write_rows(csv, nullptr, &target, model, run, format, write);
 }
 
+namespace {
+
+/// What a streaming writer writes, as one string.
+std::string collected(
+    const std::function<void(const std::function<void(std::string_view)>&)>& write_all) {
+  std::string out;
+  write_all([&out](std::string_view text) { out += text; });
+  return out;
+}
+
+}  // namespace
+
 std::string predict_layers_text(const std::filesystem::path& csv, const GpuSpec* gpu,
                                 const LatencyModel& model, const LayersRun& run,
                                 OutputFormat format) {
-  std::string out;
-  write_layer_predictions(csv, gpu, model, run, format,
-                          [&out](std::string_view text) { out += text; });
-  return out;
+  return collected(
+      [&](const auto& write) { write_layer_predictions(csv, gpu, model, run, format, write); });
 }
 
 std::string predict_transfer_text(const std::filesystem::path& csv, const GpuSpec& target,
                                   const LatencyModel& model, const LayersRun& run,
                                   OutputFormat format) {
-  std::string out;
-  write_transfer_predictions(csv, target, model, run, format,
-                             [&out](std::string_view text) { out += text; });
-  return out;
+  return collected([&](const auto& write) {
+    write_transfer_predictions(csv, target, model, run, format, write);
+  });
 }
 
 }  // namespace cnnperf
