@@ -126,7 +126,7 @@ std::vector<std::string> profile_row_fields(const ProfileRow& row, const DeviceI
   f.push_back(have_energy ? num(row.energy.window_ms) : "");
   f.push_back(have_energy ? std::to_string(row.energy_launches) : "");
   const double busy_pct = energy_gpu_busy_pct(row);
-  f.push_back(have_energy && std::isfinite(busy_pct) ? num(busy_pct, 4) : "");
+  f.push_back(std::isfinite(busy_pct) ? num(busy_pct, 4) : "");
   f.push_back(have_energy && row.energy.counter_updates > 0
                   ? std::to_string(row.energy.counter_updates)
                   : "");
@@ -149,6 +149,13 @@ std::vector<std::string> profile_row_fields(const ProfileRow& row, const DeviceI
   return f;
 }
 
+nlohmann::json profile_row_json(const std::vector<std::string>& fields) {
+  const auto& header = profile_columns();
+  nlohmann::json row = nlohmann::json::object();
+  for (std::size_t i = 0; i < header.size() && i < fields.size(); ++i) row[header[i]] = fields[i];
+  return row;
+}
+
 std::string render_profile_rows(const std::vector<std::vector<std::string>>& rows,
                                 OutputFormat format) {
   const auto& header = profile_columns();
@@ -165,11 +172,7 @@ std::string render_profile_rows(const std::vector<std::vector<std::string>>& row
       doc["tool_version"] = CNNPERF_VERSION;
       doc["source"] = "cnnperf-profile";
       doc["rows"] = nlohmann::json::array();
-      for (const auto& row : rows) {
-        nlohmann::json r = nlohmann::json::object();
-        for (std::size_t i = 0; i < header.size() && i < row.size(); ++i) r[header[i]] = row[i];
-        doc["rows"].push_back(std::move(r));
-      }
+      for (const auto& row : rows) doc["rows"].push_back(profile_row_json(row));
       return json_text(doc) + "\n";
     }
     case OutputFormat::kTable: {

@@ -127,12 +127,7 @@ std::string render_self_check(const SelfCheckResult& result, OutputFormat format
     for (const SelfCheckItem& c : result.checks) {
       doc["checks"].push_back({{"name", c.name}, {"passed", c.passed}, {"detail", c.detail}});
     }
-    const std::vector<std::string> fields =
-        profile_row_fields(result.row, result.device, result.policy);
-    nlohmann::json row = nlohmann::json::object();
-    const auto& header = profile_columns();
-    for (std::size_t i = 0; i < header.size() && i < fields.size(); ++i) row[header[i]] = fields[i];
-    doc["row"] = std::move(row);
+    doc["row"] = profile_row_json(profile_row_fields(result.row, result.device, result.policy));
     return json_text(doc) + "\n";
   }
   if (format == OutputFormat::kCsv) {

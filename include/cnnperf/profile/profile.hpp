@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "cnnperf/common/config.hpp"
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/io.hpp"
@@ -364,6 +366,9 @@ struct ProfileRow {
 [[nodiscard]] std::vector<std::string> profile_row_fields(const ProfileRow& row,
                                                           const DeviceInfo& device,
                                                           const MeasurePolicy& policy);
+
+/// One row's cells (profile_row_fields order) as a JSON object keyed by profile_columns().
+[[nodiscard]] nlohmann::json profile_row_json(const std::vector<std::string>& fields);
 
 /// Keys (ProfileJob::key) of rows in an existing output that need no re-run (outcome other
 /// than failed/not_run), with the existing table. Throws InputError when the file's header
