@@ -233,6 +233,17 @@ Pass pass_from_string(std::string_view name) {
                    "' (expected forward, training, backward_data or backward_filter)");
 }
 
+std::string to_string(Layout layout) {
+  return layout == Layout::kNhwc ? "nhwc" : "nchw";
+}
+
+Layout layout_from_string(std::string_view name) {
+  const std::string lower = to_lower(name);
+  if (lower == "nchw") return Layout::kNchw;
+  if (lower == "nhwc") return Layout::kNhwc;
+  throw InputError("unknown layout '" + std::string(name) + "' (expected nchw or nhwc)");
+}
+
 std::string to_string(Activation activation) {
   switch (activation) {
     case Activation::kNone: return "none";

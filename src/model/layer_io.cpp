@@ -50,8 +50,9 @@ bool bool_field(const CsvTable& table, std::size_t row, const char* name) {
 const std::vector<std::string>& layer_row_fields() {
   static const std::vector<std::string> fields = [] {
     std::vector<std::string> all = layer_csv_columns();
-    for (const char* extra : {"kernel", "stride", "padding", "dilation", "pad_h_end", "pad_w_end",
-                              "ceil_mode", "num_inputs", "name", "activation", "optimizer"}) {
+    for (const char* extra :
+         {"kernel", "stride", "padding", "dilation", "pad_h_end", "pad_w_end", "ceil_mode",
+          "num_inputs", "name", "activation", "optimizer", "layout"}) {
       all.emplace_back(extra);
     }
     return all;
@@ -82,6 +83,7 @@ Layer layer_from_row(const CsvTable& table, std::size_t row) {
   };
   setup_field("activation", activation_from_string, layer.activation);
   setup_field("optimizer", optimizer_from_string, layer.optimizer);
+  setup_field("layout", layout_from_string, layer.layout);
   if (const auto n = table.get(row, "name")) layer.name = *n;
   layer.batch = integer_field(table, row, "batch", nullptr, 1);
   layer.c_in = integer_field(table, row, "c_in", nullptr, 1);

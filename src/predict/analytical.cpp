@@ -137,10 +137,36 @@ bool tensor_core_eligible(const Layer& layer, const GpuSpec& gpu) {
   return per_group_in % 8 == 0 && per_group_out % 8 == 0;
 }
 
+// cuDNN's tensor-core convolution kernels (and Hopper's half-precision depthwise ones) read
+// and write NHWC tensors. Called with NCHW ones, cuDNN transposes the input and the filter
+// before the main kernel and the output after it, each a streaming kernel that reads and
+// writes its tensor once. A 1x1 stride-1 convolution runs as a GEMM on NCHW as it stands, and
+// a 1x1 filter is the same in both layouts. Without a transpose kernel: 0; `kernels` counts
+// the transposes launched.
+double layout_transform_ms(const Layer& layer, const GpuSpec& gpu, const AnalyticalParams& p,
+                           bool nhwc_kernel, int& kernels) {
+  kernels = 0;
+  if (!nhwc_kernel || layer.op != Op::kConv2d || layer.layout != Layout::kNchw) return 0;
+  const bool one_by_one = layer.kernel_h == 1 && layer.kernel_w == 1;
+  if (one_by_one && layer.stride_h == 1 && layer.stride_w == 1) return 0;
+  const double bpe = bytes_per_element(layer.dtype);
+  double ms = 0;
+  const auto transpose = [&](double elements) {
+    const double moved = 2 * bpe * elements;  // read once, written once
+    ms += moved / bandwidth_bytes_per_ms(gpu, p, moved);
+    ++kernels;
+  };
+  transpose(static_cast<double>(layer.input_elements()));
+  if (!one_by_one) transpose(static_cast<double>(layer.params()));
+  transpose(static_cast<double>(layer.output_elements()));
+  return ms;
+}
+
 void finish(LayerEstimate& e, const Layer& layer, const GpuSpec& gpu, const AnalyticalParams& p) {
   const double factor = pass_work_factor(layer);
   e.compute_ms *= factor;
   e.memory_ms *= factor;
+  e.layout_transform_ms *= factor;
   const RooflineTerms bound = roofline_terms(layer, gpu);
   e.roofline_ms = lower_bound_ms(bound, layer);
   if (e.kernels > 0) e.kernels = static_cast<int>(std::lround(e.kernels * factor));
@@ -150,7 +176,8 @@ void finish(LayerEstimate& e, const Layer& layer, const GpuSpec& gpu, const Anal
   // Winograd mapping alone is optimistic (NeuSight conv rows: 48.7 % MAPE instead of 31.0 %
   // on non-fused Winograd kernels without this floor). roofline_ms is the physical bound.
   e.latency_ms =
-      std::max(body_ms + overhead_ms, std::max(bound.direct_compute_ms, bound.memory_ms));
+      std::max(body_ms + overhead_ms, std::max(bound.direct_compute_ms, bound.memory_ms)) +
+      e.layout_transform_ms;
   if (e.kernels == 0) {
     e.bound = "none";
   } else if (overhead_ms > body_ms) {
@@ -250,7 +277,9 @@ void estimate_gemm_like(LayerEstimate& e, const Layer& layer, const GpuSpec& gpu
   if (layer.bias && layer.op == Op::kLinear) kernels = std::max(kernels, 1);
   e.compute_ms = timing.compute_ms;
   e.memory_ms = bytes_moved / bandwidth_bytes_per_ms(gpu, p, bytes_moved);
-  e.kernels = kernels;
+  int transposes = 0;
+  e.layout_transform_ms = layout_transform_ms(layer, gpu, p, tensor, transposes);
+  e.kernels = kernels + transposes;
   if (timing.tile != nullptr) {
     e.tile_m = timing.tile->block_m;
     e.tile_n = timing.tile->block_n;
@@ -379,7 +408,12 @@ LayerEstimate estimate_layer(const Layer& layer, const GpuSpec& gpu, const Analy
       moved += static_cast<double>(layer.input_elements()) * bytes_per_element(layer.dtype);
     }
     e.memory_ms = moved / bandwidth_bytes_per_ms(gpu, p, moved);
-    e.kernels = 1;
+    // Hopper's half-precision depthwise kernels are NHWC (sm90_xmma_depthwise_*).
+    const bool nhwc_depthwise =
+        depthwise && bytes_per_element(layer.dtype) == 2 && gpu.compute_capability_number() >= 9.0;
+    int transposes = 0;
+    e.layout_transform_ms = layout_transform_ms(layer, gpu, p, nhwc_depthwise, transposes);
+    e.kernels = 1 + transposes;
     e.occupancy = 1;
   }
   finish(e, layer, gpu, p);

@@ -45,7 +45,7 @@ const std::array<RuntimeEntry, 4>& runtime_table() {
         "against the per-layer model, fitted on timm's torch.compile steps (input already on "
         "the GPU)",
         Fusion::kPointwiseChains, true,
-        "the precision asked for (timm's AMP rows are priced as fp16)"}},
+        "the precision asked for (timm's AMP rows are priced as fp16)", true}},
       {Runtime::kTensorrt,
        "tensorrt",
        {true, "TensorRT's builder: the fastest tactic per fused layer",
@@ -53,7 +53,8 @@ const std::array<RuntimeEntry, 4>& runtime_table() {
         "and a kernel-time scale, fitted on MLPerf Inference ResNet-50 results",
         Fusion::kIntoProducer, true,
         "INT8 where the GPU has an INT8 tensor rate (MLPerf's closed-division ResNet-50 "
-        "engines), else fp16; a precision asked for overrides"}},
+        "engines), else fp16; a precision asked for overrides",
+        true}},
   }};
   return table;
 }
@@ -94,7 +95,13 @@ const RuntimeTraits& runtime_traits(Runtime runtime) {
 }
 
 void apply_runtime_math(std::vector<Layer>& layers, Runtime runtime, bool allow_tf32) {
-  allow_tf32_convolutions(layers, allow_tf32 && runtime_traits(runtime).tf32_convolutions);
+  const RuntimeTraits& traits = runtime_traits(runtime);
+  allow_tf32_convolutions(layers, allow_tf32 && traits.tf32_convolutions);
+  if (traits.channels_last) {
+    for (Layer& layer : layers) {
+      if (layer.op == Op::kConv2d) layer.layout = Layout::kNhwc;
+    }
+  }
 }
 
 }  // namespace cnnperf

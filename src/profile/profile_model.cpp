@@ -40,17 +40,6 @@ Outcome outcome_from_string(std::string_view text) {
                    std::string(text) + "'");
 }
 
-std::string to_string(Layout layout) {
-  return layout == Layout::kNchw ? "nchw" : "nhwc";
-}
-
-Layout layout_from_string(std::string_view text) {
-  const std::string s = to_lower(text);
-  if (s == "nchw") return Layout::kNchw;
-  if (s == "nhwc") return Layout::kNhwc;
-  throw ParameterError("layout", "expected nchw or nhwc, got '" + std::string(text) + "'");
-}
-
 std::string to_string(ConvAlgo algo) {
   return kAlgoNames.at(static_cast<int>(algo));
 }

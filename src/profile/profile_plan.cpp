@@ -200,7 +200,12 @@ std::vector<Layer> expand_sweep(const std::vector<std::string>& specs, std::int6
 std::vector<Layout> parse_layouts(std::string_view text) {
   std::vector<Layout> layouts;
   for (const auto& item : split(text, ',')) {
-    const Layout layout = layout_from_string(item);
+    Layout layout = Layout::kNchw;
+    try {
+      layout = layout_from_string(item);
+    } catch (const InputError&) {
+      throw ParameterError("layout", "expected nchw or nhwc, got '" + item + "'");
+    }
     if (std::find(layouts.begin(), layouts.end(), layout) == layouts.end()) {
       layouts.push_back(layout);
     }

@@ -72,6 +72,13 @@ enum class Pass { kForward, kTraining, kBackwardData, kBackwardFilter };
 [[nodiscard]] std::string to_string(Pass pass);
 [[nodiscard]] Pass pass_from_string(std::string_view name);
 
+/// Memory layout of the activations a layer is called with: NCHW (PyTorch's and cuDNN's
+/// default) or NHWC (channels-last). Layer CSV column `layout`, as `profile` writes it.
+enum class Layout { kNchw, kNhwc };
+[[nodiscard]] std::string to_string(Layout layout);
+/// Accepts nchw or nhwc (any case). Throws InputError otherwise.
+[[nodiscard]] Layout layout_from_string(std::string_view name);
+
 /// An activation timed together with the layer (MLPredict timed TensorFlow's conv/dense layer
 /// with its bias and activation as one graph). Layer CSV column `activation`.
 enum class Activation { kNone, kRelu, kTanh, kSigmoid };
@@ -116,6 +123,7 @@ struct Layer {
   /// An fp32 convolution may run on TF32 tensor cores (compute capability 8.0 and later), as
   /// PyTorch does by default (torch.backends.cudnn.allow_tf32). Layer CSV rows: false.
   bool allow_tf32 = false;
+  Layout layout = Layout::kNchw;
   Pass pass = Pass::kForward;
   /// Activation timed with the layer (none: the layer alone, as PyTorch per-op timings are).
   Activation activation = Activation::kNone;

@@ -56,6 +56,11 @@ struct LayerEstimate {
   double compute_ms = 0;   ///< quantized compute time of the chosen mapping
   double memory_ms = 0;    ///< modeled DRAM traffic time
   double latency_ms = 0;   ///< the model's estimate (>= roofline_ms)
+  /// Part of latency_ms spent moving tensors through NCHW<->NHWC transposes around an NHWC
+  /// kernel (their launches are in `kernels`); 0 when none run.
+  double layout_transform_ms = 0;
+  /// latency_ms without the layout transposes: the convolution's own kernels.
+  [[nodiscard]] double main_kernels_ms() const { return latency_ms - layout_transform_ms; }
   // Mapping details (implicit GEMM; zero for memory-bound ops).
   double gemm_m = 0, gemm_n = 0, gemm_k = 0;
   int tile_m = 0, tile_n = 0;

@@ -48,11 +48,15 @@ struct RuntimeTraits {
   Fusion fusion = Fusion::kNone;
   bool inference_only = false;  ///< a training step under it is not modelled
   std::string precision;        ///< its precision assumption, in words
+  /// Calls convolutions with NHWC tensors whatever the layers' own layout (no NCHW/NHWC
+  /// transposes around cuDNN's tensor-core kernels).
+  bool channels_last = false;
 };
 [[nodiscard]] const RuntimeTraits& runtime_traits(Runtime runtime);
 
 /// Marks the fp32 convolutions of `layers` for TF32 when the runtime allows it by default and
-/// `allow_tf32` (the user's choice) does not forbid it; every other layer is left strict.
+/// `allow_tf32` (the user's choice) does not forbid it; every other layer is left strict. A
+/// channels-last runtime's convolutions become NHWC; otherwise each keeps its own layout.
 void apply_runtime_math(std::vector<Layer>& layers, Runtime runtime, bool allow_tf32);
 
 }  // namespace cnnperf

@@ -56,11 +56,6 @@ struct Status {
   [[nodiscard]] bool ok() const { return outcome == Outcome::kPassed; }
 };
 
-/// Tensor memory layout of activations and filters.
-enum class Layout { kNchw, kNhwc };
-[[nodiscard]] std::string to_string(Layout layout);  ///< "nchw" | "nhwc"
-[[nodiscard]] Layout layout_from_string(std::string_view text);
-
 /// cuDNN's forward convolution algorithms, in cudnnConvolutionFwdAlgo_t order.
 enum class ConvAlgo {
   kImplicitGemm,

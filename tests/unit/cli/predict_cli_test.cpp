@@ -474,7 +474,7 @@ TEST(PredictCli, TableSaysWhyTheStepIsUnderTheKernelSum) {
   const auto total = nlohmann::json::parse(fast.out)["total"];
   ASSERT_LT(total["latency_ms"].get<double>(), total["kernel_ms"].get<double>());
   const RunResult table = run_cnnperf("predict --net efficientnet_b7 --gpu rtx-2080-ti --batch 64");
-  EXPECT_NE(table.out.find("below kernel_ms: the end-to-end calibration (kernel-time scale x0.739,"
+  EXPECT_NE(table.out.find("below kernel_ms: the end-to-end calibration (kernel-time scale x0.742,"
                            " step x1)"),
             std::string::npos)
       << table.out;

@@ -249,6 +249,27 @@ TEST(LayerCsv, ActivationAndOptimizerColumns) {
   EXPECT_EQ(plain.layers[0].optimizer, Optimizer::kNone);
 }
 
+TEST(LayerCsv, LayoutColumnAsProfileWritesIt) {
+  const auto t = parse_layers_csv(
+      "op,c_in,c_out,layout\nconv2d,8,16,nhwc\nconv2d,8,16,NCHW\n"
+      "conv2d,8,16,\n",
+      "rows.csv");
+  ASSERT_EQ(t.layers.size(), 3u);
+  EXPECT_EQ(t.layers[0].layout, Layout::kNhwc);
+  EXPECT_EQ(t.layers[1].layout, Layout::kNchw);
+  EXPECT_EQ(t.layers[2].layout, Layout::kNchw);  // empty: the default
+  EXPECT_EQ(parse_layers_csv("op,c_in\nconv2d,8\n", "plain.csv").layers[0].layout, Layout::kNchw);
+  for (const auto l : {Layout::kNchw, Layout::kNhwc})
+    EXPECT_EQ(layout_from_string(to_string(l)), l);
+  try {
+    (void)parse_layers_csv("op,layout\nconv2d,nchw\nconv2d,chwn\n", "bad.csv");
+    FAIL() << "a layout other than nchw or nhwc was read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.csv:3: field 'layout'"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(LayerCsv, BadActivationOrOptimizerNamesLineAndField) {
   const auto message = [](const std::string& text) {
     try {

@@ -160,6 +160,59 @@ TEST(Analytical, Tf32ConvolutionsUseHalfTheFp16TensorPeakOnAmpereOnly) {
   EXPECT_FALSE(runs_tf32(l, ampere));
 }
 
+TEST(Analytical, NchwTensorCoreConvolutionsPayForTheirTransposes) {
+  GpuSpec hopper = synthetic_gpu();
+  hopper.compute_capability = "9.0";
+  Layer nchw = conv(256, 28, 256, 3, 1, 1, 32);
+  nchw.allow_tf32 = true;
+  Layer nhwc = nchw;
+  nhwc.layout = Layout::kNhwc;
+  const LayerEstimate with = estimate_layer(nchw, hopper);
+  const LayerEstimate without = estimate_layer(nhwc, hopper);
+  EXPECT_EQ(without.layout_transform_ms, 0);
+  EXPECT_GT(with.layout_transform_ms, 0);
+  EXPECT_EQ(with.kernels, without.kernels + 3);  // input, filter and output transposes
+  // The transposes add their streaming time and one kernel overhead each, nothing else.
+  const double overhead_ms = AnalyticalParams{}.kernel_overhead_ms;
+  EXPECT_NEAR(with.latency_ms, without.latency_ms + with.layout_transform_ms + 3 * overhead_ms,
+              1e-12);
+  EXPECT_DOUBLE_EQ(with.main_kernels_ms() + with.layout_transform_ms, with.latency_ms);
+  // Each transpose reads and writes its tensor once: at least its bytes twice over the peak.
+  const double tensor_bytes =
+      4.0 * (static_cast<double>(nchw.input_elements()) + static_cast<double>(nchw.params()) +
+             static_cast<double>(nchw.output_elements()));
+  EXPECT_GE(with.layout_transform_ms, 2 * tensor_bytes / (hopper.memory_bandwidth_gbs * 1e6));
+
+  // A 1x1 filter is the same in both layouts; at stride 1 the convolution is a GEMM on NCHW.
+  Layer strided_1x1 = conv(256, 28, 512, 1, 2, 0, 32);
+  strided_1x1.allow_tf32 = true;
+  EXPECT_EQ(estimate_layer(strided_1x1, hopper).kernels, 1 + 2);
+  Layer gemm_1x1 = conv(256, 28, 512, 1, 1, 0, 32);
+  gemm_1x1.allow_tf32 = true;
+  EXPECT_EQ(estimate_layer(gemm_1x1, hopper).layout_transform_ms, 0);
+  // CUDA-core convolutions take NCHW as it is: strict fp32, and fp32 before TF32 (Volta).
+  EXPECT_EQ(estimate_layer(conv(256, 28, 256, 3, 1, 1, 32), hopper).layout_transform_ms, 0);
+  GpuSpec volta = hopper;
+  volta.compute_capability = "7.0";
+  EXPECT_EQ(estimate_layer(nchw, volta).layout_transform_ms, 0);
+  // Half-precision tensor-core convolutions transpose on any tensor-core GPU.
+  Layer half = conv(256, 28, 256, 3, 1, 1, 32);
+  half.dtype = DType::kFp16;
+  EXPECT_GT(estimate_layer(half, volta).layout_transform_ms, 0);
+
+  // Hopper's half-precision depthwise kernels are NHWC; Ampere's run NCHW as it is.
+  Layer depthwise = conv(256, 28, 256, 3, 1, 1, 32);
+  depthwise.groups = 256;
+  depthwise.dtype = DType::kFp16;
+  EXPECT_GT(estimate_layer(depthwise, hopper).layout_transform_ms, 0);
+  EXPECT_EQ(estimate_layer(depthwise, hopper).kernels, 1 + 3);
+  GpuSpec ampere = hopper;
+  ampere.compute_capability = "8.0";
+  EXPECT_EQ(estimate_layer(depthwise, ampere).layout_transform_ms, 0);
+  depthwise.layout = Layout::kNhwc;
+  EXPECT_EQ(estimate_layer(depthwise, hopper).layout_transform_ms, 0);
+}
+
 TEST(Analytical, AllowTf32MarksOnlyFp32Convolutions) {
   Network net;
   Layer fp32_conv = conv(64, 56, 64, 3, 1, 1, 8);
