@@ -94,13 +94,14 @@ const RuntimeTraits& runtime_traits(Runtime runtime) {
   return runtime_table().front().traits;
 }
 
-void apply_runtime_math(std::vector<Layer>& layers, Runtime runtime, bool allow_tf32) {
+void apply_runtime_math(std::vector<Layer>& layers, Runtime runtime, bool allow_tf32,
+                        std::optional<Layout> layout) {
   const RuntimeTraits& traits = runtime_traits(runtime);
   allow_tf32_convolutions(layers, allow_tf32 && traits.tf32_convolutions);
-  if (traits.channels_last) {
-    for (Layer& layer : layers) {
-      if (layer.op == Op::kConv2d) layer.layout = Layout::kNhwc;
-    }
+  if (traits.channels_last) layout = Layout::kNhwc;
+  if (!layout) return;
+  for (Layer& layer : layers) {
+    if (layer.op == Op::kConv2d) layer.layout = *layout;
   }
 }
 

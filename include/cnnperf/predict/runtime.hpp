@@ -2,6 +2,7 @@
 // What runs a network or a layer: its precision choices and the overhead it adds to kernel time.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,7 +57,9 @@ struct RuntimeTraits {
 
 /// Marks the fp32 convolutions of `layers` for TF32 when the runtime allows it by default and
 /// `allow_tf32` (the user's choice) does not forbid it; every other layer is left strict. A
-/// channels-last runtime's convolutions become NHWC; otherwise each keeps its own layout.
-void apply_runtime_math(std::vector<Layer>& layers, Runtime runtime, bool allow_tf32);
+/// channels-last runtime's convolutions become NHWC; otherwise each takes `layout` when given
+/// (PyTorch's channels_last: NHWC), else keeps its own.
+void apply_runtime_math(std::vector<Layer>& layers, Runtime runtime, bool allow_tf32,
+                        std::optional<Layout> layout = std::nullopt);
 
 }  // namespace cnnperf

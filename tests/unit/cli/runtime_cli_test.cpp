@@ -84,6 +84,41 @@ TEST(RuntimeCli, ANonFusedLayerHasTheSameKernelTimeUnderEveryRuntime) {
   }
 }
 
+TEST(RuntimeCli, LayoutChoosesWhetherConvolutionsPayForTransposes) {
+  const std::string args =
+      "predict --net resnet50 --gpu a100 --batch 32 --precision fp16 "
+      "--format json";
+  const auto plain = json_of(args);
+  const auto nchw = json_of(args + " --layout nchw");
+  const auto nhwc = json_of(args + " --layout nhwc");
+  EXPECT_DOUBLE_EQ(nchw["total"]["kernel_ms"].get<double>(),
+                   plain["total"]["kernel_ms"].get<double>());  // NCHW is PyTorch's default
+  EXPECT_LT(nhwc["total"]["kernel_ms"].get<double>(), nchw["total"]["kernel_ms"].get<double>());
+  // Channels-last runtimes run NHWC whatever is asked.
+  const auto compiled = json_of(args + " --runtime pytorch-compile");
+  EXPECT_DOUBLE_EQ(json_of(args + " --runtime pytorch-compile --layout nchw")["total"]["kernel_ms"]
+                       .get<double>(),
+                   compiled["total"]["kernel_ms"].get<double>());
+  // --layers: the option overrides every row's layout; without it each row keeps its own.
+  const std::filesystem::path rows = temp_dir() / "r18_fp16.csv";
+  const RunResult r = run_cnnperf(
+      "nets show resnet18 --batch 8 --precision fp16 --format csv -o \"" + rows.string() + "\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string layers = "predict --layers \"" + rows.string() + "\" --gpu a100 --format json";
+  const auto rows_nchw = json_of(layers);
+  const auto rows_nhwc = json_of(layers + " --layout nhwc");
+  ASSERT_EQ(rows_nchw["rows"].size(), rows_nhwc["rows"].size());
+  int faster = 0;
+  for (std::size_t i = 0; i < rows_nchw["rows"].size(); ++i) {
+    const double a = rows_nchw["rows"][i]["kernel_ms"].get<double>();
+    const double b = rows_nhwc["rows"][i]["kernel_ms"].get<double>();
+    EXPECT_LE(b, a) << i;
+    faster += b < a ? 1 : 0;
+  }
+  EXPECT_GT(faster, 0);
+  EXPECT_EQ(run_cnnperf(args + " --layout chwn").exit_code, 2);
+}
+
 TEST(RuntimeCli, InferenceOnlyRuntimesRefuseTraining) {
   for (const std::string runtime : {"tensorrt", "pytorch-compile"}) {
     const RunResult r =

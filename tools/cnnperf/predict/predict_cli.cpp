@@ -170,7 +170,8 @@ void add_predict_command(CLI::App& app, Runner& run) {
                   "pytorch (eager), pytorch-compile (torch.compile; inference) or tensorrt "
                   "(inference; int8 by default where the GPU has the rate). A layer's kernel_ms "
                   "is the same under each at one precision, except that pytorch-compile and "
-                  "tensorrt fuse ops of a network (fused_into: kernel_ms 0); overhead_ms and "
+                  "tensorrt fuse ops of a network (fused_into: kernel_ms 0) and run "
+                  "convolutions channels-last (no layout transposes); overhead_ms and "
                   "latency_ms are the runtime's (docs/methodology.md, Runtimes). --net: a comma "
                   "list sweeps them")
       ->check(sweep_list(CLI::IsMember(runtime_names())))
@@ -178,6 +179,12 @@ void add_predict_command(CLI::App& app, Runner& run) {
   sub->add_flag("!--no-tf32", opts->allow_tf32,
                 "Strict fp32 convolutions (by default fp32 convolutions run on TF32 tensor "
                 "cores on Ampere and later, as cuDNN and PyTorch run them)");
+  sub->add_option("--layout", opts->layout,
+                  "Activation layout of the convolutions: nchw (PyTorch's default) or nhwc "
+                  "(channels_last). An NCHW convolution on tensor cores also runs cuDNN's "
+                  "layout transposes. Default: nchw for --net, each row's `layout` for "
+                  "--layers; pytorch-compile and tensorrt run channels-last whatever is asked")
+      ->check(CLI::IsMember({"nchw", "nhwc"}));
   sub->add_flag("--skip-unsupported", opts->skip_unsupported,
                 "Flag unsupported ONNX nodes instead of failing");
   sub->add_option("--max-latency-ms", opts->max_latency_ms,
@@ -199,6 +206,8 @@ void add_predict_command(CLI::App& app, Runner& run) {
       "  cnnperf predict --net resnet50 --gpu a100\n"
       "  cnnperf predict --net mobilenet_v2 --gpu \"Tesla T4\" --batch 32 --format json\n"
       "  cnnperf predict --net model.onnx --gpu rtx3090 --precision fp16\n"
+      "  cnnperf predict --net resnet50 --gpu a100 --precision fp16 --layout nhwc   # "
+      "channels_last\n"
       "  cnnperf predict --layers layers.csv --gpu v100 --format csv -o out.csv\n"
       "  cnnperf nets show resnet18 --batch 8 --format csv > r18.csv\n"
       "  cnnperf predict --layers r18.csv --gpu v100 --runtime cudnn   # same kernel_ms as --net\n"

@@ -53,6 +53,12 @@ IntervalChoice intervals_for(const LatencyModel& model) {
 
 namespace {
 
+// --layout: empty leaves each layer's own (the CLI has checked the value).
+std::optional<Layout> layout_option(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  return layout_from_string(text);
+}
+
 // Every layer's and the step's interval, or why there is none.
 void attach_intervals(NetworkPrediction& prediction, const LatencyModel& model,
                       bool host_time_given) {
@@ -144,7 +150,8 @@ NetworkPrediction predict_for_options(const PredictOptions& options, const Laten
     throw InputError(std::string(options.num_gpus != 1 ? "--num-gpus" : "--host-ms-per-op") +
                      ": applies to --runtime pytorch, not to --runtime " + options.runtime);
   }
-  apply_runtime_math(imported.network.layers, runtime, options.allow_tf32);
+  apply_runtime_math(imported.network.layers, runtime, options.allow_tf32,
+                     layout_option(options.layout));
   const PowerModel& power = PowerModel::bundled();
   NetworkPrediction result =
       predict_network(imported.network, gpu, model, mode_from_string(options.mode), power, runtime);
@@ -424,7 +431,8 @@ int run_predict(const PredictOptions& options, const PredictSweep& sweep) {
     const auto model = select_model(options, nullptr);
     std::optional<GpuSpec> gpu;
     if (!options.gpu.empty()) gpu = GpuDatabase::bundled().resolve(options.gpu);
-    const LayersRun run{runtime_from_string(options.runtime), options.allow_tf32};
+    const LayersRun run{runtime_from_string(options.runtime), options.allow_tf32,
+                        layout_option(options.layout)};
     OutputWriter out(options.output);
     const auto write = [&out](std::string_view text) { out.write(text); };
     if (from_mode) {

@@ -35,6 +35,7 @@ struct PredictOptions {
   std::string eager_overhead;
   std::string runtime = "pytorch";  ///< a runtime_names() entry (runtime_from_string)
   bool allow_tf32 = true;  ///< fp32 convolutions on TF32 tensor cores (the runtimes' default)
+  std::string layout;      ///< nchw|nhwc; empty: nchw for --net, each row's own for --layers
   bool skip_unsupported = false;
   double max_latency_ms = 0;  ///< CI budget; 0: none (exit 3 when exceeded)
   double max_energy_j = 0;    ///< CI budget; 0: none (exit 3 when exceeded)
@@ -73,6 +74,7 @@ inline constexpr std::size_t kMaxSweepPredictions = 256;
 struct LayersRun {
   Runtime runtime = Runtime::kPytorch;
   bool allow_tf32 = true;
+  std::optional<Layout> layout;  ///< every convolution's, when given; else each row's own
 };
 
 /// The interval table of a model: a learned model file's own (from its cross-validation), the

@@ -88,7 +88,7 @@ std::vector<LayerPrediction> predict_chunk(const LayerTable& chunk, RowGpus& gpu
     layers.reserve(rows.size());
     for (const std::size_t i : rows) layers.push_back(chunk.layers[i]);
     // The math a network's layer gets under the same runtime (predict_for_options).
-    apply_runtime_math(layers, run.runtime, run.allow_tf32);
+    apply_runtime_math(layers, run.runtime, run.allow_tf32, run.layout);
     std::vector<LayerPrediction> part =
         predict_layers_under(layers, *gpu, model, run.runtime, PowerModel::bundled());
     if (intervals.table) attach_layer_intervals(layers, part, *intervals.table);
