@@ -234,6 +234,7 @@ std::vector<ProfileJob> plan_jobs(const std::vector<SourcedLayer>& layers,
       for (const auto& algo : algo_names) {
         ProfileJob job;
         job.layer = sourced.layer;
+        job.layer.layout = layout;  // the layer as it runs, for predictions of its row
         job.layout = layout;
         job.algo_request = algo;
         job.source = sourced.source;
