@@ -414,10 +414,9 @@ std::vector<double> predict_rows_as_fitted(const FamilyModel& model, const Train
     const std::string& floor_source =
         floor_sources != nullptr ? (*floor_sources)[i] : data.sources[r];
     const double baseline = e.main_kernels_ms() + model.floor_ms(floor_source, data.gpus[r].name);
-    out[i] = (analytical_for(model, data.gpus[r], data.sources[r])
-                  ? baseline
-                  : std::max(baseline * ratio[i], e.roofline_ms)) +
-             e.layout_transform_ms;
+    out[i] = analytical_for(model, data.gpus[r], data.sources[r])
+                 ? baseline + e.layout_transform_ms
+                 : e.with_main_kernels_ms(baseline * ratio[i]);
   }
   return out;
 }
@@ -620,10 +619,8 @@ std::vector<LayerPrediction> LearnedModel::predict(const std::vector<Layer>& giv
             ratio[j], learned_share(distance_outside(*fam, x, j, weights), fam->fallback_spans));
         // The harness's floor, scaled like the rest of its measurement, is its overhead: the
         // kernel time is what is left.
-        // No training row ran layout transposes: the ratio scales the convolution's own
-        // kernels, and the transposes' streaming time is added as the analytical model has it.
         const LayerEstimate& e = estimates[idx[j]];
-        p.kernel_ms = std::max(e.main_kernels_ms() * r, p.roofline_ms) + e.layout_transform_ms;
+        p.kernel_ms = e.with_main_kernels_ms(e.main_kernels_ms() * r);
         p.overhead_ms = floor * r;
         bool inside = true;
         for (std::size_t c = 0; c < x.cols && inside; ++c) {

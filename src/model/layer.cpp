@@ -194,13 +194,24 @@ std::optional<DType> optional_dtype_from_option(std::string_view text, std::stri
   return dtype_from_option(text, parameter);
 }
 
-DType dtype_from_option(std::string_view text, std::string_view parameter) {
+namespace {
+
+// A name table's parse for a parameter: its InputError becomes a ParameterError naming it.
+template <class Parse>
+auto parameter_value(Parse parse, std::string_view text, std::string_view parameter,
+                     std::string_view expected) {
   try {
-    return dtype_from_string(text);
+    return parse(text);
   } catch (const InputError&) {
     throw ParameterError(std::string(parameter),
-                         "expected fp32, fp16, bf16 or int8, got '" + std::string(text) + "'");
+                         std::string(expected) + ", got '" + std::string(text) + "'");
   }
+}
+
+}  // namespace
+
+DType dtype_from_option(std::string_view text, std::string_view parameter) {
+  return parameter_value(dtype_from_string, text, parameter, "expected fp32, fp16, bf16 or int8");
 }
 
 int bytes_per_element(DType dtype) {
@@ -242,6 +253,10 @@ Layout layout_from_string(std::string_view name) {
   if (lower == "nchw") return Layout::kNchw;
   if (lower == "nhwc") return Layout::kNhwc;
   throw InputError("unknown layout '" + std::string(name) + "' (expected nchw or nhwc)");
+}
+
+Layout layout_from_option(std::string_view text, std::string_view parameter) {
+  return parameter_value(layout_from_string, text, parameter, "expected nchw or nhwc");
 }
 
 std::string to_string(Activation activation) {

@@ -130,7 +130,7 @@ AlgoRequest parse_algo_request(std::string_view text) {
 std::string ProfileJob::key() const {
   std::string key;
   for (const auto& field : layer_csv_fields(layer)) key += field + ",";
-  return key + to_string(layout) + "," + algo_request;
+  return key + to_string(layer.layout) + "," + algo_request;
 }
 
 }  // namespace cnnperf

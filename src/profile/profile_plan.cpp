@@ -200,12 +200,7 @@ std::vector<Layer> expand_sweep(const std::vector<std::string>& specs, std::int6
 std::vector<Layout> parse_layouts(std::string_view text) {
   std::vector<Layout> layouts;
   for (const auto& item : split(text, ',')) {
-    Layout layout = Layout::kNchw;
-    try {
-      layout = layout_from_string(item);
-    } catch (const InputError&) {
-      throw ParameterError("layout", "expected nchw or nhwc, got '" + item + "'");
-    }
+    const Layout layout = layout_from_option(item, "layout");
     if (std::find(layouts.begin(), layouts.end(), layout) == layouts.end()) {
       layouts.push_back(layout);
     }
@@ -234,8 +229,7 @@ std::vector<ProfileJob> plan_jobs(const std::vector<SourcedLayer>& layers,
       for (const auto& algo : algo_names) {
         ProfileJob job;
         job.layer = sourced.layer;
-        job.layer.layout = layout;  // the layer as it runs, for predictions of its row
-        job.layout = layout;
+        job.layer.layout = layout;
         job.algo_request = algo;
         job.source = sourced.source;
         job.precheck = status;

@@ -90,7 +90,7 @@ std::vector<std::string> profile_row_fields(const ProfileRow& row, const DeviceI
   f.push_back(versions);
   f.push_back("cupti-activity-kernel-sum-per-launch-mean");
 
-  f.push_back(to_string(row.job.layout));
+  f.push_back(to_string(row.job.layer.layout));
   f.push_back(row.job.algo_request);
   f.push_back(row.algo_known ? to_string(row.algo) : "");
   f.push_back(to_string(row.status.outcome));
@@ -255,7 +255,7 @@ std::string render_dry_run(const std::vector<ProfileJob>& jobs, const MeasurePol
                                    ? "will run"
                                    : to_string(job.precheck.outcome) + ": " + job.precheck.reason;
     rows.push_back({std::to_string(job.id), job.source, shape, to_string(l.dtype),
-                    to_string(job.layout), job.algo_request, std::to_string(job.duplicates),
+                    to_string(job.layer.layout), job.algo_request, std::to_string(job.duplicates),
                     format_number(t.low_s, 3) + "-" + format_number(t.high_s, 3), status});
     nlohmann::json j;
     j["id"] = job.id;
@@ -263,7 +263,7 @@ std::string render_dry_run(const std::vector<ProfileJob>& jobs, const MeasurePol
     j["layer"] = nlohmann::json::object();
     const auto fields = layer_csv_fields(l);
     for (std::size_t i = 0; i < fields.size(); ++i) j["layer"][layer_csv_columns()[i]] = fields[i];
-    j["layout"] = to_string(job.layout);
+    j["layout"] = to_string(job.layer.layout);
     j["algo_request"] = job.algo_request;
     j["duplicates"] = job.duplicates;
     j["status"] = to_string(job.precheck.outcome);

@@ -59,7 +59,7 @@ Prepared prepare_first_working(ProfilerBackend& backend, const ProfileJob& job,
   Prepared first;
   first.status = {Outcome::kFailed, "no algorithm to prepare"};
   for (std::size_t i = 0; i < choices.size(); ++i) {
-    Prepared prepared = backend.prepare(job.layer, job.layout, choices[i]);
+    Prepared prepared = backend.prepare(job.layer, job.layer.layout, choices[i]);
     if (prepared.status.ok() && !prepared.runner) prepared.status = {Outcome::kFailed, "no runner"};
     if (prepared.status.ok()) {
       if (i > 0) {
@@ -185,7 +185,7 @@ std::vector<ProfileRow> measure_job(ProfilerBackend& backend, const ProfileJob& 
     std::vector<AlgoChoice> choices;
     if (job.algo_request == "heuristic") {
       Status status;
-      choices = backend.heuristic_algos(job.layer, job.layout, status);
+      choices = backend.heuristic_algos(job.layer, job.layer.layout, status);
       if (choices.empty()) {
         row.status = status.ok() ? Status{Outcome::kNotSupported, "heuristic returned no algorithm"}
                                  : status;

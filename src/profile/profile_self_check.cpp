@@ -26,7 +26,7 @@ ProfileJob self_check_job() {
   job.layer.h_in = job.layer.w_in = 56;
   job.layer.kernel_h = job.layer.kernel_w = 3;
   job.layer.pad_h = job.layer.pad_w = 1;
-  job.layout = Layout::kNchw;
+  job.layer.layout = Layout::kNchw;
   job.algo_request = "heuristic";
   job.source = "self-check";
   return job;

@@ -78,6 +78,8 @@ enum class Layout { kNchw, kNhwc };
 [[nodiscard]] std::string to_string(Layout layout);
 /// Accepts nchw or nhwc (any case). Throws InputError otherwise.
 [[nodiscard]] Layout layout_from_string(std::string_view name);
+/// layout_from_string for a parameter: throws ParameterError naming `parameter` (e.g. "layout").
+[[nodiscard]] Layout layout_from_option(std::string_view text, std::string_view parameter);
 
 /// An activation timed together with the layer (MLPredict timed TensorFlow's conv/dense layer
 /// with its bias and activation as one graph). Layer CSV column `activation`.

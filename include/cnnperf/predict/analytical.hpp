@@ -4,6 +4,7 @@
 // It needs no training data, is always available, and is a feature source for learned models.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -61,6 +62,12 @@ struct LayerEstimate {
   double layout_transform_ms = 0;
   /// latency_ms without the layout transposes: the convolution's own kernels.
   [[nodiscard]] double main_kernels_ms() const { return latency_ms - layout_transform_ms; }
+  /// The layer's time with its own kernels taking `main_ms` instead (a learned model's scaled
+  /// estimate), never under the roofline, plus the transposes as modelled here: no training
+  /// row ran them, so a ratio learned on rows scales the main kernels only.
+  [[nodiscard]] double with_main_kernels_ms(double main_ms) const {
+    return std::max(main_ms, roofline_ms) + layout_transform_ms;
+  }
   // Mapping details (implicit GEMM; zero for memory-bound ops).
   double gemm_m = 0, gemm_n = 0, gemm_k = 0;
   int tile_m = 0, tile_n = 0;

@@ -287,11 +287,10 @@ struct AlgoRequest {
 /// "heuristic" | "all" | comma list of algorithm names. Throws ParameterError naming algo.
 [[nodiscard]] AlgoRequest parse_algo_request(std::string_view text);
 
-/// One unit of work: a layer in one layout with one algorithm request.
+/// One unit of work: a layer (in its layout) with one algorithm request.
 struct ProfileJob {
-  std::size_t id = 0;  ///< position in the plan (used in external ids)
-  Layer layer;
-  Layout layout = Layout::kNchw;
+  std::size_t id = 0;        ///< position in the plan (used in external ids)
+  Layer layer;               ///< the layer as it runs; `layer.layout` is the layout profiled
   std::string algo_request;  ///< "heuristic" or an algorithm name
   std::string source;        ///< where the layer came from, e.g. "resnet50:layer1.0.conv1"
   int duplicates = 1;        ///< identical layers folded into this job

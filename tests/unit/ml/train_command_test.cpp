@@ -495,7 +495,7 @@ TEST_F(TrainCommand, LayerRowsArePredictedAsKernelTimeWhateverTheirSource) {
   const auto lean = LearnedModel::load(path, /*reference_source_only=*/true);
   const GpuSpec seen = GpuDatabase::bundled().resolve("v100-pcie-32gb");
   const GpuSpec unseen = GpuDatabase::bundled().resolve("t4");
-  const LayersRun run{Runtime::kCudnn, true};
+  const LayersRun run{Runtime::kCudnn, true, std::nullopt};
   for (const GpuSpec* gpu : {&seen, &unseen}) {
     EXPECT_EQ(predict_layers_text(plain_csv, gpu, *lean, run, OutputFormat::kCsv),
               predict_layers_text(plain_csv, gpu, *full, run, OutputFormat::kCsv))

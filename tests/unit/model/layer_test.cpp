@@ -270,6 +270,17 @@ TEST(LayerCsv, LayoutColumnAsProfileWritesIt) {
   }
 }
 
+TEST(Layout, OptionNamesTheParameter) {
+  EXPECT_EQ(layout_from_option("NHWC", "layout"), Layout::kNhwc);
+  try {
+    (void)layout_from_option("chwn", "layout");
+    FAIL() << "a layout other than nchw or nhwc was accepted";
+  } catch (const ParameterError& e) {
+    EXPECT_EQ(e.parameter(), "layout");
+    EXPECT_EQ(e.detail(), "expected nchw or nhwc, got 'chwn'");
+  }
+}
+
 TEST(LayerCsv, BadActivationOrOptimizerNamesLineAndField) {
   const auto message = [](const std::string& text) {
     try {

@@ -178,8 +178,8 @@ TEST(PlanJobs, CsvRowsBecomeJobsWithPrechecks) {
   // 2 distinct rows (conv, relu) x 2 layouts; the repeated conv rows are folded.
   ASSERT_EQ(jobs.size(), 4U);
   EXPECT_EQ(jobs[0].duplicates, 3);
-  EXPECT_EQ(jobs[0].layout, Layout::kNchw);
-  EXPECT_EQ(jobs[1].layout, Layout::kNhwc);
+  EXPECT_EQ(jobs[0].layer.layout, Layout::kNchw);
+  EXPECT_EQ(jobs[1].layer.layout, Layout::kNhwc);
   EXPECT_TRUE(jobs[0].precheck.ok());
   EXPECT_EQ(jobs[2].precheck.outcome, Outcome::kNotRun);
   EXPECT_NE(jobs[2].precheck.reason.find("relu"), std::string::npos);

@@ -125,7 +125,7 @@ TEST(SvgChart, LineChartGrowsToHoldALongLegend) {
   LineChart chart;
   chart.title = "made-up points, 40 series";
   for (int s = 0; s < 40; ++s) {
-    chart.series.push_back({"series " + std::to_string(s), {{1, 1.0 + s}, {2, 2.0 + s}}});
+    chart.series.push_back({"series " + std::to_string(s), {{1, 1.0 + s, ""}, {2, 2.0 + s, ""}}});
   }
   const std::string svg = render_line_chart(chart);
   EXPECT_EQ(count(svg, "<polyline "), 40U);

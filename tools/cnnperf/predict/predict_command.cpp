@@ -56,7 +56,7 @@ namespace {
 // --layout: empty leaves each layer's own (the CLI has checked the value).
 std::optional<Layout> layout_option(const std::string& text) {
   if (text.empty()) return std::nullopt;
-  return layout_from_string(text);
+  return layout_from_option(text, "layout");
 }
 
 // Every layer's and the step's interval, or why there is none.

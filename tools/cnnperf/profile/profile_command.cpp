@@ -191,7 +191,8 @@ int run_profile(const ProfileOptions& options, ProfilerBackend& backend) {
     }
     for (const ProfileRow& row : measure_job(backend, job, p)) {
       spdlog::info("[{}/{}] {} {} {}: {} {}", job.id + 1, jobs.size(), job.source,
-                   to_string(job.layout), row.algo_known ? to_string(row.algo) : job.algo_request,
+                   to_string(job.layer.layout),
+                   row.algo_known ? to_string(row.algo) : job.algo_request,
                    to_string(row.status.outcome),
                    row.status.ok() ? format_number(row.latency_ms) + " ms" : row.status.reason);
       out_rows.push_back(profile_row_fields(row, device, p));
