@@ -12,8 +12,9 @@ ifneq ($(CCACHE),)
 CMAKE_FLAGS += -DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE)
 endif
 DEB_PACKAGES := cmake g++ make pkg-config libgtest-dev libgmock-dev libbenchmark-dev \
-  libxgboost-dev libcli11-dev nlohmann-json3-dev libspdlog-dev libeigen3-dev libnanoflann-dev \
-  libonnx-dev libprotobuf-dev protobuf-compiler zlib1g-dev libonnx-testdata python3 hyperfine
+  libxgboost-dev libcli11-dev nlohmann-json3-dev libsimdjson-dev libspdlog-dev libeigen3-dev \
+  libnanoflann-dev libonnx-dev libprotobuf-dev protobuf-compiler zlib1g-dev libonnx-testdata \
+  python3 hyperfine
 
 .PHONY: all deps configure build demo test bench clean format format-check tidy fuzz fuzz-smoke \
   test-sanitize

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Third-party packages (all from Debian 12). Distro quirks live here, nowhere else.
 find_package(nlohmann_json 3.11 REQUIRED)
+find_package(simdjson 3 REQUIRED)   # the fast path of parse_json_text (src/common/json_io.cpp)
 find_package(spdlog REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(Eigen3 3.4 REQUIRED NO_MODULE)

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // cnnperf: builds the command line, parses, runs one library call, maps errors to exit codes.
+#include <array>
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <string_view>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -27,6 +29,41 @@ std::string empty_value_option(const CLI::App& app) {
   return {};
 }
 
+struct Command {
+  std::string_view name;
+  void (*add)(CLI::App&, cnnperf::cli::Runner&);
+};
+constexpr std::array kCommands{
+    Command{"predict", cnnperf::cli::add_predict_command},
+    Command{"profile", cnnperf::cli::add_profile_command},
+    Command{"ptx", cnnperf::cli::add_ptx_command},
+    Command{"train", cnnperf::cli::add_train_command},
+    Command{"validate", cnnperf::cli::add_validate_command},
+    Command{"gpus", cnnperf::cli::add_gpus_command},
+    Command{"nets", cnnperf::cli::add_nets_command},
+    Command{"plan", cnnperf::cli::add_plan_command},
+    Command{"report", cnnperf::cli::add_report_command},
+};
+
+// Declaring every command's options is most of a short run's start-up, so only the command
+// the first argument after the app's own -v names is declared; --version needs none; anything
+// else (--help, a typo, no argument) gets them all, to list them.
+void add_commands(CLI::App& app, cnnperf::cli::Runner& run, int argc, char** argv) {
+  std::string_view first;
+  for (int i = 1; i < argc && first.empty(); ++i) {
+    const std::string_view arg = argv[i];
+    if (arg != "-v" && arg != "--verbose") first = arg;
+  }
+  if (first == "--version") return;
+  for (const Command& command : kCommands) {
+    if (command.name == first) {
+      command.add(app, run);
+      return;
+    }
+  }
+  for (const Command& command : kCommands) command.add(app, run);
+}
+
 int run_cli(int argc, char** argv) {
   // Logs and progress go to stderr; results go to stdout or --output.
   spdlog::set_default_logger(spdlog::stderr_color_mt("cnnperf"));
@@ -49,15 +86,7 @@ int run_cli(int argc, char** argv) {
   });
 
   cnnperf::cli::Runner run;
-  cnnperf::cli::add_predict_command(app, run);
-  cnnperf::cli::add_profile_command(app, run);
-  cnnperf::cli::add_ptx_command(app, run);
-  cnnperf::cli::add_train_command(app, run);
-  cnnperf::cli::add_validate_command(app, run);
-  cnnperf::cli::add_gpus_command(app, run);
-  cnnperf::cli::add_nets_command(app, run);
-  cnnperf::cli::add_plan_command(app, run);
-  cnnperf::cli::add_report_command(app, run);
+  add_commands(app, run, argc, argv);
 
   try {
     app.parse(argc, argv);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <utility>
 
@@ -64,6 +65,78 @@ TEST(JsonIo, NestingPastTheBoundIsBadInputNotACrash) {
   // At the bound itself a document still parses.
   const std::string at_bound = std::string(kMaxJsonDepth, '[') + std::string(kMaxJsonDepth, ']');
   EXPECT_NO_THROW((void)parse_json_text(at_bound, "ok.json"));
+}
+
+// Every document reads as nlohmann's own parser reads it, number kinds included (a
+// non-negative integer is unsigned, a negative one signed, anything with a point or an
+// exponent a float), whichever path reads it.
+void expect_same_document(const nlohmann::json& got, const nlohmann::json& want,
+                          const std::string& where) {
+  ASSERT_EQ(got.type(), want.type()) << where;
+  if (got.is_array()) {
+    ASSERT_EQ(got.size(), want.size()) << where;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      expect_same_document(got[i], want[i], where + "[" + std::to_string(i) + "]");
+    }
+  } else if (got.is_object()) {
+    ASSERT_EQ(got.size(), want.size()) << where;
+    for (const auto& [key, value] : want.items()) {
+      ASSERT_TRUE(got.contains(key)) << where << "." << key;
+      expect_same_document(got[key], value, where + "." + key);
+    }
+  } else {
+    EXPECT_EQ(got, want) << where;
+    if (got.is_number_float()) {  // bit for bit: -0.0 and the last digit of a double
+      EXPECT_EQ(std::signbit(got.get<double>()), std::signbit(want.get<double>())) << where;
+    }
+  }
+}
+
+TEST(JsonIo, ReadsEveryValueAsNlohmannDoes) {
+  for (const char* text : {
+           R"({"a": 1, "b": -2, "c": 3.5, "d": 1e2, "e": -0.0, "f": 0, "g": "x\u00e9\n",
+               "h": [true, false, null], "i": {}, "j": [], "k": 18446744073709551615,
+               "l": -9223372036854775808, "m": 0.1, "n": 2.2250738585072014e-308,
+               "o": 1.7976931348623157e308, "p": 123456789012345678, "q": "\ud83d\ude00"})",
+           "[]", "\"text\"", "42", "-7", "1.25", "null", "true", " [1, [2, [3, {\"a\": [4]}]]] ",
+           "\xEF\xBB\xBF{\"bom\": 1}", "-0", "[-0, 1]", "{\"a\":-0}",
+           "{\"a\": \"WP-08608\", \"b\": -0 }", "[18446744073709551616, 1e400]"}) {
+    nlohmann::json want;
+    try {
+      want = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception&) {
+      EXPECT_THROW((void)parse_json_text(text, "x.json"), InputError) << text;
+      continue;
+    }
+    expect_same_document(parse_json_text(text, "x.json"), want, text);
+  }
+}
+
+TEST(JsonIo, OneLevelPastTheBoundIsRefused) {
+  const std::string past =
+      std::string(kMaxJsonDepth + 1, '[') + std::string(kMaxJsonDepth + 1, ']');
+  EXPECT_THROW((void)parse_json_text(past, "deep.json"), InputError);
+  std::string objects;
+  for (std::size_t i = 0; i < kMaxJsonDepth + 1; ++i) objects += "{\"a\":";
+  objects += "1" + std::string(kMaxJsonDepth + 1, '}');
+  EXPECT_THROW((void)parse_json_text(objects, "deep.json"), InputError);
+}
+
+TEST(JsonIo, RepeatedKeyAtTheRootOrInARootArray) {
+  const auto message = [](const std::string& text) {
+    try {
+      (void)parse_json_text(text, "r.json");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string tail = ": key given twice in one object (JSON readers keep only one of them)";
+  EXPECT_EQ(message(R"({"x": 1, "x": 2})"), "r.json: x" + tail);
+  EXPECT_EQ(message(R"([0, {"y": {"x": 1, "x": 2}}])"), "r.json: [1].y.x" + tail);
+  EXPECT_EQ(message(R"([[{"x": 1, "x": 2}]])"), "r.json: [0][0].x" + tail);
+  // A repeated key is named even when the text also has an error further on.
+  EXPECT_EQ(message(R"({"x": 1, "x": 2, "z": })"), "r.json: x" + tail);
 }
 
 TEST(JsonIo, MissingFileIsBadInput) {
