@@ -44,7 +44,7 @@ std::vector<IntervalResidual> analytical_residuals(
       for (const auto r : test) {
         const double predicted = ml_detail::analytical_ms(data.layers[r], data.gpus[r]) +
                                  floors.floor_ms(data.sources[r], data.gpus[r].name);
-        out.push_back({interval_family(data.layers[r]), predicted, data.latency_ms[r], f});
+        out.push_back({interval_family(data.layers[r]), predicted, data.latency_ms[r], f, ""});
       }
     }
   }
@@ -60,7 +60,7 @@ std::vector<IntervalResidual> cv_residuals(const TrainingData& data, const CvRes
   for (std::size_t i = 0; i < cv.rows.size(); ++i) {
     const std::size_t r = cv.rows[i];
     out.push_back(
-        {interval_family(data.layers[r]), cv.predicted_ms[i], data.latency_ms[r], fold[i]});
+        {interval_family(data.layers[r]), cv.predicted_ms[i], data.latency_ms[r], fold[i], ""});
   }
   return out;
 }
@@ -72,8 +72,8 @@ std::vector<IntervalResidual> e2e_residuals(const std::vector<E2eRow>& rows,
   for (std::size_t i = 0; i < rows.size() && i < evaluation.predicted_ms.size(); ++i) {
     if (rows[i].num_gpus != 1) continue;  // the totals' interval is of one GPU's step
     const auto it = fold_of.emplace(rows[i].gpu.name, static_cast<int>(fold_of.size())).first;
-    out.push_back(
-        {kNetworkIntervalFamily, evaluation.predicted_ms[i], rows[i].latency_ms, it->second});
+    out.push_back({kNetworkIntervalFamily, evaluation.predicted_ms[i], rows[i].latency_ms,
+                   it->second, rows[i].gpu.name});
   }
   return out;
 }

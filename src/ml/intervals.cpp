@@ -101,15 +101,43 @@ IntervalTable IntervalTable::fit(const std::vector<IntervalResidual>& residuals,
                                  std::size_t min_cell_rows) {
   std::map<std::string, std::vector<double>> by_family;
   std::map<std::string, std::map<std::string, std::vector<double>>> by_regime;
+  std::map<std::string, std::map<std::string, std::vector<double>>> by_group;
+  std::set<std::string> ungrouped;  // families with a row that names no group
   for (const auto& r : residuals) {
     if (!usable(r)) continue;
     const double lr = r.log_ratio();
     by_family[r.family].push_back(lr);
     by_regime[r.family][time_regime(r.predicted_ms)].push_back(lr);
+    if (r.group.empty()) {
+      ungrouped.insert(r.family);
+    } else {
+      by_group[r.family][r.group].push_back(lr);
+    }
   }
   IntervalTable table;
   for (const auto& [family, ratios] : by_family) {
     Family& f = table.families_[family];
+    const auto groups = by_group.find(family);
+    if (!ungrouped.contains(family) && groups != by_group.end() && groups->second.size() >= 2) {
+      // A held-out machine brings an offset of its own (its host, its clocks) that pooled rows
+      // of the others understate when one machine has most of them: its offset is drawn from
+      // the groups' medians, its rows' spread around it from the groups' spreads.
+      std::vector<double> offsets;
+      std::vector<double> deviations;
+      for (const auto& [group, lrs] : groups->second) {
+        const double median = quantile(lrs, 0.5);
+        offsets.push_back(median);
+        for (const double lr : lrs) deviations.push_back(lr - median);
+      }
+      std::vector<double> combined;
+      combined.reserve(offsets.size() * deviations.size());
+      for (const double offset : offsets) {
+        for (const double deviation : deviations) combined.push_back(offset + deviation);
+      }
+      f.all = fit_cell(combined);
+      f.all.rows = ratios.size();
+      continue;
+    }
     f.all = fit_cell(ratios);
     for (const auto& [regime, cell_ratios] : by_regime[family]) {
       if (cell_ratios.size() >= min_cell_rows) f.regimes[regime] = fit_cell(cell_ratios);

@@ -50,6 +50,9 @@ struct IntervalResidual {
   double predicted_ms = 0;
   double measured_ms = 0;
   int fold = 0;  ///< the validation fold the row was held out in (cross_validated_coverage)
+  /// The machine whose offset the row shares with its siblings (an end-to-end step's GPU);
+  /// empty for rows whose errors are independent. See IntervalTable::fit.
+  std::string group;
   [[nodiscard]] double log_ratio() const;  ///< log(measured / predicted)
 };
 
@@ -75,7 +78,11 @@ class IntervalTable {
     std::map<std::string, IntervalCell> regimes;
   };
 
-  /// Fits the quantiles of `residuals` (rows with a non-positive time are left out).
+  /// Fits the quantiles of `residuals` (rows with a non-positive time are left out). A family
+  /// whose residuals all name a `group`, two groups or more, is fitted as a new group would
+  /// meet it: its quantiles are those of every group's median log ratio plus every row's
+  /// deviation from its own group's median (each group weighs the same, however many rows it
+  /// has), in one cell without regimes.
   [[nodiscard]] static IntervalTable fit(const std::vector<IntervalResidual>& residuals,
                                          std::size_t min_cell_rows = kMinIntervalCellRows);
   /// The interval of a prediction of `family` (predicted x exp(quantiles) of its regime's

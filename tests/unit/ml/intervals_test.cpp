@@ -26,7 +26,7 @@ std::vector<IntervalResidual> synthetic_residuals(const std::string& family, dou
   for (std::size_t i = 0; i < n; ++i) {
     const double u = static_cast<double>(rng() >> 11) * 0x1.0p-53;
     out.push_back({family, predicted_ms, predicted_ms * std::exp(lo + (hi - lo) * u),
-                   static_cast<int>(i % static_cast<std::size_t>(folds))});
+                   static_cast<int>(i % static_cast<std::size_t>(folds)), ""});
   }
   return out;
 }
@@ -46,6 +46,46 @@ TEST(Intervals, RegimesAreDecadesOfThePredictedTime) {
   EXPECT_EQ(time_regime(3), "1-10ms");
   EXPECT_EQ(time_regime(30), "10-100ms");
   EXPECT_EQ(time_regime(300), ">=100ms");
+}
+
+// SYNTHETIC: one machine with most of the rows, three more with offsets of their own. Pooled,
+// the first machine's rows set the quantiles and a held-out machine like the others falls
+// outside; grouped, every machine's offset weighs the same.
+TEST(Intervals, GroupedResidualsWeighEveryGroupsOffsetTheSame) {
+  const auto of_group = [](double offset, std::size_t n, const std::string& group, int fold,
+                           std::uint64_t seed) {
+    auto rows = synthetic_residuals("network", 20.0, n, offset - 0.05, offset + 0.05, 1, seed);
+    for (auto& r : rows) {
+      r.fold = fold;
+      r.group = group;
+    }
+    return rows;
+  };
+  auto residuals = of_group(0.0, 2000, "big", 0, 1);
+  int fold = 1;
+  for (const double offset : {0.3, 0.35, 0.4}) {
+    const auto more = of_group(offset, 50, "small-" + std::to_string(fold), fold, 10 + fold);
+    residuals.insert(residuals.end(), more.begin(), more.end());
+    ++fold;
+  }
+  const IntervalCell grouped = IntervalTable::fit(residuals).families().at("network").all;
+  EXPECT_EQ(grouped.rows, 2150U);
+  EXPECT_GT(grouped.log_hi, 0.3);  // three of the four machines' offsets are 0.3 or more
+  EXPECT_TRUE(IntervalTable::fit(residuals).families().at("network").regimes.empty());
+  auto pooled_rows = residuals;
+  for (auto& r : pooled_rows) r.group.clear();
+  const IntervalCell pooled = IntervalTable::fit(pooled_rows).families().at("network").all;
+  EXPECT_LT(pooled.log_hi, 0.1);  // 150 of 2,150 rows: beyond the 90th percentile
+  // Held out by machine, the small machines' rows fall inside the others' grouped intervals,
+  // never inside the pooled ones.
+  const CoverageReport coverage = cross_validated_coverage(residuals);
+  const CoverageReport pooled_coverage = cross_validated_coverage(pooled_rows);
+  EXPECT_EQ(coverage.overall.rows, 2150U);
+  EXPECT_GE(coverage.overall.inside, pooled_coverage.overall.inside + 100);
+  // One group alone, or one row without a group, fits the rows as they are.
+  auto one_ungrouped = residuals;
+  one_ungrouped.back().group.clear();
+  EXPECT_FALSE(IntervalTable::fit(one_ungrouped).families().at("network").regimes.empty());
 }
 
 TEST(Intervals, ARegimeWithEnoughRowsHasItsOwnCellAndASmallOneTakesItsFamilys) {
