@@ -167,6 +167,8 @@ const std::vector<std::string>& gpu_spec_field_names() {
                                                  "fp16_tflops",
                                                  "tensor_fp16_tflops",
                                                  "tensor_bf16_tflops",
+                                                 "tensor_tf32_tflops",
+                                                 "tensor_fp8_tflops",
                                                  "tensor_int8_tops",
                                                  "memory_bandwidth_gbs",
                                                  "memory_gb",
@@ -204,6 +206,8 @@ void gpu_spec_members(Spec& g, F&& f) {
   f("fp16_tflops", g.fp16_tflops);
   f("tensor_fp16_tflops", g.tensor_fp16_tflops);
   f("tensor_bf16_tflops", g.tensor_bf16_tflops);
+  f("tensor_tf32_tflops", g.tensor_tf32_tflops);
+  f("tensor_fp8_tflops", g.tensor_fp8_tflops);
   f("tensor_int8_tops", g.tensor_int8_tops);
   f("memory_bandwidth_gbs", g.memory_bandwidth_gbs);
   f("memory_gb", g.memory_gb);
@@ -333,6 +337,18 @@ GpuSpec gpu_spec_from_json(const nlohmann::json& object, const std::string& wher
   if (!r.number("tensor_int8_tops", g.tensor_int8_tops, false, true)) {
     defaulted["tensor_int8_tops"] = "not given: 0 (no INT8 tensor rate known)";
   }
+  if (!r.number("tensor_tf32_tflops", g.tensor_tf32_tflops, false, true)) {
+    // Every architecture with TF32 (compute capability 8.0 on) runs it at half its dense FP16
+    // tensor rate.
+    const bool has_tf32 = g.tensor_fp16_tflops > 0 && g.compute_capability_number() >= 8.0;
+    g.tensor_tf32_tflops = has_tf32 ? g.tensor_fp16_tflops / 2 : 0;
+    defaulted["tensor_tf32_tflops"] =
+        has_tf32 ? "derived: tensor_fp16_tflops / 2 (compute capability 8.0 or newer)"
+                 : "not given: 0 (no TF32 before compute capability 8.0)";
+  }
+  if (!r.number("tensor_fp8_tflops", g.tensor_fp8_tflops, false, true)) {
+    defaulted["tensor_fp8_tflops"] = "not given: 0 (no FP8 tensor rate known)";
+  }
   r.number("memory_bandwidth_gbs", g.memory_bandwidth_gbs, true, false);
   if (!r.number("memory_gb", g.memory_gb, false, false)) defaulted["memory_gb"] = "not given";
   if (!r.number("l2_cache_mb", g.l2_cache_mb, false, false)) defaulted["l2_cache_mb"] = "not given";
@@ -387,6 +403,8 @@ GpuSpec gpu_spec_from_json(const nlohmann::json& object, const std::string& wher
                              {"fp16_tflops", g.fp16_tflops, 0, 20000},
                              {"tensor_fp16_tflops", g.tensor_fp16_tflops, 0, 100000},
                              {"tensor_bf16_tflops", g.tensor_bf16_tflops, 0, 100000},
+                             {"tensor_tf32_tflops", g.tensor_tf32_tflops, 0, 100000},
+                             {"tensor_fp8_tflops", g.tensor_fp8_tflops, 0, 200000},
                              {"tensor_int8_tops", g.tensor_int8_tops, 0, 200000},
                              {"memory_bandwidth_gbs", g.memory_bandwidth_gbs, 1, 100000},
                              {"memory_gb", g.memory_gb, 0, 10000},

@@ -9,12 +9,11 @@
 
 namespace cnnperf {
 
-// An fp32 convolution allowed to use TF32 on a GPU with TF32 tensor cores (Ampere and later;
-// their dense TF32 rate is half the FP16 one: A100 156 vs 312, RTX 3090 35.6 vs 71, H100 495
-// vs 990 TFLOPS). Grouped and depthwise convolutions stay on CUDA cores.
+// An fp32 convolution allowed to use TF32 on a GPU with TF32 tensor cores (Ampere and later:
+// tensor_tf32_tflops). Grouped and depthwise convolutions stay on CUDA cores.
 bool runs_tf32(const Layer& layer, const GpuSpec& gpu) {
   return layer.allow_tf32 && layer.dtype == DType::kFp32 && layer.op == Op::kConv2d &&
-         layer.groups == 1 && gpu.tensor_fp16_tflops > 0 && gpu.compute_capability_number() >= 8.0;
+         layer.groups == 1 && gpu.tensor_tf32_tflops > 0;
 }
 
 namespace {
@@ -302,7 +301,7 @@ double fp16_tensor_core_efficiency(const AnalyticalParams& params,
 }
 
 double compute_peak_tflops(const Layer& layer, const GpuSpec& gpu) {
-  if (runs_tf32(layer, gpu)) return gpu.tensor_fp16_tflops / 2;
+  if (runs_tf32(layer, gpu)) return gpu.tensor_tf32_tflops;
   if (tensor_core_eligible(layer, gpu)) return tensor_peak(layer.dtype, gpu);
   // GPUs with a slow native FP16 rate (consumer Pascal: 1/64) run fp16 layers with fp32 math,
   // so fp16 never falls below the fp32 peak.

@@ -570,9 +570,9 @@ std::vector<std::pair<std::string, double>> compute_roofs(const NetworkPredictio
     case DType::kInt8: roofs = {{"int8 tensor cores (op/s)", gpu.tensor_int8_tops * kTera}}; break;
     default:
       roofs = {{"fp32 CUDA cores", gpu.fp32_tflops * kTera}};
-      // The analytical model's TF32 rate: half the FP16 tensor rate (analytical.cpp).
+      // The TF32 rate the analytical model runs fp32 convolutions at (analytical.cpp).
       if (result.tf32_convolutions > 0) {
-        roofs.emplace_back("TF32 tensor cores", gpu.tensor_fp16_tflops * kTera / 2);
+        roofs.emplace_back("TF32 tensor cores", gpu.tensor_tf32_tflops * kTera);
       }
   }
   std::erase_if(roofs, [](const auto& r) { return !(r.second > 0); });

@@ -31,6 +31,8 @@ struct GpuSpec {
   double fp16_tflops = 0;           ///< non-tensor FP16 peak (half2 on CUDA cores)
   double tensor_fp16_tflops = 0;    ///< dense FP16 tensor-core peak, 0 when none
   double tensor_bf16_tflops = 0;    ///< dense BF16 tensor-core peak (FP32 accumulate), 0: none
+  double tensor_tf32_tflops = 0;    ///< dense TF32 tensor-core peak, 0: none (before Ampere)
+  double tensor_fp8_tflops = 0;     ///< dense FP8 tensor-core peak (FP32 accumulate), 0: none
   double tensor_int8_tops = 0;      ///< dense INT8 tensor-core peak, 1e12 op/s, 0: none
   double memory_bandwidth_gbs = 0;  ///< DRAM bandwidth, GB/s (1e9 bytes/s)
   double memory_gb = 0;

@@ -264,7 +264,7 @@ TEST(GpuDbContents, FieldsAreInternallyConsistent) {
   }
 }
 
-TEST(GpuDbContents, Bf16AndInt8RatesFollowTheArchitectures) {
+TEST(GpuDbContents, Bf16Tf32Fp8AndInt8RatesFollowTheArchitectures) {
   for (const auto& g : db().all()) {
     SCOPED_TRACE(g.name);
     EXPECT_EQ(g.sources.count("tensor_bf16_tflops"), 1u);
@@ -276,6 +276,13 @@ TEST(GpuDbContents, Bf16AndInt8RatesFollowTheArchitectures) {
     } else {
       EXPECT_EQ(g.tensor_bf16_tflops, 0);
     }
+    // TF32 from Ampere on at half the FP16 rate; FP8 from Ada (8.9) on at twice it, not on
+    // Jetson Orin (8.7).
+    EXPECT_EQ(g.sources.count("tensor_tf32_tflops"), 1u);
+    EXPECT_EQ(g.sources.count("tensor_fp8_tflops"), 1u);
+    const bool tensor = g.tensor_fp16_tflops > 0;
+    EXPECT_DOUBLE_EQ(g.tensor_tf32_tflops, tensor && cc >= 8.0 ? g.tensor_fp16_tflops / 2 : 0);
+    EXPECT_DOUBLE_EQ(g.tensor_fp8_tflops, tensor && cc >= 8.9 ? g.tensor_fp16_tflops * 2 : 0);
     // INT8 tensor cores: Turing and later, and Xavier's Volta (7.2); not V100 or TITAN V (7.0).
     if (g.tensor_fp16_tflops > 0 && g.compute_capability != "7.0") {
       const double ratio = g.tensor_int8_tops / g.tensor_fp16_tflops;
@@ -285,6 +292,9 @@ TEST(GpuDbContents, Bf16AndInt8RatesFollowTheArchitectures) {
     }
   }
   // GeForce boards run INT8 at full rate, FP16 with FP32 accumulate at half (whitepapers).
+  EXPECT_DOUBLE_EQ(db().resolve("a100-sxm4-40gb").tensor_tf32_tflops, 156);
+  EXPECT_DOUBLE_EQ(db().resolve("h100-sxm5-80gb").tensor_tf32_tflops, 494.7);
+  EXPECT_DOUBLE_EQ(db().resolve("rtx-4090").tensor_fp8_tflops, 330.4);
   EXPECT_DOUBLE_EQ(db().resolve("rtx-4090").tensor_int8_tops, 660.8);
   EXPECT_DOUBLE_EQ(db().resolve("a100-sxm4-40gb").tensor_int8_tops, 624);
 }
@@ -581,17 +591,22 @@ TEST(GpuDbLoad, StructuralErrors) {
   EXPECT_THROW((void)GpuDatabase::load("/nonexistent/gpus.json"), InputError);
 }
 
+// SYNTHETIC: the fields a spec file must give, of a made-up Ampere GPU.
+json minimal_spec_file() {
+  return {{"name", "my-gpu"},
+          {"architecture", "ampere"},
+          {"compute_capability", "8.6"},
+          {"sm_count", 10},
+          {"fp32_cores_per_sm", 128},
+          {"boost_clock_mhz", 1500},
+          {"memory_bandwidth_gbs", 400},
+          {"tdp_w", 100}};
+}
+
 // A user's spec file says where each number came from: a field it leaves out is "not given"
 // (with the value filled in), never credited to the file.
 TEST(GpuSpecFile, FieldsTheFileLeavesOutAreMarkedNotGiven) {
-  const json doc = {{"name", "my-gpu"},
-                    {"architecture", "ampere"},
-                    {"compute_capability", "8.6"},
-                    {"sm_count", 10},
-                    {"fp32_cores_per_sm", 128},
-                    {"boost_clock_mhz", 1500},
-                    {"memory_bandwidth_gbs", 400},
-                    {"tdp_w", 100}};
+  const json doc = minimal_spec_file();
   GpuSpec g = gpu_spec_from_json(doc, "my_gpu.json", false);
   g.sources.emplace("default", "user spec file my_gpu.json");
   for (const char* given : {"name", "architecture", "sm_count", "boost_clock_mhz", "tdp_w"}) {
@@ -605,6 +620,23 @@ TEST(GpuSpecFile, FieldsTheFileLeavesOutAreMarkedNotGiven) {
   }
   EXPECT_EQ(g.display_name, "my-gpu");
   EXPECT_EQ(g.clock_assumed, "boost");
+}
+
+// A spec file with an FP16 tensor rate on compute capability 8.0 or newer has TF32 at half of
+// it unless it says otherwise; before 8.0, or without tensor cores, none.
+TEST(GpuSpecFile, Tf32IsDerivedFromTheFp16TensorRateWhereTheArchitectureHasIt) {
+  json doc = minimal_spec_file();
+  doc["tensor_fp16_tflops"] = 40;
+  GpuSpec g = gpu_spec_from_json(doc, "my_gpu.json", false);
+  EXPECT_DOUBLE_EQ(g.tensor_tf32_tflops, 20);
+  EXPECT_EQ(g.source_of("tensor_tf32_tflops").rfind("derived", 0), 0U);
+  EXPECT_EQ(g.tensor_fp8_tflops, 0);
+  doc["tensor_tf32_tflops"] = 25;
+  EXPECT_DOUBLE_EQ(gpu_spec_from_json(doc, "my_gpu.json", false).tensor_tf32_tflops, 25);
+  doc.erase("tensor_tf32_tflops");
+  doc["compute_capability"] = "7.5";
+  doc["architecture"] = "turing";
+  EXPECT_EQ(gpu_spec_from_json(doc, "my_gpu.json", false).tensor_tf32_tflops, 0);
 }
 
 }  // namespace

@@ -137,19 +137,20 @@ TEST(Analytical, Fp16WithoutFastHalfArithmeticIsNoFasterThanFp32) {
   }
 }
 
-TEST(Analytical, Tf32ConvolutionsUseHalfTheFp16TensorPeakOnAmpereOnly) {
+TEST(Analytical, Tf32ConvolutionsRunAtTheGpusTf32PeakWhereItHasOne) {
   GpuSpec ampere = synthetic_gpu();
   ampere.compute_capability = "8.0";
   GpuSpec volta = ampere;
-  volta.compute_capability = "7.0";
+  volta.compute_capability = "7.0";  // no TF32: tensor_tf32_tflops stays 0
+  ampere.tensor_tf32_tflops = ampere.tensor_fp16_tflops / 2;
   Layer l = conv(256, 28, 256, 3, 1, 1, 32);
   const double strict_ms = estimate_layer(l, ampere).latency_ms;
   l.allow_tf32 = true;
   EXPECT_TRUE(runs_tf32(l, ampere));
-  EXPECT_DOUBLE_EQ(compute_peak_tflops(l, ampere), ampere.tensor_fp16_tflops / 2);
+  EXPECT_DOUBLE_EQ(compute_peak_tflops(l, ampere), ampere.tensor_tf32_tflops);
   EXPECT_LT(estimate_layer(l, ampere).latency_ms, strict_ms / 2);
   EXPECT_GE(estimate_layer(l, ampere).latency_ms, estimate_layer(l, ampere).roofline_ms);
-  EXPECT_FALSE(runs_tf32(l, volta));  // no TF32 before compute capability 8.0
+  EXPECT_FALSE(runs_tf32(l, volta));  // no TF32 rate, no TF32
   EXPECT_DOUBLE_EQ(estimate_layer(l, volta).latency_ms,
                    estimate_layer(conv(256, 28, 256, 3, 1, 1, 32), volta).latency_ms);
   Layer depthwise = conv(256, 28, 256, 3, 1, 1, 32);
@@ -163,6 +164,7 @@ TEST(Analytical, Tf32ConvolutionsUseHalfTheFp16TensorPeakOnAmpereOnly) {
 TEST(Analytical, NchwTensorCoreConvolutionsPayForTheirTransposes) {
   GpuSpec hopper = synthetic_gpu();
   hopper.compute_capability = "9.0";
+  hopper.tensor_tf32_tflops = hopper.tensor_fp16_tflops / 2;
   Layer nchw = conv(256, 28, 256, 3, 1, 1, 32);
   nchw.allow_tf32 = true;
   Layer nhwc = nchw;
@@ -194,6 +196,7 @@ TEST(Analytical, NchwTensorCoreConvolutionsPayForTheirTransposes) {
   EXPECT_EQ(estimate_layer(conv(256, 28, 256, 3, 1, 1, 32), hopper).layout_transform_ms, 0);
   GpuSpec volta = hopper;
   volta.compute_capability = "7.0";
+  volta.tensor_tf32_tflops = 0;
   EXPECT_EQ(estimate_layer(nchw, volta).layout_transform_ms, 0);
   // Half-precision tensor-core convolutions transpose on any tensor-core GPU.
   Layer half = conv(256, 28, 256, 3, 1, 1, 32);
