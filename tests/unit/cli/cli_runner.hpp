@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -67,11 +68,15 @@ inline RunResult run_cnnperf(const std::string& args, const std::string& env = "
   return result;
 }
 
-/// The JSON a `cnnperf ARGS` that must succeed prints (an empty object when it fails).
+/// The JSON a `cnnperf ARGS` that must succeed prints. When it fails, the test fails and this
+/// throws: a caller indexing an empty document with const operator[] would read past it.
 inline nlohmann::json json_of(const std::string& args) {
   const RunResult r = run_cnnperf(args);
-  EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err;
-  return r.exit_code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
+  if (r.exit_code != 0) {
+    ADD_FAILURE() << args << " exited " << r.exit_code << "\n" << r.err;
+    throw std::runtime_error("cnnperf " + args + " failed");
+  }
+  return nlohmann::json::parse(r.out);
 }
 
 /// `relative` (a path in the source tree, e.g. "datasets/power_zeus.csv") as an absolute path,

@@ -268,7 +268,9 @@ TEST(PredictCli, MinMemoryIsWeightsPlusTheLargestLayerAndWarnsWhenOverTheGpu) {
   r = run_cnnperf(
       "plan --nets vgg16 --gpus t4,a100-sxm4-80gb --batch 1024 --analytical --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const auto& c : nlohmann::json::parse(r.out)["candidates"]) {
+  // Held in a name: a range-for over a member of a temporary document reads freed memory.
+  const auto plan = nlohmann::json::parse(r.out);
+  for (const auto& c : plan["candidates"]) {
     const bool t4 = c["gpu"] == "t4";
     EXPECT_EQ(c["feasible"].get<bool>(), !t4) << c;
     if (t4) {

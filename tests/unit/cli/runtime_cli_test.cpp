@@ -19,11 +19,7 @@ using cli_test::run_cnnperf;
 using cli_test::RunResult;
 using cli_test::temp_dir;
 
-nlohmann::json json_of(const std::string& args) {
-  const RunResult r = run_cnnperf(args);
-  EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err;
-  return r.exit_code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
-}
+using cli_test::json_of;
 
 TEST(RuntimeCli, EveryRuntimeRunsAZooNetwork) {
   for (const std::string runtime : {"cudnn", "pytorch", "pytorch-compile", "tensorrt"}) {
