@@ -16,14 +16,14 @@
 namespace cnnperf {
 namespace {
 
-// JSON allows a key twice in one object and nlohmann keeps the last silently, so
-// {"c_in": 3, "c_in": 5} would be read as 5 without a word. The parser's callback tracks where
-// it is (object keys and array indices) to name the repeated key's place.
 std::string repeated_key_message(const std::string& name, const std::string& path) {
   return name + ": " + path + ": key given twice in one object (JSON readers keep only one of " +
          "them)";
 }
 
+// JSON allows a key twice in one object and nlohmann keeps the last silently, so
+// {"c_in": 3, "c_in": 5} would be read as 5 without a word. The parser's callback tracks where
+// it is (object keys and array indices) to name the repeated key's place.
 class DuplicateKeyCheck {
  public:
   explicit DuplicateKeyCheck(const std::string& name) : name_(name) {}

@@ -344,7 +344,7 @@ GpuSpec gpu_spec_from_json(const nlohmann::json& object, const std::string& wher
     g.tensor_tf32_tflops = has_tf32 ? g.tensor_fp16_tflops / 2 : 0;
     defaulted["tensor_tf32_tflops"] =
         has_tf32 ? "derived: tensor_fp16_tflops / 2 (compute capability 8.0 or newer)"
-                 : "not given: 0 (no TF32 before compute capability 8.0)";
+                 : "not given: 0 (no FP16 tensor rate given, or compute capability before 8.0)";
   }
   if (!r.number("tensor_fp8_tflops", g.tensor_fp8_tflops, false, true)) {
     defaulted["tensor_fp8_tflops"] = "not given: 0 (no FP8 tensor rate known)";
