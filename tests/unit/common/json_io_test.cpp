@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "../input_error_of.hpp"
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/json_io.hpp"
 
@@ -124,12 +125,7 @@ TEST(JsonIo, OneLevelPastTheBoundIsRefused) {
 
 TEST(JsonIo, RepeatedKeyAtTheRootOrInARootArray) {
   const auto message = [](const std::string& text) {
-    try {
-      (void)parse_json_text(text, "r.json");
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
+    return test::input_error_of([&] { (void)parse_json_text(text, "r.json"); });
   };
   const std::string tail = ": key given twice in one object (JSON readers keep only one of them)";
   EXPECT_EQ(message(R"({"x": 1, "x": 2})"), "r.json: x" + tail);

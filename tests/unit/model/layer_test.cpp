@@ -283,12 +283,7 @@ TEST(Layout, OptionNamesTheParameter) {
 
 TEST(LayerCsv, BadActivationOrOptimizerNamesLineAndField) {
   const auto message = [](const std::string& text) {
-    try {
-      (void)parse_layers_csv(text, "s.csv");
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
+    return test::input_error_of([&] { (void)parse_layers_csv(text, "s.csv"); });
   };
   EXPECT_NE(
       message("op,activation\nconv2d,relu\nconv2d,gelu\n").find("s.csv:3: field 'activation'"),
