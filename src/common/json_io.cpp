@@ -96,7 +96,8 @@ struct RepeatedKey {
   std::string path;  ///< from the object holding the key down to the key, as DuplicateKeyCheck
 };
 
-// `child` is a path below an element: "[i]..." joins without a dot, a key with one.
+// `child` is a path below an element: "[i]..." joins without a dot, a key with one, an empty
+// one (the element itself) leaves `parent` as it is.
 std::string join_path(std::string parent, const std::string& child) {
   if (!child.empty() && child.front() != '[') parent += '.';
   return parent + child;
@@ -132,7 +133,7 @@ nlohmann::json to_nlohmann(simdjson::dom::element element) {
         try {
           if (!fields.emplace(key, to_nlohmann(field.value)).second) throw RepeatedKey{""};
         } catch (RepeatedKey& repeated) {
-          repeated.path = repeated.path.empty() ? key : join_path(key, repeated.path);
+          repeated.path = join_path(key, repeated.path);
           throw;
         }
       }
