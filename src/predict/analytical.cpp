@@ -224,15 +224,21 @@ void estimate_gemm_like(LayerEstimate& e, const Layer& layer, const GpuSpec& gpu
   e.gemm_k = shape.k;
   GemmTiming timing = time_gemm(shape, gpu, peak, scale);
 
-  // Operand re-reads: each N tile re-reads the input, each M tile the weights; L2 absorbs
-  // them while the operands fit.
+  // Operand re-reads: each N tile re-reads the input, each M tile the weights. They come from
+  // L2 while the data one wave of CTAs touches fits there: the wave covers every N tile of a
+  // few M tiles (the grid's rasterization), so it reads their rows of the input and all the
+  // weights; the next wave re-reads the weights, its neighbours' rows of the input.
   auto traffic = [&](const GemmTiming& t) {
-    const double footprint = in_bytes + w_bytes;
+    if (t.tile == nullptr) return out_bytes + in_bytes + w_bytes;
+    const double tiles_m = ceil_div(shape.m, t.tile->block_m);
+    const double tiles_n = ceil_div(shape.n, t.tile->block_n);
+    const double wave_ctas = static_cast<double>(gpu.sm_count) * ctas_per_sm(*t.tile, gpu);
+    const double wave_tiles_m =
+        std::clamp(std::floor(wave_ctas / (tiles_n * shape.batch)), 1.0, tiles_m);
+    const double working_set = in_bytes * wave_tiles_m / tiles_m + w_bytes;
     const double l2 = gpu.l2_cache_mb * 1024 * 1024;
-    const double miss = footprint <= l2 || footprint <= 0 ? 0.0 : 1.0 - l2 / footprint;
-    const double reload_in = t.tile ? ceil_div(shape.n, t.tile->block_n) - 1 : 0;
-    const double reload_w = t.tile ? ceil_div(shape.m, t.tile->block_m) - 1 : 0;
-    return out_bytes + in_bytes * (1 + reload_in * miss) + w_bytes * (1 + reload_w * miss);
+    const double miss = working_set <= l2 || working_set <= 0 ? 0.0 : 1.0 - l2 / working_set;
+    return out_bytes + in_bytes * (1 + (tiles_n - 1) * miss) + w_bytes * (1 + (tiles_m - 1) * miss);
   };
   double bytes_moved = traffic(timing);
   int kernels = 1;

@@ -216,6 +216,25 @@ TEST(Analytical, NchwTensorCoreConvolutionsPayForTheirTransposes) {
   EXPECT_EQ(estimate_layer(depthwise, hopper).layout_transform_ms, 0);
 }
 
+TEST(Analytical, OperandReReadsHitL2WhileOneWavesDataFitsThere) {
+  // Batch 1,024 of a 64->64 3x3 half-precision convolution: a 411 MB input, 74 KB of weights.
+  // Every M tile re-reads the weights; one wave of CTAs touches a few MB of input rows and the
+  // weights, which a 40 MB L2 holds, so DRAM sees each operand once.
+  GpuSpec gpu = synthetic_gpu();
+  Layer l = conv(64, 56, 64, 3, 1, 1, 1024);
+  l.dtype = DType::kFp16;
+  l.layout = Layout::kNhwc;
+  const AnalyticalParams p;
+  const double once_ms = l.bytes() / (gpu.memory_bandwidth_gbs * 1e6 * p.memory_efficiency);
+  const LayerEstimate fits = estimate_layer(l, gpu, p);
+  EXPECT_NEAR(fits.memory_ms, once_ms, 1e-9 * once_ms);
+  // A 1 MB L2 cannot hold one wave's data: the re-reads reach DRAM.
+  gpu.l2_cache_mb = 1;
+  const LayerEstimate spills = estimate_layer(l, gpu, p);
+  EXPECT_GT(spills.memory_ms, 2 * once_ms);
+  EXPECT_GT(spills.latency_ms, fits.latency_ms);
+}
+
 TEST(Analytical, AllowTf32MarksOnlyFp32Convolutions) {
   Network net;
   Layer fp32_conv = conv(64, 56, 64, 3, 1, 1, 8);
