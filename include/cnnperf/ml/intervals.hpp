@@ -117,10 +117,12 @@ struct Coverage {
 
 /// Coverage of intervals fitted on the other folds: for each fold, a table fitted on the
 /// residuals of every other fold scores that fold's residuals, so no quantile ever sees the
-/// rows it is scored on. Overall and per family.
+/// rows it is scored on. Overall, per family and per group (the machine a grouped residual
+/// was measured on; none for ungrouped ones).
 struct CoverageReport {
   Coverage overall;
   std::map<std::string, Coverage> per_family;
+  std::map<std::string, Coverage> per_group;
 };
 [[nodiscard]] CoverageReport cross_validated_coverage(
     const std::vector<IntervalResidual>& residuals,

@@ -82,10 +82,38 @@ TEST(Intervals, GroupedResidualsWeighEveryGroupsOffsetTheSame) {
   const CoverageReport pooled_coverage = cross_validated_coverage(pooled_rows);
   EXPECT_EQ(coverage.overall.rows, 2150U);
   EXPECT_GE(coverage.overall.inside, pooled_coverage.overall.inside + 100);
+  ASSERT_EQ(coverage.per_group.size(), 4U);  // and per machine
+  EXPECT_EQ(coverage.per_group.at("big").rows, 2000U);
+  EXPECT_EQ(coverage.per_group.at("small-2").rows, 50U);
+  EXPECT_TRUE(pooled_coverage.per_group.empty());
   // One group alone, or one row without a group, fits the rows as they are.
   auto one_ungrouped = residuals;
   one_ungrouped.back().group.clear();
   EXPECT_FALSE(IntervalTable::fit(one_ungrouped).families().at("network").regimes.empty());
+}
+
+// SYNTHETIC: three machines whose rows sit at offsets -0.1, 0 and +0.1 in log. A fourth
+// machine's offset is a draw from what three let us estimate: the interval reaches beyond the
+// three offsets seen (the 90th percentile of mean + s * sqrt(1 + 1/3) * t with 2 degrees of
+// freedom: 0.1 * 1.155 * 1.886 = 0.218, the rows' own spread of +-0.01 on top).
+TEST(Intervals, AFewMachinesOffsetsPredictANewOnesWiderThanTheirOwnSpread) {
+  std::vector<IntervalResidual> residuals;
+  int fold = 0;
+  for (const double offset : {-0.1, 0.0, 0.1}) {
+    auto rows =
+        synthetic_residuals("network", 20.0, 100, offset - 0.01, offset + 0.01, 1, 7 + fold);
+    for (auto& r : rows) {
+      r.fold = fold;
+      r.group = "machine-" + std::to_string(fold);
+    }
+    residuals.insert(residuals.end(), rows.begin(), rows.end());
+    ++fold;
+  }
+  const IntervalCell cell = IntervalTable::fit(residuals).families().at("network").all;
+  EXPECT_GT(cell.log_hi, 0.18);
+  EXPECT_LT(cell.log_hi, 0.26);
+  EXPECT_LT(cell.log_lo, -0.18);
+  EXPECT_GT(cell.log_lo, -0.26);
 }
 
 TEST(Intervals, ARegimeWithEnoughRowsHasItsOwnCellAndASmallOneTakesItsFamilys) {
