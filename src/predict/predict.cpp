@@ -495,6 +495,11 @@ void set_totals(NetworkPrediction& r) {
 
 }  // namespace
 
+double step_kernel_scale_ms(double kernel_ms, Runtime runtime, const EagerOverhead& overhead) {
+  if (runtime == Runtime::kCudnn) return 0;
+  return kernel_ms * (overhead.kernel_time_scale * overhead.step_scale - 1.0);
+}
+
 void set_power(NetworkPrediction& prediction, const PowerModel& power) {
   assign_power(prediction.predictions, prediction.gpu, power.activity_for(prediction.gpu));
   prediction.power_model = power.source;
@@ -1145,7 +1150,8 @@ nlohmann::json to_json(const NetworkPredictionRecord& r) {
        {{"params", params},
         {"flops", flops},
         {"kernel_ms", r.kernel_ms},
-        {"overhead_ms", r.latency_ms - r.kernel_ms},
+        {"kernel_scale_ms", r.kernel_scale_ms()},
+        {"overhead_ms", r.overhead_ms()},
         {"latency_ms", r.latency_ms},
         {"latency_ms_lo", interval_bound(r.latency_interval, false)},
         {"latency_ms_hi", interval_bound(r.latency_interval, true)},
@@ -1290,6 +1296,7 @@ std::string prediction_csv(const NetworkPrediction& r) {
                     p.bound,
                     p.in_distribution ? "true" : "false",
                     format_number(p.kernel_ms, 6),
+                    "",  // kernel_scale_ms: the step's, on the total row
                     format_number(p.overhead_ms, 6),
                     to_string(r.runtime),
                     r.gpu.name,
@@ -1299,13 +1306,40 @@ std::string prediction_csv(const NetworkPrediction& r) {
   // The network's totals close the file as one row named `total`, so a CSV reader gets the
   // end-to-end step (`latency_ms`, launch overhead and input copy included) without the JSON.
   const LayerSums sums = layer_sums(r);
-  const std::vector<std::string> header{
-      "name",        "op",         "batch",           "c_in",          "h_in",        "w_in",
-      "c_out",       "h_out",      "w_out",           "kernel_h",      "kernel_w",    "stride_h",
-      "stride_w",    "pad_h",      "pad_w",           "groups",        "params",      "flops",
-      "bytes",       "latency_ms", "latency_ms_lo",   "latency_ms_hi", "energy_mj",   "avg_power_w",
-      "roofline_ms", "bound",      "in_distribution", "kernel_ms",     "overhead_ms", "runtime",
-      "gpu",         "model",      "skipped_nodes"};
+  const std::vector<std::string> header{"name",
+                                        "op",
+                                        "batch",
+                                        "c_in",
+                                        "h_in",
+                                        "w_in",
+                                        "c_out",
+                                        "h_out",
+                                        "w_out",
+                                        "kernel_h",
+                                        "kernel_w",
+                                        "stride_h",
+                                        "stride_w",
+                                        "pad_h",
+                                        "pad_w",
+                                        "groups",
+                                        "params",
+                                        "flops",
+                                        "bytes",
+                                        "latency_ms",
+                                        "latency_ms_lo",
+                                        "latency_ms_hi",
+                                        "energy_mj",
+                                        "avg_power_w",
+                                        "roofline_ms",
+                                        "bound",
+                                        "in_distribution",
+                                        "kernel_ms",
+                                        "kernel_scale_ms",
+                                        "overhead_ms",
+                                        "runtime",
+                                        "gpu",
+                                        "model",
+                                        "skipped_nodes"};
   std::vector<std::string> total(header.size());
   auto set = [&](std::string_view column, std::string value) {
     total[static_cast<std::size_t>(std::find(header.begin(), header.end(), column) -
@@ -1325,7 +1359,8 @@ std::string prediction_csv(const NetworkPrediction& r) {
   set("roofline_ms", format_number(sums.roofline_ms, 6));
   set("in_distribution", sums.in_distribution ? "true" : "false");
   set("kernel_ms", format_number(r.kernel_ms, 6));
-  set("overhead_ms", format_number(r.latency_ms - r.kernel_ms, 6));
+  set("kernel_scale_ms", format_number(r.kernel_scale_ms(), 6));
+  set("overhead_ms", format_number(r.overhead_ms(), 6));
   set("runtime", to_string(r.runtime));
   set("gpu", r.gpu.name);
   set("model", r.model);

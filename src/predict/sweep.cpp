@@ -38,6 +38,7 @@ PredictionSweepRow sweep_row(const NetworkPrediction& prediction) {
     row.in_distribution = row.in_distribution && prediction.predictions[i].in_distribution;
   }
   row.kernel_ms = prediction.kernel_ms;
+  row.kernel_scale_ms = prediction.kernel_scale_ms();
   row.latency_ms = prediction.latency_ms;
   row.latency_interval = prediction.latency_interval;
   row.energy_j = prediction.energy_j;
@@ -95,6 +96,7 @@ const std::vector<std::string> kCsvHeader{"gpu",
                                           "batch",
                                           "num_gpus",
                                           "kernel_ms",
+                                          "kernel_scale_ms",
                                           "overhead_ms",
                                           "latency_ms",
                                           "latency_ms_lo",
@@ -122,6 +124,7 @@ std::string sweep_csv(const PredictionSweep& sweep) {
                     std::to_string(row.batch),
                     std::to_string(row.num_gpus),
                     format_number(row.kernel_ms, 6),
+                    format_number(row.kernel_scale_ms, 6),
                     format_number(row.overhead_ms(), 6),
                     format_number(row.latency_ms, 6),
                     bound_cell(row.latency_interval, false),
@@ -155,9 +158,9 @@ std::string sweep_table(const PredictionSweep& sweep) {
     if (!row.in_distribution) note += std::string(note.empty() ? "" : "; ") + "out-of-range";
     rows.push_back({std::to_string(r + 1), row.gpu, to_string(row.precision),
                     to_string(row.runtime), std::to_string(row.batch),
-                    format_number(row.kernel_ms, 4), format_number(row.overhead_ms(), 4),
-                    format_number(row.latency_ms, 4), interval, format_number(row.energy_j, 4),
-                    format_number(row.avg_power_w, 4),
+                    format_number(row.kernel_ms, 4), format_number(row.kernel_scale_ms, 4),
+                    format_number(row.overhead_ms(), 4), format_number(row.latency_ms, 4), interval,
+                    format_number(row.energy_j, 4), format_number(row.avg_power_w, 4),
                     format_number(row.throughput_samples_per_s(), 4),
                     format_number(row.min_memory_gb, 3), note});
   }
@@ -165,10 +168,10 @@ std::string sweep_table(const PredictionSweep& sweep) {
   std::string out =
       sweep.network + ", " + to_string(sweep.mode) + ": " + std::to_string(sweep.rows.size()) +
       " predictions (ordered by gpu, precision, runtime, batch), model: " + model + "\n";
-  out += format_table(
-      {"#", "gpu", "precision", "runtime", "batch", "kernel_ms", "overhead_ms", "latency_ms",
-       "latency_ms 80%", "energy_j", "avg_power_w", "samples_per_s", "min_memory_gb", "note"},
-      rows);
+  out += format_table({"#", "gpu", "precision", "runtime", "batch", "kernel_ms", "kernel_scale_ms",
+                       "overhead_ms", "latency_ms", "latency_ms 80%", "energy_j", "avg_power_w",
+                       "samples_per_s", "min_memory_gb", "note"},
+                      rows);
   if (!sweep.interval_source.empty()) out += "\nintervals: " + sweep.interval_source + "\n";
   if (!sweep.interval_note.empty()) out += "intervals: " + sweep.interval_note + "\n";
   for (std::size_t r = 0; r < sweep.rows.size(); ++r) {
@@ -191,6 +194,7 @@ nlohmann::ordered_json to_json(const PredictionSweepRow& row) {
           {"batch", row.batch},
           {"num_gpus", row.num_gpus},
           {"kernel_ms", row.kernel_ms},
+          {"kernel_scale_ms", row.kernel_scale_ms},
           {"overhead_ms", row.overhead_ms()},
           {"latency_ms", row.latency_ms},
           {"latency_ms_lo", interval ? Json(interval->lo_ms) : Json()},
@@ -239,6 +243,7 @@ PredictionSweepRow prediction_sweep_row_from_json(const nlohmann::ordered_json& 
   row.batch = json_value_exact(j, "batch", row.batch);
   row.num_gpus = json_value_exact(j, "num_gpus", row.num_gpus);
   row.kernel_ms = json_value_exact(j, "kernel_ms", row.kernel_ms);
+  row.kernel_scale_ms = json_value_exact(j, "kernel_scale_ms", row.kernel_scale_ms);
   row.latency_ms = json_value_exact(j, "latency_ms", row.latency_ms);
   const auto lo = j.find("latency_ms_lo");
   const auto hi = j.find("latency_ms_hi");

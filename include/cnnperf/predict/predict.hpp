@@ -352,6 +352,13 @@ struct PowerCapOutcome {
 };
 
 /// A whole network's prediction (the result model; printers below).
+/// The end-to-end calibration's correction to a step's summed kernel time `kernel_ms`, ms:
+/// kernel_ms x (kernel_time_scale x step_scale - 1) of `overhead` (its measuring machine's
+/// steps ran faster or slower than the summed layer predictions): negative below 1, 0 under
+/// the cudnn runtime.
+[[nodiscard]] double step_kernel_scale_ms(double kernel_ms, Runtime runtime,
+                                          const EagerOverhead& overhead);
+
 struct NetworkPrediction {
   GpuSpec gpu;
   std::string network;
@@ -369,6 +376,13 @@ struct NetworkPrediction {
   EagerOverhead overhead;  ///< the model's eager-framework overhead for this GPU
   double kernel_ms = 0;    ///< sum of GPU kernel time, ms
   double latency_ms = 0;   ///< wall time of one step under `runtime`, ms
+  /// step_kernel_scale_ms of this step, ms.
+  [[nodiscard]] double kernel_scale_ms() const {
+    return step_kernel_scale_ms(kernel_ms, runtime, overhead);
+  }
+  /// What the runtime adds to the step, ms: latency_ms - kernel_ms - kernel_scale_ms(), never
+  /// negative (the step holds its scaled kernels).
+  [[nodiscard]] double overhead_ms() const { return latency_ms - kernel_ms - kernel_scale_ms(); }
   double energy_j = 0;     ///< energy of one step, J
   double avg_power_w = 0;  ///< energy_j / latency
   /// A lower bound of the device memory one GPU needs for the step, GB (1e9 bytes): the
@@ -526,6 +540,12 @@ struct NetworkPredictionRecord {
   std::vector<SkippedNode> skipped_nodes;
   std::vector<std::string> warnings;
   std::optional<PowerCapOutcome> power_cap;
+
+  /// As NetworkPrediction's.
+  [[nodiscard]] double kernel_scale_ms() const {
+    return step_kernel_scale_ms(kernel_ms, runtime, overhead);
+  }
+  [[nodiscard]] double overhead_ms() const { return latency_ms - kernel_ms - kernel_scale_ms(); }
 };
 
 /// The record of a prediction: what to_json writes of it.

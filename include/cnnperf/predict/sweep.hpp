@@ -39,6 +39,7 @@ struct PredictionSweepRow {
   double flops = 0;
   double bytes = 0;
   double kernel_ms = 0;
+  double kernel_scale_ms = 0;  ///< the prediction's kernel_scale_ms()
   double latency_ms = 0;
   std::optional<LatencyInterval> latency_interval;
   double energy_j = 0;
@@ -52,7 +53,7 @@ struct PredictionSweepRow {
   /// when it passes or no budget is set.
   std::string over_budget;
 
-  [[nodiscard]] double overhead_ms() const { return latency_ms - kernel_ms; }
+  [[nodiscard]] double overhead_ms() const { return latency_ms - kernel_ms - kernel_scale_ms; }
   /// Samples per second of the step: batch x num_gpus per latency_ms.
   [[nodiscard]] double throughput_samples_per_s() const;
 };

@@ -403,8 +403,10 @@ TEST(PredictCli, TheRuntimeSetsTheOverheadNotTheKernelTime) {
             direct["total"]["kernel_ms"].get<double>());
   for (const auto* doc : {&eager, &direct}) {
     const auto& t = (*doc)["total"];
-    EXPECT_NEAR(t["kernel_ms"].get<double>() + t["overhead_ms"].get<double>(),
+    EXPECT_NEAR(t["kernel_ms"].get<double>() + t["kernel_scale_ms"].get<double>() +
+                    t["overhead_ms"].get<double>(),
                 t["latency_ms"].get<double>(), 1e-9);
+    EXPECT_GE(t["overhead_ms"].get<double>(), 0);
     for (const auto& layer : (*doc)["layers"]) {
       EXPECT_NEAR(layer["kernel_ms"].get<double>() + layer["overhead_ms"].get<double>(),
                   layer["latency_ms"].get<double>(), 1e-12);
@@ -467,7 +469,8 @@ TEST(PredictCli, TableSaysWhenTheHostSetsTheStepTime) {
 }
 
 // The RTX 2080 Ti's machines ran steps faster than the kernel sum the analytical model gives
-// (kernel-time scale 0.75): the table says why latency_ms is then the smaller, and only then.
+// (kernel-time scale 0.75): the table says why latency_ms is then the smaller, and only then,
+// and the total names the scale's share (kernel_scale_ms) apart from the runtime's overhead.
 TEST(PredictCli, TableSaysWhyTheStepIsUnderTheKernelSum) {
   const RunResult fast = run_cnnperf(
       "predict --net efficientnet_b7 --gpu rtx-2080-ti --batch 64 "
@@ -476,7 +479,9 @@ TEST(PredictCli, TableSaysWhyTheStepIsUnderTheKernelSum) {
   const auto total = nlohmann::json::parse(fast.out)["total"];
   ASSERT_LT(total["latency_ms"].get<double>(), total["kernel_ms"].get<double>());
   const RunResult table = run_cnnperf("predict --net efficientnet_b7 --gpu rtx-2080-ti --batch 64");
-  EXPECT_NE(table.out.find("below kernel_ms: the end-to-end calibration (kernel-time scale x0.742,"
+  EXPECT_LT(total["kernel_scale_ms"].get<double>(), 0);
+  EXPECT_GE(total["overhead_ms"].get<double>(), 0);
+  EXPECT_NE(table.out.find("below kernel_ms: the end-to-end calibration (kernel-time scale x0.751,"
                            " step x1)"),
             std::string::npos)
       << table.out;
@@ -678,7 +683,8 @@ TEST(PredictCli, CsvOutputsCarryTheirSchemaVersion) {
   // And what the numbers came from: the GPU and the model of a network, the model of layer
   // rows (an input column of that name is kept, the added one prefixed).
   const RunResult net = run_cnnperf("predict --net resnet18 --gpu a100 --format csv");
-  EXPECT_NE(net.out.find(",kernel_ms,overhead_ms,runtime,gpu,model,skipped_nodes,schema_version\n"),
+  EXPECT_NE(net.out.find(",kernel_ms,kernel_scale_ms,overhead_ms,runtime,gpu,model,skipped_nodes,"
+                         "schema_version\n"),
             std::string::npos)
       << net.out;
   EXPECT_NE(net.out.find(",pytorch,a100-sxm4-40gb,analytical,,2\n"), std::string::npos) << net.out;
@@ -722,9 +728,13 @@ TEST(PredictCli, NetworkCsvEndsWithTheTotalsOfTheJson) {
     EXPECT_NEAR(number(last, column), expected, 1e-5 * expected) << column;
   }
   // The eager step holds more than its kernels; each layer's latency_ms is its kernel_ms and
-  // the runtime's overhead_ms.
+  // the runtime's overhead_ms, the step's also the calibration's kernel_scale_ms.
   EXPECT_GT(number(last, "latency_ms"), number(last, "kernel_ms"));
-  EXPECT_NEAR(number(last, "overhead_ms"), number(last, "latency_ms") - number(last, "kernel_ms"),
+  EXPECT_NEAR(
+      number(last, "overhead_ms"),
+      number(last, "latency_ms") - number(last, "kernel_ms") - number(last, "kernel_scale_ms"),
+      1e-5 * number(last, "latency_ms"));
+  EXPECT_NEAR(number(last, "kernel_scale_ms"), total.at("kernel_scale_ms").get<double>(),
               1e-5 * number(last, "latency_ms"));
   double layer_kernel_ms = 0;
   for (std::size_t i = 0; i < last; ++i) {

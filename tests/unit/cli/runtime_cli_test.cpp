@@ -29,9 +29,12 @@ TEST(RuntimeCli, EveryRuntimeRunsAZooNetwork) {
     EXPECT_EQ(doc["runtime"], runtime);
     const auto& t = doc["total"];
     EXPECT_GT(t["latency_ms"].get<double>(), 0.0) << runtime;
-    EXPECT_NEAR(t["kernel_ms"].get<double>() + t["overhead_ms"].get<double>(),
+    EXPECT_NEAR(t["kernel_ms"].get<double>() + t["kernel_scale_ms"].get<double>() +
+                    t["overhead_ms"].get<double>(),
                 t["latency_ms"].get<double>(), 1e-9)
         << runtime;
+    EXPECT_GE(t["overhead_ms"].get<double>(), 0.0) << runtime;
+    if (runtime == "cudnn") EXPECT_EQ(t["kernel_scale_ms"].get<double>(), 0.0);
   }
   // TensorRT prices an INT8 engine where the GPU has the rate; fusing leaves fewer kernels.
   const auto trt = json_of(

@@ -164,6 +164,33 @@ TEST(PredictionTrace, ScalesAndPartialOverlapStillAddUpToTheLatency) {
   }
 }
 
+// A machine whose measured steps ran faster than the summed layers (kernel-time scale below 1)
+// shows it as its own term of the total, so what the runtime adds is never negative.
+TEST(PredictionTotals, AKernelTimeScaleIsItsOwnTermAndTheOverheadStaysPositive) {
+  for (const double overlap : {0.0, 1.0}) {
+    EagerOverhead overhead;
+    overhead.kernel_time_scale = 0.6;
+    overhead.step_scale = 0.9;
+    overhead.per_op_overlap = overlap;
+    overhead.host_ms_per_op = 1e-4;  // GPU-bound: the step is its scaled kernels and little more
+    const NetworkPrediction r = resnet18(overhead);
+    EXPECT_LT(r.latency_ms, r.kernel_ms);
+    EXPECT_NEAR(r.kernel_scale_ms(), r.kernel_ms * (0.6 * 0.9 - 1), 1e-12 * r.kernel_ms);
+    EXPECT_GE(r.overhead_ms(), 0);
+    EXPECT_NEAR(r.kernel_ms + r.kernel_scale_ms() + r.overhead_ms(), r.latency_ms,
+                1e-12 * r.latency_ms);
+    const nlohmann::json total = to_json(r).at("total");
+    EXPECT_DOUBLE_EQ(total.at("kernel_scale_ms").get<double>(), r.kernel_scale_ms());
+    EXPECT_DOUBLE_EQ(total.at("overhead_ms").get<double>(), r.overhead_ms());
+    EXPECT_DOUBLE_EQ(network_prediction_record(r).overhead_ms(), r.overhead_ms());
+  }
+  EagerOverhead overhead;
+  overhead.kernel_time_scale = 0.6;  // not a term of the cuDNN step
+  const NetworkPrediction cudnn = resnet18(overhead, Runtime::kCudnn);
+  EXPECT_EQ(cudnn.kernel_scale_ms(), 0);
+  EXPECT_GE(cudnn.overhead_ms(), 0);
+}
+
 TEST(PredictionTrace, CudnnIsTheKernelsAndTheirGapsWithoutAHostTrack) {
   EagerOverhead overhead;
   overhead.gpu_gap_ms_per_kernel = 0.004;
