@@ -351,7 +351,6 @@ struct PowerCapOutcome {
   double uncapped_avg_power_w = 0;  ///< W
 };
 
-/// A whole network's prediction (the result model; printers below).
 /// The end-to-end calibration's correction to a step's summed kernel time `kernel_ms`, ms:
 /// kernel_ms x (kernel_time_scale x step_scale - 1) of `overhead` (its measuring machine's
 /// steps ran faster or slower than the summed layer predictions): negative below 1, 0 under
@@ -359,6 +358,7 @@ struct PowerCapOutcome {
 [[nodiscard]] double step_kernel_scale_ms(double kernel_ms, Runtime runtime,
                                           const EagerOverhead& overhead);
 
+/// A whole network's prediction (the result model; printers below).
 struct NetworkPrediction {
   GpuSpec gpu;
   std::string network;
