@@ -79,10 +79,13 @@ def cnnperf_precision(precision):
     return "fp16" if precision in ("amp", "fp16") else precision
 
 
-def predict(cnnperf, runtime, network, gpu, batch, precision, mode, num_gpus, overhead):
+def predict(cnnperf, runtime, network, gpu, batch, precision, mode, num_gpus, overhead,
+            input_on_gpu):
     cmd = [cnnperf, "predict", "--net", network, "--gpu", gpu, "--batch", str(batch),
            "--precision", cnnperf_precision(precision), "--mode", mode, "--runtime", runtime,
            "--format", "json"]
+    if input_on_gpu:
+        cmd.append("--input-on-gpu")  # the harness made its input on the GPU: no copy timed
     if num_gpus > 1:
         cmd += ["--num-gpus", str(num_gpus)]
     if overhead:
@@ -250,8 +253,12 @@ def main():
     args = ap.parse_args()
 
     configs = {}
-    configs.update(configs_of(read_rows(args.torchvision), TORCHVISION, args.runtime))
-    configs.update(configs_of(read_rows(args.timm), TIMM, args.runtime))
+    torchvision_rows, timm_rows = read_rows(args.torchvision), read_rows(args.timm)
+    configs.update(configs_of(torchvision_rows, TORCHVISION, args.runtime))
+    configs.update(configs_of(timm_rows, TIMM, args.runtime))
+    # Each source's harness: a timing method naming input-on-gpu timed no input copy.
+    on_gpu_sources = {src for src, rows in ((TORCHVISION, torchvision_rows), (TIMM, timm_rows))
+                      if any("input-on-gpu" in r.get("timing_method", "") for r in rows)}
     if args.single_gpu:
         configs = {k: v for k, v in configs.items() if k[4] == 1}
     if not configs:
@@ -271,7 +278,7 @@ def main():
         for gpu, (batch, _) in per_gpu.items():
             overhead = overheads.get(gpu)
             jobs.append((key, gpu, (args.cnnperf, args.runtime, network, gpu, batch, precision,
-                                    mode, num_gpus, overhead)))
+                                    mode, num_gpus, overhead, source in on_gpu_sources)))
     predicted, failures = {}, defaultdict(int)
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         futures = {pool.submit(predict, *a): (key, gpu) for key, gpu, a in jobs}

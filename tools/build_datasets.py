@@ -811,7 +811,7 @@ def build_timm(data_dir, stats):
                 "activations_per_image_m": r.get("infer_macts", ""),
                 "source": "timm", "framework": TIMM_TORCH[torch],
                 "library_versions": TIMM_CUDA[cuda],
-                "timing_method": "host-wallclock-cuda-sync-per-step-mean",
+                "timing_method": "host-wallclock-cuda-sync-per-step-mean-input-on-gpu",
                 "source_file": name})
     stats["timm_rows_without_a_run"] = no_step_time
     stats["timm_rows_by_zoo_network"] = count_by([o for o in out if o["zoo_network"]],

@@ -65,6 +65,7 @@ std::vector<E2eRow> load_e2e_rows(const std::string& named) {
   const bool has_runtime = t.column("runtime").has_value();
   const bool has_layout = t.column("memory_format").has_value();
   const bool has_zoo_column = t.column("zoo_network").has_value();
+  const bool has_timing = t.column("timing_method").has_value();
   const auto required_number = [&](std::size_t r, const char* field) {
     const auto value = t.get_number(r, field);
     if (!value) throw InputError(t.where(r) + ": field '" + field + "': expected a number");
@@ -124,6 +125,9 @@ std::vector<E2eRow> load_e2e_rows(const std::string& named) {
       throw InputError(t.where(r) + ": " + e.what());
     }
     row.latency_ms = required_number(r, "latency_ms");
+    if (has_timing) {
+      row.input_copy_timed = !timing_excludes_input_copy(t.get(r, "timing_method").value_or(""));
+    }
     if (row.latency_ms <= 0) {
       if (not_positive++ == 0) first_not_positive = t.where(r);
       continue;
@@ -178,6 +182,10 @@ void require_single_gpu_rows(const std::vector<E2eRow>& rows, const std::string&
   }
 }
 
+bool timing_excludes_input_copy(std::string_view timing_method) {
+  return timing_method.find("input-on-gpu") != std::string_view::npos;
+}
+
 std::vector<E2eTerms> e2e_terms(const std::vector<E2eRow>& rows, const LatencyModel& model) {
   // One prediction per distinct (network, GPU, batch, precision, mode), on every core: the
   // HELP file has 222k rows, each its own network on its GPU.
@@ -219,6 +227,8 @@ std::vector<E2eTerms> e2e_terms(const std::vector<E2eRow>& rows, const LatencyMo
   for (std::size_t r = 0; r < rows.size(); ++r) {
     out.push_back(distinct[key_of[r]]);
     out.back().num_gpus = rows[r].num_gpus;
+    // The harness's own step: timm's input batch is made on the GPU, so nothing is copied.
+    if (!rows[r].input_copy_timed) out.back().input_bytes = 0;
   }
   return out;
 }

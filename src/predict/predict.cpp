@@ -522,6 +522,11 @@ void set_host_ms_per_op(NetworkPrediction& prediction, double ms, const PowerMod
   set_power(prediction, power);  // recomputes the totals with the new overhead
 }
 
+void set_input_on_gpu(NetworkPrediction& prediction, const PowerModel& power) {
+  prediction.eager.input_bytes = 0;
+  set_power(prediction, power);  // recomputes the totals without the input copy
+}
+
 void set_num_gpus(NetworkPrediction& prediction, int num_gpus, const PowerModel& power) {
   if (num_gpus < 1 || num_gpus > kMaxDataParallelGpus) {
     throw ParameterError("num_gpus", "expected 1 to " + std::to_string(kMaxDataParallelGpus) +

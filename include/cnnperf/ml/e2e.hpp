@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -25,13 +26,22 @@ struct E2eRow {
   Mode mode = Mode::kInference;
   int num_gpus = 1;       ///< nn.DataParallel when > 1, `batch` per GPU
   double latency_ms = 0;  ///< measured median wall time of one step
+  /// The timed step copies its input batch host-to-device. False where the row's
+  /// `timing_method` says the input was made on the GPU before timing (timm's benchmark):
+  /// such a row is predicted without the copy.
+  bool input_copy_timed = true;
 };
+
+/// Whether a `timing_method` cell names a step whose input batch is already on the GPU
+/// (it contains `input-on-gpu`), so that the timed step has no host-to-device input copy.
+[[nodiscard]] bool timing_excludes_input_copy(std::string_view timing_method);
 
 /// Reads the rows of zoo networks (single- and multi-GPU); rows of networks outside the zoo
 /// are skipped. Where the file has the columns, rows whose `runtime` is not `pytorch` (eager)
-/// or whose `memory_format` is not `nchw` are skipped too, and `zoo_network` (empty: outside
-/// the zoo) names the zoo network instead of `network`. `path` is found as
-/// user_file_or_resource finds it (bundled `datasets/...` from any directory).
+/// or whose `memory_format` is not `nchw` are skipped too, `zoo_network` (empty: outside
+/// the zoo) names the zoo network instead of `network`, and `timing_method` sets
+/// `input_copy_timed`. `path` is found as user_file_or_resource finds it (bundled
+/// `datasets/...` from any directory).
 [[nodiscard]] std::vector<E2eRow> load_e2e_rows(const std::string& path);
 /// The rows of several files of one layout, in order: each name may be a wildcard
 /// (user_files_or_resources); a file named twice is read once; torchvision and NAS files

@@ -463,6 +463,12 @@ inline constexpr double kMaxHostMsPerOp = 1000.0;
 /// 0 < ms <= kMaxHostMsPerOp.
 void set_host_ms_per_op(NetworkPrediction& prediction, double ms, const PowerModel& power);
 
+/// The step's input batch is already on the GPU (made there, or staged before the step, as
+/// timm's benchmark does): no host-to-device copy of it, and the totals recomputed. Under
+/// the runtimes other than pytorch the step has no copy anyway. Call before
+/// apply_power_limit.
+void set_input_on_gpu(NetworkPrediction& prediction, const PowerModel& power);
+
 /// The most GPUs set_num_gpus accepts (one node; the calibration rows have 2 to 4).
 inline constexpr int kMaxDataParallelGpus = 16;
 /// Spreads the step over `num_gpus` GPUs with nn.DataParallel, the batch per GPU unchanged

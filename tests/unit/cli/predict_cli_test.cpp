@@ -211,7 +211,7 @@ TEST(PredictCli, NetworkOptionsOnLayerRowsAreExitTwo) {
   const std::string base = "predict --layers \"" + csv.string() + "\" --gpu v100 ";
   for (const std::string flag :
        {"--max-latency-ms 0.001", "--max-energy-j 1", "--batch 8", "--input-size 32x32",
-        "--mode training", "--host-ms-per-op 0.01"}) {
+        "--mode training", "--host-ms-per-op 0.01", "--input-on-gpu"}) {
     const RunResult r = run_cnnperf(base + flag);
     EXPECT_EQ(r.exit_code, 2) << flag;
     EXPECT_NE(r.err.find(flag.substr(0, flag.find(' ')) + ": applies to --net predictions"),
@@ -457,6 +457,27 @@ TEST(PredictCli, HostTimePerOpSetsTheHostBoundLatency) {
   EXPECT_LT(fast_ms, calibrated_ms);
   EXPECT_GT(slow_ms, calibrated_ms);
   EXPECT_EQ(run_cnnperf("predict --net mobilenet_v2 --gpu a100 --host-ms-per-op -1").exit_code, 2);
+}
+
+TEST(PredictCli, InputOnGpuDropsExactlyTheInputCopy) {
+  const std::string base =
+      "predict --net resnet50 --gpu rtx4090 --batch 256 --precision fp16 --format json";
+  const auto copied = json_of(base);
+  const auto on_gpu = json_of(base + " --input-on-gpu");
+  const double h2d_gbs = copied["eager_overhead"]["h2d_gbs"].get<double>();
+  ASSERT_GT(h2d_gbs, 0);
+  // 256 x 3 x 224 x 224 fp16 values, at the calibrated copy rate.
+  const double copy_ms = 256.0 * 3 * 224 * 224 * 2 / (h2d_gbs * 1e6);
+  EXPECT_NEAR(
+      copied["total"]["latency_ms"].get<double>() - on_gpu["total"]["latency_ms"].get<double>(),
+      copy_ms, 1e-6);
+  EXPECT_DOUBLE_EQ(copied["total"]["kernel_ms"].get<double>(),
+                   on_gpu["total"]["kernel_ms"].get<double>());
+  EXPECT_GE(on_gpu["total"]["overhead_ms"].get<double>(), 0);
+  // The other runtimes never copy: the flag changes nothing there.
+  const std::string compiled = base + " --runtime pytorch-compile";
+  EXPECT_DOUBLE_EQ(json_of(compiled)["total"]["latency_ms"].get<double>(),
+                   json_of(compiled + " --input-on-gpu")["total"]["latency_ms"].get<double>());
 }
 
 TEST(PredictCli, TableSaysWhenTheHostSetsTheStepTime) {

@@ -68,7 +68,51 @@ TEST(E2eRows, TheTimmDatasetLoadsItsEagerNchwZooRows) {
   EXPECT_GT(expected, 0u);
   EXPECT_LT(expected, table.rows.size());
   EXPECT_EQ(rows.size(), expected);
-  for (const auto& row : rows) EXPECT_EQ(row.dtype, DType::kFp16) << row.network;
+  for (const auto& row : rows) {
+    EXPECT_EQ(row.dtype, DType::kFp16) << row.network;
+    // timm's benchmark makes its batch on the GPU: no step of it copies the input.
+    EXPECT_FALSE(row.input_copy_timed) << row.network;
+  }
+  // pytorch-gpu-benchmark times `img.to('cuda')` inside each step.
+  for (const auto& row : load_e2e_rows(user_file_or_resource("datasets/e2e_torchvision.csv"))) {
+    EXPECT_TRUE(row.input_copy_timed) << row.network;
+  }
+}
+
+TEST(E2eRows, TimingMethodSaysWhetherTheInputCopyIsTimed) {
+  EXPECT_TRUE(timing_excludes_input_copy("host-wallclock-cuda-sync-per-step-mean-input-on-gpu"));
+  EXPECT_FALSE(timing_excludes_input_copy("host-wallclock-sync-incl-h2d-copy"));
+  EXPECT_FALSE(timing_excludes_input_copy("not-recorded"));
+  EXPECT_FALSE(timing_excludes_input_copy(""));
+
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("cnnperf_e2e_timing_" + std::to_string(::getpid()) + ".csv");
+  {
+    // SYNTHETIC: invented latencies; only the timing method's effect is under test.
+    std::ofstream(path) << "network,gpu,batch,dtype,mode,latency_ms,timing_method\n"
+                        << "resnet50,TITAN RTX,256,fp16,inference,90,"
+                           "host-wallclock-sync-incl-h2d-copy\n"
+                        << "resnet50,TITAN RTX,256,fp16,inference,80,"
+                           "host-wallclock-cuda-sync-per-step-mean-input-on-gpu\n";
+  }
+  const auto rows = load_e2e_rows(path.string());
+  std::filesystem::remove(path);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_TRUE(rows[0].input_copy_timed);
+  EXPECT_FALSE(rows[1].input_copy_timed);
+
+  // Same network, GPU and batch: one prediction, but only the first row's step copies its
+  // 256 x 3 x 224 x 224 fp16 batch, and only its predicted step pays for it.
+  const auto model = bundled_analytical_model();
+  const auto terms = e2e_terms(rows, *model);
+  ASSERT_EQ(terms.size(), 2u);
+  EXPECT_DOUBLE_EQ(terms[0].input_bytes, 256.0 * 3 * 224 * 224 * 2);
+  EXPECT_DOUBLE_EQ(terms[1].input_bytes, 0);
+  EXPECT_DOUBLE_EQ(terms[0].kernel_ms, terms[1].kernel_ms);
+  const EagerOverhead& overhead = bundled_analytical_overhead();
+  ASSERT_GT(overhead.h2d_gbs, 0);
+  EXPECT_NEAR(eager_latency_ms(terms[0], overhead) - eager_latency_ms(terms[1], overhead),
+              terms[0].input_bytes / (overhead.h2d_gbs * 1e6), 1e-9);
 }
 
 }  // namespace

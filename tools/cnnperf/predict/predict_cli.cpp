@@ -154,6 +154,11 @@ void add_predict_command(CLI::App& app, Runner& run) {
                   "Host time to issue one op on your machine, ms (default: the model's "
                   "calibrated value); sets latency_ms of host-bound networks")
       ->check(positive_number());
+  sub->add_flag("--input-on-gpu", opts->input_on_gpu,
+                "--net, --runtime pytorch: the input batch is already on the GPU (made or "
+                "staged there before the step, as timm's benchmark runs), so the step has no "
+                "host-to-device copy of it (by default it copies the batch, as a data loader "
+                "feeding the GPU does)");
   sub->add_option("--num-gpus", opts->num_gpus,
                   "--net: GPUs of one PyTorch nn.DataParallel step, each with --batch "
                   "(calibrated on 2-4 GPU rows; energy of all GPUs)")
@@ -214,6 +219,8 @@ void add_predict_command(CLI::App& app, Runner& run) {
       "  cnnperf predict --net resnet50 --gpu a100 --runtime tensorrt   # INT8 engine, batch 1\n"
       "  cnnperf predict --net resnet50 --gpu rtx4090 --batch 256 --precision fp16 \\\n"
       "      --runtime pytorch-compile\n"
+      "  cnnperf predict --net resnet50 --gpu rtx4090 --batch 256 --precision fp16 \\\n"
+      "      --input-on-gpu   # a benchmark loop whose batch is already on the GPU (timm's)\n"
       "  cnnperf predict --layers rows_with_gpu_column.csv -o out.csv   # each row on its GPU\n"
       "  cnnperf predict --from datasets/profiled/h100/resnet50_b1_fp32_window200ms.csv \\\n"
       "      --gpu a100 --runtime cudnn --format table   # measured on an H100, on an A100\n"

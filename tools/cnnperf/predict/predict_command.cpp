@@ -156,6 +156,7 @@ NetworkPrediction predict_for_options(const PredictOptions& options, const Laten
   NetworkPrediction result =
       predict_network(imported.network, gpu, model, mode_from_string(options.mode), power, runtime);
   if (options.host_ms_per_op > 0) set_host_ms_per_op(result, options.host_ms_per_op, power);
+  if (options.input_on_gpu) set_input_on_gpu(result, power);
   if (options.num_gpus > 1 && result.overhead.data_parallel.rows == 0) {
     throw InputError("--num-gpus: the model's eager overhead (" + result.overhead.source +
                      ") has no data-parallel calibration; retrain it with train --e2e on rows "
@@ -411,7 +412,8 @@ int run_predict(const PredictOptions& options, const PredictSweep& sweep) {
           std::pair{"--input-size", !options.input_size.empty()},
           std::pair{"--precision", !options.precision.empty() || !sweep.precisions.empty()},
           std::pair{"--mode", options.mode != "inference"},
-          std::pair{"--host-ms-per-op", options.host_ms_per_op > 0}}) {
+          std::pair{"--host-ms-per-op", options.host_ms_per_op > 0},
+          std::pair{"--input-on-gpu", options.input_on_gpu}}) {
       if (given) {
         throw InputError(std::string(flag) + ": applies to --net predictions, not to " + rows_flag +
                          " rows (each row gives its own sizes, dtype and pass; a budget applies "

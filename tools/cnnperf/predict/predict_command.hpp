@@ -29,6 +29,7 @@ struct PredictOptions {
   double power_limit_w = 0;   ///< 0: no cap
   double host_ms_per_op = 0;  ///< host time to issue one op on the user's machine, ms; 0: model's
   int num_gpus = 1;           ///< --net: GPUs of nn.DataParallel, batch per GPU unchanged
+  bool input_on_gpu = false;  ///< --net: the input batch is on the GPU already (no copy)
   std::string model;          ///< model file; empty: the default (see select_model)
   bool analytical = false;    ///< force the analytical baseline
   /// eager-overhead file (`train e2e`) for the analytical baseline's zoo networks; empty: bundled
