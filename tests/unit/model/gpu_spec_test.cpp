@@ -115,6 +115,7 @@ TEST(GpuDbContents, EveryRequiredGpuIsPresent) {
       {"V100 SXM2 32GB", "v100-sxm2-32gb"},
       {"T4", "t4"},
       {"A10", "a10"},
+      {"NVIDIA A10G", "a10g"},
       {"A30", "a30"},
       {"A40", "a40"},
       {"A100 PCIe 40GB", "a100-pcie-40gb"},
@@ -124,9 +125,14 @@ TEST(GpuDbContents, EveryRequiredGpuIsPresent) {
       {"L4", "l4"},
       {"L40", "l40"},
       {"L40S", "l40s"},
+      {"NVIDIA L20", "l20"},
       {"H100 PCIe", "h100-pcie-80gb"},
       {"H100 SXM", "h100-sxm5-80gb"},
       {"H200", "h200-sxm-141gb"},
+      {"NVIDIA H20", "h20"},
+      {"NVIDIA GH200 480GB", "gh200-96gb"},
+      {"GH200", "gh200-96gb"},
+      {"NVIDIA GH200 144G HBM3e", "gh200-144gb"},
       {"B200", "b200"},
       {"GTX 980 Ti", "gtx-980-ti"},
       {"GTX TITAN X", "gtx-titan-x"},
@@ -414,7 +420,11 @@ TEST(GpuDbMatching, SimilarNamesStayDistinct) {
   EXPECT_EQ(resolved_name("TITAN Xp"), "titan-xp");
   EXPECT_EQ(resolved_name("TITAN X (Pascal)"), "titan-x-pascal");
   EXPECT_EQ(resolved_name("A10"), "a10");
+  EXPECT_EQ(resolved_name("A10G"), "a10g");
   EXPECT_EQ(resolved_name("A100"), "a100-sxm4-40gb");
+  EXPECT_EQ(resolved_name("H20"), "h20");
+  EXPECT_EQ(resolved_name("H200"), "h200-sxm-141gb");
+  EXPECT_EQ(resolved_name("L20"), "l20");
   EXPECT_EQ(resolved_name("L40"), "l40");
   EXPECT_EQ(resolved_name("L40S"), "l40s");
   EXPECT_EQ(resolved_name("RTX 3080"), "rtx-3080");
