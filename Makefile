@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Quick start: `make demo` (build + predict ResNet-50 on an A100), `make test` (build, format and
-# tidy checks, ctest, then the fuzz targets' short repeatable run).
+# tidy checks, ctest, then the fuzz targets' short repeatable run and the parsers' unit tests
+# under ASan and UBSan).
 # Both install missing Debian packages first (apt-get, when run as root).
 
 BUILD_DIR ?= build
@@ -17,7 +18,7 @@ DEB_PACKAGES := cmake g++ make pkg-config libgtest-dev libgmock-dev libbenchmark
   python3 hyperfine
 
 .PHONY: all deps configure build demo test bench clean format format-check tidy fuzz fuzz-smoke \
-  test-sanitize
+  test-sanitize test-sanitize-parsers
 
 all: build
 
@@ -38,6 +39,7 @@ demo: build
 test: build format-check tidy
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 	@$(MAKE) --no-print-directory fuzz-smoke
+	@$(MAKE) --no-print-directory test-sanitize-parsers
 
 bench: build
 	./bench/run_benchmarks.sh $(BUILD_DIR)
@@ -73,6 +75,12 @@ fuzz:
 fuzz-smoke:
 	@FUZZ_RUNS=20000 FUZZ_RUNS_model_file=4000 FUZZ_SEED=1 \
 	  $(MAKE) --no-print-directory fuzz FUZZ_SECONDS=60
+
+# The parsers' unit tests (test_common, test_model, test_report) on the fuzz build's ASan and
+# UBSan libraries: the part of test-sanitize that `make test` runs (docs/fuzzing.md).
+test-sanitize-parsers:
+	@./tools/install_deps.sh clang libclang-rt-14-dev
+	JOBS=$(JOBS) ./tests/fuzz/run_sanitized_tests.sh
 
 # The library, the CLI and the tests built with ASan and UBSan in their own folder, then ctest.
 # Tests left out, each with its reason in docs/fuzzing.md: SANITIZE_EXCLUDE (a ctest -E regex).

@@ -31,10 +31,12 @@ jobs="${JOBS:-$(nproc)}"
 if [[ ! -f "$out/CMakeCache.txt" ]]; then
   launcher=()
   if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
-  # -O1 and line tables only: a quick build, and stacks that name file and line.
+  # -O1 and line tables only: a quick build, and stacks that name file and line. The tests are
+  # configured (none is built here) so that run_sanitized_tests.sh builds the parsers' unit
+  # tests on the same instrumented libraries.
   CC=clang CXX=clang++ cmake -S "$root" -B "$out" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
-    -DCNNPERF_FUZZ=ON -DCNNPERF_BUILD_TESTS=OFF -DCNNPERF_BUILD_BENCH=OFF \
+    -DCNNPERF_FUZZ=ON -DCNNPERF_BUILD_TESTS=ON -DCNNPERF_BUILD_BENCH=OFF \
     -DCNNPERF_WITH_CUDA=OFF "${launcher[@]}" >"$out/configure.log"
 fi
 build_targets=()
