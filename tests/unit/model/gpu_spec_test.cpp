@@ -255,13 +255,19 @@ TEST(GpuDbContents, FieldsAreInternallyConsistent) {
     EXPECT_LE(g.base_clock_mhz, g.boost_clock_mhz);
     EXPECT_GE(g.release_year, 2012);
     EXPECT_LE(g.release_year, 2026);
-    // Tensor cores exist from Volta on (except TU116 GTX 16xx); none before.
+    // Tensor cores exist from Volta on, except on TU116/TU117 (GTX 16xx, T400/T600/T1000);
+    // none before.
     const double cc = std::stod(g.compute_capability);
     if (cc < 7.0) {
       EXPECT_EQ(g.tensor_fp16_tflops, 0);
     }
-    if (cc >= 7.0 && g.name != "gtx-1660-ti") {
+    const bool tu11x = g.name.rfind("gtx-16", 0) == 0 || g.name == "t400-2gb" || g.name == "t600" ||
+                       g.name == "t1000-4gb";
+    if (cc >= 7.0 && !tu11x) {
       EXPECT_GT(g.tensor_fp16_tflops, g.fp32_tflops);
+    }
+    if (tu11x) {
+      EXPECT_EQ(g.tensor_fp16_tflops, 0);
     }
     // Ridge point (FLOP per byte) in a physically plausible range.
     const double ridge = g.fp32_tflops * 1e3 / g.memory_bandwidth_gbs;
