@@ -103,7 +103,14 @@ std::string join_path(std::string parent, const std::string& child) {
   return parent + child;
 }
 
-nlohmann::json to_nlohmann(simdjson::dom::element element) {
+// Members a reader leaves out: those named `key` of the objects `depth` levels below the root.
+struct SkippedMembers {
+  std::string_view key;
+  int depth = -1;
+};
+
+nlohmann::json to_nlohmann(simdjson::dom::element element, const SkippedMembers& skip = {},
+                           int depth = 0) {
   using Type = simdjson::dom::element_type;
   switch (element.type()) {
     case Type::ARRAY: {
@@ -115,7 +122,7 @@ nlohmann::json to_nlohmann(simdjson::dom::element element) {
       const simdjson::dom::array array = element.get_array().value_unsafe();
       for (const simdjson::dom::element item : array) {
         try {
-          items.push_back(to_nlohmann(item));
+          items.push_back(to_nlohmann(item, skip, depth + 1));
         } catch (RepeatedKey& repeated) {
           repeated.path = join_path("[" + std::to_string(index) + "]", repeated.path);
           throw;
@@ -128,10 +135,18 @@ nlohmann::json to_nlohmann(simdjson::dom::element element) {
       nlohmann::json out = nlohmann::json::object();
       auto& fields = out.get_ref<nlohmann::json::object_t&>();
       const simdjson::dom::object object = element.get_object().value_unsafe();
+      bool skipped = false;
       for (const simdjson::dom::key_value_pair field : object) {
         std::string key(field.key);
         try {
-          if (!fields.emplace(key, to_nlohmann(field.value)).second) throw RepeatedKey{""};
+          if (depth == skip.depth && field.key == skip.key) {
+            if (skipped) throw RepeatedKey{""};
+            skipped = true;
+            continue;
+          }
+          if (!fields.emplace(key, to_nlohmann(field.value, skip, depth + 1)).second) {
+            throw RepeatedKey{""};
+          }
         } catch (RepeatedKey& repeated) {
           repeated.path = join_path(key, repeated.path);
           throw;
@@ -168,21 +183,59 @@ bool may_have_negative_integer_zero(std::string_view text) {
   return false;
 }
 
-// nullopt: the slow path decides.
-std::optional<nlohmann::json> parse_fast(std::string_view text, const std::string& name) {
+// nullopt: the slow path decides. `pointer` (RFC 6901, empty: the root) picks the value to
+// build; one the text lacks is an InputError.
+std::optional<nlohmann::json> parse_fast(std::string_view text, const std::string& name,
+                                         const SkippedMembers& skip = {},
+                                         const std::string& pointer = {}) {
   if (may_have_negative_integer_zero(text)) return std::nullopt;
   simdjson::dom::parser parser;
   if (parser.allocate(text.size(), kMaxJsonDepth) != simdjson::SUCCESS) return std::nullopt;
   simdjson::dom::element root;
   if (parser.parse(text.data(), text.size()).get(root) != simdjson::SUCCESS) return std::nullopt;
+  simdjson::dom::element value = root;
+  if (!pointer.empty() && root.at_pointer(pointer).get(value) != simdjson::SUCCESS) {
+    throw InputError(name + ": " + pointer + ": not found");
+  }
   try {
-    return to_nlohmann(root);
+    return to_nlohmann(value, skip);
   } catch (const RepeatedKey& repeated) {
     throw InputError(repeated_key_message(name, repeated.path));
   }
 }
 
+// Erases what SkippedMembers names from a document the slow path built whole.
+void erase_members(nlohmann::json& value, const SkippedMembers& skip, int depth) {
+  if (depth == skip.depth) {
+    if (value.is_object()) value.erase(std::string(skip.key));
+    return;
+  }
+  if (value.is_object() || value.is_array()) {
+    for (auto& child : value) erase_members(child, skip, depth + 1);
+  }
+}
+
 }  // namespace
+
+nlohmann::json parse_json_text_without(std::string_view text, const std::string& name,
+                                       std::string_view key, int depth) {
+  const SkippedMembers skip{key, depth};
+  if (auto fast = parse_fast(text, name, skip)) return std::move(*fast);
+  nlohmann::json doc = parse_json_text(text, name);
+  erase_members(doc, skip, 0);
+  return doc;
+}
+
+nlohmann::json parse_json_text_at(std::string_view text, const std::string& name,
+                                  const std::string& pointer) {
+  if (auto fast = parse_fast(text, name, {}, pointer)) return std::move(*fast);
+  const nlohmann::json doc = parse_json_text(text, name);
+  try {
+    return doc.at(nlohmann::json::json_pointer(pointer));
+  } catch (const nlohmann::json::exception&) {  // a malformed pointer or a missing value
+    throw InputError(name + ": " + pointer + ": not found");
+  }
+}
 
 nlohmann::json parse_json_text(std::string_view text, const std::string& name) {
   if (auto fast = parse_fast(text, name)) return std::move(*fast);

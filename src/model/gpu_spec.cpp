@@ -7,6 +7,8 @@
 #include <exception>
 #include <filesystem>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <utility>
@@ -65,6 +67,21 @@ std::string describe(const json& value) {
   std::string message = where + "." + field + ": expected " + expected;
   if (got != nullptr) message += ", got " + describe(*got);
   throw InputError(message);
+}
+
+// An entry's "sources" object into `out` (field -> text), each key a GpuSpec field or
+// "default".
+void read_sources(const json& sources, const std::string& where,
+                  std::map<std::string, std::string>& out) {
+  if (!sources.is_object()) fail(where, "sources", "an object of field -> source text", &sources);
+  const auto& known = gpu_spec_field_names();
+  for (const auto& [field, text] : sources.items()) {
+    if (!text.is_string()) fail(where, "sources." + field, "a string", &text);
+    if (field != "default" && std::find(known.begin(), known.end(), field) == known.end()) {
+      fail(where, "sources." + field, "a GpuSpec field name or \"default\"");
+    }
+    out[field] = text.get<std::string>();
+  }
 }
 
 // Reads fields of one GPU object, tracking which were present.
@@ -146,8 +163,12 @@ double GpuSpec::compute_capability_number() const {
 }
 
 std::string GpuSpec::source_of(const std::string& field) const {
-  if (const auto it = sources.find(field); it != sources.end()) return it->second;
-  if (const auto it = sources.find("default"); it != sources.end()) return it->second;
+  const std::map<std::string, std::string> deferred = sources_deferred
+                                                          ? GpuDatabase::bundled().sources_of(name)
+                                                          : std::map<std::string, std::string>();
+  const auto& all = sources_deferred ? deferred : sources;
+  if (const auto it = all.find(field); it != all.end()) return it->second;
+  if (const auto it = all.find("default"); it != all.end()) return it->second;
   return {};
 }
 
@@ -229,6 +250,7 @@ void gpu_spec_members(Spec& g, F&& f) {
 void to_json(nlohmann::json& out, const GpuSpec& g) {
   out = json::object();
   gpu_spec_members(g, [&](const char* key, const auto& value) { out[key] = value; });
+  if (g.sources_deferred) out["sources"] = GpuDatabase::bundled().sources_of(g.name);
 }
 
 void from_json(const nlohmann::json& j, GpuSpec& g) {
@@ -447,14 +469,7 @@ GpuSpec gpu_spec_from_json(const nlohmann::json& object, const std::string& wher
     defaulted["aliases"] = "not given";
   }
   if (const json* sources = r.get("sources", false); sources != nullptr) {
-    if (!sources->is_object()) fail(where, "sources", "an object of field -> source text", sources);
-    for (const auto& [field, text] : sources->items()) {
-      if (!text.is_string()) fail(where, "sources." + field, "a string", &text);
-      if (field != "default" && std::find(known.begin(), known.end(), field) == known.end()) {
-        fail(where, "sources." + field, "a GpuSpec field name or \"default\"");
-      }
-      g.sources[field] = text.get<std::string>();
-    }
+    read_sources(*sources, where, g.sources);
   }
   for (const auto& [field, note] : defaulted) {
     if (g.sources.count(field) == 0) g.sources[field] = note;
@@ -560,8 +575,20 @@ void GpuDatabase::build_index() {
   }
 }
 
+struct GpuDatabase::DeferredSources {
+  std::string text;  ///< the database file's JSON
+  std::mutex mutex;
+  std::map<std::size_t, std::map<std::string, std::string>> read;  ///< entry index -> sources
+};
+
 GpuDatabase GpuDatabase::load(const std::string& path) {
-  const json doc = read_json_file(path);
+  return from_text(path, read_text_file(path), false);
+}
+
+GpuDatabase GpuDatabase::from_text(const std::string& path, std::string text, bool defer_sources) {
+  // An entry's "sources" sit two levels below the root: {"gpus": [{"sources": ...}]}.
+  json doc = defer_sources ? parse_json_text_without(text, path, "sources", 2)
+                           : parse_json_text(text, path);
   if (!doc.is_object()) throw InputError(path + ": expected a JSON object at the top level");
   for (const auto& [key, value] : doc.items()) {
     if (key != "schema_version" && key != "description" && key != "family_defaults" &&
@@ -590,6 +617,8 @@ GpuDatabase GpuDatabase::load(const std::string& path) {
   std::set<std::string> names;
   for (std::size_t i = 0; i < gpus->size(); ++i) {
     const std::string where = path + ": gpus[" + std::to_string(i) + "]";
+    // A deferred entry's sources are read by sources_of; the entry needs the member.
+    if (defer_sources && (*gpus)[i].is_object()) (*gpus)[i]["sources"] = json::object();
     GpuSpec g = gpu_spec_from_json((*gpus)[i], where, true);
     if (!names.insert(g.name).second) {
       throw InputError(where + ".name: expected a unique name, '" + g.name + "' appears twice");
@@ -613,13 +642,54 @@ GpuDatabase GpuDatabase::load(const std::string& path) {
       db.family_defaults_[family] = t;
     }
   }
+  if (defer_sources) {
+    for (auto& g : db.gpus_) g.sources_deferred = true;
+    db.deferred_ = std::make_shared<DeferredSources>();
+    db.deferred_->text = std::move(text);
+  }
   db.build_index();
   return db;
 }
 
 const GpuDatabase& GpuDatabase::bundled() {
-  static const GpuDatabase db = load(find_resource("models/gpus.json").string());
+  static const GpuDatabase db = [] {
+    const std::string path = find_resource("models/gpus.json").string();
+    return from_text(path, read_text_file(path), true);
+  }();
   return db;
+}
+
+std::map<std::string, std::string> GpuDatabase::sources_of(const std::string& name) const {
+  const auto entry =
+      std::find_if(gpus_.begin(), gpus_.end(), [&](const GpuSpec& g) { return g.name == name; });
+  if (entry == gpus_.end()) {
+    throw InputError(source_path_ + ": no entry named '" + name + "'");
+  }
+  if (!entry->sources_deferred || deferred_ == nullptr) return entry->sources;
+  const auto index = static_cast<std::size_t>(entry - gpus_.begin());
+  const std::lock_guard<std::mutex> lock(deferred_->mutex);
+  if (const auto found = deferred_->read.find(index); found != deferred_->read.end()) {
+    return found->second;
+  }
+  // One entry's for the first caller (a prediction printing its GPU); every entry's at once
+  // for a second one (a listing), each read parsing the whole text.
+  const auto read = [&](std::size_t i, const json& object) {
+    std::map<std::string, std::string> all;
+    if (const auto it = object.find("sources"); it != object.end()) {
+      read_sources(*it, source_path_ + ": gpus[" + std::to_string(i) + "]", all);
+    }
+    // The notes on the fields the entry leaves out, as the load wrote them.
+    for (const auto& [field, note] : gpus_[i].sources) all.emplace(field, note);
+    deferred_->read[i] = std::move(all);
+  };
+  if (deferred_->read.empty()) {
+    read(index,
+         parse_json_text_at(deferred_->text, source_path_, "/gpus/" + std::to_string(index)));
+  } else {
+    const json entries = parse_json_text_at(deferred_->text, source_path_, "/gpus");
+    for (std::size_t i = 0; i < gpus_.size() && i < entries.size(); ++i) read(i, entries[i]);
+  }
+  return deferred_->read.at(index);
 }
 
 const GpuSpec* GpuDatabase::board_of_same_chip(const GpuSpec& gpu,

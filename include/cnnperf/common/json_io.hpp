@@ -20,6 +20,19 @@ inline constexpr std::size_t kMaxJsonDepth = 256;
 /// than kMaxJsonDepth.
 [[nodiscard]] nlohmann::json parse_json_text(std::string_view text, const std::string& name);
 
+/// parse_json_text without the members named `key` of the objects `depth` levels below the
+/// root (the root is depth 0; the GPU database's entries' "sources" are key "sources" at
+/// depth 2): what a reader that never looks at them need not build. The whole text is still
+/// checked, with the same errors.
+[[nodiscard]] nlohmann::json parse_json_text_without(std::string_view text, const std::string& name,
+                                                     std::string_view key, int depth);
+
+/// The value at `pointer` (RFC 6901, e.g. "/gpus/12/sources") of JSON text, built alone:
+/// parse_json_text(text).at(pointer) without building the rest. Throws InputError as
+/// parse_json_text does, or "NAME: POINTER: not found".
+[[nodiscard]] nlohmann::json parse_json_text_at(std::string_view text, const std::string& name,
+                                                const std::string& pointer);
+
 /// Reads (plain or .gz) and parses a JSON file; errors name the path as above.
 [[nodiscard]] nlohmann::json read_json_file(const std::string& path);
 

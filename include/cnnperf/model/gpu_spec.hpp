@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -49,8 +50,13 @@ struct GpuSpec {
   std::string clock_assumed = "boost";         ///< which clock the peaks assume
   std::vector<std::string> aliases;            ///< strings the GPU reports itself as
   std::map<std::string, std::string> sources;  ///< field -> source ("default" for the rest)
+  /// An entry of the bundled database whose `sources` are read when first asked for
+  /// (source_of, to_json): they are most of models/gpus.json and few commands print them.
+  /// `sources` then holds only the notes on fields the entry leaves out.
+  bool sources_deferred = false;
 
-  /// The source of one field: `sources[field]`, else `sources["default"]`, else "".
+  /// The source of one field: `sources[field]`, else `sources["default"]`, else "" (a
+  /// deferred entry's from the bundled database).
   [[nodiscard]] std::string source_of(const std::string& field) const;
   /// compute_capability as a number (e.g. 8.0); 0 when empty or not a number.
   [[nodiscard]] double compute_capability_number() const;
@@ -101,8 +107,13 @@ class GpuDatabase {
   /// Loads a database JSON file (schema in docs/gpus.md). Throws InputError naming the file and
   /// field, e.g. "gpus.json: gpus[12].sm_count: expected a positive integer".
   static GpuDatabase load(const std::string& path);
-  /// The bundled database (models/gpus.json), loaded once.
+  /// The bundled database (models/gpus.json), loaded once; its entries' sources are read
+  /// on first use (GpuSpec::sources_deferred, sources_of).
   static const GpuDatabase& bundled();
+  /// Every source of the entry named `name`, as load() reads them (the notes on fields it
+  /// leaves out included); a deferred entry's are parsed from the file once, then kept.
+  /// Throws InputError for a name the database does not hold.
+  [[nodiscard]] std::map<std::string, std::string> sources_of(const std::string& name) const;
 
   [[nodiscard]] const std::vector<GpuSpec>& all() const { return gpus_; }
   /// Resolves a name or alias (case-insensitive, vendor words and punctuation ignored) or a
@@ -140,7 +151,12 @@ class GpuDatabase {
   // "Tesla V100" can name different entries); loose keys drop them (normalize_gpu_name).
   std::map<std::string, std::size_t> exact_keys_;
   std::map<std::string, std::size_t> loose_keys_;
+  /// The file's text and the sources read from it so far, for deferred entries; shared by
+  /// copies of the database. Null when every entry's sources were read with it.
+  struct DeferredSources;
+  std::shared_ptr<DeferredSources> deferred_;
   void build_index();
+  static GpuDatabase from_text(const std::string& path, std::string text, bool defer_sources);
 };
 
 /// Lowercases and drops every character but [a-z0-9] (vendor words kept).

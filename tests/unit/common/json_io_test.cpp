@@ -135,6 +135,46 @@ TEST(JsonIo, RepeatedKeyAtTheRootOrInARootArray) {
   EXPECT_EQ(message(R"({"x": 1, "x": 2, "z": })"), "r.json: x" + tail);
 }
 
+TEST(JsonIo, MembersAtOneDepthCanBeLeftOut) {
+  // "skip" at depth 2 (inside the array's objects) goes; at depths 0 and 3 it stays.
+  const std::string text =
+      R"({"skip": 1, "items": [{"a": 1, "skip": {"x": [1, 2]}}, {"b": {"skip": 2}}]})";
+  const nlohmann::json expected =
+      nlohmann::json::parse(R"({"skip": 1, "items": [{"a": 1}, {"b": {"skip": 2}}]})");
+  EXPECT_EQ(parse_json_text_without(text, "t.json", "skip", 2), expected);
+  // The slow path (an integer written -0 sends the text there) leaves out the same.
+  const std::string slow =
+      R"({"skip": -0, "items": [{"a": 1, "skip": {"x": [1, 2]}}, {"b": {"skip": 2}}]})";
+  nlohmann::json expected_slow = expected;
+  expected_slow["skip"] = -0;
+  EXPECT_EQ(parse_json_text_without(slow, "t.json", "skip", 2), expected_slow);
+  // What is left out is still checked: a repeated key there, or bad syntax, is an error.
+  EXPECT_EQ(test::input_error_of([] {
+              (void)parse_json_text_without(R"({"items": [{"skip": 1, "skip": 2}]})", "t.json",
+                                            "skip", 2);
+            }),
+            "t.json: items[0].skip: key given twice in one object (JSON readers keep only one "
+            "of them)");
+  EXPECT_NE(test::input_error_of([] {
+              (void)parse_json_text_without(R"({"items": [{"skip": [1,}]})", "t.json", "skip", 2);
+            }).find("t.json: invalid JSON"),
+            std::string::npos);
+}
+
+TEST(JsonIo, OneValueCanBeBuiltAlone) {
+  const std::string text = R"({"gpus": [{"name": "a"}, {"name": "b", "sources": {"x": "y"}}]})";
+  EXPECT_EQ(parse_json_text_at(text, "t.json", "/gpus/1"),
+            nlohmann::json::parse(R"({"name": "b", "sources": {"x": "y"}})"));
+  EXPECT_EQ(parse_json_text_at(text, "t.json", "/gpus/1/sources/x"), "y");
+  EXPECT_EQ(test::input_error_of([&] { (void)parse_json_text_at(text, "t.json", "/gpus/2"); }),
+            "t.json: /gpus/2: not found");
+  // The slow path answers the same.
+  const std::string slow = R"({"n": -0, "gpus": [{"name": "a"}]})";
+  EXPECT_EQ(parse_json_text_at(slow, "t.json", "/gpus/0/name"), "a");
+  EXPECT_EQ(test::input_error_of([&] { (void)parse_json_text_at(slow, "t.json", "/x"); }),
+            "t.json: /x: not found");
+}
+
 TEST(JsonIo, MissingFileIsBadInput) {
   EXPECT_THROW((void)read_json_file("/nonexistent/dir/x.json"), InputError);
   EXPECT_EQ(parse_json_text(" {\"k\": 2} ", "ok.json")["k"], 2);

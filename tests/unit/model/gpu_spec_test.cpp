@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "../input_error_of.hpp"
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/io.hpp"
 #include "cnnperf/model/gpu_spec.hpp"
@@ -379,6 +380,29 @@ TEST(GpuDbContents, BundledDatabaseIsTheRepositoryFile) {
   EXPECT_EQ(&bundled, &GpuDatabase::bundled());  // loaded once
   EXPECT_EQ(bundled.schema_version(), 1);
   EXPECT_TRUE(bundled.find("Tesla T4").has_value());
+}
+
+TEST(GpuDbContents, TheBundledDatabaseReadsAnEntrysSourcesWhenAskedFor) {
+  const GpuDatabase& bundled = GpuDatabase::bundled();
+  for (std::size_t i = 0; i < db().all().size(); ++i) {
+    const GpuSpec& deferred = bundled.all()[i];
+    const GpuSpec& eager = db().all()[i];
+    SCOPED_TRACE(eager.name);
+    EXPECT_TRUE(deferred.sources_deferred);
+    EXPECT_FALSE(eager.sources_deferred);
+    // Until asked for, only the notes on the fields the entry leaves out.
+    EXPECT_LT(deferred.sources.size(), eager.sources.size());
+    EXPECT_EQ(bundled.sources_of(eager.name), eager.sources);
+    for (const auto& field : gpu_spec_field_names()) {
+      EXPECT_EQ(deferred.source_of(field), eager.source_of(field)) << field;
+    }
+  }
+  // A copy keeps reading its entry's sources.
+  const GpuSpec a100 = bundled.resolve("a100");
+  EXPECT_EQ(a100.source_of("tensor_tf32_tflops"),
+            db().resolve("a100").source_of("tensor_tf32_tflops"));
+  EXPECT_EQ(test::input_error_of([&] { (void)bundled.sources_of("no-such-gpu"); }),
+            bundled.source_path() + ": no entry named 'no-such-gpu'");
 }
 
 TEST(GpuDbContents, EntriesRoundTripThroughJson) {
