@@ -34,7 +34,9 @@ TEST(RuntimeCli, EveryRuntimeRunsAZooNetwork) {
                 t["latency_ms"].get<double>(), 1e-9)
         << runtime;
     EXPECT_GE(t["overhead_ms"].get<double>(), 0.0) << runtime;
-    if (runtime == "cudnn") EXPECT_EQ(t["kernel_scale_ms"].get<double>(), 0.0);
+    if (runtime == "cudnn") {
+      EXPECT_EQ(t["kernel_scale_ms"].get<double>(), 0.0);
+    }
   }
   // TensorRT prices an INT8 engine where the GPU has the rate; fusing leaves fewer kernels.
   const auto trt = json_of(

@@ -262,8 +262,9 @@ TEST(GpuDbContents, FieldsAreInternallyConsistent) {
     if (cc < 7.0) {
       EXPECT_EQ(g.tensor_fp16_tflops, 0);
     }
-    const bool tu11x = g.name.rfind("gtx-16", 0) == 0 || g.name == "t400-2gb" || g.name == "t600" ||
-                       g.name == "t1000-4gb";
+    const bool tu11x = g.name.rfind("gtx-16", 0) == 0 || g.name == "t400-2gb" ||
+                       g.name == "t400-4gb" || g.name == "t600" || g.name == "t1000-4gb" ||
+                       g.name == "t1000-8gb";
     if (cc >= 7.0 && !tu11x) {
       EXPECT_GT(g.tensor_fp16_tflops, g.fp32_tflops);
     }
@@ -326,24 +327,35 @@ TEST(GpuDbContents, EveryFieldHasASourceAndIdlePowerIsMarkedAsAnEstimate) {
   }
 }
 
-TEST(GpuDbContents, NvlinkIsGivenForSxmModulesOnlyWithItsDatasheet) {
+TEST(GpuDbContents, NvlinkIsGivenForTheNvlinkBoardsOnlyWithItsDatasheet) {
+  // The boards whose datasheets give NVLink between the GPUs of the board: the SXM modules,
+  // the bridged NVL PCIe cards (H100 NVL, H200 NVL) and the Blackwell HGX and GB200 GPUs.
+  // Every other entry has none (PCIe between GPUs); a new NVLink board is added here.
+  const std::set<std::string> nvlink_boards = {"p100-sxm2-16gb", "v100-sxm2-16gb", "v100-sxm2-32gb",
+                                               "a100-sxm4-40gb", "a100-sxm4-80gb", "h100-sxm5-80gb",
+                                               "h100-nvl-94gb",  "h200-sxm-141gb", "h200-nvl-141gb",
+                                               "b200",           "b100",           "gb200"};
   int with_nvlink = 0;
+  std::set<std::string> listed_seen;
   for (const auto& g : db().all()) {
     SCOPED_TRACE(g.name);
-    const bool sxm =
-        g.name.find("sxm") != std::string::npos || g.name == "b200" || g.name == "h100-nvl-94gb";
-    if (!sxm) {
+    if (g.nvlink_gbs > 0) ++with_nvlink;
+    if (g.name.find("sxm") != std::string::npos) {
+      EXPECT_EQ(nvlink_boards.count(g.name), 1u) << "an SXM module missing from nvlink_boards";
+    }
+    if (nvlink_boards.count(g.name) == 0) {
       EXPECT_EQ(g.nvlink_gbs, 0);
       EXPECT_NE(g.source_of("nvlink_gbs").find("not given: 0"), std::string::npos);
       continue;
     }
-    ++with_nvlink;
+    listed_seen.insert(g.name);
     EXPECT_GE(g.nvlink_gbs, 80);
     EXPECT_LE(g.nvlink_gbs, 900);
     EXPECT_NE(g.source_of("nvlink_gbs").find("datasheet"), std::string::npos);
     EXPECT_LT(weight_broadcast_factor(g), 0.25);
   }
-  EXPECT_EQ(with_nvlink, 9);
+  EXPECT_EQ(listed_seen, nvlink_boards);  // every listed board is in the database
+  EXPECT_EQ(with_nvlink, static_cast<int>(nvlink_boards.size()));
   EXPECT_DOUBLE_EQ(weight_broadcast_factor(*db().find("titan-rtx")), 1.0);
   EXPECT_NEAR(weight_broadcast_factor(*db().find("a100-sxm4-40gb")), 15.75 / 300, 1e-12);
 }
