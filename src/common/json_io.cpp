@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cnnperf/common/json_io.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -183,25 +184,33 @@ bool may_have_negative_integer_zero(std::string_view text) {
   return false;
 }
 
-// nullopt: the slow path decides. `pointer` (RFC 6901, empty: the root) picks the value to
-// build; one the text lacks is an InputError.
-std::optional<nlohmann::json> parse_fast(std::string_view text, const std::string& name,
-                                         const SkippedMembers& skip = {},
-                                         const std::string& pointer = {}) {
+// nullopt: the slow path decides.
+std::optional<nlohmann::json> parse_fast(std::string_view text, const std::string& name) {
   if (may_have_negative_integer_zero(text)) return std::nullopt;
   simdjson::dom::parser parser;
   if (parser.allocate(text.size(), kMaxJsonDepth) != simdjson::SUCCESS) return std::nullopt;
   simdjson::dom::element root;
   if (parser.parse(text.data(), text.size()).get(root) != simdjson::SUCCESS) return std::nullopt;
-  simdjson::dom::element value = root;
-  if (!pointer.empty() && root.at_pointer(pointer).get(value) != simdjson::SUCCESS) {
-    throw InputError(name + ": " + pointer + ": not found");
-  }
   try {
-    return to_nlohmann(value, skip);
+    return to_nlohmann(root);
   } catch (const RepeatedKey& repeated) {
     throw InputError(repeated_key_message(name, repeated.path));
   }
+}
+
+// "/gpus/12/name" as the readers' messages write places: "gpus[12].name" (a token of digits
+// taken as an array index).
+std::string pointer_as_path(const std::string& pointer) {
+  std::string path;
+  std::size_t pos = 0;
+  while (pos < pointer.size()) {
+    const std::size_t next = std::min(pointer.find('/', pos + 1), pointer.size());
+    const std::string token = pointer.substr(pos + 1, next - pos - 1);
+    const bool index = !token.empty() && token.find_first_not_of("0123456789") == std::string::npos;
+    path = index ? path + "[" + token + "]" : path.empty() ? token : join_path(path, token);
+    pos = next;
+  }
+  return path;
 }
 
 // Erases what SkippedMembers names from a document the slow path built whole.
@@ -217,26 +226,6 @@ void erase_members(nlohmann::json& value, const SkippedMembers& skip, int depth)
 
 }  // namespace
 
-nlohmann::json parse_json_text_without(std::string_view text, const std::string& name,
-                                       std::string_view key, int depth) {
-  const SkippedMembers skip{key, depth};
-  if (auto fast = parse_fast(text, name, skip)) return std::move(*fast);
-  nlohmann::json doc = parse_json_text(text, name);
-  erase_members(doc, skip, 0);
-  return doc;
-}
-
-nlohmann::json parse_json_text_at(std::string_view text, const std::string& name,
-                                  const std::string& pointer) {
-  if (auto fast = parse_fast(text, name, {}, pointer)) return std::move(*fast);
-  const nlohmann::json doc = parse_json_text(text, name);
-  try {
-    return doc.at(nlohmann::json::json_pointer(pointer));
-  } catch (const nlohmann::json::exception&) {  // a malformed pointer or a missing value
-    throw InputError(name + ": " + pointer + ": not found");
-  }
-}
-
 nlohmann::json parse_json_text(std::string_view text, const std::string& name) {
   if (auto fast = parse_fast(text, name)) return std::move(*fast);
   try {
@@ -248,6 +237,78 @@ nlohmann::json parse_json_text(std::string_view text, const std::string& name) {
       what = what.substr(pos + 2);
     }
     throw InputError(name + ": invalid JSON: " + what);
+  }
+}
+
+struct ParsedJsonText::Impl {
+  std::string text;
+  std::string name;
+  // simdjson's tape when it read the text; otherwise (what parse_fast leaves to the slow
+  // path) the whole nlohmann document.
+  simdjson::dom::parser parser;
+  std::optional<simdjson::dom::element> root;
+  nlohmann::json slow;
+};
+
+ParsedJsonText::ParsedJsonText(std::string text, std::string name)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->text = std::move(text);
+  impl_->name = std::move(name);
+  const std::string_view view = impl_->text;
+  simdjson::dom::element root;
+  if (!may_have_negative_integer_zero(view) &&
+      impl_->parser.allocate(view.size(), kMaxJsonDepth) == simdjson::SUCCESS &&
+      impl_->parser.parse(view.data(), view.size()).get(root) == simdjson::SUCCESS) {
+    impl_->root = root;
+  } else {
+    impl_->slow = parse_json_text(view, impl_->name);
+  }
+}
+
+ParsedJsonText::~ParsedJsonText() = default;
+ParsedJsonText::ParsedJsonText(ParsedJsonText&&) noexcept = default;
+ParsedJsonText& ParsedJsonText::operator=(ParsedJsonText&&) noexcept = default;
+
+const std::string& ParsedJsonText::name() const { return impl_->name; }
+
+std::optional<nlohmann::json> ParsedJsonText::find(const std::string& pointer,
+                                                   std::string_view skip_key,
+                                                   int skip_depth) const {
+  const SkippedMembers skip{skip_key, skip_depth};
+  if (impl_->root) {
+    simdjson::dom::element value;
+    if (impl_->root->at_pointer(pointer).get(value) != simdjson::SUCCESS) return std::nullopt;
+    try {
+      return to_nlohmann(value, skip);
+    } catch (RepeatedKey& repeated) {
+      // The path names the key from the value asked for; the pointer places that value.
+      const std::string place = pointer_as_path(pointer);
+      throw InputError(repeated_key_message(
+          impl_->name, place.empty() ? repeated.path : join_path(place, repeated.path)));
+    }
+  }
+  nlohmann::json value;
+  try {
+    value = impl_->slow.at(nlohmann::json::json_pointer(pointer));
+  } catch (const nlohmann::json::exception&) {  // a malformed pointer or a missing value
+    return std::nullopt;
+  }
+  erase_members(value, skip, 0);
+  return value;
+}
+
+std::optional<std::size_t> ParsedJsonText::array_size(const std::string& pointer) const {
+  if (impl_->root) {
+    simdjson::dom::array array;
+    if (impl_->root->at_pointer(pointer).get(array) != simdjson::SUCCESS) return std::nullopt;
+    return array.size();
+  }
+  try {
+    const auto& value = impl_->slow.at(nlohmann::json::json_pointer(pointer));
+    if (!value.is_array()) return std::nullopt;
+    return value.size();
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
   }
 }
 

@@ -2,6 +2,7 @@
 // GPU database: loading and validating models/gpus.json, name matching, custom spec files.
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cctype>
 #include <cmath>
 #include <exception>
@@ -9,6 +10,7 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -575,20 +577,49 @@ void GpuDatabase::build_index() {
   }
 }
 
-struct GpuDatabase::DeferredSources {
-  std::string text;  ///< the database file's JSON
+struct GpuDatabase::Lazy {
+  explicit Lazy(ParsedJsonText parsed_text, std::size_t count)
+      : parsed(std::move(parsed_text)), built(count, 0) {}
+  ParsedJsonText parsed;
   std::mutex mutex;
-  std::map<std::size_t, std::map<std::string, std::string>> read;  ///< entry index -> sources
+  std::vector<char> built;         ///< entry index -> built yet
+  std::atomic<bool> all_built{false};
+  std::map<std::size_t, std::map<std::string, std::string>> sources;  ///< read so far
 };
+
+GpuDatabase::GpuDatabase() = default;
+GpuDatabase::~GpuDatabase() = default;
+GpuDatabase::GpuDatabase(GpuDatabase&&) noexcept = default;
+GpuDatabase& GpuDatabase::operator=(GpuDatabase&&) noexcept = default;
 
 GpuDatabase GpuDatabase::load(const std::string& path) {
   return from_text(path, read_text_file(path), false);
 }
 
-GpuDatabase GpuDatabase::from_text(const std::string& path, std::string text, bool defer_sources) {
-  // An entry's "sources" sit two levels below the root: {"gpus": [{"sources": ...}]}.
-  json doc = defer_sources ? parse_json_text_without(text, path, "sources", 2)
-                           : parse_json_text(text, path);
+namespace {
+
+// An entry of the bundled database, built from its JSON: its sources are read by sources_of,
+// and the entry needs the member.
+GpuSpec build_deferred_entry(json object, const std::string& where) {
+  if (object.is_object()) object["sources"] = json::object();
+  GpuSpec g = gpu_spec_from_json(object, where, true);
+  g.sources_deferred = true;
+  return g;
+}
+
+}  // namespace
+
+GpuDatabase GpuDatabase::from_text(const std::string& path, std::string text, bool lazy) {
+  // Lazily, the top level is built without "gpus", and each entry (its "sources" left for
+  // sources_of) when it is first used; what the index needs is read now.
+  std::optional<ParsedJsonText> parsed;
+  json doc;
+  if (lazy) {
+    parsed.emplace(std::move(text), path);
+    doc = parsed->find("", "gpus", 0).value_or(json());
+  } else {
+    doc = parse_json_text(text, path);
+  }
   if (!doc.is_object()) throw InputError(path + ": expected a JSON object at the top level");
   for (const auto& [key, value] : doc.items()) {
     if (key != "schema_version" && key != "description" && key != "family_defaults" &&
@@ -610,20 +641,56 @@ GpuDatabase GpuDatabase::from_text(const std::string& path, std::string text, bo
     throw InputError(path + ": schema_version: expected " + std::to_string(kSchemaVersion) +
                      ", got " + std::to_string(db.schema_version_));
   }
-  const auto gpus = doc.find("gpus");
-  if (gpus == doc.end() || !gpus->is_array() || gpus->empty()) {
-    throw InputError(path + ": gpus: expected a non-empty array of GPU objects");
-  }
+  const std::string gpus_expected = path + ": gpus: expected a non-empty array of GPU objects";
   std::set<std::string> names;
-  for (std::size_t i = 0; i < gpus->size(); ++i) {
-    const std::string where = path + ": gpus[" + std::to_string(i) + "]";
-    // A deferred entry's sources are read by sources_of; the entry needs the member.
-    if (defer_sources && (*gpus)[i].is_object()) (*gpus)[i]["sources"] = json::object();
-    GpuSpec g = gpu_spec_from_json((*gpus)[i], where, true);
+  const auto add = [&](GpuSpec g, const std::string& where) {
     if (!names.insert(g.name).second) {
       throw InputError(where + ".name: expected a unique name, '" + g.name + "' appears twice");
     }
     db.gpus_.push_back(std::move(g));
+  };
+  if (lazy) {
+    const std::size_t count = parsed->array_size("/gpus").value_or(0);
+    if (count == 0) throw InputError(gpus_expected);
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::string where = path + ": gpus[" + std::to_string(i) + "]";
+      const std::string pointer = "/gpus/" + std::to_string(i);
+      // What the index reads; an entry whose members are not all plain is built now, so
+      // that its error is the one a full load gives.
+      GpuSpec light;
+      bool plain = true;
+      const auto text_member = [&](const char* key, std::string& out) {
+        const auto value = parsed->find(pointer + "/" + key);
+        if (value && value->is_string() && !value->get_ref<const std::string&>().empty()) {
+          out = value->get<std::string>();
+        } else {
+          plain = false;
+        }
+      };
+      text_member("name", light.name);
+      text_member("display_name", light.display_name);
+      text_member("family", light.family);
+      const auto aliases = parsed->find(pointer + "/aliases");
+      if (aliases && aliases->is_array()) {
+        for (const auto& a : *aliases) {
+          if (!a.is_string()) plain = false;
+          if (plain) light.aliases.push_back(a.get<std::string>());
+        }
+      } else {
+        plain = false;
+      }
+      if (!plain) light = build_deferred_entry(parsed->find(pointer).value_or(json()), where);
+      light.sources_deferred = true;
+      add(std::move(light), where);
+    }
+    db.lazy_ = std::make_unique<Lazy>(std::move(*parsed), count);
+  } else {
+    const auto gpus = doc.find("gpus");
+    if (gpus == doc.end() || !gpus->is_array() || gpus->empty()) throw InputError(gpus_expected);
+    for (std::size_t i = 0; i < gpus->size(); ++i) {
+      const std::string where = path + ": gpus[" + std::to_string(i) + "]";
+      add(gpu_spec_from_json((*gpus)[i], where, true), where);
+    }
   }
   if (const auto fd = doc.find("family_defaults"); fd != doc.end()) {
     if (!fd->is_object()) throw InputError(path + ": family_defaults: expected an object");
@@ -642,54 +709,61 @@ GpuDatabase GpuDatabase::from_text(const std::string& path, std::string text, bo
       db.family_defaults_[family] = t;
     }
   }
-  if (defer_sources) {
-    for (auto& g : db.gpus_) g.sources_deferred = true;
-    db.deferred_ = std::make_shared<DeferredSources>();
-    db.deferred_->text = std::move(text);
-  }
   db.build_index();
   return db;
 }
 
+const GpuSpec& GpuDatabase::entry(std::size_t index) const {
+  if (lazy_ == nullptr || lazy_->all_built.load(std::memory_order_acquire)) return gpus_[index];
+  const std::lock_guard<std::mutex> lock(lazy_->mutex);
+  if (lazy_->built[index] == 0) {
+    const std::string i = std::to_string(index);
+    GpuSpec g = build_deferred_entry(lazy_->parsed.find("/gpus/" + i, "sources", 0).value(),
+                                     source_path_ + ": gpus[" + i + "]");
+    gpus_[index] = std::move(g);
+    lazy_->built[index] = 1;
+  }
+  return gpus_[index];
+}
+
+const std::vector<GpuSpec>& GpuDatabase::all() const {
+  if (lazy_ != nullptr && !lazy_->all_built.load(std::memory_order_acquire)) {
+    for (std::size_t i = 0; i < gpus_.size(); ++i) (void)entry(i);
+    lazy_->all_built.store(true, std::memory_order_release);
+  }
+  return gpus_;
+}
+
+GpuDatabase GpuDatabase::load_deferred(const std::string& path) {
+  return from_text(path, read_text_file(path), true);
+}
+
 const GpuDatabase& GpuDatabase::bundled() {
-  static const GpuDatabase db = [] {
-    const std::string path = find_resource("models/gpus.json").string();
-    return from_text(path, read_text_file(path), true);
-  }();
+  static const GpuDatabase db = load_deferred(find_resource("models/gpus.json").string());
   return db;
 }
 
 std::map<std::string, std::string> GpuDatabase::sources_of(const std::string& name) const {
-  const auto entry =
+  const auto found =
       std::find_if(gpus_.begin(), gpus_.end(), [&](const GpuSpec& g) { return g.name == name; });
-  if (entry == gpus_.end()) {
+  if (found == gpus_.end()) {
     throw InputError(source_path_ + ": no entry named '" + name + "'");
   }
-  if (!entry->sources_deferred || deferred_ == nullptr) return entry->sources;
-  const auto index = static_cast<std::size_t>(entry - gpus_.begin());
-  const std::lock_guard<std::mutex> lock(deferred_->mutex);
-  if (const auto found = deferred_->read.find(index); found != deferred_->read.end()) {
-    return found->second;
+  const auto index = static_cast<std::size_t>(found - gpus_.begin());
+  const GpuSpec& spec = entry(index);
+  if (!spec.sources_deferred || lazy_ == nullptr) return spec.sources;
+  const std::lock_guard<std::mutex> lock(lazy_->mutex);
+  if (const auto read = lazy_->sources.find(index); read != lazy_->sources.end()) {
+    return read->second;
   }
-  // One entry's for the first caller (a prediction printing its GPU); every entry's at once
-  // for a second one (a listing), each read parsing the whole text.
-  const auto read = [&](std::size_t i, const json& object) {
-    std::map<std::string, std::string> all;
-    if (const auto it = object.find("sources"); it != object.end()) {
-      read_sources(*it, source_path_ + ": gpus[" + std::to_string(i) + "]", all);
-    }
-    // The notes on the fields the entry leaves out, as the load wrote them.
-    for (const auto& [field, note] : gpus_[i].sources) all.emplace(field, note);
-    deferred_->read[i] = std::move(all);
-  };
-  if (deferred_->read.empty()) {
-    read(index,
-         parse_json_text_at(deferred_->text, source_path_, "/gpus/" + std::to_string(index)));
-  } else {
-    const json entries = parse_json_text_at(deferred_->text, source_path_, "/gpus");
-    for (std::size_t i = 0; i < gpus_.size() && i < entries.size(); ++i) read(i, entries[i]);
+  std::map<std::string, std::string> all;
+  const std::string where = source_path_ + ": gpus[" + std::to_string(index) + "]";
+  if (const auto object = lazy_->parsed.find("/gpus/" + std::to_string(index) + "/sources")) {
+    read_sources(*object, where, all);
   }
-  return deferred_->read.at(index);
+  // The notes on the fields the entry leaves out, as the build wrote them.
+  for (const auto& [field, note] : spec.sources) all.emplace(field, note);
+  return lazy_->sources[index] = std::move(all);
 }
 
 const GpuSpec* GpuDatabase::board_of_same_chip(const GpuSpec& gpu,
@@ -703,11 +777,11 @@ const GpuSpec* GpuDatabase::board_of_same_chip(const GpuSpec& gpu,
   };
   const GpuSpec* best = nullptr;
   double best_gap = std::numeric_limits<double>::infinity();
-  for (const auto& entry : gpus_) {
-    if (entry.family != gpu.family || entry.architecture != gpu.architecture ||
-        entry.sm_count != gpu.sm_count || !named(entry.name)) {
-      continue;
-    }
+  for (std::size_t i = 0; i < gpus_.size(); ++i) {
+    // The family and name first: they are read before an entry is built.
+    if (gpus_[i].family != gpu.family || !named(gpus_[i].name)) continue;
+    const GpuSpec& entry = this->entry(i);
+    if (entry.architecture != gpu.architecture || entry.sm_count != gpu.sm_count) continue;
     const double gap = log_gap(entry.boost_clock_mhz, gpu.boost_clock_mhz) +
                        log_gap(entry.memory_bandwidth_gbs, gpu.memory_bandwidth_gbs) +
                        log_gap(entry.tdp_w, gpu.tdp_w);
@@ -722,9 +796,9 @@ const GpuSpec* GpuDatabase::board_of_same_chip(const GpuSpec& gpu,
 std::optional<GpuSpec> GpuDatabase::find(std::string_view name) const {
   const std::string exact = exact_gpu_key(name);
   if (exact.empty()) return std::nullopt;
-  if (const auto it = exact_keys_.find(exact); it != exact_keys_.end()) return gpus_[it->second];
+  if (const auto it = exact_keys_.find(exact); it != exact_keys_.end()) return entry(it->second);
   if (const auto it = loose_keys_.find(normalize_gpu_name(name)); it != loose_keys_.end()) {
-    return gpus_[it->second];
+    return entry(it->second);
   }
   return std::nullopt;
 }

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -20,18 +22,36 @@ inline constexpr std::size_t kMaxJsonDepth = 256;
 /// than kMaxJsonDepth.
 [[nodiscard]] nlohmann::json parse_json_text(std::string_view text, const std::string& name);
 
-/// parse_json_text without the members named `key` of the objects `depth` levels below the
-/// root (the root is depth 0; the GPU database's entries' "sources" are key "sources" at
-/// depth 2): what a reader that never looks at them need not build. The whole text is still
-/// checked, with the same errors.
-[[nodiscard]] nlohmann::json parse_json_text_without(std::string_view text, const std::string& name,
-                                                     std::string_view key, int depth);
+/// JSON text parsed once, whose values are built as nlohmann documents only when asked for:
+/// a reader that needs one entry of many (the bundled GPU database, one GPU per prediction)
+/// does not build the rest. The text's syntax and depth are checked by the constructor; a key
+/// given twice is reported by the call that builds the object holding it. Owns its copy of
+/// the text; const members may be called from several threads at once.
+class ParsedJsonText {
+ public:
+  /// Throws InputError as parse_json_text does, naming `name`.
+  ParsedJsonText(std::string text, std::string name);
+  ~ParsedJsonText();
+  ParsedJsonText(ParsedJsonText&&) noexcept;
+  ParsedJsonText& operator=(ParsedJsonText&&) noexcept;
+  ParsedJsonText(const ParsedJsonText&) = delete;
+  ParsedJsonText& operator=(const ParsedJsonText&) = delete;
 
-/// The value at `pointer` (RFC 6901, e.g. "/gpus/12/sources") of JSON text, built alone:
-/// parse_json_text(text).at(pointer) without building the rest. Throws InputError as
-/// parse_json_text does, or "NAME: POINTER: not found".
-[[nodiscard]] nlohmann::json parse_json_text_at(std::string_view text, const std::string& name,
-                                                const std::string& pointer);
+  /// The value at `pointer` (RFC 6901; "" the root) as parse_json_text(text).at(pointer)
+  /// would give it, less the members named `skip_key` of the objects `skip_depth` levels
+  /// below that value (0: its own members; -1: none). nullopt where the text has no such
+  /// value.
+  [[nodiscard]] std::optional<nlohmann::json> find(const std::string& pointer,
+                                                   std::string_view skip_key = {},
+                                                   int skip_depth = -1) const;
+  /// The number of elements of the array at `pointer`; nullopt when there is no array there.
+  [[nodiscard]] std::optional<std::size_t> array_size(const std::string& pointer) const;
+  [[nodiscard]] const std::string& name() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 /// Reads (plain or .gz) and parses a JSON file; errors name the path as above.
 [[nodiscard]] nlohmann::json read_json_file(const std::string& path);

@@ -107,15 +107,24 @@ class GpuDatabase {
   /// Loads a database JSON file (schema in docs/gpus.md). Throws InputError naming the file and
   /// field, e.g. "gpus.json: gpus[12].sm_count: expected a positive integer".
   static GpuDatabase load(const std::string& path);
-  /// The bundled database (models/gpus.json), loaded once; its entries' sources are read
-  /// on first use (GpuSpec::sources_deferred, sources_of).
+  /// load() for a reader that uses few entries: the file's syntax, top level, names, families
+  /// and aliases are checked now, each entry's other fields when it is first used (find,
+  /// all, board_of_same_chip), throwing the InputError load() would; its sources when they
+  /// are asked for (GpuSpec::sources_deferred, sources_of).
+  static GpuDatabase load_deferred(const std::string& path);
+  /// The bundled database (models/gpus.json), loaded once with load_deferred.
   static const GpuDatabase& bundled();
+  GpuDatabase();
+  ~GpuDatabase();
+  GpuDatabase(GpuDatabase&&) noexcept;
+  GpuDatabase& operator=(GpuDatabase&&) noexcept;
   /// Every source of the entry named `name`, as load() reads them (the notes on fields it
   /// leaves out included); a deferred entry's are parsed from the file once, then kept.
   /// Throws InputError for a name the database does not hold.
   [[nodiscard]] std::map<std::string, std::string> sources_of(const std::string& name) const;
 
-  [[nodiscard]] const std::vector<GpuSpec>& all() const { return gpus_; }
+  /// Every entry, in file order (the bundled database builds each one on first use).
+  [[nodiscard]] const std::vector<GpuSpec>& all() const;
   /// Resolves a name or alias (case-insensitive, vendor words and punctuation ignored) or a
   /// family name (to its default variant). nullopt when nothing matches.
   [[nodiscard]] std::optional<GpuSpec> find(std::string_view name) const;
@@ -143,7 +152,7 @@ class GpuDatabase {
   }
 
  private:
-  std::vector<GpuSpec> gpus_;
+  mutable std::vector<GpuSpec> gpus_;  ///< built in place by entry() when lazy_
   std::map<std::string, std::string> family_defaults_;  ///< family -> default entry name
   std::string source_path_;
   int schema_version_ = 0;
@@ -151,12 +160,15 @@ class GpuDatabase {
   // "Tesla V100" can name different entries); loose keys drop them (normalize_gpu_name).
   std::map<std::string, std::size_t> exact_keys_;
   std::map<std::string, std::size_t> loose_keys_;
-  /// The file's text and the sources read from it so far, for deferred entries; shared by
-  /// copies of the database. Null when every entry's sources were read with it.
-  struct DeferredSources;
-  std::shared_ptr<DeferredSources> deferred_;
+  /// The bundled database's parsed file, which entries are built from on first use: until
+  /// then an entry of gpus_ holds only what the index and closest() read (name, display
+  /// name, family, aliases). Null when load() built every entry.
+  struct Lazy;
+  std::unique_ptr<Lazy> lazy_;
+  /// Entry `index`, built if it was not yet.
+  const GpuSpec& entry(std::size_t index) const;
   void build_index();
-  static GpuDatabase from_text(const std::string& path, std::string text, bool defer_sources);
+  static GpuDatabase from_text(const std::string& path, std::string text, bool lazy);
 };
 
 /// Lowercases and drops every character but [a-z0-9] (vendor words kept).

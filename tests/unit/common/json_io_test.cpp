@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -135,44 +136,59 @@ TEST(JsonIo, RepeatedKeyAtTheRootOrInARootArray) {
   EXPECT_EQ(message(R"({"x": 1, "x": 2, "z": })"), "r.json: x" + tail);
 }
 
-TEST(JsonIo, MembersAtOneDepthCanBeLeftOut) {
-  // "skip" at depth 2 (inside the array's objects) goes; at depths 0 and 3 it stays.
+TEST(JsonIo, ParsedTextBuildsOneValueAtATime) {
+  const std::string text = R"({"gpus": [{"name": "a"}, {"name": "b", "sources": {"x": "y"}}]})";
+  const ParsedJsonText parsed(text, "t.json");
+  EXPECT_EQ(parsed.name(), "t.json");
+  EXPECT_EQ(parsed.find("/gpus/1"), nlohmann::json::parse(R"({"name": "b", "sources": {"x": "y"}})"));
+  EXPECT_EQ(parsed.find("/gpus/1/sources/x"), nlohmann::json("y"));
+  EXPECT_EQ(parsed.find(""), nlohmann::json::parse(text));
+  EXPECT_EQ(parsed.find("/gpus/2"), std::nullopt);
+  EXPECT_EQ(parsed.find("/nope"), std::nullopt);
+  EXPECT_EQ(parsed.array_size("/gpus"), std::optional<std::size_t>(2));
+  EXPECT_EQ(parsed.array_size("/gpus/0"), std::nullopt);  // an object, not an array
+  EXPECT_EQ(parsed.array_size("/x"), std::nullopt);
+}
+
+TEST(JsonIo, ParsedTextLeavesOutMembersAtOneDepth) {
+  // "skip" at depth 2 below the root (inside the array's objects) goes; at 0 and 3 it stays.
   const std::string text =
       R"({"skip": 1, "items": [{"a": 1, "skip": {"x": [1, 2]}}, {"b": {"skip": 2}}]})";
   const nlohmann::json expected =
       nlohmann::json::parse(R"({"skip": 1, "items": [{"a": 1}, {"b": {"skip": 2}}]})");
-  EXPECT_EQ(parse_json_text_without(text, "t.json", "skip", 2), expected);
-  // The slow path (an integer written -0 sends the text there) leaves out the same.
+  EXPECT_EQ(ParsedJsonText(text, "t.json").find("", "skip", 2), expected);
+  // Depth counts from the value asked for: the first item's own "skip" is depth 0.
+  EXPECT_EQ(ParsedJsonText(text, "t.json").find("/items/0", "skip", 0),
+            nlohmann::json::parse(R"({"a": 1})"));
+  // The slow path (an integer written -0 sends the text there) answers the same.
   const std::string slow =
       R"({"skip": -0, "items": [{"a": 1, "skip": {"x": [1, 2]}}, {"b": {"skip": 2}}]})";
   nlohmann::json expected_slow = expected;
   expected_slow["skip"] = -0;
-  EXPECT_EQ(parse_json_text_without(slow, "t.json", "skip", 2), expected_slow);
-  // What is left out is still checked: a repeated key there, or bad syntax, is an error.
-  EXPECT_EQ(test::input_error_of([] {
-              (void)parse_json_text_without(R"({"items": [{"skip": 1, "skip": 2}]})", "t.json",
-                                            "skip", 2);
-            }),
-            "t.json: items[0].skip: key given twice in one object (JSON readers keep only one "
-            "of them)");
-  EXPECT_NE(test::input_error_of([] {
-              (void)parse_json_text_without(R"({"items": [{"skip": [1,}]})", "t.json", "skip", 2);
-            }).find("t.json: invalid JSON"),
-            std::string::npos);
+  const ParsedJsonText parsed_slow(slow, "t.json");
+  EXPECT_EQ(parsed_slow.find("", "skip", 2), expected_slow);
+  EXPECT_EQ(parsed_slow.find("/items/0", "skip", 0), nlohmann::json::parse(R"({"a": 1})"));
+  EXPECT_EQ(parsed_slow.find("/items/1/b/skip"), nlohmann::json(2));
+  EXPECT_EQ(parsed_slow.array_size("/items"), std::optional<std::size_t>(2));
+  EXPECT_EQ(parsed_slow.find("/x"), std::nullopt);
 }
 
-TEST(JsonIo, OneValueCanBeBuiltAlone) {
-  const std::string text = R"({"gpus": [{"name": "a"}, {"name": "b", "sources": {"x": "y"}}]})";
-  EXPECT_EQ(parse_json_text_at(text, "t.json", "/gpus/1"),
-            nlohmann::json::parse(R"({"name": "b", "sources": {"x": "y"}})"));
-  EXPECT_EQ(parse_json_text_at(text, "t.json", "/gpus/1/sources/x"), "y");
-  EXPECT_EQ(test::input_error_of([&] { (void)parse_json_text_at(text, "t.json", "/gpus/2"); }),
-            "t.json: /gpus/2: not found");
-  // The slow path answers the same.
-  const std::string slow = R"({"n": -0, "gpus": [{"name": "a"}]})";
-  EXPECT_EQ(parse_json_text_at(slow, "t.json", "/gpus/0/name"), "a");
-  EXPECT_EQ(test::input_error_of([&] { (void)parse_json_text_at(slow, "t.json", "/x"); }),
-            "t.json: /x: not found");
+TEST(JsonIo, ParsedTextReportsBadSyntaxAtOnceAndARepeatedKeyWhereItIsBuilt) {
+  EXPECT_NE(test::input_error_of([] { (void)ParsedJsonText(R"({"items": [{"a": [1,}]})", "t.json"); })
+                .find("t.json: invalid JSON"),
+            std::string::npos);
+  const ParsedJsonText parsed(R"({"ok": 1, "gpus": [{"a": 1}, {"b": {"x": 1, "x": 2}}]})", "t.json");
+  EXPECT_EQ(parsed.find("/ok"), nlohmann::json(1));
+  EXPECT_EQ(parsed.find("/gpus/0"), nlohmann::json::parse(R"({"a": 1})"));
+  const std::string tail = ": key given twice in one object (JSON readers keep only one of them)";
+  EXPECT_EQ(test::input_error_of([&] { (void)parsed.find("/gpus/1"); }), "t.json: gpus[1].b.x" + tail);
+  EXPECT_EQ(test::input_error_of([&] { (void)parsed.find(""); }), "t.json: gpus[1].b.x" + tail);
+  // A repeated key in what is left out is still reported, as the full parse would.
+  EXPECT_EQ(test::input_error_of([] {
+              (void)ParsedJsonText(R"({"items": [{"skip": 1, "skip": 2}]})", "t.json")
+                  .find("", "skip", 2);
+            }),
+            "t.json: items[0].skip" + tail);
 }
 
 TEST(JsonIo, MissingFileIsBadInput) {

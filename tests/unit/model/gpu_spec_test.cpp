@@ -68,15 +68,25 @@ json bundled_json() {
 }
 
 // Loads a (synthetic, mutated) database and returns the InputError message, or "" if none.
+// load_deferred, with every entry and every entry's sources then used, must say the same.
 std::string load_error(const json& doc) {
   TempDir dir;
   const std::string path = dir.write("synthetic_gpus.json", doc.dump());
-  try {
-    (void)GpuDatabase::load(path);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
+  const auto error_of = [](const auto& load) {
+    try {
+      load();
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  const std::string eager = error_of([&] { (void)GpuDatabase::load(path); });
+  const std::string deferred = error_of([&] {
+    const GpuDatabase lazy = GpuDatabase::load_deferred(path);
+    for (const auto& g : lazy.all()) (void)lazy.sources_of(g.name);
+  });
+  EXPECT_EQ(deferred, eager) << "load_deferred differs from load";
+  return eager;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -415,6 +425,41 @@ TEST(GpuDbContents, TheBundledDatabaseReadsAnEntrysSourcesWhenAskedFor) {
             db().resolve("a100").source_of("tensor_tf32_tflops"));
   EXPECT_EQ(test::input_error_of([&] { (void)bundled.sources_of("no-such-gpu"); }),
             bundled.source_path() + ": no entry named 'no-such-gpu'");
+}
+
+TEST(GpuDbContents, ADeferredLoadBuildsWhatIsUsedAsTheFullLoadDoes) {
+  // A fresh deferred database: each call below is the first use of what it reads.
+  const GpuDatabase lazy = GpuDatabase::load_deferred(kDbPath);
+  const auto a100 = lazy.find("a100");
+  ASSERT_TRUE(a100.has_value());
+  EXPECT_EQ(json(*a100), json(*db().find("a100")));
+  EXPECT_EQ(lazy.closest("a1000"), db().closest("a1000"));
+  // Another board of the chip, read from an entry not used before.
+  const auto pcie = lazy.find("a100-pcie-40gb");
+  ASSERT_TRUE(pcie.has_value());
+  const GpuSpec* board = lazy.board_of_same_chip(*pcie, {"a100-sxm4-80gb", "t4"});
+  ASSERT_NE(board, nullptr);
+  EXPECT_EQ(json(*board), json(*db().board_of_same_chip(*pcie, {"a100-sxm4-80gb", "t4"})));
+  EXPECT_EQ(lazy.sources_of("t4"), db().sources_of("t4"));  // sources before the entry
+  EXPECT_EQ(json(*lazy.find("t4")), json(*db().find("t4")));
+  ASSERT_EQ(lazy.all().size(), db().all().size());
+  for (std::size_t i = 0; i < db().all().size(); ++i) {
+    EXPECT_EQ(json(lazy.all()[i]), json(db().all()[i])) << db().all()[i].name;
+  }
+  EXPECT_EQ(lazy.family_defaults(), db().family_defaults());
+}
+
+TEST(GpuDbContents, ADeferredLoadReportsABadEntryWhenItIsUsed) {
+  json doc = bundled_json();
+  doc["gpus"][3]["sm_count"] = -1;
+  TempDir dir;
+  const std::string path = dir.write("synthetic_gpus.json", doc.dump());
+  const std::string name = doc["gpus"][3]["name"];
+  const GpuDatabase lazy = GpuDatabase::load_deferred(path);  // names are fine
+  EXPECT_TRUE(lazy.find(doc["gpus"][0]["name"].get<std::string>()).has_value());
+  const std::string expected = path + ": gpus[3].sm_count: expected a positive integer";
+  EXPECT_EQ(test::input_error_of([&] { (void)lazy.find(name); }).rfind(expected, 0), 0u);
+  EXPECT_EQ(test::input_error_of([&] { (void)lazy.all(); }).rfind(expected, 0), 0u);
 }
 
 TEST(GpuDbContents, EntriesRoundTripThroughJson) {
