@@ -184,15 +184,23 @@ bool may_have_negative_integer_zero(std::string_view text) {
   return false;
 }
 
-// nullopt: the slow path decides.
-std::optional<nlohmann::json> parse_fast(std::string_view text, const std::string& name) {
+// simdjson's tape of `text` in `parser`, or nullopt where the slow path decides.
+std::optional<simdjson::dom::element> parse_tape(simdjson::dom::parser& parser,
+                                                 std::string_view text) {
   if (may_have_negative_integer_zero(text)) return std::nullopt;
-  simdjson::dom::parser parser;
   if (parser.allocate(text.size(), kMaxJsonDepth) != simdjson::SUCCESS) return std::nullopt;
   simdjson::dom::element root;
   if (parser.parse(text.data(), text.size()).get(root) != simdjson::SUCCESS) return std::nullopt;
+  return root;
+}
+
+// nullopt: the slow path decides.
+std::optional<nlohmann::json> parse_fast(std::string_view text, const std::string& name) {
+  simdjson::dom::parser parser;
+  const auto root = parse_tape(parser, text);
+  if (!root) return std::nullopt;
   try {
-    return to_nlohmann(root);
+    return to_nlohmann(*root);
   } catch (const RepeatedKey& repeated) {
     throw InputError(repeated_key_message(name, repeated.path));
   }
@@ -254,15 +262,8 @@ ParsedJsonText::ParsedJsonText(std::string text, std::string name)
     : impl_(std::make_unique<Impl>()) {
   impl_->text = std::move(text);
   impl_->name = std::move(name);
-  const std::string_view view = impl_->text;
-  simdjson::dom::element root;
-  if (!may_have_negative_integer_zero(view) &&
-      impl_->parser.allocate(view.size(), kMaxJsonDepth) == simdjson::SUCCESS &&
-      impl_->parser.parse(view.data(), view.size()).get(root) == simdjson::SUCCESS) {
-    impl_->root = root;
-  } else {
-    impl_->slow = parse_json_text(view, impl_->name);
-  }
+  impl_->root = parse_tape(impl_->parser, impl_->text);
+  if (!impl_->root) impl_->slow = parse_json_text(impl_->text, impl_->name);
 }
 
 ParsedJsonText::~ParsedJsonText() = default;

@@ -579,10 +579,13 @@ void GpuDatabase::build_index() {
 
 struct GpuDatabase::Lazy {
   explicit Lazy(ParsedJsonText parsed_text, std::size_t count)
-      : parsed(std::move(parsed_text)), built(count, 0) {}
+      : parsed(std::move(parsed_text)), entries(count), built(count, 0) {}
   ParsedJsonText parsed;
   std::mutex mutex;
-  std::vector<char> built;         ///< entry index -> built yet
+  // Built entries live here, not in gpus_, so that what the index and closest() read there
+  // is never written after the load while another thread reads it.
+  std::vector<GpuSpec> entries;
+  std::vector<char> built;  ///< entry index -> built yet
   std::atomic<bool> all_built{false};
   std::map<std::size_t, std::map<std::string, std::string>> sources;  ///< read so far
 };
@@ -714,24 +717,26 @@ GpuDatabase GpuDatabase::from_text(const std::string& path, std::string text, bo
 }
 
 const GpuSpec& GpuDatabase::entry(std::size_t index) const {
-  if (lazy_ == nullptr || lazy_->all_built.load(std::memory_order_acquire)) return gpus_[index];
+  if (lazy_ == nullptr) return gpus_[index];
+  if (lazy_->all_built.load(std::memory_order_acquire)) return lazy_->entries[index];
   const std::lock_guard<std::mutex> lock(lazy_->mutex);
   if (lazy_->built[index] == 0) {
     const std::string i = std::to_string(index);
-    GpuSpec g = build_deferred_entry(lazy_->parsed.find("/gpus/" + i, "sources", 0).value(),
-                                     source_path_ + ": gpus[" + i + "]");
-    gpus_[index] = std::move(g);
+    lazy_->entries[index] =
+        build_deferred_entry(lazy_->parsed.find("/gpus/" + i, "sources", 0).value(),
+                             source_path_ + ": gpus[" + i + "]");
     lazy_->built[index] = 1;
   }
-  return gpus_[index];
+  return lazy_->entries[index];
 }
 
 const std::vector<GpuSpec>& GpuDatabase::all() const {
-  if (lazy_ != nullptr && !lazy_->all_built.load(std::memory_order_acquire)) {
+  if (lazy_ == nullptr) return gpus_;
+  if (!lazy_->all_built.load(std::memory_order_acquire)) {
     for (std::size_t i = 0; i < gpus_.size(); ++i) (void)entry(i);
     lazy_->all_built.store(true, std::memory_order_release);
   }
-  return gpus_;
+  return lazy_->entries;
 }
 
 GpuDatabase GpuDatabase::load_deferred(const std::string& path) {

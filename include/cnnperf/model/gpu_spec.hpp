@@ -152,7 +152,8 @@ class GpuDatabase {
   }
 
  private:
-  mutable std::vector<GpuSpec> gpus_;  ///< built in place by entry() when lazy_
+  /// Every entry; with lazy_, only what the index and closest() read (Lazy builds the rest).
+  std::vector<GpuSpec> gpus_;
   std::map<std::string, std::string> family_defaults_;  ///< family -> default entry name
   std::string source_path_;
   int schema_version_ = 0;
@@ -160,9 +161,9 @@ class GpuDatabase {
   // "Tesla V100" can name different entries); loose keys drop them (normalize_gpu_name).
   std::map<std::string, std::size_t> exact_keys_;
   std::map<std::string, std::size_t> loose_keys_;
-  /// The bundled database's parsed file, which entries are built from on first use: until
-  /// then an entry of gpus_ holds only what the index and closest() read (name, display
-  /// name, family, aliases). Null when load() built every entry.
+  /// The bundled database's parsed file and the entries built from it on first use; gpus_
+  /// then holds only each entry's name, display name, family and aliases. Null when load()
+  /// built every entry.
   struct Lazy;
   std::unique_ptr<Lazy> lazy_;
   /// Entry `index`, built if it was not yet.
