@@ -270,7 +270,9 @@ ParsedJsonText::~ParsedJsonText() = default;
 ParsedJsonText::ParsedJsonText(ParsedJsonText&&) noexcept = default;
 ParsedJsonText& ParsedJsonText::operator=(ParsedJsonText&&) noexcept = default;
 
-const std::string& ParsedJsonText::name() const { return impl_->name; }
+const std::string& ParsedJsonText::name() const {
+  return impl_->name;
+}
 
 std::optional<nlohmann::json> ParsedJsonText::find(const std::string& pointer,
                                                    std::string_view skip_key,

@@ -722,9 +722,8 @@ const GpuSpec& GpuDatabase::entry(std::size_t index) const {
   const std::lock_guard<std::mutex> lock(lazy_->mutex);
   if (lazy_->built[index] == 0) {
     const std::string i = std::to_string(index);
-    lazy_->entries[index] =
-        build_deferred_entry(lazy_->parsed.find("/gpus/" + i, "sources", 0).value(),
-                             source_path_ + ": gpus[" + i + "]");
+    lazy_->entries[index] = build_deferred_entry(
+        lazy_->parsed.find("/gpus/" + i, "sources", 0).value(), source_path_ + ": gpus[" + i + "]");
     lazy_->built[index] = 1;
   }
   return lazy_->entries[index];

@@ -140,7 +140,8 @@ TEST(JsonIo, ParsedTextBuildsOneValueAtATime) {
   const std::string text = R"({"gpus": [{"name": "a"}, {"name": "b", "sources": {"x": "y"}}]})";
   const ParsedJsonText parsed(text, "t.json");
   EXPECT_EQ(parsed.name(), "t.json");
-  EXPECT_EQ(parsed.find("/gpus/1"), nlohmann::json::parse(R"({"name": "b", "sources": {"x": "y"}})"));
+  EXPECT_EQ(parsed.find("/gpus/1"),
+            nlohmann::json::parse(R"({"name": "b", "sources": {"x": "y"}})"));
   EXPECT_EQ(parsed.find("/gpus/1/sources/x"), nlohmann::json("y"));
   EXPECT_EQ(parsed.find(""), nlohmann::json::parse(text));
   EXPECT_EQ(parsed.find("/gpus/2"), std::nullopt);
@@ -174,14 +175,17 @@ TEST(JsonIo, ParsedTextLeavesOutMembersAtOneDepth) {
 }
 
 TEST(JsonIo, ParsedTextReportsBadSyntaxAtOnceAndARepeatedKeyWhereItIsBuilt) {
-  EXPECT_NE(test::input_error_of([] { (void)ParsedJsonText(R"({"items": [{"a": [1,}]})", "t.json"); })
-                .find("t.json: invalid JSON"),
+  EXPECT_NE(test::input_error_of([] {
+              (void)ParsedJsonText(R"({"items": [{"a": [1,}]})", "t.json");
+            }).find("t.json: invalid JSON"),
             std::string::npos);
-  const ParsedJsonText parsed(R"({"ok": 1, "gpus": [{"a": 1}, {"b": {"x": 1, "x": 2}}]})", "t.json");
+  const ParsedJsonText parsed(R"({"ok": 1, "gpus": [{"a": 1}, {"b": {"x": 1, "x": 2}}]})",
+                              "t.json");
   EXPECT_EQ(parsed.find("/ok"), nlohmann::json(1));
   EXPECT_EQ(parsed.find("/gpus/0"), nlohmann::json::parse(R"({"a": 1})"));
   const std::string tail = ": key given twice in one object (JSON readers keep only one of them)";
-  EXPECT_EQ(test::input_error_of([&] { (void)parsed.find("/gpus/1"); }), "t.json: gpus[1].b.x" + tail);
+  EXPECT_EQ(test::input_error_of([&] { (void)parsed.find("/gpus/1"); }),
+            "t.json: gpus[1].b.x" + tail);
   EXPECT_EQ(test::input_error_of([&] { (void)parsed.find(""); }), "t.json: gpus[1].b.x" + tail);
   // A repeated key in what is left out is still reported, as the full parse would.
   EXPECT_EQ(test::input_error_of([] {
