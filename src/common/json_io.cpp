@@ -249,6 +249,14 @@ nlohmann::json parse_json_text(std::string_view text, const std::string& name) {
 }
 
 struct ParsedJsonText::Impl {
+  // Held through impl_ only, never moved: simdjson's tape points into its parser.
+  Impl(std::string text_in, std::string name_in)
+      : text(std::move(text_in)), name(std::move(name_in)) {}
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+  Impl(Impl&&) = delete;
+  Impl& operator=(Impl&&) = delete;
+  ~Impl() = default;
   std::string text;
   std::string name;
   // simdjson's tape when it read the text; otherwise (what parse_fast leaves to the slow
@@ -259,9 +267,7 @@ struct ParsedJsonText::Impl {
 };
 
 ParsedJsonText::ParsedJsonText(std::string text, std::string name)
-    : impl_(std::make_unique<Impl>()) {
-  impl_->text = std::move(text);
-  impl_->name = std::move(name);
+    : impl_(std::make_unique<Impl>(std::move(text), std::move(name))) {
   impl_->root = parse_tape(impl_->parser, impl_->text);
   if (!impl_->root) impl_->slow = parse_json_text(impl_->text, impl_->name);
 }
