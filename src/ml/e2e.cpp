@@ -971,11 +971,15 @@ std::string e2e_network_source(const std::vector<E2eRow>& rows) {
   return space.empty() ? "zoo" : space;
 }
 
-std::unique_ptr<AnalyticalModel> bundled_analytical_model() {
+const AnalyticalParams& bundled_analytical_params() {
   static const AnalyticalParams params =
       load_analytical_params(find_resource("models/eager_overhead.json").string());
-  auto model = std::make_unique<AnalyticalModel>(params, bundled_analytical_overhead(),
-                                                 bundled_nas_overhead());
+  return params;
+}
+
+std::unique_ptr<AnalyticalModel> bundled_analytical_model() {
+  auto model = std::make_unique<AnalyticalModel>(
+      bundled_analytical_params(), bundled_analytical_overhead(), bundled_nas_overhead());
   // Read on the first prediction under that runtime: most runs use neither.
   model->set_runtime_overhead_source(bundled_runtime_overhead);
   return model;

@@ -121,6 +121,10 @@ FamilyModel fit_family(const TrainingData& data, const std::vector<std::size_t>&
   FamilyModel model;
   model.family = family;
   model.rows = rows.size();
+  model.tensor_core_rows =
+      static_cast<std::size_t>(std::count_if(rows.begin(), rows.end(), [&](std::size_t r) {
+        return runs_on_tensor_cores(data.layers[r], data.gpus[r]);
+      }));
   if (host_floor) model.host_floor_ms = fit_host_floors(data, rows);
   const FeatureMatrix x = matrix_for_rows(data, rows, spec);
   std::vector<double> ratio(rows.size());
@@ -304,6 +308,11 @@ bool analytical_for(const FamilyModel& model, const GpuSpec& gpu, const std::str
          unseen_without_sibling(model, gpu);
 }
 
+bool untrained_math(const FamilyModel& model, const Layer& layer, const GpuSpec& gpu) {
+  return model.tensor_core_rows.has_value() && *model.tensor_core_rows == 0 &&
+         runs_on_tensor_cores(layer, gpu);
+}
+
 bool gpu_blind_for(const FamilyModel& model, const GpuSpec& gpu, const std::string& source) {
   return model.gpu_blind_regressor != nullptr && source == kReferenceSource &&
          unseen_without_sibling(model, gpu);
@@ -414,7 +423,8 @@ std::vector<double> predict_rows_as_fitted(const FamilyModel& model, const Train
     const std::string& floor_source =
         floor_sources != nullptr ? (*floor_sources)[i] : data.sources[r];
     const double baseline = e.main_kernels_ms() + model.floor_ms(floor_source, data.gpus[r].name);
-    out[i] = analytical_for(model, data.gpus[r], data.sources[r])
+    out[i] = analytical_for(model, data.gpus[r], data.sources[r]) ||
+                     untrained_math(model, data.layers[r], data.gpus[r])
                  ? baseline + e.layout_transform_ms
                  : e.with_main_kernels_ms(baseline * ratio[i]);
   }
@@ -531,6 +541,11 @@ std::vector<LayerPrediction> LearnedModel::predict(const std::vector<Layer>& giv
   for (std::size_t i = 0; i < layers.size(); ++i) {
     const LayerEstimate& e = estimates[i];
     out[i].kernel_ms = e.latency_ms;
+    // What a layer that keeps the analytical estimate gets: the default model's, whose fitted
+    // terms (tensor-core efficiencies) apply to tensor-core layers only.
+    if (runs_on_tensor_cores(layers[i], gpu)) {
+      out[i].kernel_ms = estimate_layer(layers[i], gpu, kernel_params_).latency_ms;
+    }
     out[i].roofline_ms = e.roofline_ms;
     out[i].kernels = e.kernels;
     out[i].bound = e.bound;
@@ -580,10 +595,11 @@ std::vector<LayerPrediction> LearnedModel::predict(const std::vector<Layer>& giv
       const std::string& floor_source =
           !sources.empty() && sources[i] == kKernelTimeSource ? sources[i] : source;
       const FamilyModel* model = model_for_source(models, source);
-      if (analytical_for(*model, gpu, source)) {
+      if (analytical_for(*model, gpu, source) || untrained_math(*model, layers[i], gpu)) {
         // Leave-one-GPU-out, the analytical estimate (plus the typical machine's host floor)
-        // was the better one for this family on a GPU without measurements: keep it, flagged
-        // as outside the data.
+        // was the better one for this family on a GPU without measurements, or the layer runs
+        // on tensor cores, which no training row of the family did: keep it, flagged as
+        // outside the data.
         if (with_floor) out[i].overhead_ms = model->floor_ms(floor_source, gpu.name);
         out[i].in_distribution = false;
         continue;

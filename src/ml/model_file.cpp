@@ -57,10 +57,18 @@ constexpr std::array<std::string_view, 11> kModelKeys = {
     "schema_version",   "kind",     "tool_version",  "target",
     "reference_source", "features", "feature_names", "families",
     "eager_overhead",   "metadata", "power"};
-constexpr std::array<std::string_view, 11> kFamilyKeys = {
-    "family",       "source",     "rows",          "gpus",      "feature_min",
-    "feature_max",  "unseen_gpu", "host_floor_ms", "regressor", "gpu_blind_regressor",
-    "booster_bytes"};
+constexpr std::array<std::string_view, 12> kFamilyKeys = {"family",
+                                                          "source",
+                                                          "rows",
+                                                          "tensor_core_rows",
+                                                          "gpus",
+                                                          "feature_min",
+                                                          "feature_max",
+                                                          "unseen_gpu",
+                                                          "host_floor_ms",
+                                                          "regressor",
+                                                          "gpu_blind_regressor",
+                                                          "booster_bytes"};
 
 template <std::size_t N>
 void refuse_unknown_keys(const nlohmann::json& object, const std::array<std::string_view, N>& known,
@@ -113,6 +121,7 @@ nlohmann::json LearnedModel::to_json() const {
                     {"unseen_gpu", unseen},
                     {"host_floor_ms", floors},
                     {"regressor", f.regressor->to_json()}});
+    if (f.tensor_core_rows.has_value()) fams.back()["tensor_core_rows"] = *f.tensor_core_rows;
     if (f.gpu_blind_regressor != nullptr) {
       fams.back()["gpu_blind_regressor"] = f.gpu_blind_regressor->to_json();
     }
@@ -177,6 +186,14 @@ std::unique_ptr<LearnedModel> LearnedModel::from_json(const nlohmann::json& doc,
     // A file without the key has one joint model per family (no per-source split).
     if (fams[i].contains("source")) f.source = field<std::string>(fams[i], "source", where);
     f.rows = field<std::size_t>(fams[i], "rows", where);
+    // A file without the count does not say which math units it saw: no layer is held back.
+    if (fams[i].contains("tensor_core_rows")) {
+      f.tensor_core_rows = field<std::size_t>(fams[i], "tensor_core_rows", where);
+      if (*f.tensor_core_rows > f.rows) {
+        throw InputError(where + ".tensor_core_rows: expected at most rows (" +
+                         std::to_string(f.rows) + "), got " + std::to_string(*f.tensor_core_rows));
+      }
+    }
     f.gpus = field<std::vector<std::string>>(fams[i], "gpus", where);
     f.feature_min = field<std::vector<double>>(fams[i], "feature_min", where);
     f.feature_max = field<std::vector<double>>(fams[i], "feature_max", where);

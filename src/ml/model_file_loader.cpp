@@ -15,6 +15,7 @@
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/io.hpp"
 #include "cnnperf/common/json_io.hpp"
+#include "cnnperf/ml/e2e.hpp"
 #include "cnnperf/ml/learned_model.hpp"
 #include "json_cursor.hpp"
 #include "regressor_internal.hpp"
@@ -329,6 +330,7 @@ std::unique_ptr<LearnedModel> LearnedModel::load(const std::string& named_path,
   }
   attach_boosters(*model, text, spans, path);
   model->set_name(std::filesystem::path(path).filename().string());
+  model->set_kernel_params(bundled_analytical_params());
   return model;
 }
 

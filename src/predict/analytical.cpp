@@ -306,6 +306,10 @@ double fp16_tensor_core_efficiency(const AnalyticalParams& params,
   return params.tensor_core_efficiency;
 }
 
+bool runs_on_tensor_cores(const Layer& layer, const GpuSpec& gpu) {
+  return tensor_core_eligible(layer, gpu);
+}
+
 double compute_peak_tflops(const Layer& layer, const GpuSpec& gpu) {
   if (runs_tf32(layer, gpu)) return gpu.tensor_tf32_tflops;
   if (tensor_core_eligible(layer, gpu)) return tensor_peak(layer.dtype, gpu);

@@ -160,6 +160,9 @@ struct AnalyticalE2eCalibration {
 [[nodiscard]] const EagerOverhead& bundled_nas_overhead();
 /// The network source (Network::source) of end-to-end rows: a NAS space, or "zoo".
 [[nodiscard]] std::string e2e_network_source(const std::vector<E2eRow>& rows);
+/// The kernel model's fitted terms of models/eager_overhead.json (load_analytical_params),
+/// read once: what the default analytical model prices layers with.
+[[nodiscard]] const AnalyticalParams& bundled_analytical_params();
 /// The analytical baseline with both overheads and the kernel model of
 /// models/eager_overhead.json: what a network's prediction uses by default.
 [[nodiscard]] std::unique_ptr<AnalyticalModel> bundled_analytical_model();

@@ -20,6 +20,7 @@
 #include "cnnperf/ml/regressor.hpp"
 #include "cnnperf/ml/training_data.hpp"
 #include "cnnperf/model/gpu_spec.hpp"
+#include "cnnperf/predict/analytical.hpp"
 #include "cnnperf/predict/predict.hpp"
 
 namespace cnnperf {
@@ -45,6 +46,11 @@ struct FamilyModel {
   std::vector<double> feature_max;
   std::vector<std::string> gpus;  ///< GPUs seen in training
   std::size_t rows = 0;
+  /// Training rows whose main kernels the analytical model runs on tensor cores
+  /// (runs_on_tensor_cores). 0: the regressor never saw a tensor-core kernel, so a layer that
+  /// runs on them keeps the analytical estimate (untrained_math). Unset in files that do not
+  /// record it: every layer gets the regressor.
+  std::optional<std::size_t> tensor_core_rows;
   /// Rows of the reference source on a GPU outside `gpus` (and without a seen_sibling in
   /// them) get the analytical estimate: set by the
   /// unseen-GPU check (unseen_gpu_check) when, leave-one-GPU-out, the analytical model was the more
@@ -117,6 +123,11 @@ class LearnedModel final : public LatencyModel {
   /// analytical model's kernel times, which a learned model's replace.
   [[nodiscard]] std::optional<EagerOverhead> runtime_overhead(Runtime runtime) const override;
   void set_eager_overhead(EagerOverhead overhead) { overhead_ = std::move(overhead); }
+  /// The analytical model's fitted terms (the fp16 tensor-core efficiencies per architecture)
+  /// for the layers that keep the analytical estimate (untrained_math, bf16, int8), so that they
+  /// get the default model's kernel time. The regressors' own baseline keeps the defaults they
+  /// were fitted on. Default: AnalyticalParams{}; load() sets bundled_analytical_params().
+  void set_kernel_params(AnalyticalParams params) { kernel_params_ = std::move(params); }
   void set_name(std::string name) { name_ = std::move(name); }
   /// Sets every family's FamilyModel::fallback_spans.
   void set_fallback_spans(double spans);
@@ -137,6 +148,7 @@ class LearnedModel final : public LatencyModel {
   FeatureSpec spec_;
   std::vector<FamilyModel> families_;
   EagerOverhead overhead_;
+  AnalyticalParams kernel_params_;
   nlohmann::json metadata_;
   std::string name_ = "learned";
   std::string only_gpu_;  ///< set by load(..., only_gpu): predictions for other GPUs throw
@@ -213,6 +225,11 @@ inline constexpr std::size_t kMinRowsPerSourceModel = 1000;
 /// and without a seen_sibling).
 [[nodiscard]] bool analytical_for(const FamilyModel& model, const GpuSpec& gpu,
                                   const std::string& source);
+
+/// Whether `layer` runs on tensor cores on `gpu` (runs_on_tensor_cores) and `model` records
+/// that none of its training rows did (FamilyModel::tensor_core_rows 0): a math unit it never
+/// saw, so the layer keeps the analytical estimate (with its harness floor).
+[[nodiscard]] bool untrained_math(const FamilyModel& model, const Layer& layer, const GpuSpec& gpu);
 
 /// Whether `model` gives a row of `source` on `gpu` its gpu_blind_regressor (set, a
 /// reference-source row, `gpu` not trained on and without a seen_sibling).

@@ -110,6 +110,11 @@ struct LayerEstimate {
 /// and `gpu` has TF32 tensor cores (compute capability 8.0 and later, with a tensor peak).
 [[nodiscard]] bool runs_tf32(const Layer& layer, const GpuSpec& gpu);
 
+/// True when the analytical model runs the layer's main kernels on tensor cores: a TF32
+/// convolution (runs_tf32), or an fp16, bf16 or int8 convolution or GEMM with channels per
+/// group a multiple of 8 on a GPU with that type's tensor rate.
+[[nodiscard]] bool runs_on_tensor_cores(const Layer& layer, const GpuSpec& gpu);
+
 /// Work multiplier of a pass relative to the forward pass (training = forward + backward:
 /// 3x for conv/linear, 2x otherwise; each backward convolution alone 1x).
 [[nodiscard]] double pass_work_factor(const Layer& layer);

@@ -4,10 +4,16 @@
 // The rows are SYNTHETIC: "measured" latency = analytical estimate x 2.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
 #include <limits>
+#include <optional>
 #include <random>
 
+#include "cnnperf/common/io.hpp"
+#include "cnnperf/ml/e2e.hpp"
 #include "cnnperf/ml/learned_model.hpp"
 #include "cnnperf/predict/analytical.hpp"
 #include "synthetic_data.hpp"
@@ -107,6 +113,103 @@ TEST(Fallback, AGpuBeyondTheTrainedOnesFadesToTheAnalyticalEstimate) {
   EXPECT_LT(faded, std::pow(kRatio, 0.5));
   EXPECT_GE(faded, 1.0);
   EXPECT_FALSE(model->predict_layers({inside}, h100)[0].in_distribution);
+}
+
+// The math unit: every row above runs on CUDA cores (fp32 on a V100 and a P100), so the
+// regressor never saw a tensor-core kernel.
+TEST(Fallback, ALayerOnTensorCoresNoTrainingRowRanKeepsTheAnalyticalEstimate) {
+  const auto model = ratio_model();
+  ASSERT_EQ(model->families().at(0).tensor_core_rows, std::optional<std::size_t>(0));
+  const GpuSpec v100 = gpu("v100-sxm2-16gb");
+  Layer fp16 = conv3x3(16, 64, 28);
+  fp16.dtype = DType::kFp16;
+  ASSERT_TRUE(runs_on_tensor_cores(fp16, v100));
+  const LayerPrediction p = model->predict_layers({fp16}, v100)[0];
+  EXPECT_DOUBLE_EQ(p.kernel_ms, estimate_layer(fp16, v100).latency_ms);
+  EXPECT_FALSE(p.in_distribution);
+  // TF32: an fp32 convolution allowed it, on a GPU that has it.
+  const GpuSpec a100 = gpu("a100-sxm4-40gb");
+  Layer tf32 = conv3x3(16, 64, 28);
+  tf32.allow_tf32 = true;
+  ASSERT_TRUE(runs_on_tensor_cores(tf32, a100));
+  EXPECT_DOUBLE_EQ(model->predict_layers({tf32}, a100)[0].kernel_ms,
+                   estimate_layer(tf32, a100).latency_ms);
+  // The same layer held to strict fp32 runs on CUDA cores, as the training rows did: learned.
+  tf32.allow_tf32 = false;
+  EXPECT_GT(learned_ratio(*model, tf32, a100), 1.2);
+  // An fp16 convolution the analytical model keeps on CUDA cores (channels not a multiple of
+  // 8) is not held back by this rule.
+  Layer odd = conv3x3(16, 63, 28);
+  odd.dtype = DType::kFp16;
+  ASSERT_FALSE(runs_on_tensor_cores(odd, v100));
+  EXPECT_GT(learned_ratio(*model, odd, v100), 1.05);
+}
+
+// A model file as predict loads it: a held-back layer gets the default analytical model's
+// kernel time, its fitted tensor-core efficiencies included.
+TEST(Fallback, ALoadedModelHoldsBackTensorCoreLayersToTheDefaultAnalyticalModel) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("cnnperf_fallback_tc_" + std::to_string(::getpid()) + ".json");
+  write_output(path.string(), ratio_model()->to_json().dump());
+  const auto loaded = LearnedModel::load(path.string());
+  std::filesystem::remove(path);
+  const GpuSpec h100 = gpu("h100-sxm5-80gb");
+  Layer fp16 = conv3x3(32, 64, 56);
+  fp16.dtype = DType::kFp16;
+  const double analytical = bundled_analytical_model()->predict_layers({fp16}, h100)[0].kernel_ms;
+  // The fitted efficiency differs from the default one, so the comparison can tell them apart.
+  ASSERT_NE(analytical, estimate_layer(fp16, h100).latency_ms);
+  EXPECT_DOUBLE_EQ(loaded->predict_layers({fp16}, h100)[0].kernel_ms, analytical);
+}
+
+TEST(Fallback, CrossValidationHoldsBackTensorCoreRowsTheSameWay) {
+  const auto model = ratio_model();
+  const GpuSpec v100 = gpu("v100-sxm2-16gb");
+  TrainingData rows;
+  Layer fp16 = conv3x3(16, 64, 28);
+  fp16.dtype = DType::kFp16;
+  testing::add_row(rows, fp16, v100, kReferenceSource, 1.0);
+  testing::add_row(rows, conv3x3(16, 64, 28), v100, kReferenceSource, 1.0);
+  const std::vector<double> p =
+      predict_rows(model->families().at(0), rows, testing::all_rows(rows), model->feature_spec());
+  EXPECT_DOUBLE_EQ(p[0], estimate_layer(fp16, v100).latency_ms);
+  EXPECT_NEAR(p[1] / estimate_layer(conv3x3(16, 64, 28), v100).latency_ms, kRatio, 1e-9);
+}
+
+TEST(Fallback, AFamilyTrainedOnTensorCoreRowsKeepsItsRatioThere) {
+  std::mt19937_64 rng(29);
+  TrainingData data;
+  const GpuSpec v100 = gpu("v100-sxm2-16gb");
+  for (int i = 0; i < 300; ++i) {
+    Layer l = testing::random_conv3x3(rng);
+    l.c_in -= l.c_in % 8;  // tensor-core shapes, in fp16
+    l.c_out -= l.c_out % 8;
+    l.dtype = DType::kFp16;
+    l.layout = Layout::kNhwc;  // no layout transposes, which a learned ratio does not scale
+    testing::add_row(data, l, v100, kReferenceSource, estimate_layer(l, v100).latency_ms * kRatio);
+  }
+  const auto model = testing::tree_model(data, OpFamily::kConv, 3);
+  EXPECT_EQ(model->families().at(0).tensor_core_rows, std::optional<std::size_t>(300));
+  model->set_fallback_spans(testing::kNoFallback);  // the ranges' edges are not what is tested
+  Layer fp16 = conv3x3(16, 64, 28);
+  fp16.dtype = DType::kFp16;
+  fp16.layout = Layout::kNhwc;
+  EXPECT_NEAR(learned_ratio(*model, fp16, v100), kRatio, 1e-9);
+}
+
+TEST(Fallback, AFamilyThatDoesNotRecordItsMathUnitsHoldsNothingBack) {
+  const auto model = ratio_model();
+  nlohmann::json doc = model->to_json();
+  ASSERT_EQ(doc["families"][0]["tensor_core_rows"], 0);
+  EXPECT_EQ(LearnedModel::from_json(doc, "new.json")->families().at(0).tensor_core_rows,
+            std::optional<std::size_t>(0));
+  doc["families"][0].erase("tensor_core_rows");
+  const auto old = LearnedModel::from_json(doc, "old.json");
+  EXPECT_FALSE(old->families().at(0).tensor_core_rows.has_value());
+  const GpuSpec v100 = gpu("v100-sxm2-16gb");
+  Layer fp16 = conv3x3(16, 64, 28);
+  fp16.dtype = DType::kFp16;
+  EXPECT_GT(learned_ratio(*old, fp16, v100), 1.05);
 }
 
 }  // namespace

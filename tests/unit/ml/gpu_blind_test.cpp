@@ -291,6 +291,14 @@ TEST(LearnedModelFile, ErrorsNameTheFieldAndWhatWasExpected) {
   bad = doc;
   bad["families"][0]["gpus"] = 3;
   EXPECT_EQ(error_of(bad), "m.json: families[0].gpus: expected an array of strings, got number");
+  bad = doc;
+  bad["families"][0]["tensor_core_rows"] = "none";
+  EXPECT_EQ(error_of(bad), "m.json: families[0].tensor_core_rows: expected an integer, got string");
+  bad = doc;
+  bad["families"][0]["tensor_core_rows"] = doc["families"][0]["rows"].get<std::size_t>() + 1;
+  EXPECT_EQ(error_of(bad).rfind("m.json: families[0].tensor_core_rows: expected at most rows", 0),
+            0U)
+      << error_of(bad);
 }
 
 }  // namespace
