@@ -126,7 +126,9 @@ double tensor_peak(DType dtype, const GpuSpec& gpu) {
   return 0;
 }
 
-bool tensor_core_eligible(const Layer& layer, const GpuSpec& gpu) {
+}  // namespace
+
+bool runs_on_tensor_cores(const Layer& layer, const GpuSpec& gpu) {
   if (runs_tf32(layer, gpu)) return true;
   if (tensor_peak(layer.dtype, gpu) <= 0) return false;
   const OpClass cls = op_class(layer.op);
@@ -135,6 +137,8 @@ bool tensor_core_eligible(const Layer& layer, const GpuSpec& gpu) {
   const auto per_group_out = layer.c_out / std::max<std::int64_t>(1, layer.groups);
   return per_group_in % 8 == 0 && per_group_out % 8 == 0;
 }
+
+namespace {
 
 // cuDNN's tensor-core convolution kernels (and Hopper's half-precision depthwise ones) read
 // and write NHWC tensors. Called with NCHW ones, cuDNN transposes the input and the filter
@@ -192,7 +196,7 @@ void finish(LayerEstimate& e, const Layer& layer, const GpuSpec& gpu, const Anal
 
 void estimate_gemm_like(LayerEstimate& e, const Layer& layer, const GpuSpec& gpu,
                         const AnalyticalParams& p) {
-  const bool tensor = tensor_core_eligible(layer, gpu);
+  const bool tensor = runs_on_tensor_cores(layer, gpu);
   const double peak = e.peak_tflops;  // the tensor-core peak (FP16 or TF32) when eligible
   // fp16 on tensor cores: the architecture's fitted share (AMP steps measured 24-33 % slower
   // than one shared share predicted on Turing and Ampere); TF32 keeps the shared one.
@@ -306,13 +310,9 @@ double fp16_tensor_core_efficiency(const AnalyticalParams& params,
   return params.tensor_core_efficiency;
 }
 
-bool runs_on_tensor_cores(const Layer& layer, const GpuSpec& gpu) {
-  return tensor_core_eligible(layer, gpu);
-}
-
 double compute_peak_tflops(const Layer& layer, const GpuSpec& gpu) {
   if (runs_tf32(layer, gpu)) return gpu.tensor_tf32_tflops;
-  if (tensor_core_eligible(layer, gpu)) return tensor_peak(layer.dtype, gpu);
+  if (runs_on_tensor_cores(layer, gpu)) return tensor_peak(layer.dtype, gpu);
   // GPUs with a slow native FP16 rate (consumer Pascal: 1/64) run fp16 layers with fp32 math,
   // so fp16 never falls below the fp32 peak.
   if (layer.dtype == DType::kFp16) return std::max(gpu.fp16_tflops, gpu.fp32_tflops);
@@ -431,7 +431,7 @@ LayerEstimate estimate_layer(const Layer& layer, const GpuSpec& gpu, const Analy
   // TITAN Xp, fp16 steps measured 1.1-1.2x the fp32 ones (median, datasets/e2e_torchvision.csv).
   // Such a layer takes at least its fp32 time; the roofline keeps the fp16 bytes.
   if (layer.dtype == DType::kFp16 && gpu.fp16_tflops < gpu.fp32_tflops &&
-      !tensor_core_eligible(layer, gpu)) {
+      !runs_on_tensor_cores(layer, gpu)) {
     Layer as_fp32 = layer;
     as_fp32.dtype = DType::kFp32;
     const LayerEstimate fp32 = estimate_layer(as_fp32, gpu, p);
