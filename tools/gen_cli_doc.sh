@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-build/cnnperf}
-commands=(predict profile ptx "ptx analyze" "ptx layer" train "train latency" "train e2e" "train power" validate gpus "gpus show" nets "nets show" plan report)
+commands=(predict profile ptx "ptx analyze" "ptx layer" train "train latency" "train e2e" "train intervals" "train power" validate gpus "gpus show" nets "nets show" plan report)
 tmp=$(mktemp docs/cli.md.XXXXXX)
 trap 'rm -f "$tmp"' EXIT
 {

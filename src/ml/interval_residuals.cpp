@@ -44,7 +44,10 @@ std::vector<IntervalResidual> analytical_residuals(
       for (const auto r : test) {
         const double predicted = ml_detail::analytical_ms(data.layers[r], data.gpus[r]) +
                                  floors.floor_ms(data.sources[r], data.gpus[r].name);
-        out.push_back({interval_family(data.layers[r]), predicted, data.latency_ms[r], f, ""});
+        // A machine (a source's harness on one GPU) shifts all its rows alike: grouped so the
+        // band is that of a new machine's offset (IntervalTable::fit).
+        out.push_back({interval_family(data.layers[r]), predicted, data.latency_ms[r], f,
+                       data.sources[r] + "/" + data.gpus[r].name});
       }
     }
   }

@@ -86,6 +86,28 @@ std::vector<double> predictive_offsets(const std::vector<double>& offsets) {
   return out;
 }
 
+// The cell a new group meets, from residuals grouped by machine: a held-out machine brings an
+// offset of its own (its host, its clocks) that pooled rows of the others understate when one
+// machine has most of them. Its offset is drawn from the predictive distribution of the
+// groups' medians (a handful of machines' own 10th and 90th percentiles understate a new
+// one's), its rows' spread around it from the groups' spreads. `rows` is left to the caller.
+IntervalCell grouped_cell(const std::map<std::string, std::vector<double>>& by_group) {
+  std::vector<double> offsets;
+  std::vector<double> deviations;
+  for (const auto& [group, lrs] : by_group) {
+    const double median = quantile(lrs, 0.5);
+    offsets.push_back(median);
+    for (const double lr : lrs) deviations.push_back(lr - median);
+  }
+  offsets = predictive_offsets(offsets);
+  std::vector<double> combined;
+  combined.reserve(offsets.size() * deviations.size());
+  for (const double offset : offsets) {
+    for (const double deviation : deviations) combined.push_back(offset + deviation);
+  }
+  return fit_cell(combined);
+}
+
 IntervalCell cell_from_json(const nlohmann::json& j, const std::string& where) {
   IntervalCell c;
   c.log_lo = number_at(j, "log_lo", where);
@@ -146,6 +168,9 @@ IntervalTable IntervalTable::fit(const std::vector<IntervalResidual>& residuals,
   std::map<std::string, std::vector<double>> by_family;
   std::map<std::string, std::map<std::string, std::vector<double>>> by_regime;
   std::map<std::string, std::map<std::string, std::vector<double>>> by_group;
+  // family -> regime -> group -> log ratios
+  std::map<std::string, std::map<std::string, std::map<std::string, std::vector<double>>>>
+      by_group_regime;
   std::set<std::string> ungrouped;  // families with a row that names no group
   for (const auto& r : residuals) {
     if (!usable(r)) continue;
@@ -156,6 +181,7 @@ IntervalTable IntervalTable::fit(const std::vector<IntervalResidual>& residuals,
       ungrouped.insert(r.family);
     } else {
       by_group[r.family][r.group].push_back(lr);
+      by_group_regime[r.family][time_regime(r.predicted_ms)][r.group].push_back(lr);
     }
   }
   IntervalTable table;
@@ -163,26 +189,16 @@ IntervalTable IntervalTable::fit(const std::vector<IntervalResidual>& residuals,
     Family& f = table.families_[family];
     const auto groups = by_group.find(family);
     if (!ungrouped.contains(family) && groups != by_group.end() && groups->second.size() >= 2) {
-      // A held-out machine brings an offset of its own (its host, its clocks) that pooled rows
-      // of the others understate when one machine has most of them: its offset is drawn from
-      // the predictive distribution of the groups' medians (a handful of machines' own 10th
-      // and 90th percentiles understate a new one's), its rows' spread around it from the
-      // groups' spreads.
-      std::vector<double> offsets;
-      std::vector<double> deviations;
-      for (const auto& [group, lrs] : groups->second) {
-        const double median = quantile(lrs, 0.5);
-        offsets.push_back(median);
-        for (const double lr : lrs) deviations.push_back(lr - median);
-      }
-      offsets = predictive_offsets(offsets);
-      std::vector<double> combined;
-      combined.reserve(offsets.size() * deviations.size());
-      for (const double offset : offsets) {
-        for (const double deviation : deviations) combined.push_back(offset + deviation);
-      }
-      f.all = fit_cell(combined);
+      f.all = grouped_cell(groups->second);
       f.all.rows = ratios.size();
+      // The same within each regime with rows enough, from the groups' own medians there: a
+      // machine's launch floor shifts its small ops more than its large ones.
+      for (const auto& [regime, by_machine] : by_group_regime[family]) {
+        const std::size_t rows = by_regime[family][regime].size();
+        if (rows < min_cell_rows || by_machine.size() < 2) continue;
+        f.regimes[regime] = grouped_cell(by_machine);
+        f.regimes[regime].rows = rows;
+      }
       continue;
     }
     f.all = fit_cell(ratios);
@@ -264,7 +280,9 @@ CoverageReport cross_validated_coverage(const std::vector<IntervalResidual>& res
     const IntervalTable table = IntervalTable::fit(train, min_cell_rows);
     for (const auto& r : residuals) {
       if (r.fold != f || !usable(r)) continue;
-      std::vector<Coverage*> cells{&report.overall, &report.per_family[r.family]};
+      std::vector<Coverage*> cells{
+          &report.overall, &report.per_family[r.family],
+          &report.per_regime[r.family + " " + time_regime(r.predicted_ms)]};
       if (!r.group.empty()) cells.push_back(&report.per_group[r.group]);
       for (Coverage* c : cells) {
         ++c->rows;
@@ -291,10 +309,14 @@ nlohmann::json to_json(const Coverage& coverage) {
 nlohmann::json to_json(const CoverageReport& report) {
   nlohmann::json per_family = nlohmann::json::object();
   for (const auto& [family, c] : report.per_family) per_family[family] = to_json(c);
+  nlohmann::json per_regime = nlohmann::json::object();
+  for (const auto& [regime, c] : report.per_regime) per_regime[regime] = to_json(c);
   nlohmann::json per_group = nlohmann::json::object();
   for (const auto& [group, c] : report.per_group) per_group[group] = to_json(c);
-  return {
-      {"overall", to_json(report.overall)}, {"per_family", per_family}, {"per_group", per_group}};
+  return {{"overall", to_json(report.overall)},
+          {"per_family", per_family},
+          {"per_regime", per_regime},
+          {"per_group", per_group}};
 }
 
 IntervalTable interval_table_from_file_json(const nlohmann::json& doc, const std::string& where) {

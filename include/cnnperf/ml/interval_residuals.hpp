@@ -20,7 +20,8 @@ namespace cnnperf {
 /// its (source, GPU) fitted on the fold's training rows (fold_host_floors: under
 /// leave-source-out the held-out source's own floors, the harness's term). The analytical
 /// model itself fits nothing, so only the floors and the quantiles need the folds. Families
-/// the scheme cannot split are left out, with why in `not_applicable` (when non-null).
+/// the scheme cannot split are left out, with why in `not_applicable` (when non-null). Each
+/// residual's group is its machine, "source/gpu".
 [[nodiscard]] std::vector<IntervalResidual> analytical_residuals(
     const TrainingData& data, CvScheme scheme, int folds, std::uint64_t seed,
     std::map<std::string, std::string>* not_applicable = nullptr);

@@ -50,8 +50,9 @@ struct IntervalResidual {
   double predicted_ms = 0;
   double measured_ms = 0;
   int fold = 0;  ///< the validation fold the row was held out in (cross_validated_coverage)
-  /// The machine whose offset the row shares with its siblings (an end-to-end step's GPU);
-  /// empty for rows whose errors are independent. See IntervalTable::fit.
+  /// The machine whose offset the row shares with its siblings (an end-to-end step's GPU, a
+  /// layer row's source and GPU); empty for rows whose errors are independent. See
+  /// IntervalTable::fit.
   std::string group;
   [[nodiscard]] double log_ratio() const;  ///< log(measured / predicted)
 };
@@ -82,7 +83,8 @@ class IntervalTable {
   /// whose residuals all name a `group`, two groups or more, is fitted as a new group would
   /// meet it: its quantiles are those of every group's median log ratio plus every row's
   /// deviation from its own group's median (each group weighs the same, however many rows it
-  /// has), in one cell without regimes.
+  /// has); a regime with min_cell_rows rows and two groups or more gets a cell of its own the
+  /// same way, from the groups' medians within it.
   [[nodiscard]] static IntervalTable fit(const std::vector<IntervalResidual>& residuals,
                                          std::size_t min_cell_rows = kMinIntervalCellRows);
   /// The interval of a prediction of `family` (predicted x exp(quantiles) of its regime's
@@ -117,11 +119,12 @@ struct Coverage {
 
 /// Coverage of intervals fitted on the other folds: for each fold, a table fitted on the
 /// residuals of every other fold scores that fold's residuals, so no quantile ever sees the
-/// rows it is scored on. Overall, per family and per group (the machine a grouped residual
-/// was measured on; none for ungrouped ones).
+/// rows it is scored on. Overall, per family, per family and time regime of the prediction,
+/// and per group (the machine a grouped residual was measured on; none for ungrouped ones).
 struct CoverageReport {
   Coverage overall;
   std::map<std::string, Coverage> per_family;
+  std::map<std::string, Coverage> per_regime;  ///< "family regime", e.g. "conv 1-10ms"
   std::map<std::string, Coverage> per_group;
 };
 [[nodiscard]] CoverageReport cross_validated_coverage(

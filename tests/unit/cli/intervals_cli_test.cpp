@@ -182,6 +182,16 @@ TEST(IntervalsCli, TrainIntervalsReportsHeldOutCoverageAndWritesATablePredictCan
   const double kfold = report["schemes"]["kfold"]["overall"]["coverage"].get<double>();
   EXPECT_GE(kfold, 0.7);
   EXPECT_LE(kfold, 0.9);
+  // Coverage per family and regime adds up to the family's.
+  std::size_t conv_rows = 0;
+  for (const auto& [key, c] : report["schemes"]["kfold"]["per_regime"].items()) {
+    if (key.rfind("conv ", 0) == 0) conv_rows += c["rows"].get<std::size_t>();
+  }
+  EXPECT_EQ(conv_rows, report["schemes"]["kfold"]["per_family"]["conv"]["rows"].get<std::size_t>());
+  // Coverage per machine: a layer row's machine is its source's harness on its GPU.
+  const auto& machines = report["schemes"]["leave-gpu-out"]["per_group"];
+  EXPECT_TRUE(machines.contains("neusight/v100-pcie-32gb")) << machines.dump();
+  EXPECT_TRUE(machines.contains("mlpredict/v100-sxm2-16gb")) << machines.dump();
   // Pointwise rows are all one source's (NeuSight): leave-source-out cannot split them.
   EXPECT_TRUE(report["schemes"]["leave-source-out"]["not_applicable"].contains("pointwise"));
   std::ifstream in(out);

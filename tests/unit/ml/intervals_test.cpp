@@ -71,7 +71,11 @@ TEST(Intervals, GroupedResidualsWeighEveryGroupsOffsetTheSame) {
   const IntervalCell grouped = IntervalTable::fit(residuals).families().at("network").all;
   EXPECT_EQ(grouped.rows, 2150U);
   EXPECT_GT(grouped.log_hi, 0.3);  // three of the four machines' offsets are 0.3 or more
-  EXPECT_TRUE(IntervalTable::fit(residuals).families().at("network").regimes.empty());
+  // Every row is in one regime, so its cell is the family's.
+  const auto& regimes = IntervalTable::fit(residuals).families().at("network").regimes;
+  ASSERT_EQ(regimes.size(), 1U);
+  EXPECT_DOUBLE_EQ(regimes.at("10-100ms").log_hi, grouped.log_hi);
+  EXPECT_EQ(regimes.at("10-100ms").rows, 2150U);
   auto pooled_rows = residuals;
   for (auto& r : pooled_rows) r.group.clear();
   const IntervalCell pooled = IntervalTable::fit(pooled_rows).families().at("network").all;
@@ -82,14 +86,51 @@ TEST(Intervals, GroupedResidualsWeighEveryGroupsOffsetTheSame) {
   const CoverageReport pooled_coverage = cross_validated_coverage(pooled_rows);
   EXPECT_EQ(coverage.overall.rows, 2150U);
   EXPECT_GE(coverage.overall.inside, pooled_coverage.overall.inside + 100);
+  ASSERT_EQ(coverage.per_regime.size(), 1U);  // per family and regime
+  EXPECT_EQ(coverage.per_regime.at("network 10-100ms").inside, coverage.overall.inside);
   ASSERT_EQ(coverage.per_group.size(), 4U);  // and per machine
   EXPECT_EQ(coverage.per_group.at("big").rows, 2000U);
   EXPECT_EQ(coverage.per_group.at("small-2").rows, 50U);
   EXPECT_TRUE(pooled_coverage.per_group.empty());
-  // One group alone, or one row without a group, fits the rows as they are.
+  // One row without a group fits the rows as they are, pooled.
   auto one_ungrouped = residuals;
   one_ungrouped.back().group.clear();
-  EXPECT_FALSE(IntervalTable::fit(one_ungrouped).families().at("network").regimes.empty());
+  EXPECT_LT(IntervalTable::fit(one_ungrouped).families().at("network").all.log_hi, 0.1);
+}
+
+// SYNTHETIC: four machines whose small ops (0.05 ms) sit at offsets 0, 0.2, 0.4, 0.6 in log and
+// whose large ones (5 ms) all sit at 0; a fifth regime has one machine only. A regime's cell
+// takes the machines' offsets there, not their offsets over the family.
+TEST(Intervals, GroupedResidualsGetACellPerRegimeFromTheGroupsOwnOffsetsThere) {
+  std::vector<IntervalResidual> residuals;
+  for (int m = 0; m < 4; ++m) {
+    const double offset = 0.2 * m;
+    auto small = synthetic_residuals("gemm", 0.05, 100, offset - 0.01, offset + 0.01, 1, 30 + m);
+    auto large = synthetic_residuals("gemm", 5.0, 100, -0.01, 0.01, 1, 40 + m);
+    small.insert(small.end(), large.begin(), large.end());
+    for (auto& r : small) {
+      r.fold = m;
+      r.group = "machine-" + std::to_string(m);
+    }
+    residuals.insert(residuals.end(), small.begin(), small.end());
+  }
+  auto lone = synthetic_residuals("gemm", 500.0, 60, -0.01, 0.01, 1, 50);
+  for (auto& r : lone) r.group = "machine-0";
+  residuals.insert(residuals.end(), lone.begin(), lone.end());
+  const IntervalTable table = IntervalTable::fit(residuals);
+  const auto& gemm = table.families().at("gemm");
+  ASSERT_EQ(gemm.regimes.size(), 2U);  // the 500 ms rows are one machine's: no cell of their own
+  EXPECT_EQ(table.cell("gemm", 500.0), &gemm.all);
+  const IntervalCell& small = gemm.regimes.at("0.01-0.1ms");
+  const IntervalCell& large = gemm.regimes.at("1-10ms");
+  EXPECT_EQ(small.rows, 400U);
+  EXPECT_EQ(large.rows, 400U);
+  // The small ops' offsets spread over 0-0.6 (mean 0.3): a new machine's reaches past both ends.
+  EXPECT_LT(small.log_lo, 0.05);
+  EXPECT_GT(small.log_hi, 0.55);
+  // The large ops' offsets agree: the cell is their own spread, not the small ops' offsets.
+  EXPECT_GT(large.log_lo, -0.02);
+  EXPECT_LT(large.log_hi, 0.02);
 }
 
 // SYNTHETIC: three machines whose rows sit at offsets -0.1, 0 and +0.1 in log. A fourth

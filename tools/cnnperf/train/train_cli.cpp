@@ -141,7 +141,7 @@ void add_train_command(CLI::App& app, Runner& run) {
   auto* intervals_sub = sub->add_subcommand(
       "intervals",
       "Fit the analytical default's 80 % intervals on its held-out residuals and report their "
-      "held-out coverage per validation scheme and op family");
+      "held-out coverage per validation scheme, op family, time regime and machine");
   intervals_sub->add_option("--data", intervals->data, "Measured layer CSVs (plain or .gz)")
       ->required()
       ->expected(1, -1);

@@ -65,8 +65,11 @@ std::string render(const nlohmann::json& report, OutputFormat format) {
     for (const auto& [family, c] : section["per_family"].items()) {
       rows.push_back(coverage_line(scheme, family, c));
     }
+    for (const auto& [regime, c] : section["per_regime"].items()) {
+      rows.push_back(coverage_line(scheme, regime, c));
+    }
     for (const auto& [group, c] : section["per_group"].items()) {
-      rows.push_back(coverage_line(scheme, "gpu " + group, c));
+      rows.push_back(coverage_line(scheme, "machine " + group, c));
     }
     for (const auto& [family, why] : section["not_applicable"].items()) {
       notes += "  " + scheme + " " + family + ": not applicable, " + why.get<std::string>() + "\n";
