@@ -921,8 +921,10 @@ AnalyticalE2eCalibration calibrate_analytical_e2e(const std::vector<std::string>
   return out;
 }
 
-AnalyticalParams load_analytical_params(const std::string& path) {
-  const nlohmann::json doc = read_json_file(path);
+namespace {
+
+// The kernel model's terms of a parsed eager-overhead document; `path` names it in errors.
+AnalyticalParams analytical_params_from(const nlohmann::json& doc, const std::string& path) {
   AnalyticalParams params;
   if (!doc.is_object() || !doc.contains("kernel_model")) return params;
   const auto& km = doc["kernel_model"];
@@ -940,8 +942,7 @@ AnalyticalParams load_analytical_params(const std::string& path) {
   return params;
 }
 
-EagerOverhead load_eager_overhead(const std::string& path) {
-  const nlohmann::json doc = read_json_file(path);
+EagerOverhead eager_overhead_from(const nlohmann::json& doc, const std::string& path) {
   if (!doc.is_object() || doc.value("kind", "") != "eager_overhead") {
     throw InputError(path + ": kind: expected \"eager_overhead\"");
   }
@@ -953,10 +954,34 @@ EagerOverhead load_eager_overhead(const std::string& path) {
                                   path + ": eager_overhead");
 }
 
+// models/eager_overhead.json's two readings, from one parse of the file: every default
+// prediction needs both.
+struct BundledEager {
+  AnalyticalParams params;
+  EagerOverhead overhead;
+};
+
+const BundledEager& bundled_eager() {
+  static const BundledEager bundled = [] {
+    const std::string path = find_resource("models/eager_overhead.json").string();
+    const nlohmann::json doc = read_json_file(path);
+    return BundledEager{analytical_params_from(doc, path), eager_overhead_from(doc, path)};
+  }();
+  return bundled;
+}
+
+}  // namespace
+
+AnalyticalParams load_analytical_params(const std::string& path) {
+  return analytical_params_from(read_json_file(path), path);
+}
+
+EagerOverhead load_eager_overhead(const std::string& path) {
+  return eager_overhead_from(read_json_file(path), path);
+}
+
 const EagerOverhead& bundled_analytical_overhead() {
-  static const EagerOverhead overhead =
-      load_eager_overhead(find_resource("models/eager_overhead.json").string());
-  return overhead;
+  return bundled_eager().overhead;
 }
 
 const EagerOverhead& bundled_nas_overhead() {
@@ -972,9 +997,7 @@ std::string e2e_network_source(const std::vector<E2eRow>& rows) {
 }
 
 const AnalyticalParams& bundled_analytical_params() {
-  static const AnalyticalParams params =
-      load_analytical_params(find_resource("models/eager_overhead.json").string());
-  return params;
+  return bundled_eager().params;
 }
 
 std::unique_ptr<AnalyticalModel> bundled_analytical_model() {

@@ -227,7 +227,8 @@ const FamilyModel* model_for_source(const std::vector<const FamilyModel*>& model
 
 std::vector<double> predict_rows(const std::vector<const FamilyModel*>& models,
                                  const TrainingData& data, const std::vector<std::size_t>& rows,
-                                 const FeatureSpec& spec) {
+                                 const FeatureSpec& spec,
+                                 const AnalyticalParams& held_back_params) {
   std::map<const FamilyModel*, std::vector<std::size_t>> positions;  // model -> row positions
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const FamilyModel* m = model_for_source(models, data.sources[rows[i]]);
@@ -239,7 +240,7 @@ std::vector<double> predict_rows(const std::vector<const FamilyModel*>& models,
     std::vector<std::size_t> part;
     part.reserve(pos.size());
     for (const auto i : pos) part.push_back(rows[i]);
-    const auto pred = predict_rows(*model, data, part, spec);
+    const auto pred = predict_rows(*model, data, part, spec, held_back_params);
     for (std::size_t j = 0; j < pos.size(); ++j) out[pos[j]] = pred[j];
   }
   return out;
@@ -383,7 +384,8 @@ namespace {
 std::vector<double> predict_rows_as_fitted(const FamilyModel& model, const TrainingData& data,
                                            const std::vector<std::size_t>& rows,
                                            const FeatureSpec& spec,
-                                           const std::vector<std::string>* floor_sources) {
+                                           const std::vector<std::string>* floor_sources,
+                                           const AnalyticalParams& held_back_params) {
   // Rows on GPUs the model has not seen may take its gpu-blind regressor, on its features;
   // each row is predicted by one of the two. A row on a seen GPU's sibling takes the
   // regressor with the sibling's GPU features.
@@ -422,11 +424,16 @@ std::vector<double> predict_rows_as_fitted(const FamilyModel& model, const Train
     const LayerEstimate e = estimate_layer(data.layers[r], data.gpus[r]);
     const std::string& floor_source =
         floor_sources != nullptr ? (*floor_sources)[i] : data.sources[r];
-    const double baseline = e.main_kernels_ms() + model.floor_ms(floor_source, data.gpus[r].name);
-    out[i] = analytical_for(model, data.gpus[r], data.sources[r]) ||
-                     untrained_math(model, data.layers[r], data.gpus[r])
-                 ? baseline + e.layout_transform_ms
-                 : e.with_main_kernels_ms(baseline * ratio[i]);
+    const double floor = model.floor_ms(floor_source, data.gpus[r].name);
+    if (!analytical_for(model, data.gpus[r], data.sources[r]) &&
+        !untrained_math(model, data.layers[r], data.gpus[r])) {
+      out[i] = e.with_main_kernels_ms((e.main_kernels_ms() + floor) * ratio[i]);
+    } else if (runs_on_tensor_cores(data.layers[r], data.gpus[r])) {
+      // Held back on tensor cores: the default model's kernel time, as predict gives it.
+      out[i] = estimate_layer(data.layers[r], data.gpus[r], held_back_params).latency_ms + floor;
+    } else {
+      out[i] = e.latency_ms + floor;
+    }
   }
   return out;
 }
@@ -434,7 +441,8 @@ std::vector<double> predict_rows_as_fitted(const FamilyModel& model, const Train
 }  // namespace
 
 std::vector<double> predict_rows(const FamilyModel& model, const TrainingData& data,
-                                 const std::vector<std::size_t>& rows, const FeatureSpec& spec) {
+                                 const std::vector<std::size_t>& rows, const FeatureSpec& spec,
+                                 const AnalyticalParams& held_back_params) {
   // A row of a source the model was not trained on is a one-hot state no tree has seen: it is
   // predicted as the reference source, as predict_layers_as does. Its floor stays its own
   // source's (FamilyModel::floor_ms: none for kernel time; leave-source-out fits the held-out
@@ -448,7 +456,7 @@ std::vector<double> predict_rows(const FamilyModel& model, const TrainingData& d
     substitute = substitute || !it->second;
   }
   if (!model.batch_monotone && !substitute) {
-    return predict_rows_as_fitted(model, data, rows, spec, nullptr);
+    return predict_rows_as_fitted(model, data, rows, spec, nullptr, held_back_params);
   }
   // The rows, then each row's batch chain (batch_chain), as rows of their own.
   TrainingData all;
@@ -474,7 +482,8 @@ std::vector<double> predict_rows(const FamilyModel& model, const TrainingData& d
     l.batch = b;
     add(rows[i], l);
   }
-  std::vector<double> out = predict_rows_as_fitted(model, all, all_rows, spec, &floor_sources);
+  std::vector<double> out =
+      predict_rows_as_fitted(model, all, all_rows, spec, &floor_sources, held_back_params);
   fold_batch_chains(out, rows.size(), chains,
                     [](double& v, double member) { v = std::max(v, member); });
   return out;
@@ -541,11 +550,6 @@ std::vector<LayerPrediction> LearnedModel::predict(const std::vector<Layer>& giv
   for (std::size_t i = 0; i < layers.size(); ++i) {
     const LayerEstimate& e = estimates[i];
     out[i].kernel_ms = e.latency_ms;
-    // What a layer that keeps the analytical estimate gets: the default model's, whose fitted
-    // terms (tensor-core efficiencies) apply to tensor-core layers only.
-    if (runs_on_tensor_cores(layers[i], gpu)) {
-      out[i].kernel_ms = estimate_layer(layers[i], gpu, kernel_params_).latency_ms;
-    }
     out[i].roofline_ms = e.roofline_ms;
     out[i].kernels = e.kernels;
     out[i].bound = e.bound;
@@ -553,6 +557,7 @@ std::vector<LayerPrediction> LearnedModel::predict(const std::vector<Layer>& giv
     out[i].in_distribution = e.kernels == 0;  // views are exact; others need a model
   }
   std::vector<std::string> floor_sources(layers.size());  // whose harness floor each row has
+  std::vector<bool> learned(layers.size(), false);        // the regressor set its kernel_ms
   std::vector<OpFamily> families;                         // each once, in file order
   for (const auto& m : families_) {
     if (std::find(families.begin(), families.end(), m.family) == families.end()) {
@@ -638,6 +643,7 @@ std::vector<LayerPrediction> LearnedModel::predict(const std::vector<Layer>& giv
         const LayerEstimate& e = estimates[idx[j]];
         p.kernel_ms = e.with_main_kernels_ms(e.main_kernels_ms() * r);
         p.overhead_ms = floor * r;
+        learned[idx[j]] = true;
         bool inside = true;
         for (std::size_t c = 0; c < x.cols && inside; ++c) {
           const double span = fam->feature_max[c] - fam->feature_min[c];
@@ -647,6 +653,13 @@ std::vector<LayerPrediction> LearnedModel::predict(const std::vector<Layer>& giv
         // blind or sibling: a GPU outside the training data
         p.in_distribution = inside && !blind && sibling == nullptr;
       }
+    }
+  }
+  // What a layer that keeps the analytical estimate gets: the default model's, whose fitted
+  // terms (tensor-core efficiencies) apply to tensor-core layers only.
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    if (!learned[i] && runs_on_tensor_cores(layers[i], gpu)) {
+      out[i].kernel_ms = estimate_layer(layers[i], gpu, kernel_params_).latency_ms;
     }
   }
   fold_batch_chains(out, given.size(), chains,

@@ -128,6 +128,7 @@ class LearnedModel final : public LatencyModel {
   /// get the default model's kernel time. The regressors' own baseline keeps the defaults they
   /// were fitted on. Default: AnalyticalParams{}; load() sets bundled_analytical_params().
   void set_kernel_params(AnalyticalParams params) { kernel_params_ = std::move(params); }
+  [[nodiscard]] const AnalyticalParams& kernel_params() const { return kernel_params_; }
   void set_name(std::string name) { name_ = std::move(name); }
   /// Sets every family's FamilyModel::fallback_spans.
   void set_fallback_spans(double spans);
@@ -270,15 +271,20 @@ inline constexpr double kGpuDistanceWeight = 0.05;
 [[nodiscard]] std::vector<std::int64_t> batch_chain(std::int64_t batch);
 
 /// Predicted latency (ms) of rows with a fitted family model (source = the rows' own), each
-/// the largest over its batch chain (batch_chain).
+/// the largest over its batch chain (batch_chain). Rows the model holds back on tensor cores
+/// (untrained_math, analytical_for) are estimated with `held_back_params`, as
+/// LearnedModel::predict does with its kernel params (pass LearnedModel::kernel_params() to
+/// score a loaded model as predict runs it).
 [[nodiscard]] std::vector<double> predict_rows(const FamilyModel& model, const TrainingData& data,
                                                const std::vector<std::size_t>& rows,
-                                               const FeatureSpec& spec);
+                                               const FeatureSpec& spec,
+                                               const AnalyticalParams& held_back_params = {});
 /// Same with one family's models, each row by the model for its own source.
 [[nodiscard]] std::vector<double> predict_rows(const std::vector<const FamilyModel*>& models,
                                                const TrainingData& data,
                                                const std::vector<std::size_t>& rows,
-                                               const FeatureSpec& spec);
+                                               const FeatureSpec& spec,
+                                               const AnalyticalParams& held_back_params = {});
 
 /// The feature matrix of `rows` of `data` (each row with its own GPU and source), as the
 /// family models are fitted on it.

@@ -45,6 +45,24 @@ std::unique_ptr<LearnedModel> ratio_model() {
 
 using testing::conv3x3;
 
+// ratio_model() written to a file and read back as predict reads it (LearnedModel::load sets
+// the bundled kernel params).
+std::unique_ptr<LearnedModel> loaded_ratio_model() {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("cnnperf_fallback_" + std::to_string(::getpid()) + ".json");
+  write_output(path.string(), ratio_model()->to_json().dump());
+  auto loaded = LearnedModel::load(path.string());
+  std::filesystem::remove(path);
+  return loaded;
+}
+
+// A 32x64x56x56 3x3 conv in fp16: tensor-core eligible on Volta and later.
+Layer fp16_conv() {
+  Layer l = testing::conv3x3(32, 64, 56);
+  l.dtype = DType::kFp16;
+  return l;
+}
+
 // kernel_ms / the analytical estimate of `layer` on `g`.
 double learned_ratio(const LearnedModel& model, const Layer& layer, const GpuSpec& g) {
   return model.predict_layers({layer}, g)[0].kernel_ms / estimate_layer(layer, g).latency_ms;
@@ -148,14 +166,9 @@ TEST(Fallback, ALayerOnTensorCoresNoTrainingRowRanKeepsTheAnalyticalEstimate) {
 // A model file as predict loads it: a held-back layer gets the default analytical model's
 // kernel time, its fitted tensor-core efficiencies included.
 TEST(Fallback, ALoadedModelHoldsBackTensorCoreLayersToTheDefaultAnalyticalModel) {
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("cnnperf_fallback_tc_" + std::to_string(::getpid()) + ".json");
-  write_output(path.string(), ratio_model()->to_json().dump());
-  const auto loaded = LearnedModel::load(path.string());
-  std::filesystem::remove(path);
+  const auto loaded = loaded_ratio_model();
   const GpuSpec h100 = gpu("h100-sxm5-80gb");
-  Layer fp16 = conv3x3(32, 64, 56);
-  fp16.dtype = DType::kFp16;
+  const Layer fp16 = fp16_conv();
   const double analytical = bundled_analytical_model()->predict_layers({fp16}, h100)[0].kernel_ms;
   // The fitted efficiency differs from the default one, so the comparison can tell them apart.
   ASSERT_NE(analytical, estimate_layer(fp16, h100).latency_ms);
@@ -174,6 +187,22 @@ TEST(Fallback, CrossValidationHoldsBackTensorCoreRowsTheSameWay) {
       predict_rows(model->families().at(0), rows, testing::all_rows(rows), model->feature_spec());
   EXPECT_DOUBLE_EQ(p[0], estimate_layer(fp16, v100).latency_ms);
   EXPECT_NEAR(p[1] / estimate_layer(conv3x3(16, 64, 28), v100).latency_ms, kRatio, 1e-9);
+}
+
+TEST(Fallback, ScoringALoadedModelHoldsBackTensorCoreRowsAsPredictDoes) {
+  const auto loaded = loaded_ratio_model();
+  const GpuSpec h100 = gpu("h100-sxm5-80gb");
+  const Layer fp16 = fp16_conv();
+  TrainingData rows;
+  testing::add_row(rows, fp16, h100, kKernelTimeSource, 1.0);  // kernel time: no floor
+  const auto& family = loaded->families().at(0);
+  const double scored = predict_rows(family, rows, testing::all_rows(rows), loaded->feature_spec(),
+                                     loaded->kernel_params())[0];
+  EXPECT_DOUBLE_EQ(scored, loaded->predict_layers({fp16}, h100)[0].kernel_ms);
+  // Without the model's kernel params the row gets the unfitted default efficiency.
+  EXPECT_DOUBLE_EQ(predict_rows(family, rows, testing::all_rows(rows), loaded->feature_spec())[0],
+                   estimate_layer(fp16, h100).latency_ms);
+  EXPECT_NE(scored, estimate_layer(fp16, h100).latency_ms);
 }
 
 TEST(Fallback, AFamilyTrainedOnTensorCoreRowsKeepsItsRatioThere) {

@@ -176,7 +176,7 @@ nlohmann::json validate_report(const ValidateOptions& options) {
       }
       // Each row is predicted with its own measurement source (not the reference source
       // predict uses), so the comparison is against what that source's timing measures.
-      const auto pred = predict_rows(fams, data, rows, spec);
+      const auto pred = predict_rows(fams, data, rows, spec, model->kernel_params());
       for (std::size_t i = 0; i < rows.size(); ++i) {
         const double truth = data.latency_ms[rows[i]];
         overall.add(truth, pred[i]);
