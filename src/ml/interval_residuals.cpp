@@ -62,8 +62,8 @@ std::vector<IntervalResidual> cv_residuals(const TrainingData& data, const CvRes
   out.reserve(cv.rows.size());
   for (std::size_t i = 0; i < cv.rows.size(); ++i) {
     const std::size_t r = cv.rows[i];
-    out.push_back(
-        {interval_family(data.layers[r]), cv.predicted_ms[i], data.latency_ms[r], fold[i], ""});
+    out.push_back({interval_family(data.layers[r]), cv.predicted_ms[i], data.latency_ms[r], fold[i],
+                   data.sources[r] + "/" + data.gpus[r].name});
   }
   return out;
 }

@@ -12,6 +12,7 @@
 
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/ml/cross_validation.hpp"
+#include "cnnperf/ml/interval_residuals.hpp"
 #include "cnnperf/predict/analytical.hpp"
 #include "synthetic_data.hpp"
 #include "training_rows.hpp"
@@ -42,6 +43,26 @@ std::vector<Layer> random_convs(std::size_t n, std::uint64_t seed) {
 std::vector<int> folds_of(const TrainingData& data, CvScheme scheme, int k, std::uint64_t seed,
                           int* n_folds) {
   return family_folds(data, testing::all_rows(data), scheme, k, seed, n_folds);
+}
+
+// SYNTHETIC: the same `n` random convs on two GPUs of the reference source, measured =
+// analytical x 2 on the V100 and x 4 on the P100.
+TrainingData ratio_two_and_four(std::size_t n, std::uint64_t seed) {
+  TrainingData data;
+  const auto layers = random_convs(n, seed);
+  add_scaled(data, layers, "v100-sxm2-16gb", 2.0);
+  add_scaled(data, layers, "p100-pcie-16gb", 4.0);
+  return data;
+}
+
+// Leave-one-GPU-out of a depth-3 tree on the conv rows, without host floors or the fallback
+// (the routing gives exact ratios).
+CvResult tree_leave_gpu_out(const TrainingData& data) {
+  const nlohmann::json tree = {{"log_target", true}, {"max_depth", 3}};
+  return cross_validate_family(data, OpFamily::kConv, RegressorKind::kDecisionTree, tree,
+                               FeatureSpec::parse("-gpu"), CvScheme::kLeaveGpuOut, 5, 1,
+                               SourceSplit::kSplit, /*host_floor=*/false,
+                               std::numeric_limits<double>::infinity());
 }
 
 TEST(Folds, KFoldHoldsEveryRowOutExactlyOnceWithBalancedSizes) {
@@ -121,17 +142,9 @@ TEST(Folds, LeaveGpuOutHasOneFoldPerGpu) {
 }
 
 TEST(CrossValidate, OutOfFoldPredictionsComeFromModelsThatDidNotSeeTheRow) {
-  // SYNTHETIC: ratio 2 on one GPU, 4 on the other; leave-one-GPU-out, each GPU is predicted
-  // by a model that saw only the other's ratio.
-  TrainingData data;
-  const auto layers = random_convs(60, 11);
-  add_scaled(data, layers, "v100-sxm2-16gb", 2.0);
-  add_scaled(data, layers, "p100-pcie-16gb", 4.0);
-  const nlohmann::json tree = {{"log_target", true}, {"max_depth", 3}};
-  const CvResult cv = cross_validate_family(
-      data, OpFamily::kConv, RegressorKind::kDecisionTree, tree, FeatureSpec::parse("-gpu"),
-      CvScheme::kLeaveGpuOut, 5, 1, SourceSplit::kSplit, /*host_floor=*/false,
-      std::numeric_limits<double>::infinity());  // routing: exact ratios, no fallback
+  // Leave-one-GPU-out, each GPU is predicted by a model that saw only the other's ratio.
+  const TrainingData data = ratio_two_and_four(60, 11);
+  const CvResult cv = tree_leave_gpu_out(data);
   ASSERT_EQ(cv.rows.size(), data.layers.size());
   for (std::size_t i = 0; i < cv.rows.size(); ++i) {
     const auto r = cv.rows[i];
@@ -144,6 +157,24 @@ TEST(CrossValidate, OutOfFoldPredictionsComeFromModelsThatDidNotSeeTheRow) {
   EXPECT_NEAR(cv.per_gpu.at("v100-sxm2-16gb").mape_pct, 100.0, 1e-6);  // 4 vs 2
   EXPECT_NEAR(cv.per_gpu.at("p100-pcie-16gb").mape_pct, 50.0, 1e-6);   // 2 vs 4
   EXPECT_NEAR(cv.overall.mape_pct, 75.0, 1e-6);
+}
+
+TEST(CrossValidate, IntervalResidualsNameTheirRowsMachine) {
+  const TrainingData data = ratio_two_and_four(40, 13);
+  const CvResult cv = tree_leave_gpu_out(data);
+  const auto learned = cv_residuals(data, cv, CvScheme::kLeaveGpuOut, 5, 1);
+  const auto analytical = analytical_residuals(data, CvScheme::kLeaveGpuOut, 5, 1);
+  ASSERT_EQ(learned.size(), data.layers.size());
+  ASSERT_EQ(analytical.size(), data.layers.size());
+  std::map<std::string, std::size_t> learned_groups;
+  std::map<std::string, std::size_t> analytical_groups;
+  for (const auto& r : learned) ++learned_groups[r.group];
+  for (const auto& r : analytical) ++analytical_groups[r.group];
+  const std::map<std::string, std::size_t> machines{
+      {std::string(kReferenceSource) + "/p100-pcie-16gb", 40},
+      {std::string(kReferenceSource) + "/v100-sxm2-16gb", 40}};
+  EXPECT_EQ(learned_groups, machines);
+  EXPECT_EQ(analytical_groups, machines);
 }
 
 TEST(CrossValidate, RejectsAnUnknownScheme) {
