@@ -21,9 +21,21 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-IntervalCell fit_cell(const std::vector<double>& log_ratios) {
-  return {quantile(log_ratios, kIntervalLowQuantile), quantile(log_ratios, kIntervalHighQuantile),
-          log_ratios.size()};
+// The q-quantile of sorted, non-empty `values` (R's type 7).
+double sorted_quantile(const std::vector<double>& values, double q) {
+  const double pos = std::clamp(q, 0.0, 1.0) * static_cast<double>(values.size() - 1);
+  const auto below = static_cast<std::size_t>(std::floor(pos));
+  const std::size_t above = std::min(below + 1, values.size() - 1);
+  const double frac = pos - static_cast<double>(below);
+  return values[below] + frac * (values[above] - values[below]);
+}
+
+// Sorted once for both quantiles: a grouped cell holds millions of values.
+IntervalCell fit_cell(std::vector<double> log_ratios) {
+  if (log_ratios.empty()) return {kNaN, kNaN, 0};
+  std::sort(log_ratios.begin(), log_ratios.end());
+  return {sorted_quantile(log_ratios, kIntervalLowQuantile),
+          sorted_quantile(log_ratios, kIntervalHighQuantile), log_ratios.size()};
 }
 
 bool usable(const IntervalResidual& r) {
@@ -105,7 +117,7 @@ IntervalCell grouped_cell(const std::map<std::string, std::vector<double>>& by_g
   for (const double offset : offsets) {
     for (const double deviation : deviations) combined.push_back(offset + deviation);
   }
-  return fit_cell(combined);
+  return fit_cell(std::move(combined));
 }
 
 IntervalCell cell_from_json(const nlohmann::json& j, const std::string& where) {
@@ -152,11 +164,7 @@ std::string time_regime(double predicted_ms) {
 double quantile(std::vector<double> values, double q) {
   if (values.empty()) return kNaN;
   std::sort(values.begin(), values.end());
-  const double pos = std::clamp(q, 0.0, 1.0) * static_cast<double>(values.size() - 1);
-  const auto below = static_cast<std::size_t>(std::floor(pos));
-  const std::size_t above = std::min(below + 1, values.size() - 1);
-  const double frac = pos - static_cast<double>(below);
-  return values[below] + frac * (values[above] - values[below]);
+  return sorted_quantile(values, q);
 }
 
 double IntervalResidual::log_ratio() const {
