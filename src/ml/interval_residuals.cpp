@@ -47,7 +47,7 @@ std::vector<IntervalResidual> analytical_residuals(
         // A machine (a source's harness on one GPU) shifts all its rows alike: grouped so the
         // band is that of a new machine's offset (IntervalTable::fit).
         out.push_back({interval_family(data.layers[r]), predicted, data.latency_ms[r], f,
-                       data.sources[r] + "/" + data.gpus[r].name});
+                       data.sources[r] + "/" + data.gpus[r].name, data.sources[r]});
       }
     }
   }
@@ -63,7 +63,7 @@ std::vector<IntervalResidual> cv_residuals(const TrainingData& data, const CvRes
   for (std::size_t i = 0; i < cv.rows.size(); ++i) {
     const std::size_t r = cv.rows[i];
     out.push_back({interval_family(data.layers[r]), cv.predicted_ms[i], data.latency_ms[r], fold[i],
-                   data.sources[r] + "/" + data.gpus[r].name});
+                   data.sources[r] + "/" + data.gpus[r].name, data.sources[r]});
   }
   return out;
 }
@@ -76,7 +76,7 @@ std::vector<IntervalResidual> e2e_residuals(const std::vector<E2eRow>& rows,
     if (rows[i].num_gpus != 1) continue;  // the totals' interval is of one GPU's step
     const auto it = fold_of.emplace(rows[i].gpu.name, static_cast<int>(fold_of.size())).first;
     out.push_back({kNetworkIntervalFamily, evaluation.predicted_ms[i], rows[i].latency_ms,
-                   it->second, rows[i].gpu.name});
+                   it->second, rows[i].gpu.name, ""});
   }
   return out;
 }

@@ -13,6 +13,7 @@
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/io.hpp"
 #include "cnnperf/common/json_io.hpp"
+#include "cnnperf/ml/features.hpp"
 #include "cnnperf/model/layer.hpp"
 
 namespace cnnperf {
@@ -148,6 +149,30 @@ bool time_regime_known(const std::string& name) {
                                            [&](const auto& bound) { return name == bound.second; });
 }
 
+nlohmann::json family_json(const IntervalTable::Family& f) {
+  nlohmann::json regimes = nlohmann::json::object();
+  for (const auto& [regime, c] : f.regimes) regimes[regime] = cell_json(c);
+  return {{"all", cell_json(f.all)}, {"regimes", regimes}};
+}
+
+IntervalTable::Family family_from_json(const nlohmann::json& f, const std::string& at) {
+  if (!f.is_object() || !f.contains("all")) throw InputError(at + ".all: expected an object");
+  IntervalTable::Family parsed;
+  parsed.all = cell_from_json(f["all"], at + ".all");
+  if (f.contains("regimes")) {
+    if (!f["regimes"].is_object()) throw InputError(at + ".regimes: expected an object");
+    for (const auto& [regime, c] : f["regimes"].items()) {
+      if (!time_regime_known(regime)) {
+        throw InputError(at + ".regimes." + regime +
+                         ": unknown regime (expected <0.01ms, 0.01-0.1ms, 0.1-1ms, 1-10ms, "
+                         "10-100ms or >=100ms)");
+      }
+      parsed.regimes[regime] = cell_from_json(c, at + ".regimes." + regime);
+    }
+  }
+  return parsed;
+}
+
 }  // namespace
 
 std::string interval_family(const Layer& layer) {
@@ -171,8 +196,11 @@ double IntervalResidual::log_ratio() const {
   return std::log(measured_ms / predicted_ms);
 }
 
-IntervalTable IntervalTable::fit(const std::vector<IntervalResidual>& residuals,
-                                 std::size_t min_cell_rows) {
+namespace {
+
+// Every family's cells of `residuals`, sources pooled (IntervalTable::fit).
+std::map<std::string, IntervalTable::Family> fit_families(
+    const std::vector<IntervalResidual>& residuals, std::size_t min_cell_rows) {
   std::map<std::string, std::vector<double>> by_family;
   std::map<std::string, std::map<std::string, std::vector<double>>> by_regime;
   std::map<std::string, std::map<std::string, std::vector<double>>> by_group;
@@ -192,9 +220,9 @@ IntervalTable IntervalTable::fit(const std::vector<IntervalResidual>& residuals,
       by_group_regime[r.family][time_regime(r.predicted_ms)][r.group].push_back(lr);
     }
   }
-  IntervalTable table;
+  std::map<std::string, IntervalTable::Family> families;
   for (const auto& [family, ratios] : by_family) {
-    Family& f = table.families_[family];
+    IntervalTable::Family& f = families[family];
     const auto groups = by_group.find(family);
     if (!ungrouped.contains(family) && groups != by_group.end() && groups->second.size() >= 2) {
       f.all = grouped_cell(groups->second);
@@ -214,19 +242,50 @@ IntervalTable IntervalTable::fit(const std::vector<IntervalResidual>& residuals,
       if (cell_ratios.size() >= min_cell_rows) f.regimes[regime] = fit_cell(cell_ratios);
     }
   }
+  return families;
+}
+
+}  // namespace
+
+IntervalTable IntervalTable::fit(const std::vector<IntervalResidual>& residuals,
+                                 std::size_t min_cell_rows) {
+  IntervalTable table;
+  table.families_ = fit_families(residuals, min_cell_rows);
+  // family -> source -> its rows, and the machines among them
+  std::map<std::string, std::map<std::string, std::vector<IntervalResidual>>> by_source;
+  std::map<std::string, std::map<std::string, std::set<std::string>>> machines;
+  for (const auto& r : residuals) {
+    if (!usable(r) || r.source.empty()) continue;
+    by_source[r.family][r.source].push_back(r);
+    machines[r.family][r.source].insert(r.group);
+  }
+  for (auto& [family, sources] : by_source) {
+    if (sources.size() < 2) continue;  // one source's cells are the family's
+    for (auto& [source, rows] : sources) {
+      if (machines[family][source].size() < 2) continue;
+      for (auto& r : rows) r.source.clear();
+      auto fitted = fit_families(rows, min_cell_rows);
+      table.sources_[family][source] = std::move(fitted.at(family));
+    }
+  }
   return table;
 }
 
-const IntervalCell* IntervalTable::cell(const std::string& family, double predicted_ms) const {
+const IntervalCell* IntervalTable::cell(const std::string& family, double predicted_ms,
+                                        const std::string& source) const {
   const auto it = families_.find(family);
   if (it == families_.end() || !(predicted_ms > 0) || !std::isfinite(predicted_ms)) return nullptr;
-  const auto regime = it->second.regimes.find(time_regime(predicted_ms));
-  return regime != it->second.regimes.end() ? &regime->second : &it->second.all;
+  const Family* f = &it->second;
+  if (const auto fs = sources_.find(family); fs != sources_.end() && !source.empty()) {
+    if (const auto own = fs->second.find(source); own != fs->second.end()) f = &own->second;
+  }
+  const auto regime = f->regimes.find(time_regime(predicted_ms));
+  return regime != f->regimes.end() ? &regime->second : &f->all;
 }
 
-std::optional<Interval> IntervalTable::interval(const std::string& family,
-                                                double predicted_ms) const {
-  const IntervalCell* c = cell(family, predicted_ms);
+std::optional<Interval> IntervalTable::interval(const std::string& family, double predicted_ms,
+                                                const std::string& source) const {
+  const IntervalCell* c = cell(family, predicted_ms, source);
   if (c == nullptr) return std::nullopt;
   // The interval always holds the prediction itself: where the model is biased (both
   // percentiles on one side) it is widened to it, which only adds coverage.
@@ -237,9 +296,12 @@ std::optional<Interval> IntervalTable::interval(const std::string& family,
 nlohmann::json IntervalTable::to_json() const {
   nlohmann::json out = nlohmann::json::object();
   for (const auto& [family, f] : families_) {
-    nlohmann::json regimes = nlohmann::json::object();
-    for (const auto& [regime, c] : f.regimes) regimes[regime] = cell_json(c);
-    out[family] = {{"all", cell_json(f.all)}, {"regimes", regimes}};
+    out[family] = family_json(f);
+    if (const auto fs = sources_.find(family); fs != sources_.end()) {
+      nlohmann::json sources = nlohmann::json::object();
+      for (const auto& [source, sf] : fs->second) sources[source] = family_json(sf);
+      out[family]["sources"] = sources;
+    }
   }
   return out;
 }
@@ -249,21 +311,13 @@ IntervalTable IntervalTable::from_json(const nlohmann::json& families, const std
   IntervalTable table;
   for (const auto& [family, f] : families.items()) {
     const std::string at = where + "." + family;
-    if (!f.is_object() || !f.contains("all")) throw InputError(at + ".all: expected an object");
-    Family parsed;
-    parsed.all = cell_from_json(f["all"], at + ".all");
-    if (f.contains("regimes")) {
-      if (!f["regimes"].is_object()) throw InputError(at + ".regimes: expected an object");
-      for (const auto& [regime, c] : f["regimes"].items()) {
-        if (!time_regime_known(regime)) {
-          throw InputError(at + ".regimes." + regime +
-                           ": unknown regime (expected <0.01ms, 0.01-0.1ms, 0.1-1ms, 1-10ms, "
-                           "10-100ms or >=100ms)");
-        }
-        parsed.regimes[regime] = cell_from_json(c, at + ".regimes." + regime);
+    table.families_[family] = family_from_json(f, at);
+    if (f.contains("sources")) {
+      if (!f["sources"].is_object()) throw InputError(at + ".sources: expected an object");
+      for (const auto& [source, sf] : f["sources"].items()) {
+        table.sources_[family][source] = family_from_json(sf, at + ".sources." + source);
       }
     }
-    table.families_[family] = std::move(parsed);
   }
   return table;
 }
@@ -294,7 +348,7 @@ CoverageReport cross_validated_coverage(const std::vector<IntervalResidual>& res
       if (!r.group.empty()) cells.push_back(&report.per_group[r.group]);
       for (Coverage* c : cells) {
         ++c->rows;
-        const auto interval = table.interval(r.family, r.predicted_ms);
+        const auto interval = table.interval(r.family, r.predicted_ms, r.source);
         if (!interval) {
           ++c->no_interval;
         } else if (r.measured_ms >= interval->lo_ms && r.measured_ms <= interval->hi_ms) {
@@ -370,7 +424,8 @@ void attach_layer_intervals(const std::vector<Layer>& layers,
                             std::vector<LayerPrediction>& predictions, const IntervalTable& table) {
   for (std::size_t i = 0; i < layers.size() && i < predictions.size(); ++i) {
     auto& p = predictions[i];
-    const auto interval = table.interval(interval_family(layers[i]), p.latency_ms());
+    const auto interval =
+        table.interval(interval_family(layers[i]), p.latency_ms(), kReferenceSource);
     p.latency_interval.reset();
     if (interval) p.latency_interval = LatencyInterval{interval->lo_ms, interval->hi_ms};
   }

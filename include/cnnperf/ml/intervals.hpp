@@ -54,6 +54,10 @@ struct IntervalResidual {
   /// layer row's source and GPU); empty for rows whose errors are independent. See
   /// IntervalTable::fit.
   std::string group;
+  /// The harness that measured the row (a layer row's `source`); empty for end-to-end steps.
+  /// A family's rows of one source with machines enough get cells of their own
+  /// (IntervalTable::fit).
+  std::string source;
   [[nodiscard]] double log_ratio() const;  ///< log(measured / predicted)
 };
 
@@ -84,22 +88,30 @@ class IntervalTable {
   /// meet it: its quantiles are those of every group's median log ratio plus every row's
   /// deviation from its own group's median (each group weighs the same, however many rows it
   /// has); a regime with min_cell_rows rows and two groups or more gets a cell of its own the
-  /// same way, from the groups' medians within it.
+  /// same way, from the groups' medians within it. Within a family, each source whose
+  /// residuals name two groups or more is fitted the same way on its rows alone (a new machine
+  /// of a known harness spreads like that harness's machines, not like every harness's).
   [[nodiscard]] static IntervalTable fit(const std::vector<IntervalResidual>& residuals,
                                          std::size_t min_cell_rows = kMinIntervalCellRows);
   /// The interval of a prediction of `family` (predicted x exp(quantiles) of its regime's
-  /// cell, else of its family's, widened to hold the prediction: lo <= predicted <= hi); nullopt
-  /// for a family the table has no residuals of, or a non-positive prediction: no interval rather
-  /// than a made-up one.
-  [[nodiscard]] std::optional<Interval> interval(const std::string& family,
-                                                 double predicted_ms) const;
+  /// cell, else of its family's, widened to hold the prediction: lo <= predicted <= hi), from
+  /// `source`'s cells where the family has them, else the family's; nullopt for a family the
+  /// table has no residuals of, or a non-positive prediction: no interval rather than a
+  /// made-up one.
+  [[nodiscard]] std::optional<Interval> interval(const std::string& family, double predicted_ms,
+                                                 const std::string& source = "") const;
   /// The cell interval() uses, or null.
-  [[nodiscard]] const IntervalCell* cell(const std::string& family, double predicted_ms) const;
+  [[nodiscard]] const IntervalCell* cell(const std::string& family, double predicted_ms,
+                                         const std::string& source = "") const;
   [[nodiscard]] bool empty() const { return families_.empty(); }
   [[nodiscard]] const std::map<std::string, Family>& families() const { return families_; }
+  /// Per family, the cells of each source fitted on its own (family -> source -> cells).
+  [[nodiscard]] const std::map<std::string, std::map<std::string, Family>>& sources() const {
+    return sources_;
+  }
 
-  /// {"family": {"all": cell, "regimes": {regime: cell}}}, each cell {"log_lo", "log_hi",
-  /// "rows"}.
+  /// {"family": {"all": cell, "regimes": {regime: cell}, "sources": {source: {"all",
+  /// "regimes"}}}}, each cell {"log_lo", "log_hi", "rows"}; "sources" only where fitted.
   [[nodiscard]] nlohmann::json to_json() const;
   /// Parses to_json's form; throws InputError "where.family.field: expected ..." otherwise.
   [[nodiscard]] static IntervalTable from_json(const nlohmann::json& families,
@@ -107,6 +119,7 @@ class IntervalTable {
 
  private:
   std::map<std::string, Family> families_;
+  std::map<std::string, std::map<std::string, Family>> sources_;
 };
 
 /// Held-out coverage of one group of residuals.
@@ -153,7 +166,9 @@ struct CoverageReport {
                                                       nlohmann::json coverage);
 
 /// Sets each prediction's latency_interval from `table` (the cell of interval_family(layer) and
-/// the regime of its latency_ms); unset where the table has no cell for it.
+/// the regime of its latency_ms, the reference source's where the family has them: predict
+/// gives a layer without a source the reference harness); unset where the table has no cell
+/// for it.
 void attach_layer_intervals(const std::vector<Layer>& layers,
                             std::vector<LayerPrediction>& predictions, const IntervalTable& table);
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cnnperf/common/error.hpp"
+#include "cnnperf/ml/features.hpp"
 
 namespace cnnperf {
 namespace {
@@ -26,7 +27,7 @@ std::vector<IntervalResidual> synthetic_residuals(const std::string& family, dou
   for (std::size_t i = 0; i < n; ++i) {
     const double u = static_cast<double>(rng() >> 11) * 0x1.0p-53;
     out.push_back({family, predicted_ms, predicted_ms * std::exp(lo + (hi - lo) * u),
-                   static_cast<int>(i % static_cast<std::size_t>(folds)), ""});
+                   static_cast<int>(i % static_cast<std::size_t>(folds)), "", ""});
   }
   return out;
 }
@@ -155,6 +156,69 @@ TEST(Intervals, AFewMachinesOffsetsPredictANewOnesWiderThanTheirOwnSpread) {
   EXPECT_LT(cell.log_hi, 0.26);
   EXPECT_LT(cell.log_lo, -0.18);
   EXPECT_GT(cell.log_lo, -0.26);
+}
+
+// SYNTHETIC: two harnesses' gemm rows at 0.5 ms, three machines each: harness "tight"'s
+// machines sit at offsets -0.02, 0, 0.02 in log, harness "wide"'s at -0.5, 0, 0.5; a third,
+// "lone", has one machine. A new machine of a known harness gets that harness's band.
+TEST(Intervals, EachSourceWithMachinesEnoughGetsItsOwnCells) {
+  std::vector<IntervalResidual> residuals;
+  int seed = 60;
+  const auto add = [&](const std::string& source, const std::string& machine, double offset) {
+    auto rows = synthetic_residuals("gemm", 0.5, 100, offset - 0.01, offset + 0.01, 1, ++seed);
+    for (auto& r : rows) {
+      r.source = source;
+      r.group = source + "/" + machine;
+    }
+    residuals.insert(residuals.end(), rows.begin(), rows.end());
+  };
+  for (const double offset : {-0.02, 0.0, 0.02}) add("tight", std::to_string(offset), offset);
+  for (const double offset : {-0.5, 0.0, 0.5}) add("wide", std::to_string(offset), offset);
+  add("lone", "one", 0.0);
+  const IntervalTable table = IntervalTable::fit(residuals);
+  ASSERT_EQ(table.sources().at("gemm").size(), 2U);  // "lone" has one machine: no cells of its own
+  EXPECT_EQ(table.sources().at("gemm").at("tight").all.rows, 300U);
+  const auto tight = table.interval("gemm", 0.5, "tight");
+  const auto wide = table.interval("gemm", 0.5, "wide");
+  const auto pooled = table.interval("gemm", 0.5);
+  ASSERT_TRUE(tight && wide && pooled);
+  EXPECT_LT(std::log(tight->hi_ms / 0.5), 0.1);
+  EXPECT_GT(std::log(wide->hi_ms / 0.5), 0.5);
+  // A source without cells of its own, or none named, takes the family's (every machine's).
+  EXPECT_EQ(table.cell("gemm", 0.5, "lone"), &table.families().at("gemm").regimes.at("0.1-1ms"));
+  EXPECT_EQ(table.cell("gemm", 0.5, "unknown"), table.cell("gemm", 0.5));
+  EXPECT_EQ(table.cell("gemm", 0.5, "tight"),
+            &table.sources().at("gemm").at("tight").regimes.at("0.1-1ms"));
+  EXPECT_GT(pooled->hi_ms, tight->hi_ms);
+  EXPECT_LT(pooled->hi_ms, wide->hi_ms);
+  // The cells of each source survive the file form; a bad one names its field.
+  const IntervalTable back = IntervalTable::from_json(table.to_json(), "t");
+  ASSERT_TRUE(back.interval("gemm", 0.5, "tight").has_value());
+  EXPECT_DOUBLE_EQ(back.interval("gemm", 0.5, "tight")->hi_ms, tight->hi_ms);
+  nlohmann::json bad = table.to_json();
+  bad["gemm"]["sources"]["wide"]["all"]["log_lo"] = "wide";
+  try {
+    (void)IntervalTable::from_json(bad, "t");
+    ADD_FAILURE() << "a bad source cell was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("t.gemm.sources.wide.all.log_lo"), std::string::npos)
+        << e.what();
+  }
+  // predict gives a layer without a source the reference harness's cells.
+  auto with_reference = residuals;
+  for (auto& r : with_reference) {
+    if (r.source == "tight") r.source = kReferenceSource;
+  }
+  Layer linear;
+  linear.op = Op::kLinear;
+  std::vector<LayerPrediction> predictions(1);
+  predictions[0].kernel_ms = 0.5;
+  attach_layer_intervals({linear}, predictions, IntervalTable::fit(with_reference));
+  ASSERT_TRUE(predictions[0].latency_interval.has_value());
+  EXPECT_DOUBLE_EQ(predictions[0].latency_interval->hi_ms, tight->hi_ms);
+  // One source alone: its cells are the family's, not kept twice.
+  std::vector<IntervalResidual> one_source(residuals.begin(), residuals.begin() + 300);
+  EXPECT_TRUE(IntervalTable::fit(one_source).sources().empty());
 }
 
 TEST(Intervals, ARegimeWithEnoughRowsHasItsOwnCellAndASmallOneTakesItsFamilys) {
