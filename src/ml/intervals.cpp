@@ -346,9 +346,9 @@ CoverageReport cross_validated_coverage(const std::vector<IntervalResidual>& res
           &report.overall, &report.per_family[r.family],
           &report.per_regime[r.family + " " + time_regime(r.predicted_ms)]};
       if (!r.group.empty()) cells.push_back(&report.per_group[r.group]);
+      const auto interval = table.interval(r.family, r.predicted_ms, r.source);
       for (Coverage* c : cells) {
         ++c->rows;
-        const auto interval = table.interval(r.family, r.predicted_ms, r.source);
         if (!interval) {
           ++c->no_interval;
         } else if (r.measured_ms >= interval->lo_ms && r.measured_ms <= interval->hi_ms) {
