@@ -259,11 +259,10 @@ IntervalTable IntervalTable::fit(const std::vector<IntervalResidual>& residuals,
     by_source[r.family][r.source].push_back(r);
     machines[r.family][r.source].insert(r.group);
   }
-  for (auto& [family, sources] : by_source) {
+  for (const auto& [family, sources] : by_source) {
     if (sources.size() < 2) continue;  // one source's cells are the family's
-    for (auto& [source, rows] : sources) {
+    for (const auto& [source, rows] : sources) {
       if (machines[family][source].size() < 2) continue;
-      for (auto& r : rows) r.source.clear();
       auto fitted = fit_families(rows, min_cell_rows);
       table.sources_[family][source] = std::move(fitted.at(family));
     }
