@@ -8,6 +8,15 @@
 
 namespace cnnperf {
 
+namespace {
+
+// Row r's machine: its source's harness on its GPU, which shifts all its rows alike.
+std::string machine_of(const TrainingData& data, std::size_t r) {
+  return data.sources[r] + "/" + data.gpus[r].name;
+}
+
+}  // namespace
+
 std::vector<IntervalResidual> analytical_residuals(
     const TrainingData& data, CvScheme scheme, int folds, std::uint64_t seed,
     std::map<std::string, std::string>* not_applicable) {
@@ -44,10 +53,10 @@ std::vector<IntervalResidual> analytical_residuals(
       for (const auto r : test) {
         const double predicted = ml_detail::analytical_ms(data.layers[r], data.gpus[r]) +
                                  floors.floor_ms(data.sources[r], data.gpus[r].name);
-        // A machine (a source's harness on one GPU) shifts all its rows alike: grouped so the
-        // band is that of a new machine's offset (IntervalTable::fit).
+        // Grouped by machine, so the band is that of a new machine's offset
+        // (IntervalTable::fit).
         out.push_back({interval_family(data.layers[r]), predicted, data.latency_ms[r], f,
-                       data.sources[r] + "/" + data.gpus[r].name, data.sources[r]});
+                       machine_of(data, r), data.sources[r]});
       }
     }
   }
@@ -63,7 +72,7 @@ std::vector<IntervalResidual> cv_residuals(const TrainingData& data, const CvRes
   for (std::size_t i = 0; i < cv.rows.size(); ++i) {
     const std::size_t r = cv.rows[i];
     out.push_back({interval_family(data.layers[r]), cv.predicted_ms[i], data.latency_ms[r], fold[i],
-                   data.sources[r] + "/" + data.gpus[r].name, data.sources[r]});
+                   machine_of(data, r), data.sources[r]});
   }
   return out;
 }
