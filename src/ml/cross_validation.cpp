@@ -15,6 +15,7 @@
 
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/io.hpp"
+#include "cnnperf/ml/interval_residuals.hpp"
 #include "cnnperf/model/layer_io.hpp"
 #include "learned_model_internal.hpp"
 
@@ -240,6 +241,13 @@ std::string UnseenGpuCheck::choice() const {
   return best;
 }
 
+const std::vector<IntervalResidual>& UnseenGpuCheck::chosen_residuals() const {
+  const std::string best = choice();
+  if (best == "analytical") return analytical_residuals;
+  if (best == "gpu-blind") return gpu_blind_residuals;
+  return learned_residuals;
+}
+
 UnseenGpuCheck unseen_gpu_check(const TrainingData& data, const CvResult& logo, bool host_floor) {
   UnseenGpuCheck check;
   check.family = logo.family;
@@ -257,6 +265,7 @@ UnseenGpuCheck unseen_gpu_check(const TrainingData& data, const CvResult& logo, 
     }
   }
   std::vector<double> truth, learned, analytical;
+  std::map<std::string, int> fold_of;  // one fold per held-out GPU
   for (std::size_t i = 0; i < logo.rows.size(); ++i) {
     const std::size_t r = logo.rows[i];
     if (data.sources[r] != kReferenceSource) continue;
@@ -266,6 +275,14 @@ UnseenGpuCheck unseen_gpu_check(const TrainingData& data, const CvResult& logo, 
     const double floor =
         it == without.end() ? 0.0 : it->second.floor_ms(data.sources[r], data.gpus[r].name);
     analytical.push_back(analytical_ms(data.layers[r], data.gpus[r]) + floor);
+    const int fold =
+        fold_of.emplace(data.gpus[r].name, static_cast<int>(fold_of.size())).first->second;
+    const std::string family = interval_family(data.layers[r]);
+    const std::string group = interval_group(data, r);
+    check.learned_residuals.push_back(
+        {family, learned.back(), truth.back(), fold, group, data.sources[r]});
+    check.analytical_residuals.push_back(
+        {family, analytical.back(), truth.back(), fold, group, data.sources[r]});
   }
   check.rows = truth.size();
   if (check.rows == 0) return check;

@@ -19,6 +19,7 @@
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/io.hpp"
 #include "cnnperf/common/json_io.hpp"
+#include "cnnperf/ml/interval_residuals.hpp"
 #include "cnnperf/ml/runtime_fit.hpp"
 #include "cnnperf/model/zoo.hpp"
 #include "nelder_mead.hpp"
@@ -777,6 +778,7 @@ E2eCalibration calibrate_e2e(const std::vector<std::string>& files, const Latenc
       evaluate_leave_group_out(rows, terms, gpu_groups(rows), policies);
   const std::size_t kept = logos[1].overall.mape_pct < logos[0].overall.mape_pct ? 1 : 0;
   out.overhead.unseen_gpu_terms = policies[kept];
+  out.step_residuals = e2e_residuals(rows, logos[kept]);
   const UnseenGpuTerms policy = policies[kept];
   const E2eEvaluation lono = evaluate_e2e_leave_network_out(rows, terms, policy);
   const E2eEvaluation folds =

@@ -8,14 +8,9 @@
 
 namespace cnnperf {
 
-namespace {
-
-// Row r's machine: its source's harness on its GPU, which shifts all its rows alike.
-std::string machine_of(const TrainingData& data, std::size_t r) {
+std::string interval_group(const TrainingData& data, std::size_t r) {
   return data.sources[r] + "/" + data.gpus[r].name;
 }
-
-}  // namespace
 
 std::vector<IntervalResidual> analytical_residuals(
     const TrainingData& data, CvScheme scheme, int folds, std::uint64_t seed,
@@ -56,7 +51,7 @@ std::vector<IntervalResidual> analytical_residuals(
         // Grouped by machine, so the band is that of a new machine's offset
         // (IntervalTable::fit).
         out.push_back({interval_family(data.layers[r]), predicted, data.latency_ms[r], f,
-                       machine_of(data, r), data.sources[r]});
+                       interval_group(data, r), data.sources[r]});
       }
     }
   }
@@ -72,7 +67,7 @@ std::vector<IntervalResidual> cv_residuals(const TrainingData& data, const CvRes
   for (std::size_t i = 0; i < cv.rows.size(); ++i) {
     const std::size_t r = cv.rows[i];
     out.push_back({interval_family(data.layers[r]), cv.predicted_ms[i], data.latency_ms[r], fold[i],
-                   machine_of(data, r), data.sources[r]});
+                   interval_group(data, r), data.sources[r]});
   }
   return out;
 }

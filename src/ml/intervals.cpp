@@ -326,6 +326,15 @@ double Coverage::share() const {
   return scored == 0 ? kNaN : static_cast<double>(inside) / static_cast<double>(scored);
 }
 
+void Coverage::count(const std::optional<Interval>& interval, double measured_ms) {
+  ++rows;
+  if (!interval) {
+    ++no_interval;
+  } else if (measured_ms >= interval->lo_ms && measured_ms <= interval->hi_ms) {
+    ++inside;
+  }
+}
+
 CoverageReport cross_validated_coverage(const std::vector<IntervalResidual>& residuals,
                                         std::size_t min_cell_rows) {
   std::set<int> folds;
@@ -346,14 +355,7 @@ CoverageReport cross_validated_coverage(const std::vector<IntervalResidual>& res
           &report.per_regime[r.family + " " + time_regime(r.predicted_ms)]};
       if (!r.group.empty()) cells.push_back(&report.per_group[r.group]);
       const auto interval = table.interval(r.family, r.predicted_ms, r.source);
-      for (Coverage* c : cells) {
-        ++c->rows;
-        if (!interval) {
-          ++c->no_interval;
-        } else if (r.measured_ms >= interval->lo_ms && r.measured_ms <= interval->hi_ms) {
-          ++c->inside;
-        }
-      }
+      for (Coverage* c : cells) c->count(interval, r.measured_ms);
     }
   }
   return report;
@@ -419,19 +421,35 @@ const std::optional<IntervalTable>& bundled_intervals() {
   return table;
 }
 
+std::optional<IntervalTable> unseen_gpu_table_from_file_json(const nlohmann::json& section,
+                                                             const std::string& where) {
+  if (!section.is_object() || !section.contains(kUnseenGpuIntervalsKey)) return std::nullopt;
+  const auto& unseen = section[kUnseenGpuIntervalsKey];
+  const std::string at = where + "." + kUnseenGpuIntervalsKey;
+  if (!unseen.is_object() || !unseen.contains("families")) {
+    throw InputError(at + ": expected an object with \"families\"");
+  }
+  return IntervalTable::from_json(unseen["families"], at + ".families");
+}
+
 void attach_layer_intervals(const std::vector<Layer>& layers,
-                            std::vector<LayerPrediction>& predictions, const IntervalTable& table) {
+                            std::vector<LayerPrediction>& predictions, const IntervalTable& table,
+                            const UnseenGpuIntervals& unseen) {
   for (std::size_t i = 0; i < layers.size() && i < predictions.size(); ++i) {
     auto& p = predictions[i];
+    // A layer outside the training data extrapolates as a held-out GPU's rows did.
+    const bool wide = unseen.table != nullptr &&
+                      ((i < unseen.layers.size() && unseen.layers[i]) || !p.in_distribution);
     const auto interval =
-        table.interval(interval_family(layers[i]), p.latency_ms(), kReferenceSource);
+        (wide ? *unseen.table : table)
+            .interval(interval_family(layers[i]), p.latency_ms(), kReferenceSource);
     p.latency_interval.reset();
     if (interval) p.latency_interval = LatencyInterval{interval->lo_ms, interval->hi_ms};
   }
 }
 
 void attach_network_intervals(NetworkPrediction& prediction, const IntervalTable& table,
-                              const std::string& source) {
+                              const std::string& source, const UnseenGpuIntervals& unseen) {
   prediction.interval_source = source;
   prediction.latency_interval.reset();
   if (prediction.power_cap) {
@@ -439,7 +457,7 @@ void attach_network_intervals(NetworkPrediction& prediction, const IntervalTable
     prediction.interval_note = "none under a power cap (the residuals were measured uncapped)";
     return;
   }
-  attach_layer_intervals(prediction.layers, prediction.predictions, table);
+  attach_layer_intervals(prediction.layers, prediction.predictions, table, unseen);
   std::vector<std::string> notes;
   const auto missing = std::count_if(prediction.predictions.begin(), prediction.predictions.end(),
                                      [](const LayerPrediction& p) { return !p.latency_interval; });

@@ -309,6 +309,29 @@ bool analytical_for(const FamilyModel& model, const GpuSpec& gpu, const std::str
          unseen_without_sibling(model, gpu);
 }
 
+bool LearnedModel::unseen_gpu(OpFamily family, const std::string& gpu_name) const {
+  std::vector<const FamilyModel*> models;
+  for (const auto& m : families_) {
+    if (m.family == family) models.push_back(&m);
+  }
+  const FamilyModel* reference = model_for_source(models, kReferenceSource);
+  return reference != nullptr && std::find(reference->gpus.begin(), reference->gpus.end(),
+                                           gpu_name) == reference->gpus.end();
+}
+
+std::vector<bool> LearnedModel::unseen_gpu_layers(const std::vector<Layer>& layers,
+                                                  const GpuSpec& gpu) const {
+  std::map<OpFamily, bool> unseen;  // per family, computed once
+  std::vector<bool> out(layers.size(), false);
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const OpFamily family = op_family(layers[i].op);
+    auto it = unseen.find(family);
+    if (it == unseen.end()) it = unseen.emplace(family, unseen_gpu(family, gpu.name)).first;
+    out[i] = it->second;
+  }
+  return out;
+}
+
 bool untrained_math(const FamilyModel& model, const Layer& layer, const GpuSpec& gpu) {
   return model.tensor_core_rows.has_value() && *model.tensor_core_rows == 0 &&
          runs_on_tensor_cores(layer, gpu);

@@ -162,6 +162,7 @@ void fields(Self& l, F&& f, ValidateLayerScores* /*tag*/) {
   f("per_gpu", l.per_gpu);
   f("per_family", l.per_family);
   f("training_rows", l.training_rows);
+  f("intervals", l.intervals);
 }
 
 template <typename Self, typename F>
@@ -245,6 +246,8 @@ void to_json(Json& j, const TrainResult& r) {
   j["kind"] = kTrainMetricsKind;
   if (!r.unused_params_sections.empty()) j["unused_params_sections"] = r.unused_params_sections;
   if (!r.intervals.is_null()) j["intervals"] = r.intervals;
+  if (!r.unseen_gpu_intervals.is_null()) j["unseen_gpu_intervals"] = r.unseen_gpu_intervals;
+  if (!r.step_intervals.is_null()) j["step_intervals"] = r.step_intervals;
   if (!r.e2e.is_null()) j["e2e"] = r.e2e;
 }
 
@@ -252,6 +255,8 @@ void from_json(const Json& j, TrainResult& r) {
   read(j, r);
   r.unused_params_sections = j.value("unused_params_sections", std::vector<std::string>{});
   r.intervals = j.value("intervals", Json());
+  r.unseen_gpu_intervals = j.value("unseen_gpu_intervals", Json());
+  r.step_intervals = j.value("step_intervals", Json());
   r.e2e = j.value("e2e", Json());
 }
 

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cnnperf/ml/intervals.hpp"
 #include "cnnperf/ml/learned_model.hpp"
 #include "cnnperf/ml/metrics.hpp"
 
@@ -86,8 +87,17 @@ struct UnseenGpuCheck {
   /// The learned model with the gpu group held at 0, on the same rows and folds; NaN when
   /// not cross-validated (then it is not a candidate).
   double gpu_blind_mape_pct = std::numeric_limits<double>::quiet_NaN();
+  /// Each candidate's held-out residuals on the compared rows, one fold per held-out GPU and
+  /// grouped by machine: what an unseen GPU's intervals are fitted on (chosen_residuals).
+  /// unseen_gpu_check fills the learned and analytical ones; gpu_blind_residuals are the
+  /// caller's, with gpu_blind_mape_pct.
+  std::vector<IntervalResidual> learned_residuals;
+  std::vector<IntervalResidual> analytical_residuals;
+  std::vector<IntervalResidual> gpu_blind_residuals;
   /// The most accurate: "learned", "analytical" or "gpu-blind" (ties keep the earlier).
   [[nodiscard]] std::string choice() const;
+  /// The residuals of choice()'s candidate.
+  [[nodiscard]] const std::vector<IntervalResidual>& chosen_residuals() const;
   [[nodiscard]] bool prefer_analytical() const { return choice() == "analytical"; }
 };
 /// The check from a leave-one-GPU-out CvResult of the family (cv.rows, cv.predicted_ms).

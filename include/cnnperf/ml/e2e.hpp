@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cnnperf/ml/intervals.hpp"
 #include "cnnperf/ml/metrics.hpp"
 #include "cnnperf/predict/predict.hpp"
 
@@ -133,6 +134,9 @@ struct TensorCoreFit {
 /// report with the cross-validations and in-sample metrics (overall and per GPU).
 struct E2eCalibration {
   EagerOverhead overhead;
+  /// The kept policy's leave-one-GPU-out residuals of the single-GPU steps (e2e_residuals):
+  /// what a step's interval is fitted on. Empty without cross-validation.
+  std::vector<IntervalResidual> step_residuals;
   /// {"file", "rows", "unseen_gpu_terms": {"kept", "leave_gpu_out_mape_pct": {policy: MAPE}},
   /// "leave-gpu-out" (the kept policy's), "leave-network-out", "config-folds", "in-sample"}
   nlohmann::json report;

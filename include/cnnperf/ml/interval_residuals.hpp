@@ -3,6 +3,7 @@
 // cross-validation scheme, a learned model's out-of-fold ones, and the end-to-end steps'.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -14,6 +15,10 @@
 #include "cnnperf/ml/training_data.hpp"
 
 namespace cnnperf {
+
+/// Row r's group in the interval residuals (IntervalResidual::group): its machine, "source/gpu",
+/// the source's harness on its GPU, which shifts all its rows alike.
+[[nodiscard]] std::string interval_group(const TrainingData& data, std::size_t r);
 
 /// The analytical model's residuals on every row of `data`, folds as family_folds assigns
 /// them under `scheme`: each row predicted as the analytical estimate plus the host floor of

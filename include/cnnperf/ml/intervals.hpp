@@ -128,6 +128,8 @@ struct Coverage {
   std::size_t inside = 0;              ///< of them, measured within [lo, hi]
   std::size_t no_interval = 0;         ///< residuals whose fold's table had no cell for them
   [[nodiscard]] double share() const;  ///< inside / (rows - no_interval); NaN when none
+  /// Counts one measurement against its interval (nullopt: no_interval).
+  void count(const std::optional<Interval>& interval, double measured_ms);
 };
 
 /// Coverage of intervals fitted on the other folds: for each fold, a table fitted on the
@@ -156,6 +158,15 @@ struct CoverageReport {
 [[nodiscard]] IntervalTable interval_table_from_file_json(const nlohmann::json& doc,
                                                           const std::string& where);
 
+/// The key of a learned model's intervals section that holds its table for GPUs a family was
+/// not fitted on: {"scheme", "source", "coverage", "families"} (families as
+/// IntervalTable::to_json), fitted on the leave-one-GPU-out residuals of the unseen-GPU check.
+inline constexpr const char* kUnseenGpuIntervalsKey = "unseen_gpu";
+/// The unseen-GPU table of an intervals section (kUnseenGpuIntervalsKey), nullopt when the
+/// section has none; throws InputError naming `where` and the field for a malformed one.
+[[nodiscard]] std::optional<IntervalTable> unseen_gpu_table_from_file_json(
+    const nlohmann::json& section, const std::string& where);
+
 /// An intervals file's document (kBundledIntervals, or a learned model file's "intervals"):
 /// kind, schema_version, the `model` whose predictions it bounds, the quantiles, min_cell_rows,
 /// `provenance`, the held-out `coverage` and `table`'s families. One writer for both, so the
@@ -165,18 +176,29 @@ struct CoverageReport {
                                                       nlohmann::json provenance,
                                                       nlohmann::json coverage);
 
-/// Sets each prediction's latency_interval from `table` (the cell of interval_family(layer) and
-/// the regime of its latency_ms, the reference source's where the family has them: predict
-/// gives a layer without a source the reference harness); unset where the table has no cell
-/// for it.
+/// A second table for the layers whose model was fitted without rows of their GPU (a learned
+/// model's unseen-GPU table, from held-out GPUs' residuals): which layers those are, by index.
+/// Layers the model flags outside its training data (in_distribution false) take it too: they
+/// extrapolate as a held-out GPU's rows did, where the main table's residuals (k-fold) are of
+/// rows inside the data. Not owning.
+struct UnseenGpuIntervals {
+  const IntervalTable* table = nullptr;  ///< null: every layer takes the main table
+  std::vector<bool> layers;              ///< per layer: its GPU is unseen (missing: seen)
+};
+
+/// Sets each prediction's latency_interval from `table`, or unseen.table where set for the
+/// layers unseen.layers marks and those not in_distribution (the cell of interval_family(layer) and
+/// the regime of its latency_ms, the reference source's where the family has them: predict gives a
+/// layer without a source the reference harness); unset where the table has no cell for it.
 void attach_layer_intervals(const std::vector<Layer>& layers,
-                            std::vector<LayerPrediction>& predictions, const IntervalTable& table);
+                            std::vector<LayerPrediction>& predictions, const IntervalTable& table,
+                            const UnseenGpuIntervals& unseen = {});
 
 /// A network's intervals: every layer's (attach_layer_intervals) and the step's, from the
 /// table's kNetworkIntervalFamily cells (end-to-end residuals of single-GPU PyTorch steps),
 /// for a single-GPU step under the pytorch runtime; none under a power cap (residuals measured
 /// uncapped). `source` names the table; interval_note says what has no interval and why.
 void attach_network_intervals(NetworkPrediction& prediction, const IntervalTable& table,
-                              const std::string& source);
+                              const std::string& source, const UnseenGpuIntervals& unseen = {});
 
 }  // namespace cnnperf

@@ -137,6 +137,14 @@ class LearnedModel final : public LatencyModel {
   [[nodiscard]] const FeatureSpec& feature_spec() const { return spec_; }
   [[nodiscard]] nlohmann::json& metadata() { return metadata_; }
   [[nodiscard]] const nlohmann::json& metadata() const { return metadata_; }
+  /// Per layer, whether the model its op family gives rows without a source (the reference
+  /// source's) was fitted without rows of `gpu` by name: a board of a seen chip counts as
+  /// unseen, as the leave-one-GPU-out that sizes the unseen-GPU intervals held boards out one
+  /// by one. False for a layer of a family the model has no model of.
+  [[nodiscard]] std::vector<bool> unseen_gpu_layers(const std::vector<Layer>& layers,
+                                                    const GpuSpec& gpu) const;
+  /// The same for one op family and a GPU database name.
+  [[nodiscard]] bool unseen_gpu(OpFamily family, const std::string& gpu_name) const;
   /// The fitted family models (validate predicts rows with their own source through them).
   [[nodiscard]] const std::vector<FamilyModel>& families() const { return families_; }
 

@@ -93,7 +93,11 @@ struct TrainResult {
   std::vector<std::string> unused_params_sections;  ///< absent when empty
   std::optional<std::vector<TrainUnseenGpuRow>> unseen_gpu_check;
   nlohmann::json intervals;  ///< to_json(CoverageReport) of the best kinds; null: absent
-  nlohmann::json e2e;        ///< calibrate_e2e's report; null: absent
+  /// The same for the unseen-GPU table, on the check's leave-one-GPU-out residuals; null: absent
+  nlohmann::json unseen_gpu_intervals;
+  /// The same for the steps' table (--e2e), on the calibration's leave-one-GPU-out residuals
+  nlohmann::json step_intervals;
+  nlohmann::json e2e;  ///< calibrate_e2e's report; null: absent
   std::optional<TrainedModelRef> model;
 };
 
@@ -132,6 +136,10 @@ struct ValidateLayerScores {
   /// "note"} when the model file records no training rows, else {"recorded": true,
   /// "model_rows", "false_positive_rate", "seen": {"rows", "overall"}, "unseen": {...}}.
   nlohmann::json training_rows = nlohmann::json::object();
+  /// The share of rows whose measurement lies inside their 80 % interval, from the model
+  /// file's tables as predict gives them: {"table", "overall", "per_family", "per_gpu"}, each
+  /// share as to_json(Coverage); {"table": "none: why"} for a file without tables.
+  nlohmann::json intervals = nlohmann::json::object();
 };
 
 /// `validate`'s end-to-end scores.

@@ -352,5 +352,69 @@ TEST(Intervals, NetworkIntervalsCoverLayersAndTheStepButNotACappedOne) {
   EXPECT_FALSE(p.predictions[0].latency_interval.has_value());
 }
 
+TEST(Intervals, LayersOnAnUnseenGpuTakeTheSecondTableAndTheOthersTheFirst) {
+  // SYNTHETIC tables: conv residuals within +-0.1 in log (seen GPUs) and within +-0.6 (the
+  // held-out GPUs').
+  const IntervalTable seen =
+      IntervalTable::fit(synthetic_residuals("conv", 0.5, 200, -0.1, 0.1, 4, 12));
+  const IntervalTable unseen =
+      IntervalTable::fit(synthetic_residuals("conv", 0.5, 200, -0.6, 0.6, 4, 13));
+  Layer conv;
+  conv.op = Op::kConv2d;
+  NetworkPrediction p;
+  p.layers = {conv, conv, conv, conv};
+  p.predictions.resize(4);
+  for (auto& q : p.predictions) q.kernel_ms = 0.5;
+  // The last two layers have no flag (a short list marks nothing past its end); the last one
+  // lies outside the model's training data, so it extrapolates as an unseen GPU's rows do.
+  p.predictions[3].in_distribution = false;
+  attach_network_intervals(p, seen, "synthetic", {&unseen, {true, false}});
+  const auto wide = unseen.interval("conv", 0.5, kReferenceSource);
+  const auto narrow = seen.interval("conv", 0.5, kReferenceSource);
+  ASSERT_TRUE(wide && narrow);
+  ASSERT_LT(wide->lo_ms, narrow->lo_ms);
+  for (std::size_t i = 0; i < 4; ++i) {
+    const auto& expected = i == 0 || i == 3 ? wide : narrow;
+    ASSERT_TRUE(p.predictions[i].latency_interval.has_value()) << i;
+    EXPECT_DOUBLE_EQ(p.predictions[i].latency_interval->lo_ms, expected->lo_ms) << i;
+    EXPECT_DOUBLE_EQ(p.predictions[i].latency_interval->hi_ms, expected->hi_ms) << i;
+  }
+  // No second table: neither the flags nor in_distribution change anything.
+  std::vector<LayerPrediction> plain(2);
+  plain[0].kernel_ms = plain[1].kernel_ms = 0.5;
+  plain[1].in_distribution = false;
+  attach_layer_intervals({conv, conv}, plain, seen, {nullptr, {true, false}});
+  for (const auto& q : plain) {
+    ASSERT_TRUE(q.latency_interval.has_value());
+    EXPECT_DOUBLE_EQ(q.latency_interval->lo_ms, narrow->lo_ms);
+  }
+}
+
+TEST(Intervals, TheUnseenGpuTableIsReadWhereASectionHasOneAndBadOnesNameTheField) {
+  const IntervalTable table =
+      IntervalTable::fit(synthetic_residuals("gemm", 0.2, 120, -0.3, 0.2, 3, 14));
+  nlohmann::json section = interval_table_file_json("learned", table, {}, {});
+  EXPECT_FALSE(unseen_gpu_table_from_file_json(section, "m.json: metadata.intervals"));
+  section[kUnseenGpuIntervalsKey] = {{"families", table.to_json()}};
+  const auto back = unseen_gpu_table_from_file_json(section, "m.json: metadata.intervals");
+  ASSERT_TRUE(back.has_value());
+  const auto a = table.interval("gemm", 0.2);
+  const auto b = back->interval("gemm", 0.2);
+  ASSERT_TRUE(a && b);
+  EXPECT_DOUBLE_EQ(a->lo_ms, b->lo_ms);
+  EXPECT_DOUBLE_EQ(a->hi_ms, b->hi_ms);
+  section[kUnseenGpuIntervalsKey] = {{"scheme", "leave-gpu-out"}};
+  try {
+    (void)unseen_gpu_table_from_file_json(section, "m.json: metadata.intervals");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("m.json: metadata.intervals.unseen_gpu"),
+              std::string::npos)
+        << e.what();
+  }
+  section[kUnseenGpuIntervalsKey] = {{"families", {{"gemm", {{"all", "wide"}}}}}};
+  EXPECT_THROW((void)unseen_gpu_table_from_file_json(section, "m"), InputError);
+}
+
 }  // namespace
 }  // namespace cnnperf

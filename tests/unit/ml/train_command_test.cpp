@@ -14,6 +14,7 @@
 #include "cnnperf/common/error.hpp"
 #include "cnnperf/common/io.hpp"
 #include "cnnperf/ml/cross_validation.hpp"
+#include "cnnperf/ml/intervals.hpp"
 #include "cnnperf/ml/learned_model.hpp"
 #include "cnnperf/ml/training_data.hpp"
 #include "cnnperf/model/gpu_spec.hpp"
@@ -53,6 +54,26 @@ class TrainCommand : public ::testing::Test {
     opts.params = R"({"max_depth": 8})";
     opts.folds = 3;
     return opts;
+  }
+  // A model trained with the unseen-GPU check on the sample without its Tesla P4 rows, so
+  // that the P4 (database name "p4") is a GPU it was not fitted on; trained once.
+  static const std::string& held_out_p4_model() {
+    static const std::string path = [] {
+      const CsvTable sample = read_csv(sample_);
+      const std::size_t gpu = *sample.column("gpu");
+      std::string text = csv_line(sample.header) + "\n";
+      for (const auto& row : sample.rows) {
+        if (row[gpu] != "Tesla P4") text += csv_line(row) + "\n";
+      }
+      TrainOptions opts = small_tree_options();
+      opts.data = {(dir_ / "without_p4.csv").string()};
+      write_output(opts.data[0], text);
+      opts.unseen_gpu_check = true;
+      opts.out = (dir_ / "without_p4.json").string();
+      (void)train_report(opts);
+      return opts.out;
+    }();
+    return path;
   }
   static void TearDownTestSuite() {
     std::error_code ec;
@@ -168,6 +189,18 @@ TEST_F(TrainCommand, ValidateScoresEveryRowAndGatesOnMape) {
   EXPECT_GT(overall["mape_pct"].get<double>(), 0.0);
   EXPECT_FALSE(report["layers"]["per_gpu"].empty());
   EXPECT_FALSE(report.contains("e2e"));
+  // Every scored row is counted against its interval, per op class and per GPU.
+  const auto& intervals = report["layers"]["intervals"];
+  EXPECT_EQ(intervals["overall"]["rows"].get<std::size_t>(), data.layers.size());
+  std::size_t per_gpu_rows = 0;
+  for (const auto& [gpu, c] : intervals["per_gpu"].items()) {
+    EXPECT_TRUE(report["layers"]["per_gpu"].contains(gpu)) << gpu;
+    per_gpu_rows += c["rows"].get<std::size_t>();
+  }
+  EXPECT_EQ(per_gpu_rows, data.layers.size());
+  const double share = intervals["overall"]["coverage"].get<double>();
+  EXPECT_GT(share, 0.5) << "rows the model was trained on lie mostly inside";
+  EXPECT_LE(share, 1.0);
 
   opts.output = (dir_ / "validate.csv").string();
   opts.format = "csv";
@@ -322,6 +355,107 @@ TEST_F(TrainCommand, UnseenGpuCheckComparesTheThreeModelsAndTheModelFileKeepsThe
   }
   EXPECT_NE(model->metadata()["command_line"].get<std::string>().find("--unseen-gpu-check"),
             std::string::npos);
+  // The table for unseen GPUs is fitted on the chosen candidate's held-out rows: one residual
+  // per compared row, and its coverage scores them all.
+  std::size_t compared = 0;
+  for (const auto& c : report["unseen_gpu_check"]) compared += c["rows"].get<std::size_t>();
+  EXPECT_EQ(report["unseen_gpu_intervals"]["overall"]["rows"].get<std::size_t>(), compared);
+  const auto& section = model->metadata()["intervals"];
+  EXPECT_EQ(section[kUnseenGpuIntervalsKey]["scheme"], "leave-gpu-out");
+  const auto table = unseen_gpu_table_from_file_json(section, opts.out);
+  ASSERT_TRUE(table.has_value());
+  for (const char* op_class : {"conv", "gemm", "pointwise"}) {
+    EXPECT_TRUE(table->families().contains(op_class)) << op_class;
+  }
+}
+
+TEST_F(TrainCommand, AGpuTheModelWasNotFittedOnTakesTheUnseenGpuIntervals) {
+  const auto model = LearnedModel::load(held_out_p4_model());
+  const IntervalChoice choice = intervals_for(*model);
+  ASSERT_TRUE(choice.table && choice.unseen_gpu_table);
+  EXPECT_NE(choice.source.find("leave-gpu-out residuals for a GPU it was not fitted on"),
+            std::string::npos)
+      << choice.source;
+  const std::string csv = (dir_ / "two_layers.csv").string();
+  write_output(csv,
+               "op,batch,c_in,h_in,w_in,c_out,kernel_h,kernel_w,pad_h,pad_w\n"
+               "conv2d,8,64,28,28,128,3,3,1,1\nlinear,32,1024,1,1,4096,1,1,0,0\n");
+  const std::vector<Layer> layers = parse_layers_csv(read_text_file(csv), csv).layers;
+  const LayersRun run{Runtime::kCudnn, true, std::nullopt};
+  for (const char* name : {"p4", "p100-pcie-16gb"}) {
+    const GpuSpec gpu = GpuDatabase::bundled().resolve(name);
+    const bool unseen = std::string(name) == "p4";
+    EXPECT_EQ(model->unseen_gpu_layers(layers, gpu), std::vector<bool>(2, unseen)) << name;
+    const auto rows = nlohmann::json::parse(
+        predict_layers_text(csv, &gpu, *model, run, OutputFormat::kJson))["rows"];
+    ASSERT_EQ(rows.size(), 2U);
+    std::size_t narrow = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      // A layer outside the training data takes the unseen-GPU table on a seen GPU too.
+      const bool wide = unseen || !rows[i]["in_distribution"].get<bool>();
+      narrow += wide ? 0 : 1;
+      const IntervalTable& expected_table = wide ? *choice.unseen_gpu_table : *choice.table;
+      const IntervalTable& other_table = wide ? *choice.table : *choice.unseen_gpu_table;
+      const double latency = rows[i]["latency_ms"].get<double>();
+      const auto expected =
+          expected_table.interval(interval_family(layers[i]), latency, kReferenceSource);
+      const auto other =
+          other_table.interval(interval_family(layers[i]), latency, kReferenceSource);
+      ASSERT_TRUE(expected && other) << name << " " << i;
+      EXPECT_NE(expected->lo_ms, other->lo_ms) << "the two tables must tell the cases apart";
+      EXPECT_DOUBLE_EQ(rows[i]["latency_ms_lo"].get<double>(), expected->lo_ms) << name << i;
+      EXPECT_DOUBLE_EQ(rows[i]["latency_ms_hi"].get<double>(), expected->hi_ms) << name << i;
+    }
+    if (!unseen) {
+      EXPECT_GT(narrow, 0U) << "a layer inside the data on a seen GPU takes the main table";
+    }
+  }
+  // A network's layers on the P4 take the unseen table too.
+  PredictOptions net;
+  net.net = "resnet18";
+  net.gpu = "p4";
+  net.model = held_out_p4_model();
+  net.format = "json";
+  net.output = (dir_ / "resnet18_p4.json").string();
+  ASSERT_EQ(run_predict(net), 0);
+  const auto prediction = nlohmann::json::parse(read_text_file(net.output));
+  std::size_t checked = 0;
+  for (const auto& layer : prediction["layers"]) {
+    if (layer["op"] != "conv2d" || layer["latency_ms_lo"].is_null()) continue;
+    const auto expected = choice.unseen_gpu_table->interval(
+        "conv", layer["latency_ms"].get<double>(), kReferenceSource);
+    ASSERT_TRUE(expected.has_value());
+    EXPECT_DOUBLE_EQ(layer["latency_ms_lo"].get<double>(), expected->lo_ms);
+    ++checked;
+  }
+  EXPECT_GT(checked, 10U);
+}
+
+TEST_F(TrainCommand, ValidateScoresIntervalsWithTheUnseenGpuTableOnTheGpusTheModelDidNotSee) {
+  // The same model file without its unseen-GPU table: only the P4's coverage may differ (the
+  // other GPUs' rows are the model's training rows, inside its data).
+  const std::string without = (dir_ / "without_p4_no_unseen_table.json").string();
+  auto doc = nlohmann::json::parse(read_text_file(held_out_p4_model()));
+  doc["metadata"]["intervals"].erase(kUnseenGpuIntervalsKey);
+  write_output(without, doc.dump());
+  ValidateOptions opts;
+  opts.data = {sample_};
+  opts.model = held_out_p4_model();
+  const auto with_table = validate_report(opts)["layers"]["intervals"];
+  opts.model = without;
+  const auto main_only = validate_report(opts)["layers"]["intervals"];
+  const TrainingData data = load_training_data({sample_});
+  EXPECT_EQ(with_table["overall"]["rows"].get<std::size_t>(), data.layers.size());
+  ASSERT_TRUE(with_table["per_gpu"].contains("p4")) << with_table.dump();
+  for (const auto& [gpu, c] : with_table["per_gpu"].items()) {
+    EXPECT_EQ(c["rows"], main_only["per_gpu"][gpu]["rows"]) << gpu;
+    if (gpu == "p4") {
+      EXPECT_NE(c["inside"], main_only["per_gpu"][gpu]["inside"]) << "the P4 takes the other table";
+    } else {
+      EXPECT_EQ(c["inside"], main_only["per_gpu"][gpu]["inside"]) << gpu;
+    }
+  }
+  EXPECT_NE(with_table["table"].get<std::string>().find("leave-gpu-out"), std::string::npos);
 }
 
 TEST_F(TrainCommand, UnseenGpuCheckSaysWhenAFamilyHasNoReferenceRows) {
@@ -345,6 +479,10 @@ TEST_F(TrainCommand, UnseenGpuCheckSaysWhenAFamilyHasNoReferenceRows) {
   EXPECT_NE(table.find("conv: no neusight rows to check on -> learned"), std::string::npos)
       << table;
   EXPECT_NE(table.find("gemm: dtree "), std::string::npos) << table;
+  // The unseen-GPU table's held-out coverage is printed under the cross-validation's.
+  EXPECT_NE(table.find("80 % intervals for unseen GPUs (neusight rows, leave-gpu-out): "),
+            std::string::npos)
+      << table;
 }
 
 TEST_F(TrainCommand, TheModelKeepsAFloorPerGpuUnlessNoHostFloorIsAsked) {

@@ -36,10 +36,18 @@ IntervalChoice intervals_for(const LatencyModel& model) {
       return choice;
     }
     const auto& section = metadata.at("intervals");
-    choice.table = interval_table_from_file_json(section, model.name() + ": metadata.intervals");
+    const std::string where = model.name() + ": metadata.intervals";
+    choice.table = interval_table_from_file_json(section, where);
     const auto provenance = section.value("provenance", nlohmann::json::object());
     choice.source = model.name() + " (" + provenance.value("scheme", std::string("cv")) +
-                    " residuals of its training)";
+                    " residuals of its training";
+    choice.unseen_gpu_table = unseen_gpu_table_from_file_json(section, where);
+    if (choice.unseen_gpu_table) {
+      choice.learned = learned;
+      choice.source +=
+          "; leave-gpu-out residuals for a GPU it was not fitted on or a layer outside its data";
+    }
+    choice.source += ")";
     return choice;
   }
   if (const auto& bundled = bundled_intervals()) {
@@ -49,6 +57,12 @@ IntervalChoice intervals_for(const LatencyModel& model) {
     choice.missing = std::string(kBundledIntervals) + " not found (cnnperf train intervals --out)";
   }
   return choice;
+}
+
+UnseenGpuIntervals IntervalChoice::unseen_for(const std::vector<Layer>& layers,
+                                              const GpuSpec& gpu) const {
+  if (!unseen_gpu_table || learned == nullptr) return {};
+  return {&*unseen_gpu_table, learned->unseen_gpu_layers(layers, gpu)};
 }
 
 namespace {
@@ -67,7 +81,8 @@ void attach_intervals(NetworkPrediction& prediction, const LatencyModel& model,
     prediction.interval_note = "none: " + choice.missing;
     return;
   }
-  attach_network_intervals(prediction, *choice.table, choice.source);
+  attach_network_intervals(prediction, *choice.table, choice.source,
+                           choice.unseen_for(prediction.layers, prediction.gpu));
   if (host_time_given && prediction.latency_interval) {
     // The residuals are of the measuring machines' fitted host terms, not the user's.
     prediction.latency_interval.reset();

@@ -12,6 +12,7 @@
 
 #include "cnnperf/common/io.hpp"
 #include "cnnperf/ml/intervals.hpp"
+#include "cnnperf/ml/learned_model.hpp"
 #include "cnnperf/model/layer_io.hpp"
 #include "cnnperf/predict/predict.hpp"
 
@@ -84,6 +85,13 @@ struct IntervalChoice {
   std::optional<IntervalTable> table;
   std::string source;   ///< where the table came from
   std::string missing;  ///< why there is no table
+  /// A learned model's table for GPUs its families were not fitted on, and the model that
+  /// says which layers those are (not owning); unset: every layer takes `table`.
+  std::optional<IntervalTable> unseen_gpu_table;
+  const LearnedModel* learned = nullptr;
+  /// Which of `layers` on `gpu` take unseen_gpu_table (none without one).
+  [[nodiscard]] UnseenGpuIntervals unseen_for(const std::vector<Layer>& layers,
+                                              const GpuSpec& gpu) const;
 };
 [[nodiscard]] IntervalChoice intervals_for(const LatencyModel& model);
 

@@ -91,7 +91,9 @@ std::vector<LayerPrediction> predict_chunk(const LayerTable& chunk, RowGpus& gpu
     apply_runtime_math(layers, run.runtime, run.allow_tf32, run.layout);
     std::vector<LayerPrediction> part =
         predict_layers_under(layers, *gpu, model, run.runtime, PowerModel::bundled());
-    if (intervals.table) attach_layer_intervals(layers, part, *intervals.table);
+    if (intervals.table) {
+      attach_layer_intervals(layers, part, *intervals.table, intervals.unseen_for(layers, *gpu));
+    }
     for (std::size_t j = 0; j < rows.size(); ++j) predictions[rows[j]] = std::move(part[j]);
   }
   return predictions;
@@ -384,11 +386,12 @@ void write_rows(const std::filesystem::path& csv, const GpuSpec* gpu, const GpuS
     }
   }
   // The model's intervals describe its own error, not that of a measurement carried over.
-  const IntervalChoice intervals =
-      from ? IntervalChoice{std::nullopt,
-                            {},
-                            "a prediction from a measured row (--from) has no interval table"}
-           : intervals_for(model);
+  IntervalChoice intervals;
+  if (from) {
+    intervals.missing = "a prediction from a measured row (--from) has no interval table";
+  } else {
+    intervals = intervals_for(model);
+  }
   // Said in the output (`intervals`), so a log line only: the tool's own rows warn of nothing.
   if (!intervals.table) spdlog::info("no latency intervals: {}", intervals.missing);
   LayerPredictionFormatter formatter(header, format, from);

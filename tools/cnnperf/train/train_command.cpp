@@ -218,7 +218,24 @@ std::string interval_coverage_note(const nlohmann::json& report) {
   for (const auto& [family, c] : intervals["per_family"].items()) {
     out += ", " + family + " " + share(c);
   }
-  return out + "\n";
+  out += "\n";
+  if (report.contains("step_intervals")) {
+    const auto& steps = report["step_intervals"];
+    out += "80 % intervals of the steps (--e2e, leave-gpu-out): " + share(steps["overall"]) +
+           " of " + std::to_string(steps["overall"]["rows"].get<std::size_t>()) +
+           " held-out steps inside\n";
+  }
+  if (report.contains("unseen_gpu_intervals")) {
+    const auto& unseen = report["unseen_gpu_intervals"];
+    out += "80 % intervals for unseen GPUs (" + std::string(kReferenceSource) +
+           " rows, leave-gpu-out): " + share(unseen["overall"]) + " of " +
+           std::to_string(unseen["overall"]["rows"].get<std::size_t>()) + " held-out rows inside";
+    for (const auto& [family, c] : unseen["per_family"].items()) {
+      out += ", " + family + " " + share(c);
+    }
+    out += "\n";
+  }
+  return out;
 }
 
 std::string render(const nlohmann::json& report, OutputFormat format) {
@@ -618,11 +635,12 @@ UnseenGpuCheck unseen_gpu_check_of(const TrainingData& data, const TrainingData&
   if (check.rows > 0 && setup.spec.gpu && reference_gpus.size() >= 2) {
     spdlog::info("unseen-GPU check: {} on {} {} rows without GPU features", to_string(kind),
                  to_string(family), kReferenceSource);
-    check.gpu_blind_mape_pct =
-        cross_validate_family(reference, family, kind, params, gpu_blind_spec(setup.spec),
-                              CvScheme::kLeaveGpuOut, options.folds, options.seed, setup.split,
-                              options.host_floor)
-            .overall.mape_pct;
+    const CvResult blind = cross_validate_family(
+        reference, family, kind, params, gpu_blind_spec(setup.spec), CvScheme::kLeaveGpuOut,
+        options.folds, options.seed, setup.split, options.host_floor);
+    check.gpu_blind_mape_pct = blind.overall.mape_pct;
+    check.gpu_blind_residuals =
+        cv_residuals(reference, blind, CvScheme::kLeaveGpuOut, options.folds, options.seed);
   }
   return check;
 }
@@ -691,28 +709,54 @@ std::vector<FamilyModel> fit_families(const TrainingData& data, const TrainingDa
   return families;
 }
 
+// The held-out residuals a model's interval tables are fitted on, with their coverage.
+struct IntervalResiduals {
+  std::vector<IntervalResidual> layers;  // the best kinds' out-of-fold residuals (--cv)
+  nlohmann::json coverage;
+  std::vector<IntervalResidual> unseen_gpu;  // the unseen-GPU check's, of the chosen candidates
+  nlohmann::json unseen_gpu_coverage;
+  std::vector<IntervalResidual> steps;  // the --e2e calibration's leave-one-GPU-out ones
+  nlohmann::json steps_coverage;
+};
+
 // The intervals file section a model keeps (as models/intervals.json): quantiles of the best
 // kinds' out-of-fold residuals under the model's --cv scheme.
+// With the unseen-GPU check, also the table for GPUs a family was not fitted on: quantiles of
+// the leave-one-GPU-out residuals of what such a GPU gets (UnseenGpuCheck::choice), under
+// "unseen_gpu" (predict reads it for those layers).
+// With --e2e, the steps' cells too, from the leave-one-GPU-out residuals of the calibration.
 nlohmann::json learned_intervals(const TrainingData& data, const TrainOptions& options,
-                                 const LatencySetup& setup,
-                                 const std::vector<IntervalResidual>& residuals,
-                                 const nlohmann::json& coverage) {
-  return interval_table_file_json(
-      "learned", IntervalTable::fit(residuals),
+                                 const LatencySetup& setup, const IntervalResiduals& residuals) {
+  nlohmann::json coverage = {{to_string(setup.scheme), residuals.coverage}};
+  std::vector<IntervalResidual> all = residuals.layers;
+  if (!residuals.steps.empty()) {
+    coverage[std::string("e2e ") + to_string(CvScheme::kLeaveGpuOut)] = residuals.steps_coverage;
+    all.insert(all.end(), residuals.steps.begin(), residuals.steps.end());
+  }
+  nlohmann::json section = interval_table_file_json(
+      "learned", IntervalTable::fit(all),
       {{"data", data.files},
        {"fingerprint", data.fingerprint},
        {"rows", data.layers.size()},
        {"scheme", to_string(setup.scheme)},
        {"command_line",
         options.command_line.empty() ? command_line_of(options) : options.command_line}},
-      {{to_string(setup.scheme), coverage}});
+      std::move(coverage));
+  if (!residuals.unseen_gpu.empty()) {
+    section[kUnseenGpuIntervalsKey] = {
+        {"scheme", to_string(CvScheme::kLeaveGpuOut)},
+        {"source", kReferenceSource},
+        {"coverage", {{to_string(CvScheme::kLeaveGpuOut), residuals.unseen_gpu_coverage}}},
+        {"families", IntervalTable::fit(residuals.unseen_gpu).to_json()}};
+  }
+  return section;
 }
 
 // Fits the model on all rows, calibrates its eager overhead (--e2e) and writes it to --out.
 void write_model(const TrainingData& data, const TrainingData& reference,
                  const TrainOptions& options, const LatencySetup& setup, const CvOutcome& cv,
                  const std::map<OpFamily, UnseenGpuCheck>& unseen, TrainResult& result,
-                 nlohmann::json intervals) {
+                 IntervalResiduals residuals) {
   std::vector<FamilyModel> families = fit_families(data, reference, options, setup, cv, unseen);
   std::map<std::string, std::string> chosen;
   nlohmann::json rows_per_family = nlohmann::json::object();
@@ -738,8 +782,7 @@ void write_model(const TrainingData& data, const TrainingData& reference,
       {"cv_scheme", to_string(setup.scheme)},
       {"cv_metrics", cv.by_family},
       {"command_line",
-       options.command_line.empty() ? command_line_of(options) : options.command_line},
-      {"intervals", std::move(intervals)}};
+       options.command_line.empty() ? command_line_of(options) : options.command_line}};
   // Which rows the model was fitted on, so that validate can score unseen rows apart.
   if (const auto rows = TrainingRowSet::of(data)) {
     metadata[kTrainingRowsKey] = rows->to_json();
@@ -755,7 +798,11 @@ void write_model(const TrainingData& data, const TrainingData& reference,
     result.e2e = e2e.report;
     model.metadata()["e2e"] = e2e.report;
     model.set_eager_overhead(e2e.overhead);
+    residuals.steps = e2e.step_residuals;
+    residuals.steps_coverage = to_json(cross_validated_coverage(residuals.steps));
+    result.step_intervals = residuals.steps_coverage;
   }
+  model.metadata()["intervals"] = learned_intervals(data, options, setup, residuals);
   write_output(options.out, json_text(model.to_json(), -1) + "\n");
   spdlog::info("wrote {}", options.out);
   result.model = TrainedModelRef{options.out, chosen};
@@ -792,6 +839,15 @@ nlohmann::json train_report(const TrainOptions& options) {
   const std::map<OpFamily, UnseenGpuCheck> unseen =
       options.unseen_gpu_check ? unseen_gpu_checks(data, reference, options, setup, cv, result)
                                : std::map<OpFamily, UnseenGpuCheck>{};
+  // The same for GPUs the model was not fitted on, from the unseen-GPU check's held-out GPUs.
+  std::vector<IntervalResidual> unseen_residuals;
+  for (const auto& [family, check] : unseen) {
+    const auto& part = check.chosen_residuals();
+    unseen_residuals.insert(unseen_residuals.end(), part.begin(), part.end());
+  }
+  if (!unseen_residuals.empty()) {
+    result.unseen_gpu_intervals = to_json(cross_validated_coverage(unseen_residuals));
+  }
   if (options.out.empty()) {
     if (!options.e2e.empty()) {
       spdlog::warn("--e2e is used only with --out (it calibrates the model's eager overhead)");
@@ -799,7 +855,12 @@ nlohmann::json train_report(const TrainOptions& options) {
     return result;
   }
   write_model(data, reference, options, setup, cv, unseen, result,
-              learned_intervals(data, options, setup, residuals, result.intervals));
+              {std::move(residuals),
+               result.intervals,
+               std::move(unseen_residuals),
+               result.unseen_gpu_intervals,
+               {},
+               {}});
   return result;
 }
 

@@ -15,6 +15,7 @@
 #include "cnnperf/common/io.hpp"
 #include "cnnperf/common/json_io.hpp"
 #include "cnnperf/ml/e2e.hpp"
+#include "cnnperf/ml/intervals.hpp"
 #include "cnnperf/ml/learned_model.hpp"
 #include "cnnperf/ml/power_calibration.hpp"
 #include "cnnperf/ml/results.hpp"
@@ -55,6 +56,48 @@ void add_rows(std::vector<std::vector<std::string>>& rows, const std::string& sc
   rows.push_back({scope, group, std::to_string(m.value("n", std::size_t{0})), cell(m, "mape_pct"),
                   cell(m, "r2"), cell(m, "adjusted_r2"), cell(m, "within_10pct"),
                   cell(m, "spearman")});
+}
+
+// Per row of `data`, whether the model flags it outside its training data (in_distribution
+// false), predicted with its own source, a GPU at a time as predict_layers_as takes them.
+std::vector<bool> rows_outside_training_data(const LearnedModel& model, const TrainingData& data) {
+  std::map<std::string, std::vector<std::size_t>> by_gpu;
+  for (std::size_t r = 0; r < data.layers.size(); ++r) by_gpu[data.gpus[r].name].push_back(r);
+  std::vector<bool> outside(data.layers.size(), false);
+  for (const auto& [name, rows] : by_gpu) {
+    std::vector<Layer> layers;
+    std::vector<std::string> sources;
+    layers.reserve(rows.size());
+    sources.reserve(rows.size());
+    for (const auto r : rows) {
+      layers.push_back(data.layers[r]);
+      sources.push_back(data.sources[r]);
+    }
+    const auto predictions = model.predict_layers_as(layers, data.gpus[rows.front()], sources);
+    for (std::size_t j = 0; j < rows.size(); ++j) {
+      outside[rows[j]] = !predictions[j].in_distribution;
+    }
+  }
+  return outside;
+}
+
+// One line on the share of rows inside their 80 % interval, for the table.
+std::string interval_coverage_note(const nlohmann::json& report) {
+  if (!report.contains("layers") || !report["layers"].contains("intervals")) return {};
+  const auto& intervals = report["layers"]["intervals"];
+  if (!intervals.contains("overall")) {
+    return "80 % intervals: " + intervals.value("table", std::string()) + "\n";
+  }
+  const auto share = [](const nlohmann::json& c) {
+    return c["coverage"].is_number() ? format_number(100 * c["coverage"].get<double>(), 3) + " %"
+                                     : std::string("none");
+  };
+  std::string out = "80 % intervals (" + intervals["table"].get<std::string>() +
+                    "): " + share(intervals["overall"]) + " of the rows inside";
+  for (const char* key : {"per_family", "per_gpu"}) {
+    for (const auto& [name, c] : intervals[key].items()) out += ", " + name + " " + share(c);
+  }
+  return out + "\n";
 }
 
 // One line on how many scored rows the model was trained on, for the table.
@@ -123,7 +166,8 @@ std::string render(const nlohmann::json& report, OutputFormat format) {
               "end to end: " + report["e2e"]["latency_model"].get<std::string>();
   }
   return format_table(header, rows) + "models scored: " + models + "\n" +
-         training_rows_note(report) + (power.empty() ? "" : "\n" + power);
+         training_rows_note(report) + interval_coverage_note(report) +
+         (power.empty() ? "" : "\n" + power);
 }
 
 }  // namespace
@@ -163,6 +207,12 @@ nlohmann::json validate_report(const ValidateOptions& options) {
     Pairs unseen;
     std::map<std::string, Pairs> per_gpu, per_family;
     std::size_t unmodelled = 0;
+    // Interval coverage, with the tables predict gives the model's layers.
+    const IntervalChoice tables = intervals_for(*model);
+    const std::vector<bool> outside =
+        tables.unseen_gpu_table ? rows_outside_training_data(*model, data) : std::vector<bool>{};
+    Coverage covered;
+    std::map<std::string, Coverage> covered_per_family, covered_per_gpu;
     for (const auto family : kOpFamilies) {
       const auto rows = family_rows(data, family);
       if (rows.empty()) continue;
@@ -185,6 +235,21 @@ nlohmann::json validate_report(const ValidateOptions& options) {
         if (trained_on) {
           (trained_on->contains(training_row_hash(data, rows[i])) ? seen : unseen)
               .add(truth, pred[i]);
+        }
+        if (tables.table) {
+          const std::string& source = data.sources[rows[i]];
+          const std::string& gpu = data.gpus[rows[i]].name;
+          // The unseen-GPU table is of the reference source's rows (train's unseen-GPU check);
+          // predict gives it to those rows and to rows outside the training data
+          // (attach_layer_intervals).
+          const bool wide = tables.unseen_gpu_table && source == kReferenceSource &&
+                            (model->unseen_gpu(family, gpu) || outside[rows[i]]);
+          const std::string op_class = interval_family(data.layers[rows[i]]);
+          const auto interval =
+              (wide ? *tables.unseen_gpu_table : *tables.table).interval(op_class, pred[i], source);
+          for (Coverage* c : {&covered, &covered_per_family[op_class], &covered_per_gpu[gpu]}) {
+            c->count(interval, truth);
+          }
         }
       }
     }
@@ -211,6 +276,17 @@ nlohmann::json validate_report(const ValidateOptions& options) {
     } else {
       training_rows["note"] = kNoTrainingRows;
     }
+    nlohmann::json intervals = {
+        {"table", tables.table ? tables.source : "none: " + tables.missing}};
+    if (tables.table) {
+      intervals["overall"] = to_json(covered);
+      for (const auto& [key, part] :
+           {std::pair{"per_family", &covered_per_family}, std::pair{"per_gpu", &covered_per_gpu}}) {
+        nlohmann::json shares = nlohmann::json::object();
+        for (const auto& [name, c] : *part) shares[name] = to_json(c);
+        intervals[key] = std::move(shares);
+      }
+    }
     report.layers = ValidateLayerScores{data.files,
                                         data.fingerprint,
                                         overall.truth.size(),
@@ -220,7 +296,8 @@ nlohmann::json validate_report(const ValidateOptions& options) {
                                         compute_metrics(overall.truth, overall.pred, n_features),
                                         metrics_map(per_gpu, n_features),
                                         metrics_map(per_family, n_features),
-                                        std::move(training_rows)};
+                                        std::move(training_rows),
+                                        std::move(intervals)};
   }
   if (!options.e2e.empty()) {
     auto rows = load_e2e_rows(user_file_list(options.e2e, "--e2e"));
