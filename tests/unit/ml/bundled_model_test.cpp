@@ -2,13 +2,17 @@
 // The bundled learned model (models/cnnperf_default.json) as `predict --layers` uses it by
 // default: each row's measurement source is honoured, and the file's own training ranges
 // flag layers outside them.
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "cnnperf/common/io.hpp"
+#include "cnnperf/ml/intervals.hpp"
 #include "cnnperf/ml/learned_model.hpp"
 #include "cnnperf/model/gpu_spec.hpp"
 #include "cnnperf/model/layer_io.hpp"
@@ -65,6 +69,38 @@ TEST(BundledModel, FlagsALayerFarOutsideItsTrainingRanges) {
   const auto p = model->predict_layers({conv3x3(4096, 4096, 512)}, gpu);
   EXPECT_FALSE(p[0].in_distribution);
   EXPECT_GE(p[0].kernel_ms, p[0].roofline_ms);
+}
+
+TEST(BundledModel, ANetworksStepHasAnIntervalFromTheCalibrationsHeldOutGpus) {
+  // The file's command calibrates its eager overhead on datasets/e2e_torchvision.csv (--e2e):
+  // the steps' leave-one-GPU-out residuals, 652 single-GPU rows, size the step's interval.
+  const auto model = LearnedModel::load(bundled_model_path());
+  const auto& coverage = model->metadata()["intervals"]["coverage"]["e2e leave-gpu-out"];
+  EXPECT_EQ(coverage["overall"]["rows"].get<std::size_t>(), 652U);
+  const double share = coverage["overall"]["coverage"].get<double>();
+  EXPECT_GT(share, 0.0);
+  EXPECT_LE(share, 1.0);
+  PredictOptions options;
+  options.net = "resnet50";
+  options.gpu = "a100";
+  options.model = bundled_model_path();
+  options.format = "json";
+  options.output = (std::filesystem::temp_directory_path() /
+                    ("cnnperf_bundled_step_" + std::to_string(::getpid()) + ".json"))
+                       .string();
+  ASSERT_EQ(run_predict(options), 0);
+  const auto total = nlohmann::json::parse(read_text_file(options.output))["total"];
+  std::filesystem::remove(options.output);
+  ASSERT_TRUE(total["latency_ms_lo"].is_number()) << total.dump();
+  const double latency = total["latency_ms"].get<double>();
+  const IntervalChoice choice = intervals_for(*model);
+  ASSERT_TRUE(choice.table.has_value());
+  const auto expected = choice.table->interval(kNetworkIntervalFamily, latency);
+  ASSERT_TRUE(expected.has_value());
+  EXPECT_DOUBLE_EQ(total["latency_ms_lo"].get<double>(), expected->lo_ms);
+  EXPECT_DOUBLE_EQ(total["latency_ms_hi"].get<double>(), expected->hi_ms);
+  EXPECT_LT(expected->lo_ms, latency);
+  EXPECT_GT(expected->hi_ms, latency);
 }
 
 }  // namespace
