@@ -37,13 +37,15 @@ void add_latency_options(CLI::App* sub, const std::shared_ptr<TrainOptions>& opt
                 "Also cross-validate leave-one-GPU-out on the reference source's rows; GPUs "
                 "outside the training data get, per family, the best there of the learned model, "
                 "the same without GPU features (gpu-blind) and the analytical one (another board "
-                "of a trained chip takes that board's GPU features instead)");
+                "of a trained chip takes that board's GPU features instead); with --out, their "
+                "held-out residuals size the intervals of such GPUs and of layers outside the "
+                "data");
   sub->add_option("--folds", opts->folds, "Folds for kfold and group-shape")->capture_default_str();
   sub->add_option("--out", opts->out,
                   "Write the model (all rows, the best regressor per op family) to FILE");
   sub->add_option("--e2e", opts->e2e,
                   "End-to-end CSVs, one or more of one kind (torchvision or NAS): calibrate the "
-                  "model's eager-framework overhead (with --out)")
+                  "model's eager-framework overhead and its step intervals (with --out)")
       ->expected(1, -1);
   sub->add_option("--max-rows", opts->max_rows, "Use a seeded uniform sample of N rows")
       ->check(positive_integer());

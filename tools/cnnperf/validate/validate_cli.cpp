@@ -33,9 +33,13 @@ void add_validate_command(CLI::App& app, Runner& run) {
   sub->add_option("-o,--output", opts->output, "Write to FILE instead of stdout");
   sub->footer(
       "Per-layer rows are predicted with each row's own measurement source (the `source`\n"
-      "column), end-to-end rows with the model's calibrated eager overhead.\n"
+      "column), end-to-end rows with the model's calibrated eager overhead. Per-layer rows\n"
+      "also report the share of rows inside their 80 % interval, from the model file's\n"
+      "tables as predict takes them (table: the last line; JSON: layers.intervals).\n"
       "Examples:\n"
       "  cnnperf validate --data datasets/layers_neusight.csv.gz   # the bundled learned model\n"
+      "  cnnperf validate --data datasets/layers_neusight_test.csv.gz   # shapes and GPUs it never "
+      "saw\n"
       "  cnnperf validate --e2e datasets/e2e_torchvision.csv       # the analytical baseline\n"
       "  cnnperf validate --model my.json --e2e datasets/e2e_torchvision.csv --format json\n"
       "  cnnperf validate --e2e datasets/e2e_help_nas.csv.gz       # NAS networks, ~1 min\n"
