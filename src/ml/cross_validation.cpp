@@ -248,6 +248,39 @@ const std::vector<IntervalResidual>& UnseenGpuCheck::chosen_residuals() const {
   return learned_residuals;
 }
 
+std::map<std::string, UnseenGpuCheck::GpuScores> UnseenGpuCheck::per_gpu() const {
+  // A residual's group is "source/gpu"; the check's rows are all of the reference source.
+  const auto gpu_of = [](const IntervalResidual& r) {
+    const auto slash = r.group.find('/');
+    return slash == std::string::npos ? r.group : r.group.substr(slash + 1);
+  };
+  const auto mape_per_gpu = [&](const std::vector<IntervalResidual>& residuals) {
+    std::map<std::string, std::pair<double, std::size_t>> sums;
+    for (const auto& r : residuals) {
+      auto& [sum, n] = sums[gpu_of(r)];
+      sum += std::abs(r.predicted_ms - r.measured_ms) / r.measured_ms;
+      ++n;
+    }
+    std::map<std::string, std::pair<double, std::size_t>> out;
+    for (const auto& [gpu, s] : sums) {
+      out[gpu] = {100 * s.first / static_cast<double>(s.second), s.second};
+    }
+    return out;
+  };
+  std::map<std::string, GpuScores> out;
+  for (const auto& [gpu, m] : mape_per_gpu(learned_residuals)) {
+    out[gpu].learned_mape_pct = m.first;
+    out[gpu].rows = m.second;
+  }
+  for (const auto& [gpu, m] : mape_per_gpu(analytical_residuals)) {
+    out[gpu].analytical_mape_pct = m.first;
+  }
+  for (const auto& [gpu, m] : mape_per_gpu(gpu_blind_residuals)) {
+    out[gpu].gpu_blind_mape_pct = m.first;
+  }
+  return out;
+}
+
 UnseenGpuCheck unseen_gpu_check(const TrainingData& data, const CvResult& logo, bool host_floor) {
   UnseenGpuCheck check;
   check.family = logo.family;

@@ -108,6 +108,7 @@ void fields(Self& r, F&& f, TrainUnseenGpuRow* /*tag*/) {
   f("learned_mape_pct", r.learned_mape_pct);
   f("analytical_mape_pct", r.analytical_mape_pct);
   f("unseen_gpu", r.unseen_gpu);
+  f("per_gpu", r.per_gpu);
 }
 
 template <typename Self, typename F>

@@ -1269,10 +1269,31 @@ std::string unseen_gpu_table(const std::vector<TrainUnseenGpuRow>& rows) {
                      r.gpu_blind_mape_pct ? format_number(*r.gpu_blind_mape_pct, 4) : "null",
                      format_number(r.analytical_mape_pct, 4), r.unseen_gpu});
   }
-  return h3("Unseen-GPU check") +
-         html_table({"family", "regressor", "source", "rows", "learned_mape_pct",
-                     "gpu_blind_mape_pct", "analytical_mape_pct", "unseen_gpu"},
-                    cells);
+  std::string out = h3("Unseen-GPU check") +
+                    html_table({"family", "regressor", "source", "rows", "learned_mape_pct",
+                                "gpu_blind_mape_pct", "analytical_mape_pct", "unseen_gpu"},
+                               cells);
+  // Where each candidate wins or loses, which the pooled MAPEs average away.
+  std::vector<std::vector<std::string>> per_gpu;
+  for (const auto& r : rows) {
+    for (const auto& item : r.per_gpu.items()) {
+      const Json& s = item.value();
+      const auto number = [&s](const char* key) {
+        return s.contains(key) && s[key].is_number() ? format_number(s[key].get<double>(), 4)
+                                                     : std::string("null");
+      };
+      per_gpu.push_back({r.family, item.key(), std::to_string(s.value("rows", std::size_t{0})),
+                         number("learned_mape_pct"), number("gpu_blind_mape_pct"),
+                         number("analytical_mape_pct")});
+    }
+  }
+  if (!per_gpu.empty()) {
+    out += h3("Unseen-GPU check per held-out GPU") +
+           html_table({"family", "gpu", "rows", "learned_mape_pct", "gpu_blind_mape_pct",
+                       "analytical_mape_pct"},
+                      per_gpu);
+  }
+  return out;
 }
 
 std::string render_train(const Json& doc) {
@@ -1292,6 +1313,8 @@ std::string render_train(const Json& doc) {
             std::to_string(result.unseen_gpu_check->size()) + " row(s), tabulated below");
   }
   run.add_object("intervals", result.intervals);
+  run.add_object("unseen_gpu_intervals", result.unseen_gpu_intervals);
+  run.add_object("step_intervals", result.step_intervals);
   run.add_object("e2e", result.e2e);
   std::string out = h3("Run") + kv_table(run.rows());
   if (result.cv.empty()) {

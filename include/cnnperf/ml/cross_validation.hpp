@@ -98,6 +98,17 @@ struct UnseenGpuCheck {
   [[nodiscard]] std::string choice() const;
   /// The residuals of choice()'s candidate.
   [[nodiscard]] const std::vector<IntervalResidual>& chosen_residuals() const;
+  /// One held-out GPU's rows and each candidate's MAPE on them (gpu-blind NaN when not
+  /// cross-validated).
+  struct GpuScores {
+    std::size_t rows = 0;
+    double learned_mape_pct = 0;
+    double analytical_mape_pct = 0;
+    double gpu_blind_mape_pct = std::numeric_limits<double>::quiet_NaN();
+  };
+  /// Per held-out GPU (database name), from the residuals: where a candidate wins or loses,
+  /// which the pooled MAPEs average away.
+  [[nodiscard]] std::map<std::string, GpuScores> per_gpu() const;
   [[nodiscard]] bool prefer_analytical() const { return choice() == "analytical"; }
 };
 /// The check from a leave-one-GPU-out CvResult of the family (cv.rows, cv.predicted_ms).

@@ -69,6 +69,9 @@ struct TrainUnseenGpuRow {
   std::optional<double> gpu_blind_mape_pct;  ///< unset: not measured (written as null)
   double analytical_mape_pct = 0;
   std::string unseen_gpu;  ///< the choice: learned, gpu-blind or analytical
+  /// Per held-out GPU: {"rows", "learned_mape_pct", "gpu_blind_mape_pct" (null: not measured),
+  /// "analytical_mape_pct"}
+  nlohmann::json per_gpu = nlohmann::json::object();
 };
 
 /// The model file a train run wrote.

@@ -346,6 +346,24 @@ TEST_F(TrainCommand, UnseenGpuCheckComparesTheThreeModelsAndTheModelFileKeepsThe
                              : blind < learned                     ? "gpu-blind"
                                                                    : "learned";
     EXPECT_EQ(c["unseen_gpu"], best);
+    // Per held-out GPU: the rows add up, and the pooled MAPEs are their row-weighted means.
+    std::size_t gpu_rows = 0;
+    double learned_sum = 0;
+    double analytical_sum = 0;
+    double blind_sum = 0;
+    ASSERT_GE(c["per_gpu"].size(), 2U) << c.dump();
+    for (const auto& [gpu, g] : c["per_gpu"].items()) {
+      const auto n = g["rows"].get<std::size_t>();
+      gpu_rows += n;
+      learned_sum += static_cast<double>(n) * g["learned_mape_pct"].get<double>();
+      analytical_sum += static_cast<double>(n) * g["analytical_mape_pct"].get<double>();
+      blind_sum += static_cast<double>(n) * g["gpu_blind_mape_pct"].get<double>();
+    }
+    EXPECT_EQ(gpu_rows, c["rows"].get<std::size_t>());
+    const auto rows = static_cast<double>(gpu_rows);
+    EXPECT_NEAR(learned_sum / rows, learned, 1e-6 * learned);
+    EXPECT_NEAR(analytical_sum / rows, analytical, 1e-6 * analytical);
+    EXPECT_NEAR(blind_sum / rows, blind, 1e-6 * blind);
     for (const auto& f : model->families()) {
       if (to_string(f.family) == c["family"]) {
         EXPECT_EQ(f.analytical_for_unseen_gpus, best == "analytical") << c.dump();
@@ -479,6 +497,9 @@ TEST_F(TrainCommand, UnseenGpuCheckSaysWhenAFamilyHasNoReferenceRows) {
   EXPECT_NE(table.find("conv: no neusight rows to check on -> learned"), std::string::npos)
       << table;
   EXPECT_NE(table.find("gemm: dtree "), std::string::npos) << table;
+  EXPECT_NE(table.find("per held-out GPU, learned / without GPU features / analytical MAPE %: "),
+            std::string::npos)
+      << table;
   // The unseen-GPU table's held-out coverage is printed under the cross-validation's.
   EXPECT_NE(table.find("80 % intervals for unseen GPUs (neusight rows, leave-gpu-out): "),
             std::string::npos)

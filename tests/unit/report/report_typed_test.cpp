@@ -103,6 +103,31 @@ TEST(ReportTyped, TrainMembersAnOlderFileLacksAreNotShown) {
   EXPECT_EQ(html.find("<th>spearman</th>"), std::string::npos);
 }
 
+TEST(ReportTyped, TrainShowsTheUnseenGpuCheckPerHeldOutGpuAndItsIntervals) {
+  // SYNTHETIC: a train result with one family's unseen-GPU check and its interval coverage.
+  const std::string html = render_report(
+      {{"t.json",
+        R"({"cv":[{"regressor":"xgboost","family":"gemm","gpu":"all","cv":"kfold","n":4,)"
+        R"("mape_pct":12.5}],"cv_scheme":"kfold","rows":4,"unseen_gpu_check":[{"family":"gemm",)"
+        R"("regressor":"xgboost","source":"neusight","rows":4,"learned_mape_pct":30,)"
+        R"("gpu_blind_mape_pct":20,"analytical_mape_pct":25,"unseen_gpu":"gpu-blind","per_gpu":)"
+        R"({"p4":{"rows":3,"learned_mape_pct":35,"gpu_blind_mape_pct":18,)"
+        R"("analytical_mape_pct":27},"v100-pcie-32gb":{"rows":1,"learned_mape_pct":15,)"
+        R"("gpu_blind_mape_pct":null,"analytical_mape_pct":19}}}],)"
+        R"("unseen_gpu_intervals":{"overall":{"rows":4,"inside":3,"no_interval":0,)"
+        R"("coverage":0.75}}})"}});
+  EXPECT_NE(html.find("Unseen-GPU check per held-out GPU"), std::string::npos);
+  EXPECT_NE(html.find("<td>gemm</td><td>p4</td><td class=\"num\">3</td><td class=\"num\">35</td>"
+                      "<td class=\"num\">18</td><td class=\"num\">27</td>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<td>v100-pcie-32gb</td><td class=\"num\">1</td><td class=\"num\">15</td>"
+                      "<td>null</td><td class=\"num\">19</td>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<th>unseen_gpu_intervals.overall.coverage</th><td>0.75</td>"),
+            std::string::npos);
+}
+
 TEST(ReportTyped, NetworkLayersResultReadsBackInOrderAndRendersItsLayers) {
   const Network net = build_zoo_network("resnet18", {});
   const nlohmann::ordered_json j = network_layers_result(net, DType::kFp32, "cnnperf built-in zoo");

@@ -333,6 +333,16 @@ std::string render(const nlohmann::json& report, OutputFormat format) {
              " vs analytical " + format_number(c["analytical_mape_pct"].get<double>(), 4) +
              " % MAPE on " + std::to_string(c["rows"].get<std::size_t>()) + " rows -> " +
              c["unseen_gpu"].get<std::string>() + "\n";
+      if (c.contains("per_gpu") && !c["per_gpu"].empty()) {
+        out += "    per held-out GPU, learned / without GPU features / analytical MAPE %:";
+        for (const auto& [gpu, s] : c["per_gpu"].items()) {
+          const auto& b = s["gpu_blind_mape_pct"];
+          out += " " + gpu + " " + format_number(s["learned_mape_pct"].get<double>(), 3) + " / " +
+                 (b.is_number() ? format_number(b.get<double>(), 3) : std::string("-")) + " / " +
+                 format_number(s["analytical_mape_pct"].get<double>(), 3) + ";";
+        }
+        out.back() = '\n';
+      }
     }
   }
   if (report.contains("eager_overhead")) {
@@ -608,6 +618,20 @@ CvOutcome cross_validate_kinds(const TrainingData& data, const TrainOptions& opt
   return outcome;
 }
 
+// The check's per-GPU MAPEs as the report keeps them (TrainUnseenGpuRow::per_gpu).
+nlohmann::json per_gpu_json(const UnseenGpuCheck& check) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [gpu, s] : check.per_gpu()) {
+    out[gpu] = {{"rows", s.rows},
+                {"learned_mape_pct", s.learned_mape_pct},
+                {"gpu_blind_mape_pct", std::isnan(s.gpu_blind_mape_pct)
+                                           ? nlohmann::json(nullptr)
+                                           : nlohmann::json(s.gpu_blind_mape_pct)},
+                {"analytical_mape_pct", s.analytical_mape_pct}};
+  }
+  return out;
+}
+
 // One family's unseen-GPU check (see unseen_gpu_checks).
 UnseenGpuCheck unseen_gpu_check_of(const TrainingData& data, const TrainingData& reference,
                                    OpFamily family, RegressorKind kind, const TrainOptions& options,
@@ -665,7 +689,7 @@ std::map<OpFamily, UnseenGpuCheck> unseen_gpu_checks(const TrainingData& data,
                     std::isnan(check.gpu_blind_mape_pct)
                         ? std::nullopt
                         : std::optional<double>(check.gpu_blind_mape_pct),
-                    check.analytical_mape_pct, check.choice()});
+                    check.analytical_mape_pct, check.choice(), per_gpu_json(check)});
   }
   return unseen;
 }
