@@ -60,9 +60,13 @@ void add_rows(std::vector<std::vector<std::string>>& rows, const std::string& sc
 
 // Per row of `data`, whether the model flags it outside its training data (in_distribution
 // false), predicted with its own source, a GPU at a time as predict_layers_as takes them.
+// Only the reference source's rows can take the unseen-GPU table, so only they are predicted
+// (the others are false).
 std::vector<bool> rows_outside_training_data(const LearnedModel& model, const TrainingData& data) {
   std::map<std::string, std::vector<std::size_t>> by_gpu;
-  for (std::size_t r = 0; r < data.layers.size(); ++r) by_gpu[data.gpus[r].name].push_back(r);
+  for (std::size_t r = 0; r < data.layers.size(); ++r) {
+    if (data.sources[r] == kReferenceSource) by_gpu[data.gpus[r].name].push_back(r);
+  }
   std::vector<bool> outside(data.layers.size(), false);
   for (const auto& [name, rows] : by_gpu) {
     std::vector<Layer> layers;
