@@ -382,6 +382,13 @@ nlohmann::json to_json(const CoverageReport& report) {
           {"per_group", per_group}};
 }
 
+std::string coverage_text(const nlohmann::json& coverage) {
+  const auto share = coverage.find("coverage");
+  return share != coverage.end() && share->is_number()
+             ? format_number(100 * share->get<double>(), 3) + " %"
+             : std::string("none");
+}
+
 IntervalTable interval_table_from_file_json(const nlohmann::json& doc, const std::string& where) {
   const auto kind = doc.is_object() ? doc.find("kind") : doc.end();
   if (kind == doc.end() || !kind->is_string() || *kind != kIntervalTableKind) {

@@ -148,6 +148,9 @@ struct CoverageReport {
 /// {"rows", "inside", "no_interval", "coverage"} (coverage null when nothing was scored).
 [[nodiscard]] nlohmann::json to_json(const Coverage& coverage);
 [[nodiscard]] nlohmann::json to_json(const CoverageReport& report);
+/// A to_json(Coverage) object's share as the tables print it: "83.6 %", or "none" when nothing
+/// was scored.
+[[nodiscard]] std::string coverage_text(const nlohmann::json& coverage);
 
 /// The bundled table's file (kBundledIntervals, found with find_resource), parsed once;
 /// nullopt when the file is absent (predictions then carry no interval). Throws InputError for

@@ -204,36 +204,36 @@ std::string source_out_notes(const nlohmann::json& cv_rows) {
 
 std::string format_runtime_report(const nlohmann::json& report, OutputFormat format);
 
-// Under the table: the held-out coverage of the 80 % intervals of the best kind per family.
-std::string interval_coverage_note(const nlohmann::json& report) {
-  const auto share = [](const nlohmann::json& c) {
-    return c["coverage"].is_number() ? format_number(100 * c["coverage"].get<double>(), 3) + " %"
-                                     : std::string("none");
-  };
-  const auto& intervals = report["intervals"];
-  std::string out = "\n80 % intervals (quantiles fitted on the other folds' residuals, " +
-                    report["cv_scheme"].get<std::string>() + "): " + share(intervals["overall"]) +
-                    " of " + std::to_string(intervals["overall"]["rows"].get<std::size_t>()) +
-                    " held-out rows inside";
-  for (const auto& [family, c] : intervals["per_family"].items()) {
-    out += ", " + family + " " + share(c);
+// One line of held-out coverage: "<label>: X % of N held-out <noun> inside", then each op
+// family's share when `per_family`.
+std::string coverage_line(const std::string& label, const nlohmann::json& report,
+                          const std::string& noun, bool per_family) {
+  const auto& overall = report["overall"];
+  std::string out = label + ": " + coverage_text(overall) + " of " +
+                    std::to_string(overall["rows"].get<std::size_t>()) + " held-out " + noun +
+                    " inside";
+  if (per_family) {
+    for (const auto& [family, c] : report["per_family"].items()) {
+      out += ", " + family + " " + coverage_text(c);
+    }
   }
-  out += "\n";
+  return out + "\n";
+}
+
+// Under the table: the held-out coverage of the 80 % intervals of the best kind per family,
+// and of the steps' and unseen GPUs' tables where the run fitted them.
+std::string interval_coverage_note(const nlohmann::json& report) {
+  const std::string label = "80 % intervals (quantiles fitted on the other folds' residuals, " +
+                            report["cv_scheme"].get<std::string>() + ")";
+  std::string out = "\n" + coverage_line(label, report["intervals"], "rows", true);
   if (report.contains("step_intervals")) {
-    const auto& steps = report["step_intervals"];
-    out += "80 % intervals of the steps (--e2e, leave-gpu-out): " + share(steps["overall"]) +
-           " of " + std::to_string(steps["overall"]["rows"].get<std::size_t>()) +
-           " held-out steps inside\n";
+    out += coverage_line("80 % intervals of the steps (--e2e, leave-gpu-out)",
+                         report["step_intervals"], "steps", false);
   }
   if (report.contains("unseen_gpu_intervals")) {
-    const auto& unseen = report["unseen_gpu_intervals"];
-    out += "80 % intervals for unseen GPUs (" + std::string(kReferenceSource) +
-           " rows, leave-gpu-out): " + share(unseen["overall"]) + " of " +
-           std::to_string(unseen["overall"]["rows"].get<std::size_t>()) + " held-out rows inside";
-    for (const auto& [family, c] : unseen["per_family"].items()) {
-      out += ", " + family + " " + share(c);
-    }
-    out += "\n";
+    out += coverage_line("80 % intervals for unseen GPUs (" + std::string(kReferenceSource) +
+                             " rows, leave-gpu-out)",
+                         report["unseen_gpu_intervals"], "rows", true);
   }
   return out;
 }

@@ -92,14 +92,12 @@ std::string interval_coverage_note(const nlohmann::json& report) {
   if (!intervals.contains("overall")) {
     return "80 % intervals: " + intervals.value("table", std::string()) + "\n";
   }
-  const auto share = [](const nlohmann::json& c) {
-    return c["coverage"].is_number() ? format_number(100 * c["coverage"].get<double>(), 3) + " %"
-                                     : std::string("none");
-  };
   std::string out = "80 % intervals (" + intervals["table"].get<std::string>() +
-                    "): " + share(intervals["overall"]) + " of the rows inside";
+                    "): " + coverage_text(intervals["overall"]) + " of the rows inside";
   for (const char* key : {"per_family", "per_gpu"}) {
-    for (const auto& [name, c] : intervals[key].items()) out += ", " + name + " " + share(c);
+    for (const auto& [name, c] : intervals[key].items()) {
+      out += ", " + name + " " + coverage_text(c);
+    }
   }
   return out + "\n";
 }
@@ -231,6 +229,7 @@ nlohmann::json validate_report(const ValidateOptions& options) {
       // Each row is predicted with its own measurement source (not the reference source
       // predict uses), so the comparison is against what that source's timing measures.
       const auto pred = predict_rows(fams, data, rows, spec, model->kernel_params());
+      std::map<std::string, bool> unseen_gpus;  // per GPU name, LearnedModel::unseen_gpu once
       for (std::size_t i = 0; i < rows.size(); ++i) {
         const double truth = data.latency_ms[rows[i]];
         overall.add(truth, pred[i]);
@@ -246,8 +245,12 @@ nlohmann::json validate_report(const ValidateOptions& options) {
           // The unseen-GPU table is of the reference source's rows (train's unseen-GPU check);
           // predict gives it to those rows and to rows outside the training data
           // (attach_layer_intervals).
+          auto unseen_gpu = unseen_gpus.find(gpu);
+          if (unseen_gpu == unseen_gpus.end()) {
+            unseen_gpu = unseen_gpus.emplace(gpu, model->unseen_gpu(family, gpu)).first;
+          }
           const bool wide = tables.unseen_gpu_table && source == kReferenceSource &&
-                            (model->unseen_gpu(family, gpu) || outside[rows[i]]);
+                            (unseen_gpu->second || outside[rows[i]]);
           const std::string op_class = interval_family(data.layers[rows[i]]);
           const auto interval =
               (wide ? *tables.unseen_gpu_table : *tables.table).interval(op_class, pred[i], source);
