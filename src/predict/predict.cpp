@@ -41,6 +41,9 @@ nlohmann::json to_json(const EagerOverhead& o) {
                         {"unseen_gpu_terms", to_string(o.unseen_gpu_terms)},
                         {"step_scale", o.step_scale},
                         {"source", o.source}};
+  if (o.gpu_gap_cycles_per_kernel != 0) {
+    out["gpu_gap_cycles_per_kernel"] = o.gpu_gap_cycles_per_kernel;
+  }
   if (!o.step_scale_family.empty()) out["step_scale_family"] = o.step_scale_family;
   if (!o.terms_architecture.empty()) out["terms_architecture"] = o.terms_architecture;
   if (!o.kernel_time_scale_board.empty()) {
@@ -117,6 +120,13 @@ EagerOverhead eager_overhead_from_json(const nlohmann::json& j, const std::strin
   EagerOverhead o;
   o.host_ms_per_op = number("host_ms_per_op");
   o.gpu_gap_ms_per_kernel = number("gpu_gap_ms_per_kernel");
+  // Optional: only a fit that frees the gap in cycles (tensorrt's) writes it.
+  if (j.contains("gpu_gap_cycles_per_kernel")) {
+    o.gpu_gap_cycles_per_kernel = number("gpu_gap_cycles_per_kernel");
+    if (o.gpu_gap_cycles_per_kernel < 0) {
+      throw InputError(where + ".gpu_gap_cycles_per_kernel: expected a number >= 0");
+    }
+  }
   o.fixed_ms = number("fixed_ms");
   o.h2d_gbs = number("h2d_gbs");
   o.training_host_factor = number("training_host_factor");
@@ -305,8 +315,23 @@ UnseenGpuTerms unseen_gpu_terms_from_string(std::string_view text) {
                    std::string(text) + "\"");
 }
 
+double gpu_gap_ms_per_kernel(const EagerOverhead& overhead, const GpuSpec& gpu) {
+  if (overhead.gpu_gap_cycles_per_kernel == 0 || !(gpu.boost_clock_mhz > 0)) {
+    return overhead.gpu_gap_ms_per_kernel;
+  }
+  return overhead.gpu_gap_ms_per_kernel +
+         overhead.gpu_gap_cycles_per_kernel / (gpu.boost_clock_mhz * 1e3);
+}
+
 EagerOverhead overhead_for_gpu(const EagerOverhead& overhead, const GpuSpec& gpu) {
   EagerOverhead out = overhead;
+  if (overhead.gpu_gap_cycles_per_kernel != 0) {
+    out.gpu_gap_ms_per_kernel = gpu_gap_ms_per_kernel(overhead, gpu);
+    out.gpu_gap_cycles_per_kernel = 0;
+    out.source += "; gap between kernels on " + gpu.name + ": " +
+                  format_number(overhead.gpu_gap_cycles_per_kernel, 4) + " SM cycles at " +
+                  format_number(gpu.boost_clock_mhz, 4) + " MHz";
+  }
   out.per_gpu.clear();
   out.data_parallel_per_gpu.clear();
   if (const auto dp = overhead.data_parallel_per_gpu.find(gpu.name);

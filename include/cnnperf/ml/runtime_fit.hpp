@@ -30,6 +30,10 @@ struct RuntimeRow {
   int submissions = 1;  ///< MLPerf results whose median this row is
 };
 
+/// RuntimeRow::scenario of MLPerf's batch-1 latency and throughput results.
+inline constexpr const char* kSingleStreamScenario = "SingleStream";
+inline constexpr const char* kOfflineScenario = "Offline";
+
 /// The batch an MLPerf Offline result is priced at (its engines' batch is in each
 /// submission's configuration, not in the results).
 inline constexpr std::int64_t kOfflinePricedBatch = 256;
@@ -60,11 +64,20 @@ inline constexpr std::int64_t kOfflinePricedBatch = 256;
 struct RuntimeFitSpec {
   EagerOverhead base;               ///< starting values and the terms not fitted
   bool fit_host_ms_per_op = false;  ///< host time per launched op
+  /// The gap between kernels in SM cycles at each row's GPU's boost clock
+  /// (gpu_gap_cycles_per_kernel, 0 to kMaxGapCycles) instead of in ms.
+  bool gap_in_cycles = false;
 };
 
-/// Fits kernel_time_scale (0.2 to 5), gpu_gap_ms_per_kernel (0 to 0.05 ms), fixed_ms (0 to
-/// 50 ms) and, when asked, host_ms_per_op by minimizing the mean absolute log error of
-/// eager_latency_ms over `subset` (Nelder-Mead in log space).
+/// The largest gap between kernels a fit gives, in SM cycles: 0.05 ms at 2 GHz.
+inline constexpr double kMaxGapCycles = 1e5;
+
+/// Fits kernel_time_scale (0.2 to 5), gpu_gap_ms_per_kernel (0 to 0.05 ms; or
+/// gpu_gap_cycles_per_kernel, RuntimeFitSpec::gap_in_cycles), fixed_ms (0 to 50 ms) and, when
+/// asked, host_ms_per_op by minimizing the mean absolute log error over `subset` of each row's
+/// eager_latency_ms, with the overhead as it applies to the row's GPU; of an Offline row
+/// (a throughput: its batches overlap), its kernel time x kernel_time_scale alone
+/// (Nelder-Mead in log space).
 [[nodiscard]] EagerOverhead fit_runtime_overhead(const std::vector<RuntimeRow>& rows,
                                                  const std::vector<EagerTerms>& terms,
                                                  const std::vector<std::size_t>& subset,

@@ -113,9 +113,14 @@ struct DataParallelTerms {
 struct EagerOverhead {
   double host_ms_per_op = 0.012;         ///< host-side dispatch per op (framework + launch), ms
   double gpu_gap_ms_per_kernel = 0.002;  ///< idle gap between dependent kernels, ms
-  double fixed_ms = 0.05;                ///< per-step constant (synchronize, allocator), ms
-  double h2d_gbs = 11.0;                 ///< host-to-device copy rate of the input batch, GB/s
-  double training_host_factor = 3.0;     ///< host ops of a training step per forward op
+  /// More of that gap in SM cycles at the GPU's boost clock: the part the GPU itself sets
+  /// (the front end retiring one kernel and starting the next), shorter on a faster clock.
+  /// overhead_for_gpu folds it into gpu_gap_ms_per_kernel; 0 (and absent from a file) where
+  /// the fit does not free it (every runtime but tensorrt).
+  double gpu_gap_cycles_per_kernel = 0;
+  double fixed_ms = 0.05;             ///< per-step constant (synchronize, allocator), ms
+  double h2d_gbs = 11.0;              ///< host-to-device copy rate of the input batch, GB/s
+  double training_host_factor = 3.0;  ///< host ops of a training step per forward op
   /// Host time of a convolution, linear layer, normalization or channel shuffle in units of
   /// an elementwise op's (host_ms_per_op): PyTorch's Python and dispatch path for these is
   /// longer (fitted 4.9 on HELP's NAS rows, 1 on the zoo rows; docs/methodology.md). 1: every
@@ -167,6 +172,9 @@ inline constexpr double kPcieGen3x16Gbs = 15.75;
 /// own data-parallel terms, or the shared ones with their weight terms times
 /// weight_broadcast_factor; the maps are empty in the result.
 [[nodiscard]] EagerOverhead overhead_for_gpu(const EagerOverhead& overhead, const GpuSpec& gpu);
+/// The idle time between dependent kernels on `gpu`, ms: gpu_gap_ms_per_kernel plus
+/// gpu_gap_cycles_per_kernel at gpu's boost clock.
+[[nodiscard]] double gpu_gap_ms_per_kernel(const EagerOverhead& overhead, const GpuSpec& gpu);
 
 /// The eager overhead as JSON (the keys of a model file's "eager_overhead" object).
 [[nodiscard]] nlohmann::json to_json(const EagerOverhead& overhead);

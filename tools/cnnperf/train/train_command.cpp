@@ -944,10 +944,14 @@ std::string format_runtime_report(const nlohmann::json& report, OutputFormat for
   }
   std::string out = format_table(header, rows);
   const auto& o = report["overhead"];
+  const std::string gap =
+      o.contains("gpu_gap_cycles_per_kernel")
+          ? "gpu_gap_cycles_per_kernel " +
+                format_number(o["gpu_gap_cycles_per_kernel"].get<double>(), 4)
+          : "gpu_gap_ms_per_kernel " + format_number(o["gpu_gap_ms_per_kernel"].get<double>(), 4);
   out += "fitted: kernel_time_scale " + format_number(o["kernel_time_scale"].get<double>(), 4) +
-         ", gpu_gap_ms_per_kernel " + format_number(o["gpu_gap_ms_per_kernel"].get<double>(), 4) +
-         ", fixed_ms " + format_number(o["fixed_ms"].get<double>(), 4) + ", host_ms_per_op " +
-         format_number(o["host_ms_per_op"].get<double>(), 4) + "\n";
+         ", " + gap + ", fixed_ms " + format_number(o["fixed_ms"].get<double>(), 4) +
+         ", host_ms_per_op " + format_number(o["host_ms_per_op"].get<double>(), 4) + "\n";
   if (report.contains("overhead_path")) {
     out += "overhead written to " + report["overhead_path"].get<std::string>() + "\n";
   }
