@@ -435,7 +435,8 @@ double eager_latency_ms(const EagerTerms& t, const EagerOverhead& o) {
 
 EagerStepParts eager_step_parts(const EagerTerms& t, const EagerOverhead& o) {
   const double host_ms = host_issue_ms(t, o);
-  const double gpu_ms = t.kernel_ms * o.kernel_time_scale + t.kernels * o.gpu_gap_ms_per_kernel;
+  const double kernel_scale = t.l2_resident_scale * o.kernel_time_scale;
+  const double gpu_ms = t.kernel_ms * kernel_scale + t.kernels * o.gpu_gap_ms_per_kernel;
   double core_ms = std::max(gpu_ms, host_ms);
   if (o.per_op_overlap > 0 && !t.op_costs.empty()) {
     // The calibration's hot loop: HELP's 222k rows times ~50 op kinds per loss evaluation.
@@ -443,8 +444,7 @@ EagerStepParts eager_step_parts(const EagerTerms& t, const EagerOverhead& o) {
     const double heavy_ms = light_ms * o.heavy_op_factor;
     double per_op_ms = 0;
     for (const EagerOpCost& c : t.op_costs) {
-      const double op_gpu_ms =
-          c.kernel_ms * o.kernel_time_scale + c.kernels * o.gpu_gap_ms_per_kernel;
+      const double op_gpu_ms = c.kernel_ms * kernel_scale + c.kernels * o.gpu_gap_ms_per_kernel;
       per_op_ms += c.count * std::max(c.heavy ? heavy_ms : light_ms, op_gpu_ms);
     }
     core_ms = o.per_op_overlap * per_op_ms + (1.0 - o.per_op_overlap) * core_ms;
@@ -490,17 +490,19 @@ StepTotals step_totals(const std::vector<LayerPrediction>& predictions,
     // them, on every GPU alike, with idle power in the gaps.
     double gaps_ms = 0;
     for (const auto& p : predictions) gaps_ms += p.overhead_ms;
-    t.latency_ms = kernel_ms + gaps_ms;
-    t.energy_mj = r.eager.num_gpus * (layer_energy_mj + gaps_ms * r.gpu.idle_power_w);
+    const double l2 = r.eager.l2_resident_scale;
+    t.latency_ms = kernel_ms * l2 + gaps_ms;
+    t.energy_mj = r.eager.num_gpus * (layer_energy_mj * l2 + gaps_ms * r.gpu.idle_power_w);
     return t;
   }
   EagerTerms terms = r.eager;
   terms.kernel_ms = kernel_ms;
   terms.op_costs = eager_op_costs(r.layers, predictions);
   t.latency_ms = eager_latency_ms(terms, r.overhead);
-  // A per-GPU kernel-time scale (and a network's step scale) stretches the kernels at their
-  // predicted power.
-  const double scale = r.overhead.kernel_time_scale * r.overhead.step_scale;
+  // A per-GPU kernel-time scale (and a network's step scale, and L2 residency) stretches the
+  // kernels at their predicted power.
+  const double scale =
+      r.eager.l2_resident_scale * r.overhead.kernel_time_scale * r.overhead.step_scale;
   // With nn.DataParallel every GPU runs the same layers on its share of the batch.
   t.energy_mj =
       r.eager.num_gpus * (layer_energy_mj * scale +
@@ -520,9 +522,10 @@ void set_totals(NetworkPrediction& r) {
 
 }  // namespace
 
-double step_kernel_scale_ms(double kernel_ms, Runtime runtime, const EagerOverhead& overhead) {
-  if (runtime == Runtime::kCudnn) return 0;
-  return kernel_ms * (overhead.kernel_time_scale * overhead.step_scale - 1.0);
+double step_kernel_scale_ms(double kernel_ms, Runtime runtime, const EagerOverhead& overhead,
+                            double l2_resident_scale) {
+  if (runtime == Runtime::kCudnn) return kernel_ms * (l2_resident_scale - 1.0);
+  return kernel_ms * (l2_resident_scale * overhead.kernel_time_scale * overhead.step_scale - 1.0);
 }
 
 void set_power(NetworkPrediction& prediction, const PowerModel& power) {
@@ -767,6 +770,46 @@ std::vector<LayerPrediction> predict_layers_under(const std::vector<Layer>& laye
   return predictions;
 }
 
+double step_resident_bytes(const std::vector<Layer>& layers, DType precision, Mode mode) {
+  // Each is a tensor of its own, a convolution's fresh output; the inputs of convolutions are
+  // not summed, since branches share them.
+  const double bytes = static_cast<double>(bytes_per_element(precision));
+  double weights = 0;
+  double largest_layer = 0;
+  double saved_inputs = 0;
+  for (const auto& layer : layers) {
+    weights += static_cast<double>(layer.params()) * bytes;
+    largest_layer =
+        std::max(largest_layer,
+                 static_cast<double>(layer.input_elements() + layer.output_elements()) * bytes);
+    if (layer.op == Op::kBatchNorm || layer.op == Op::kLayerNorm) {
+      saved_inputs += static_cast<double>(layer.input_elements()) * bytes;
+    }
+  }
+  return mode == Mode::kTraining ? std::max(2 * weights + largest_layer, weights + saved_inputs)
+                                 : weights + largest_layer;
+}
+
+double l2_resident_kernel_scale(const std::vector<Layer>& layers,
+                                const std::vector<LayerPrediction>& predictions, const GpuSpec& gpu,
+                                const AnalyticalParams& params, double resident_bytes) {
+  const double l2_bytes = gpu.l2_cache_mb * 1024 * 1024;
+  if (!(resident_bytes > 0) || resident_bytes > l2_bytes) return 1;
+  GpuSpec from_l2 = gpu;
+  from_l2.memory_bandwidth_gbs *= kL2BandwidthMultiple;
+  double kernel_ms = 0;
+  double resident_ms = 0;
+  for (std::size_t i = 0; i < layers.size() && i < predictions.size(); ++i) {
+    const double ms = predictions[i].kernel_ms;  // 0 for a view or a fused op
+    if (!(ms > 0)) continue;
+    const double dram = estimate_layer(layers[i], gpu, params).latency_ms;
+    const double l2 = estimate_layer(layers[i], from_l2, params).latency_ms;
+    kernel_ms += ms;
+    resident_ms += dram > 0 ? ms * std::min(1.0, l2 / dram) : ms;
+  }
+  return kernel_ms > 0 ? resident_ms / kernel_ms : 1;
+}
+
 std::string step_scale_network(const Network& network) {
   if (network.source == "zoo") return network.name;
   if (!network.zoo_network.empty()) return network.zoo_network;
@@ -814,6 +857,7 @@ NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
     result.eager.weight_bytes +=
         static_cast<double>(layer.params()) * bytes_per_element(result.precision);
   }
+  result.min_memory_gb = step_resident_bytes(result.layers, result.precision, mode) / 1e9;
   const std::string scaled = step_scale_network(network);
   if (runtime == Runtime::kPytorchCompile || runtime == Runtime::kTensorrt) {
     result.overhead = runtime_overhead_for(model, runtime, gpu);
@@ -822,30 +866,11 @@ NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
         model.eager_overhead_for(network.source), gpu,
         scaled.empty() ? std::string() : network_step_key(scaled, result.precision, mode));
   }
+  result.eager.l2_resident_scale = l2_resident_kernel_scale(
+      result.layers, result.predictions, gpu, model.kernel_params(), result.min_memory_gb * 1e9);
   set_power(result, power);
   result.eager.kernel_ms = result.kernel_ms;
   result.eager.op_costs = eager_op_costs(result.layers, result.predictions);
-  // What must be resident at once, whatever the allocator does: every weight (and, in
-  // training, its gradient) and one layer's input and output. In training also, when the
-  // backward pass starts: every weight and every normalization layer's input, which it keeps
-  // for its gradients. (Each is a tensor of its own, a convolution's fresh output; the inputs
-  // of convolutions are not summed, since branches share them.) In the precision's bytes.
-  double largest_layer_bytes = 0;
-  double saved_input_bytes = 0;
-  for (const auto& layer : result.layers) {
-    const double bytes = static_cast<double>(bytes_per_element(result.precision));
-    largest_layer_bytes =
-        std::max(largest_layer_bytes,
-                 static_cast<double>(layer.input_elements() + layer.output_elements()) * bytes);
-    if (layer.op == Op::kBatchNorm || layer.op == Op::kLayerNorm) {
-      saved_input_bytes += static_cast<double>(layer.input_elements()) * bytes;
-    }
-  }
-  const double weights = result.eager.weight_bytes;
-  result.min_memory_gb = (mode == Mode::kTraining ? std::max(2 * weights + largest_layer_bytes,
-                                                             weights + saved_input_bytes)
-                                                  : weights + largest_layer_bytes) /
-                         1e9;
   const double weight_copies = mode == Mode::kTraining ? 2.0 : 1.0;
   if (exceeds_gpu_memory(result.min_memory_gb, gpu.memory_gb)) {
     const double weights_gb = weight_copies * result.eager.weight_bytes / 1e9;
@@ -1132,6 +1157,7 @@ NetworkPredictionRecord network_prediction_record(const NetworkPrediction& r) {
   out.energy_j = r.energy_j;
   out.avg_power_w = r.avg_power_w;
   out.min_memory_gb = r.min_memory_gb;
+  out.l2_resident_scale = r.eager.l2_resident_scale;
   out.overhead = r.overhead;
   out.interval_source = r.interval_source;
   out.interval_note = r.interval_note;
@@ -1187,7 +1213,8 @@ nlohmann::json to_json(const NetworkPredictionRecord& r) {
         {"latency_ms_hi", interval_bound(r.latency_interval, true)},
         {"energy_j", r.energy_j},
         {"avg_power_w", r.avg_power_w},
-        {"min_memory_gb", r.min_memory_gb}}},
+        {"min_memory_gb", r.min_memory_gb},
+        {"l2_resident_scale", r.l2_resident_scale}}},
       {"eager_overhead", to_json(r.overhead)},
       {"intervals", {{"source", r.interval_source}, {"note", r.interval_note}}},
       {"skipped_nodes", skipped},
@@ -1243,6 +1270,7 @@ NetworkPredictionRecord network_prediction_from_json(const nlohmann::json& doc) 
     json_get_member_exact(total, "energy_j", r.energy_j);
     json_get_member_exact(total, "avg_power_w", r.avg_power_w);
     json_get_member_exact(total, "min_memory_gb", r.min_memory_gb);
+    json_get_member_exact(total, "l2_resident_scale", r.l2_resident_scale);
   }
   if (doc.contains("eager_overhead")) {
     r.overhead = eager_overhead_from_json(doc["eager_overhead"], "eager_overhead");
@@ -1419,6 +1447,12 @@ std::string prediction_step_notes(const NetworkPrediction& r) {
                       ") GPUs with end-to-end rows, with their host terms "
                       "(eager_overhead.source)\n");
   }
+  if (r.eager.l2_resident_scale < 1) {
+    out += "            L2-resident x" + format_number(r.eager.l2_resident_scale, 3) +
+           ": the step's " + format_number(r.min_memory_gb * 1e3, 3) + " MB of weights and " +
+           "largest layer fit in the " + format_number(r.gpu.l2_cache_mb, 3) +
+           " MB L2, so repeated steps read them there, not from DRAM\n";
+  }
   if (r.eager.num_gpus > 1) {
     EagerTerms one_gpu = r.eager;
     one_gpu.kernel_ms = r.kernel_ms;
@@ -1443,15 +1477,21 @@ std::string prediction_step_notes(const NetworkPrediction& r) {
   if (r.latency_ms < r.kernel_ms) {
     // Two calibrations meet here: kernel_ms is the per-layer model's, the step is fitted to
     // measured steps of whole networks; say which terms put the step under the sum.
-    out += "            below kernel_ms: the end-to-end calibration (kernel-time scale x" +
-           format_number(r.overhead.kernel_time_scale, 3) + ", step x" +
-           format_number(r.overhead.step_scale, 3) +
-           ") finds measured steps faster than the per-layer kernel sum\n";
+    const bool calibrated =
+        r.runtime != Runtime::kCudnn && r.overhead.kernel_time_scale * r.overhead.step_scale < 1.0;
+    const bool resident = r.eager.l2_resident_scale < 1.0;
+    out += "            below kernel_ms: " +
+           (calibrated ? "the end-to-end calibration (kernel-time scale x" +
+                             format_number(r.overhead.kernel_time_scale, 3) + ", step x" +
+                             format_number(r.overhead.step_scale, 3) +
+                             ") finds measured steps faster than the per-layer kernel sum"
+                       : std::string()) +
+           (calibrated && resident ? "; " : "") + (resident ? "L2 residency (above)" : "") + "\n";
   }
   // Same terms as eager_latency_ms: say when the host, not the GPU, sets the step time.
   const double host_ms = host_issue_ms(r.eager, r.overhead);
   const double host_op_ms = host_ms / std::max(r.eager.ops, 1);
-  const double gpu_ms = r.kernel_ms * r.overhead.kernel_time_scale +
+  const double gpu_ms = r.kernel_ms * r.eager.l2_resident_scale * r.overhead.kernel_time_scale +
                         r.eager.kernels * r.overhead.gpu_gap_ms_per_kernel;
   if (host_ms > gpu_ms) {
     out += "            host-bound: " + std::to_string(r.eager.ops) + " ops x " +

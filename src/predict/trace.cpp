@@ -94,17 +94,19 @@ TraceLayout cudnn_layout(const NetworkPrediction& r) {
   for (std::size_t i = 0; i < r.predictions.size(); ++i) {
     const LayerPrediction& p = r.predictions[i];
     if (p.kernels == 0) continue;
+    const double kernel_ms = p.kernel_ms * r.eager.l2_resident_scale;
     out.events.push_back(complete_event(layer_name(r, i), "kernel", kTraceGpuPid, kTraceKernelTid,
-                                        t, p.kernel_ms, layer_args(r, i)));
-    out.gpu_track_ms += p.kernel_ms;
-    t += p.kernel_ms + p.overhead_ms;
+                                        t, kernel_ms, layer_args(r, i)));
+    out.gpu_track_ms += kernel_ms;
+    t += kernel_ms + p.overhead_ms;
   }
   out.timing = {{"formula",
-                 "latency_ms = sum over ops of (kernel_ms + the gaps between its "
-                 "kernels); the caller issues ahead of the GPU, so no host time"},
+                 "latency_ms = sum over ops of (kernel_ms x l2_resident_scale + the gaps "
+                 "between its kernels); the caller issues ahead of the GPU, so no host time"},
                 {"gpu_track",
-                 "each op's kernels as one event of its kernel_ms, then its gaps "
-                 "(overhead_ms) idle"}};
+                 "each op's kernels as one event of its kernel_ms x l2_resident_scale, then its "
+                 "gaps (overhead_ms) idle"},
+                {"l2_resident_scale", r.eager.l2_resident_scale}};
   return out;
 }
 
@@ -124,8 +126,9 @@ TraceLayout eager_layout(const NetworkPrediction& r, const EagerTerms& terms,
     TraceOp op;
     op.layer = i;
     op.host_ms = light_ms * (is_heavy_host_op(r.layers[i].op) ? o.heavy_op_factor : 1.0);
-    const double gpu_ms = p.kernel_ms * o.kernel_time_scale + p.kernels * o.gpu_gap_ms_per_kernel;
-    op.kernel_ms = p.kernel_ms * o.kernel_time_scale;
+    const double kernel_scale = terms.l2_resident_scale * o.kernel_time_scale;
+    const double gpu_ms = p.kernel_ms * kernel_scale + p.kernels * o.gpu_gap_ms_per_kernel;
+    op.kernel_ms = p.kernel_ms * kernel_scale;
     // The op's share of core_ms: its part of the per-op sum and of the larger of the two sums.
     op.slot_ms = per_op_share * std::max(op.host_ms, gpu_ms) +
                  (1.0 - per_op_share) * (host_sets_core ? op.host_ms : gpu_ms);
@@ -197,8 +200,8 @@ TraceLayout eager_layout(const NetworkPrediction& r, const EagerTerms& terms,
        "each op gets a slot of the core window, its share of core_ms; its host issue and its "
        "kernels start at the slot's start, later when their track is still busy"},
       {"gpu_track",
-       "an op's kernels as one event of kernel_ms x kernel_time_scale x step_scale; the gaps "
-       "between kernels (gpu_gap_ms_per_kernel) are idle"},
+       "an op's kernels as one event of kernel_ms x l2_resident_scale x kernel_time_scale x "
+       "step_scale; the gaps between kernels (gpu_gap_ms_per_kernel) are idle"},
       {"fixed_ms", parts.fixed_ms},
       {"copy_ms", parts.copy_ms},
       {"core_ms", parts.core_ms},
@@ -208,6 +211,7 @@ TraceLayout eager_layout(const NetworkPrediction& r, const EagerTerms& terms,
       {"gpu_ms", parts.gpu_ms},
       {"per_op_overlap", per_op_share},
       {"kernel_time_scale", o.kernel_time_scale},
+      {"l2_resident_scale", terms.l2_resident_scale},
       {"gpu_gap_ms_per_kernel", o.gpu_gap_ms_per_kernel}};
   if (terms.num_gpus > 1) {
     out.timing["num_gpus"] = terms.num_gpus;
@@ -224,7 +228,9 @@ nlohmann::json to_trace_json(const NetworkPrediction& r) {
   double step_ms = 0;
   if (cudnn) {
     layout = cudnn_layout(r);
-    for (const auto& p : r.predictions) step_ms += p.kernel_ms + p.overhead_ms;
+    for (const auto& p : r.predictions) {
+      step_ms += p.kernel_ms * r.eager.l2_resident_scale + p.overhead_ms;
+    }
   } else {
     EagerTerms terms = r.eager;
     terms.kernel_ms = r.kernel_ms;

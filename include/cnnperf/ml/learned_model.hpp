@@ -128,7 +128,7 @@ class LearnedModel final : public LatencyModel {
   /// get the default model's kernel time. The regressors' own baseline keeps the defaults they
   /// were fitted on. Default: AnalyticalParams{}; load() sets bundled_analytical_params().
   void set_kernel_params(AnalyticalParams params) { kernel_params_ = std::move(params); }
-  [[nodiscard]] const AnalyticalParams& kernel_params() const { return kernel_params_; }
+  [[nodiscard]] const AnalyticalParams& kernel_params() const override { return kernel_params_; }
   void set_name(std::string name) { name_ = std::move(name); }
   /// Sets every family's FamilyModel::fallback_spans.
   void set_fallback_spans(double spans);

@@ -213,6 +213,9 @@ class LatencyModel {
       const std::vector<Layer>& layers, const GpuSpec& gpu) const {
     return predict_layers(layers, gpu);
   }
+  /// The analytical model's terms behind the layers' kernel time (the fitted fp16
+  /// tensor-core efficiencies): what l2_resident_kernel_scale prices a layer's DRAM time with.
+  [[nodiscard]] virtual const AnalyticalParams& kernel_params() const = 0;
   /// End-to-end overhead parameters of an eager framework.
   [[nodiscard]] virtual EagerOverhead eager_overhead() const { return {}; }
   /// The fitted overhead of a runtime other than cuDNN and eager PyTorch (pytorch-compile,
@@ -243,6 +246,7 @@ class AnalyticalModel final : public LatencyModel {
   [[nodiscard]] std::string name() const override { return "analytical"; }
   [[nodiscard]] std::vector<LayerPrediction> predict_layers(const std::vector<Layer>& layers,
                                                             const GpuSpec& gpu) const override;
+  [[nodiscard]] const AnalyticalParams& kernel_params() const override { return params_; }
   [[nodiscard]] EagerOverhead eager_overhead() const override { return overhead_; }
   [[nodiscard]] EagerOverhead eager_overhead_for(std::string_view network_source) const override;
   [[nodiscard]] std::optional<EagerOverhead> runtime_overhead(Runtime runtime) const override;
@@ -287,6 +291,9 @@ struct EagerTerms {
   /// The ops of `ops`, identical ones merged (order not kept): what the per-op overlap term
   /// reads. Empty: that term is the max of the sums.
   std::vector<EagerOpCost> op_costs;
+  /// The share of its kernel time the step keeps when it repeats with its tensors in L2
+  /// (l2_resident_kernel_scale), 1 when they do not fit: it multiplies kernel_ms and op_costs.
+  double l2_resident_scale = 1;
 };
 /// Convolution, linear, normalization or channel shuffle: an op EagerOverhead::heavy_op_factor
 /// applies to.
@@ -359,12 +366,13 @@ struct PowerCapOutcome {
   double uncapped_avg_power_w = 0;  ///< W
 };
 
-/// The end-to-end calibration's correction to a step's summed kernel time `kernel_ms`, ms:
-/// kernel_ms x (kernel_time_scale x step_scale - 1) of `overhead` (its measuring machine's
-/// steps ran faster or slower than the summed layer predictions): negative below 1, 0 under
-/// the cudnn runtime.
+/// The step's correction to its summed kernel time `kernel_ms`, ms: kernel_ms x
+/// (l2_resident_scale x kernel_time_scale x step_scale - 1), with `overhead`'s scales (the
+/// end-to-end calibration: its measuring machine's steps ran faster or slower than the summed
+/// layer predictions; 1 under the cudnn runtime) and the step's L2 residency
+/// (EagerTerms::l2_resident_scale): negative below 1.
 [[nodiscard]] double step_kernel_scale_ms(double kernel_ms, Runtime runtime,
-                                          const EagerOverhead& overhead);
+                                          const EagerOverhead& overhead, double l2_resident_scale);
 
 /// A whole network's prediction (the result model; printers below).
 struct NetworkPrediction {
@@ -386,7 +394,7 @@ struct NetworkPrediction {
   double latency_ms = 0;   ///< wall time of one step under `runtime`, ms
   /// step_kernel_scale_ms of this step, ms.
   [[nodiscard]] double kernel_scale_ms() const {
-    return step_kernel_scale_ms(kernel_ms, runtime, overhead);
+    return step_kernel_scale_ms(kernel_ms, runtime, overhead, eager.l2_resident_scale);
   }
   /// What the runtime adds to the step, ms: latency_ms - kernel_ms - kernel_scale_ms(), never
   /// negative (the step holds its scaled kernels).
@@ -419,6 +427,27 @@ inline constexpr double kGbPerGib = 1.073741824;  ///< 2^30 / 1e9
 [[nodiscard]] inline bool exceeds_gpu_memory(double needed_gb, double memory_gb) {
   return memory_gb > 0 && needed_gb > memory_gb * kGbPerGib;
 }
+
+/// The bytes a step keeps resident, whatever the allocator does: every weight (and, in
+/// training, its gradient) and one layer's input and output; in training at least every
+/// weight and every normalization layer's input, which it keeps for its gradients. In
+/// `precision`'s bytes (NetworkPrediction::min_memory_gb is this in GB).
+[[nodiscard]] double step_resident_bytes(const std::vector<Layer>& layers, DType precision,
+                                         Mode mode);
+
+/// L2 read bandwidth over DRAM bandwidth: 3.5 (V100 3.1 TB/s over 0.9, A100 7.2 over 1.56,
+/// H100 9.0 over 3.35: 3.5, 4.6 and 2.7).
+inline constexpr double kL2BandwidthMultiple = 3.5;
+/// A step repeated back to back whose resident set (`resident_bytes`: its weights and its
+/// largest layer's input and output, min_memory_gb) fits in the GPU's L2 cache finds its tensors
+/// there: each layer's DRAM time runs at kL2BandwidthMultiple x the DRAM rate. The share of
+/// the layers' summed kernel time (`predictions`, `layers`' own) the step keeps then, by the
+/// analytical model's estimates of each layer with and without that rate, <= 1; 1 when the
+/// set does not fit or nothing runs.
+[[nodiscard]] double l2_resident_kernel_scale(const std::vector<Layer>& layers,
+                                              const std::vector<LayerPrediction>& predictions,
+                                              const GpuSpec& gpu, const AnalyticalParams& params,
+                                              double resident_bytes);
 
 /// Predicts every layer and the end-to-end totals under `runtime`, with power from `power`.
 /// Each layer's kernel_ms is the one predict_layers_under gives it; overhead_ms is the
@@ -548,6 +577,7 @@ struct NetworkPredictionRecord {
   double energy_j = 0;
   double avg_power_w = 0;
   double min_memory_gb = 0;
+  double l2_resident_scale = 1;  ///< EagerTerms::l2_resident_scale
   EagerOverhead overhead;
   std::string interval_source;
   std::string interval_note;
@@ -557,7 +587,7 @@ struct NetworkPredictionRecord {
 
   /// As NetworkPrediction's.
   [[nodiscard]] double kernel_scale_ms() const {
-    return step_kernel_scale_ms(kernel_ms, runtime, overhead);
+    return step_kernel_scale_ms(kernel_ms, runtime, overhead, l2_resident_scale);
   }
   [[nodiscard]] double overhead_ms() const { return latency_ms - kernel_ms - kernel_scale_ms(); }
 };
