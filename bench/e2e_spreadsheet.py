@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: Apache-2.0
 """End to end, leave-one-GPU-out: cnnperf's network prediction beside a two-number spreadsheet.
 
-For every measured end-to-end configuration (network, GPU, precision, mode, GPU count) of the
-bundled pytorch-gpu-benchmark rows (datasets/e2e_torchvision.csv) and the timm rows of one
-runtime in NCHW on zoo-matched networks (datasets/e2e_timm.csv.gz), both predictors see only
-the other GPUs' rows:
+--runtime pytorch (eager): for every measured end-to-end configuration (network, GPU,
+precision, mode, GPU count) of the bundled pytorch-gpu-benchmark rows
+(datasets/e2e_torchvision.csv) and the timm rows of one runtime in NCHW on zoo-matched networks
+(datasets/e2e_timm.csv.gz), both predictors see only the other GPUs' rows:
 
 - cnnperf: `cnnperf predict --net N --gpu G --batch B --precision P --mode M --runtime R
   --format json`. Under the eager runtime (pytorch), the eager overhead and the kernel model's
@@ -20,7 +20,16 @@ the other GPUs' rows:
 Measured: each GPU's largest batch in the group, the geometric mean of its rows there (repeated
 runs, PyTorch versions). Scored: MAPE and Spearman rank correlation across GPUs (mean over the
 groups with 3+ GPUs), per source, precision and mode, and cnnperf's signed mean error per
-architecture and precision. Python standard library only.
+architecture and precision.
+
+--runtime tensorrt (MLPerf Inference ResNet-50, datasets/e2e_mlperf_inference.csv.gz) and
+--runtime pytorch-compile (timm's compiled steps, datasets/e2e_timm.csv.gz): the rows that
+`cnnperf train e2e --runtime R` fits, each predicted by that command's own leave-one-GPU-out
+(the runtime's terms refitted without the GPU: its report's `held_out` rows), and the
+spreadsheet fitted on the same folds, per network and scenario (MLPerf) or network and batch
+(timm), with the peak at the row's precision (INT8 tensor TOPS for an int8 engine). Scored in
+the unit `train e2e` scores: an MLPerf Offline row's throughput, every other row's latency.
+Python standard library only.
 """
 import argparse
 import concurrent.futures
@@ -47,17 +56,16 @@ def read_rows(path):
         return list(csv.DictReader(f))
 
 
-def configs_of(rows, source, runtime):
-    """{(source, network, precision, mode, num_gpus): {gpu: (batch, measured ms per image)}}."""
+def configs_of(rows, source):
+    """Eager rows: {(source, network, precision, mode, num_gpus): {gpu: (batch, measured ms per
+    image)}}."""
     points = defaultdict(lambda: defaultdict(list))  # key -> gpu -> [(batch, ms)]
     for r in rows:
         if source == TIMM:
-            if r["runtime"] != runtime or r["memory_format"] != "nchw" or not r["zoo_network"]:
+            if r["runtime"] != "pytorch" or r["memory_format"] != "nchw" or not r["zoo_network"]:
                 continue
             network, precision = r["zoo_network"], r["precision"]
         else:
-            if runtime != "pytorch":
-                continue  # pytorch-gpu-benchmark measured eager PyTorch only
             network, precision = r["network"], r["dtype"]
         latency = float(r["latency_ms"])
         if latency <= 0:
@@ -102,11 +110,13 @@ def predict(cnnperf, runtime, network, gpu, batch, precision, mode, num_gpus, ov
 
 
 def peak_tflops(spec, precision):
-    """The FLOP/s a datasheet gives for the precision: fp32 on CUDA cores; half on tensor cores
-    where the GPU has them, else the faster of its fp16 and fp32 rates (a GPU with 1/64-rate
-    fp16 runs half tensors with fp32 math)."""
+    """The FLOP/s a datasheet gives for the precision: fp32 on CUDA cores; int8 on its INT8
+    tensor rate; half on tensor cores where the GPU has them, else the faster of its fp16 and
+    fp32 rates (a GPU with 1/64-rate fp16 runs half tensors with fp32 math)."""
     if precision == "fp32":
         return spec["fp32_tflops"]
+    if precision == "int8" and spec.get("tensor_int8_tops", 0) > 0:
+        return spec["tensor_int8_tops"]
     if spec["tensor_fp16_tflops"] > 0:
         return spec["tensor_fp16_tflops"]
     return max(spec["fp16_tflops"], spec["fp32_tflops"])
@@ -232,12 +242,96 @@ def summarize(items, label):
             "cnnperf_spearman": mean(rho_c), "sheet_spearman": mean(rho_s)}
 
 
+def gpu_spec(cnnperf, gpu):
+    done = subprocess.run([cnnperf, "gpus", "show", gpu, "--format", "json"],
+                          capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)["gpu"]
+
+
+def runtime_comparison(args):
+    """cnnperf's leave-one-GPU-out of `train e2e --runtime R` beside the spreadsheet on its
+    folds: {runtime, slices, rows}."""
+    data = args.data or os.path.join(os.path.dirname(args.torchvision),
+                                     "e2e_mlperf_inference.csv.gz" if args.runtime == "tensorrt"
+                                     else "e2e_timm.csv.gz")
+    done = subprocess.run([args.cnnperf, "train", "e2e", "--runtime", args.runtime, "--data", data,
+                           "--format", "json"], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        sys.exit("cnnperf train e2e --runtime %s failed: %s" % (args.runtime, done.stderr.strip()))
+    held = json.loads(done.stdout)["report"]["leave-gpu-out"]["held_out"]
+    specs = {g: gpu_spec(args.cnnperf, g) for g in sorted({r["gpu"] for r in held})}
+    doc = compare_held_out(held, specs, args.runtime)
+    doc["data"] = data
+    return doc
+
+
+def compare_held_out(held, specs, runtime):
+    """held: train e2e's `held_out` rows (network, gpu, batch, precision, scenario, measured_ms,
+    predicted_ms); specs: {gpu: database entry}. The spreadsheet on the same folds beside them:
+    {runtime, sheet_terms_used, slices, rows}."""
+    groups = defaultdict(list)  # (network, scenario or batch) -> rows
+    for r in held:
+        groups[(r["network"], r["scenario"] or "batch %d" % r["batch"])].append(r)
+
+    def unit(r, ms):  # train e2e's unit: an Offline row's samples/s, else ms
+        return 1e3 * r["batch"] / ms if r["scenario"] == "Offline" else ms
+
+    items, fallback = [], defaultdict(int)
+    for key, rows in sorted(groups.items()):
+        for r in rows:
+            spec = specs[r["gpu"]]
+            train = [(math.log(peak_tflops(specs[o["gpu"]], o["precision"])),
+                      math.log(specs[o["gpu"]]["memory_bandwidth_gbs"]),
+                      math.log(o["measured_ms"] / o["batch"])) for o in rows if o is not r]
+            y, terms = spreadsheet(train, (math.log(peak_tflops(spec, r["precision"])),
+                                           math.log(spec["memory_bandwidth_gbs"])))
+            fallback[terms] += 1
+            sheet = math.exp(y) * r["batch"] if y is not None else None
+            items.append((key, r, unit(r, r["measured_ms"]), unit(r, r["predicted_ms"]),
+                          unit(r, sheet) if sheet else None, spec["architecture"]))
+    slices = defaultdict(list)
+    for key, r, m, c, sh, arch in items:
+        rec = (key, m, c, sh, arch)
+        slices[(runtime, "all")].append(rec)
+        slices[(runtime, r["scenario"] or "batch %d" % r["batch"])].append(rec)
+    table = [summarize(v, " / ".join(k)) for k, v in sorted(slices.items())]
+    return {"runtime": runtime,
+            "sheet_terms_used": {str(k): v for k, v in sorted(fallback.items())},
+            "slices": table,
+            "rows": [{"network": r["network"], "gpu": r["gpu"], "scenario": r["scenario"],
+                      "batch": r["batch"], "measured": m, "cnnperf": c, "sheet": sh}
+                     for _, r, m, c, sh, _ in items]}
+
+
+def print_slices(doc):
+    f = lambda v: "-" if v != v else "%.1f" % v  # NaN prints as '-'
+    g = lambda v: "-" if v != v else "%.2f" % v
+    print("Spreadsheet terms used (3: FLOP/s and bandwidth, 2: FLOP/s, 1: FLOP/s ratio to one "
+          "GPU, 0: no other GPU): " + ", ".join("%s: %s" % (k, v) for k, v in
+                                              sorted(doc["sheet_terms_used"].items())))
+    print()
+    print("| slice | configs | cnnperf MAPE % | spreadsheet MAPE % (scored) | cnnperf MAPE % on "
+          "those | rank groups | cnnperf Spearman | spreadsheet Spearman |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in doc["slices"]:
+        print("| %s | %d | %s | %s (%d) | %s | %d | %s | %s |" % (
+            r["slice"], r["configs"], f(r["cnnperf_mape_pct"]), f(r["sheet_mape_pct"]),
+            r["sheet_n"], f(r["cnnperf_mape_both_pct"]), r["rank_groups"],
+            g(r["cnnperf_spearman"]), g(r["sheet_spearman"])))
+
+
 def main():
     repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cnnperf", default=os.path.join(repo, "build", "cnnperf"))
     ap.add_argument("--runtime", default="pytorch",
-                    help="passed to `cnnperf predict --runtime`; timm rows of this runtime")
+                    choices=["pytorch", "pytorch-compile", "tensorrt"],
+                    help="pytorch: `cnnperf predict --runtime pytorch` on pytorch-gpu-benchmark "
+                    "and timm's eager rows; pytorch-compile, tensorrt: the rows `cnnperf train "
+                    "e2e --runtime R` fits, with its own leave-one-GPU-out")
+    ap.add_argument("--data", help="--runtime pytorch-compile or tensorrt: the file train e2e "
+                    "fits (default: datasets/e2e_timm.csv.gz or "
+                    "datasets/e2e_mlperf_inference.csv.gz)")
     ap.add_argument("--torchvision", default=os.path.join(repo, "datasets", "e2e_torchvision.csv"))
     ap.add_argument("--timm", default=os.path.join(repo, "datasets", "e2e_timm.csv.gz"))
     ap.add_argument("--overhead", choices=["refit", "bundled"], default="refit",
@@ -251,11 +345,19 @@ def main():
     ap.add_argument("--rows-out", help="write every configuration's figures here (CSV)")
     ap.add_argument("--format", choices=["markdown", "json"], default="markdown")
     args = ap.parse_args()
+    if args.runtime != "pytorch":
+        doc = runtime_comparison(args)
+        if args.format == "json":
+            json.dump(doc, sys.stdout, indent=1)
+            print()
+        else:
+            print_slices(doc)
+        return
 
     configs = {}
     torchvision_rows, timm_rows = read_rows(args.torchvision), read_rows(args.timm)
-    configs.update(configs_of(torchvision_rows, TORCHVISION, args.runtime))
-    configs.update(configs_of(timm_rows, TIMM, args.runtime))
+    configs.update(configs_of(torchvision_rows, TORCHVISION))
+    configs.update(configs_of(timm_rows, TIMM))
     # Each source's harness: a timing method naming input-on-gpu timed no input copy.
     on_gpu_sources = {src for src, rows in ((TORCHVISION, torchvision_rows), (TIMM, timm_rows))
                       if any("input-on-gpu" in r.get("timing_method", "") for r in rows)}
@@ -267,7 +369,7 @@ def main():
     workdir = args.workdir or tempfile.mkdtemp(prefix="e2e_spreadsheet_")
     os.makedirs(workdir, exist_ok=True)
     overheads = {}
-    if args.overhead == "refit" and args.runtime == "pytorch":
+    if args.overhead == "refit":
         gpus = {g for v in configs.values() for g in v}
         overheads = fold_overheads(args.cnnperf, [args.torchvision, args.timm], gpus, workdir,
                                    args.reuse_folds, args.jobs)
@@ -347,21 +449,7 @@ def main():
         json.dump(doc, sys.stdout, indent=1)
         print()
         return
-    f = lambda v: "-" if v != v else "%.1f" % v  # NaN prints as '-'
-    g = lambda v: "-" if v != v else "%.2f" % v
-    print("Spreadsheet terms used (3: FLOP/s and bandwidth, 2: FLOP/s, 1: FLOP/s ratio to one "
-          "GPU, 0: no other GPU): " + ", ".join("%s: %d" % (k, v) for k, v in
-                                              sorted(fallback.items())))
-    print()
-    print("| runtime / source / precision / mode / GPUs | configs | cnnperf MAPE % | "
-          "spreadsheet MAPE % (scored) | cnnperf MAPE % on those | rank groups | cnnperf "
-          "Spearman | spreadsheet Spearman |")
-    print("|---|---|---|---|---|---|---|---|")
-    for r in table:
-        print("| %s | %d | %s | %s (%d) | %s | %d | %s | %s |" % (
-            r["slice"], r["configs"], f(r["cnnperf_mape_pct"]), f(r["sheet_mape_pct"]),
-            r["sheet_n"], f(r["cnnperf_mape_both_pct"]), r["rank_groups"],
-            g(r["cnnperf_spearman"]), g(r["sheet_spearman"])))
+    print_slices(doc)
     print()
     print("| architecture | source | precision | GPU | configs | cnnperf signed mean error % |")
     print("|---|---|---|---|---|---|")

@@ -68,6 +68,9 @@ class RankAndPeak(unittest.TestCase):
         self.assertEqual(sheet.peak_tflops(pascal, "fp16"), 12.0)
         self.assertEqual(sheet.peak_tflops(turing, "amp"), 54.0)
         self.assertEqual(sheet.peak_tflops(turing, "fp32"), 13.0)
+        ampere = {"fp32_tflops": 19.5, "fp16_tflops": 78, "tensor_fp16_tflops": 312,
+                  "tensor_int8_tops": 624}
+        self.assertEqual(sheet.peak_tflops(ampere, "int8"), 624)
 
 
 class Rows(unittest.TestCase):
@@ -83,14 +86,56 @@ class Rows(unittest.TestCase):
                 w = csv.writer(f)
                 w.writerow(fields)
                 w.writerows(rows)
-            configs = sheet.configs_of(sheet.read_rows(path), sheet.TORCHVISION, "pytorch")
-            self.assertEqual(sheet.configs_of(sheet.read_rows(path), sheet.TORCHVISION,
-                                              "tensorrt"), {})
+            configs = sheet.configs_of(sheet.read_rows(path), sheet.TORCHVISION)
         per_gpu = configs[(sheet.TORCHVISION, "resnet50", "fp32", "training", 1)]
         self.assertEqual(list(per_gpu), ["gpu-x"])
         batch, ms_per_image = per_gpu["gpu-x"]
         self.assertEqual(batch, 16)
         self.assertAlmostEqual(ms_per_image, math.sqrt(160.0 * 250.0) / 16)
+
+
+class HeldOutRuntimeRows(unittest.TestCase):
+    """compare_held_out on SYNTHETIC held-out rows of `train e2e --runtime`: five GPUs on the
+    law above, per image, at INT8's peak."""
+
+    def rows(self, scenario, batch):
+        out = []
+        for i, (f, b) in enumerate(GPUS[:5]):
+            ms = math.exp(law(f, b)) * batch
+            out.append({"network": "resnet50", "gpu": "gpu-%d" % i, "batch": batch,
+                        "precision": "int8", "scenario": scenario, "measured_ms": ms,
+                        "predicted_ms": ms * 1.1})
+        return out
+
+    def specs(self):
+        return {"gpu-%d" % i: {"tensor_int8_tops": math.exp(f), "fp32_tflops": 1.0,
+                               "memory_bandwidth_gbs": math.exp(b), "architecture": "x"}
+                for i, (f, b) in enumerate(GPUS[:5])}
+
+    def test_the_sheet_fits_each_scenario_on_the_other_gpus(self):
+        held = self.rows("SingleStream", 1) + self.rows("Offline", 256)
+        doc = sheet.compare_held_out(held, self.specs(), "tensorrt")
+        by_slice = {r["slice"]: r for r in doc["slices"]}
+        self.assertEqual(set(by_slice), {"tensorrt / all", "tensorrt / SingleStream",
+                                         "tensorrt / Offline"})
+        # Four other GPUs on the law: the three-term sheet is exact.
+        self.assertEqual(doc["sheet_terms_used"], {"3": 10})
+        self.assertAlmostEqual(by_slice["tensorrt / all"]["sheet_mape_pct"], 0.0, places=6)
+        # cnnperf 10 % slow: 10 % on a latency, 1 - 1/1.1 on a throughput (Offline's unit).
+        self.assertAlmostEqual(by_slice["tensorrt / SingleStream"]["cnnperf_mape_pct"], 10.0)
+        self.assertAlmostEqual(by_slice["tensorrt / Offline"]["cnnperf_mape_pct"],
+                               100 * (1 - 1 / 1.1))
+        # An Offline row in samples per second.
+        offline = [r for r in doc["rows"] if r["scenario"] == "Offline"][0]
+        measured_ms = math.exp(law(*GPUS[0])) * 256
+        self.assertAlmostEqual(offline["measured"], 1e3 * 256 / measured_ms)
+        self.assertAlmostEqual(offline["cnnperf"], 1e3 * 256 / (measured_ms * 1.1))
+
+    def test_a_row_whose_group_has_no_other_gpu_is_not_scored_by_the_sheet(self):
+        held = self.rows("SingleStream", 1)[:1]
+        doc = sheet.compare_held_out(held, self.specs(), "tensorrt")
+        self.assertEqual(doc["sheet_terms_used"], {"0": 1})
+        self.assertIsNone(doc["rows"][0]["sheet"])
 
 
 if __name__ == "__main__":
