@@ -236,7 +236,7 @@ EagerOverhead overhead_at(const std::vector<double>& x, const RuntimeFitSpec& sp
 double runtime_latency_ms(const RuntimeRow& row, const EagerTerms& terms,
                           const EagerOverhead& overhead) {
   if (row.scenario == kOfflineScenario) {
-    return terms.kernel_ms * terms.l2_resident_scale * overhead.kernel_time_scale;
+    return terms.kernel_ms * kernel_time_factor(terms, overhead);
   }
   if (overhead.gpu_gap_cycles_per_kernel == 0) return eager_latency_ms(terms, overhead);
   EagerOverhead on_gpu = overhead;
@@ -451,11 +451,10 @@ RuntimeCalibration calibrate_runtime(Runtime runtime, const std::string& file,
     out.report["eager"] = fit_and_validate(pick(rows, eager), pick(terms, eager), eager_spec).json;
     std::size_t host_bound = 0;
     for (std::size_t i = 0; i < crows.size(); ++i) {
-      host_bound +=
-          host_issue_ms(cterms[i], out.overhead) >
-                  cterms[i].kernel_ms * cterms[i].l2_resident_scale * out.overhead.kernel_time_scale
-              ? 1
-              : 0;
+      host_bound += host_issue_ms(cterms[i], out.overhead) >
+                            cterms[i].kernel_ms * kernel_time_factor(cterms[i], out.overhead)
+                        ? 1
+                        : 0;
     }
     out.report["host_ms_per_op"] = {
         {"fitted", false},

@@ -435,7 +435,7 @@ double eager_latency_ms(const EagerTerms& t, const EagerOverhead& o) {
 
 EagerStepParts eager_step_parts(const EagerTerms& t, const EagerOverhead& o) {
   const double host_ms = host_issue_ms(t, o);
-  const double kernel_scale = t.l2_resident_scale * o.kernel_time_scale;
+  const double kernel_scale = kernel_time_factor(t, o);
   const double gpu_ms = t.kernel_ms * kernel_scale + t.kernels * o.gpu_gap_ms_per_kernel;
   double core_ms = std::max(gpu_ms, host_ms);
   if (o.per_op_overlap > 0 && !t.op_costs.empty()) {
@@ -501,8 +501,7 @@ StepTotals step_totals(const std::vector<LayerPrediction>& predictions,
   t.latency_ms = eager_latency_ms(terms, r.overhead);
   // A per-GPU kernel-time scale (and a network's step scale, and L2 residency) stretches the
   // kernels at their predicted power.
-  const double scale =
-      r.eager.l2_resident_scale * r.overhead.kernel_time_scale * r.overhead.step_scale;
+  const double scale = kernel_time_factor(r.eager, r.overhead) * r.overhead.step_scale;
   // With nn.DataParallel every GPU runs the same layers on its share of the batch.
   t.energy_mj =
       r.eager.num_gpus * (layer_energy_mj * scale +
@@ -1491,7 +1490,7 @@ std::string prediction_step_notes(const NetworkPrediction& r) {
   // Same terms as eager_latency_ms: say when the host, not the GPU, sets the step time.
   const double host_ms = host_issue_ms(r.eager, r.overhead);
   const double host_op_ms = host_ms / std::max(r.eager.ops, 1);
-  const double gpu_ms = r.kernel_ms * r.eager.l2_resident_scale * r.overhead.kernel_time_scale +
+  const double gpu_ms = r.kernel_ms * kernel_time_factor(r.eager, r.overhead) +
                         r.eager.kernels * r.overhead.gpu_gap_ms_per_kernel;
   if (host_ms > gpu_ms) {
     out += "            host-bound: " + std::to_string(r.eager.ops) + " ops x " +

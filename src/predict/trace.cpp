@@ -126,7 +126,7 @@ TraceLayout eager_layout(const NetworkPrediction& r, const EagerTerms& terms,
     TraceOp op;
     op.layer = i;
     op.host_ms = light_ms * (is_heavy_host_op(r.layers[i].op) ? o.heavy_op_factor : 1.0);
-    const double kernel_scale = terms.l2_resident_scale * o.kernel_time_scale;
+    const double kernel_scale = kernel_time_factor(terms, o);
     const double gpu_ms = p.kernel_ms * kernel_scale + p.kernels * o.gpu_gap_ms_per_kernel;
     op.kernel_ms = p.kernel_ms * kernel_scale;
     // The op's share of core_ms: its part of the per-op sum and of the larger of the two sums.

@@ -302,6 +302,12 @@ struct EagerTerms {
 /// left out, identical (kernel_ms, kernels, heavy) merged with a count.
 [[nodiscard]] std::vector<EagerOpCost> eager_op_costs(
     const std::vector<Layer>& layers, const std::vector<LayerPrediction>& predictions);
+/// What multiplies a step's kernel time on the GPU side of the step formula: its L2
+/// residency (EagerTerms::l2_resident_scale) x the overhead's kernel_time_scale.
+[[nodiscard]] inline double kernel_time_factor(const EagerTerms& terms,
+                                               const EagerOverhead& overhead) {
+  return terms.l2_resident_scale * overhead.kernel_time_scale;
+}
 /// Host time to issue one step's ops, ms: host_ms_per_op x (ops + (heavy_op_factor - 1) x
 /// heavy_ops), times training_host_factor in training.
 [[nodiscard]] double host_issue_ms(const EagerTerms& terms, const EagerOverhead& overhead);
