@@ -5,8 +5,9 @@
 For each profile CSV, runs `cnnperf predict --layers FILE --runtime cudnn` with the analytical
 baseline and with the bundled learned model, and prints a Markdown table: per-layer MAPE and
 median error of kernel_ms against the measured latency_ms, the network's summed convolution
-time (each shape times its `duplicates`), and the energy MAPE; a file of several layouts gets a
-line per layout. Python standard library only.
+time (each shape times its `duplicates`), the share of measurements inside the prediction's
+80 % interval (latency_ms_lo to latency_ms_hi), and the energy MAPE; a file of several layouts
+gets a line per layout. Python standard library only.
 
     python3 tools/profiled_accuracy.py [--cnnperf build/cnnperf] datasets/profiled/h100/*.csv
     python3 tools/profiled_accuracy.py --layout-pairs datasets/profiled/h100/resnet50_b32_fp{32_run1,32_nhwc,16,16_nhwc}.csv \
@@ -86,8 +87,8 @@ def main():
         layout_pairs(args.cnnperf, args.files)
         return
     print("| file | model | layers | MAPE % | median % | conv sum predicted / measured ms | "
-          "energy MAPE % |")
-    print("|---|---|---|---|---|---|---|")
+          "in 80 % interval % | energy MAPE % |")
+    print("|---|---|---|---|---|---|---|---|")
     pooled = {}
     for path in args.files:
         for name, extra in MODELS:
@@ -115,7 +116,20 @@ def print_line(label, name, rows):
     print(f"| {label} | {name} | {len(rows)} | "
           f"{statistics.mean(errors):.1f} | {statistics.median(errors):.1f} | "
           f"{predicted:.3f} / {measured:.3f} ({(predicted / measured - 1) * 100:+.1f} %) | "
-          f"{energy_text} |")
+          f"{coverage_text(rows)} | {energy_text} |")
+
+
+def coverage_text(rows):
+    """Share of the measured kernel times inside the predicted 80 % interval, over the rows
+    that carry one (the interval bounds latency_ms, which under the cudnn runtime is kernel_ms
+    plus the gaps between kernels)."""
+    bounded = [r for r in rows if r["latency_ms_lo"] and r["latency_ms_hi"]]
+    if not bounded:
+        return ""
+    inside = sum(float(r["latency_ms_lo"]) <= float(r["latency_ms"]) <= float(r["latency_ms_hi"])
+                 for r in bounded)
+    text = f"{100.0 * inside / len(bounded):.1f}"
+    return text if len(bounded) == len(rows) else f"{text} ({len(bounded)} rows)"
 
 
 if __name__ == "__main__":
