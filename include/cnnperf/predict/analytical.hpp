@@ -15,7 +15,9 @@ namespace cnnperf {
 
 /// Assumptions of the analytical model; defaults documented in docs/methodology.md.
 struct AnalyticalParams {
-  double kernel_overhead_ms = 0.004;     ///< fixed cost per kernel on the GPU timeline
+  /// Fixed cost of a kernel on the GPU timeline (launch to first CTA, prologue, tail), in SM
+  /// cycles at the boost clock: 4 us at the A100's 1,410 MHz, 2.8 us at the H100's 1,980.
+  double kernel_overhead_cycles = 5640;
   double memory_efficiency = 0.80;       ///< achievable share of peak DRAM bandwidth
   double tensor_core_efficiency = 0.55;  ///< achievable share of the tensor-core peak
   /// The same for fp16 layers, by GpuSpec::architecture, fitted on end-to-end steps (`cnnperf
@@ -31,6 +33,10 @@ struct AnalyticalParams {
   /// with 5x5 instead of 3x3 depthwise kernels fit 0.15-0.2 (docs/methodology.md).
   double depthwise_sm_cycles_per_tap = 0.18;
 };
+
+/// A kernel's fixed cost on `gpu` (ms): kernel_overhead_cycles at its boost clock; a spec
+/// without a boost clock (0) takes the A100's 1,410 MHz.
+[[nodiscard]] double kernel_overhead_ms(const AnalyticalParams& params, const GpuSpec& gpu);
 
 /// The share of the tensor-core peak an fp16 layer sustains on an architecture: its fitted
 /// value, else the fit over every architecture ("*"), else tensor_core_efficiency.

@@ -502,7 +502,7 @@ TEST(PredictCli, TableSaysWhyTheStepIsUnderTheKernelSum) {
   const RunResult table = run_cnnperf("predict --net efficientnet_b7 --gpu rtx-2080-ti --batch 64");
   EXPECT_LT(total["kernel_scale_ms"].get<double>(), 0);
   EXPECT_GE(total["overhead_ms"].get<double>(), 0);
-  EXPECT_NE(table.out.find("below kernel_ms: the end-to-end calibration (kernel-time scale x0.751,"
+  EXPECT_NE(table.out.find("below kernel_ms: the end-to-end calibration (kernel-time scale x0.753,"
                            " step x1)"),
             std::string::npos)
       << table.out;
@@ -609,9 +609,11 @@ TEST(TrainE2eCli, CalibratesTheAnalyticalOverhead) {
   // tensor cores (the RTX 2080 Ti and TITAN RTX, the A100), and "*" for the others.
   const auto& tc = doc["kernel_model"]["tensor_core_fp16_efficiency"];
   for (const char* arch : {"turing", "ampere", "*"}) EXPECT_TRUE(tc.contains(arch)) << arch;
-  // predict --eager-overhead uses the file: its overhead and its kernel model.
+  // predict --eager-overhead uses the file: its overhead and its kernel model. On the A100 the
+  // two files' kernel models differ: the bundled one's Ampere fp16 efficiency is also fitted on
+  // timm's RTX 3090 rows, which this file was not given.
   const RunResult p = run_cnnperf(
-      "predict --net resnet50 --gpu titan-rtx --batch 64 --precision "
+      "predict --net resnet50 --gpu a100 --batch 64 --precision "
       "fp16 --format json --eager-overhead \"" +
       out.string() + "\"");
   ASSERT_EQ(p.exit_code, 0) << p.err;
@@ -620,8 +622,8 @@ TEST(TrainE2eCli, CalibratesTheAnalyticalOverhead) {
   const std::string own_source = own["eager_overhead"]["source"].get<std::string>();
   EXPECT_EQ(own_source.rfind(doc["eager_overhead"]["source"].get<std::string>(), 0), 0U)
       << own_source;
-  const RunResult bundled = run_cnnperf(
-      "predict --net resnet50 --gpu titan-rtx --batch 64 --precision fp16 --format json");
+  const RunResult bundled =
+      run_cnnperf("predict --net resnet50 --gpu a100 --batch 64 --precision fp16 --format json");
   ASSERT_EQ(bundled.exit_code, 0) << bundled.err;
   EXPECT_NE(nlohmann::json::parse(bundled.out)["total"]["kernel_ms"].get<double>(),
             own["total"]["kernel_ms"].get<double>());

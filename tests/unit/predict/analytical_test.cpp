@@ -25,6 +25,15 @@ Layer conv(std::int64_t c_in, std::int64_t hw, std::int64_t c_out, std::int64_t 
   return l;
 }
 
+Layer relu_layer(std::int64_t channels, std::int64_t hw, std::int64_t batch) {
+  Layer l;
+  l.op = Op::kRelu;
+  l.batch = batch;
+  l.c_in = l.c_out = channels;
+  l.h_in = l.w_in = hw;
+  return l;
+}
+
 TEST(Analytical, NeverBelowRoofline) {
   const GpuSpec gpu = synthetic_gpu();
   for (const std::int64_t c : {3, 16, 64, 256, 1024}) {
@@ -118,11 +127,7 @@ TEST(Analytical, Fp16WithoutFastHalfArithmeticIsNoFasterThanFp32) {
   slow_half.tensor_fp16_tflops = 0;
   GpuSpec fast_half = slow_half;
   fast_half.fp16_tflops = 2 * fast_half.fp32_tflops;
-  Layer relu;
-  relu.op = Op::kRelu;
-  relu.batch = 64;
-  relu.c_in = relu.c_out = 256;
-  relu.h_in = relu.w_in = 56;
+  const Layer relu = relu_layer(256, 56, 64);
   for (Layer l : {conv(256, 28, 256, 3, 1, 1, 32), relu}) {
     const LayerEstimate fp32 = estimate_layer(l, slow_half);
     l.dtype = DType::kFp16;
@@ -175,7 +180,7 @@ TEST(Analytical, NchwTensorCoreConvolutionsPayForTheirTransposes) {
   EXPECT_GT(with.layout_transform_ms, 0);
   EXPECT_EQ(with.kernels, without.kernels + 3);  // input, filter and output transposes
   // The transposes add their streaming time and one kernel overhead each, nothing else.
-  const double overhead_ms = AnalyticalParams{}.kernel_overhead_ms;
+  const double overhead_ms = kernel_overhead_ms(AnalyticalParams{}, hopper);
   EXPECT_NEAR(with.latency_ms, without.latency_ms + with.layout_transform_ms + 3 * overhead_ms,
               1e-12);
   EXPECT_DOUBLE_EQ(with.main_kernels_ms() + with.layout_transform_ms, with.latency_ms);
@@ -253,16 +258,38 @@ TEST(Analytical, AllowTf32MarksOnlyFp32Convolutions) {
 
 TEST(Analytical, PointwiseIsMemoryBound) {
   const GpuSpec gpu = synthetic_gpu();
-  Layer relu;
-  relu.op = Op::kRelu;
-  relu.batch = 64;
-  relu.c_in = relu.c_out = 256;
-  relu.h_in = relu.w_in = 56;
+  const Layer relu = relu_layer(256, 56, 64);
   const LayerEstimate e = estimate_layer(relu, gpu);
   EXPECT_EQ(e.bound, "memory");
   const double ideal_ms = relu.bytes() / (gpu.memory_bandwidth_gbs * 1e6);
   EXPECT_GT(e.latency_ms, ideal_ms);
   EXPECT_LT(e.latency_ms, ideal_ms * 1.6);
+}
+
+TEST(Analytical, AKernelsFixedCostIsSmCyclesAtTheBoostClock) {
+  GpuSpec gpu = synthetic_gpu();  // 100 SMs at 1500 MHz
+  const AnalyticalParams params;
+  EXPECT_DOUBLE_EQ(kernel_overhead_ms(params, gpu), params.kernel_overhead_cycles / 1.5e6);
+  GpuSpec reference = gpu;
+  reference.boost_clock_mhz = 1410;
+  EXPECT_NEAR(kernel_overhead_ms(params, reference), 0.004, 1e-12);
+  // A spec without a boost clock takes the reference clock rather than dividing by zero.
+  GpuSpec unknown = gpu;
+  unknown.boost_clock_mhz = 0;
+  EXPECT_DOUBLE_EQ(kernel_overhead_ms(params, unknown), kernel_overhead_ms(params, reference));
+
+  // An overhead-bound layer: a tiny ReLU costs its one kernel's fixed cost, so twice the clock
+  // halves it, and nothing else in the estimate moves.
+  const Layer relu = relu_layer(8, 4, 1);
+  const LayerEstimate slow = estimate_layer(relu, gpu);
+  GpuSpec fast = gpu;
+  fast.boost_clock_mhz = 2 * gpu.boost_clock_mhz;
+  const LayerEstimate quick = estimate_layer(relu, fast);
+  EXPECT_EQ(slow.bound, "overhead");
+  EXPECT_EQ(slow.kernels, 1);
+  EXPECT_DOUBLE_EQ(slow.memory_ms, quick.memory_ms);
+  EXPECT_NEAR(slow.latency_ms - slow.memory_ms, kernel_overhead_ms(params, gpu), 1e-12);
+  EXPECT_NEAR(quick.latency_ms - quick.memory_ms, kernel_overhead_ms(params, gpu) / 2, 1e-12);
 }
 
 TEST(Analytical, WindowedPoolsCostTheirTapsPerSmCycle) {
@@ -358,11 +385,7 @@ TEST(Predict, EndToEndAddsOverheadToKernelTime) {
   net.name = "two-layer";
   net.batch = 4;
   net.layers = {conv(3, 224, 64, 7, 2, 3, 4)};
-  Layer relu;
-  relu.op = Op::kRelu;
-  relu.batch = 4;
-  relu.c_in = relu.c_out = 64;
-  relu.h_in = relu.w_in = 112;
+  const Layer relu = relu_layer(64, 112, 4);
   net.layers.push_back(relu);
   const NetworkPrediction r =
       predict_network(net, gpu, AnalyticalModel(), Mode::kInference, PowerModel{});
