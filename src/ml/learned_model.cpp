@@ -403,12 +403,15 @@ void fold_batch_chains(std::vector<T>& values, std::size_t n, const BatchChains&
 
 namespace {
 
-// predict_rows without the batch repair: each row as the regressors give it.
+// predict_rows without the batch repair: each row as the regressors give it. `overhead_ms`,
+// when given, receives each row's harness part (its floor, scaled like the rest where the
+// regressor predicts the row), as LearnedModel::predict splits it from the kernel time.
 std::vector<double> predict_rows_as_fitted(const FamilyModel& model, const TrainingData& data,
                                            const std::vector<std::size_t>& rows,
                                            const FeatureSpec& spec,
                                            const std::vector<std::string>* floor_sources,
-                                           const AnalyticalParams& held_back_params) {
+                                           const AnalyticalParams& held_back_params,
+                                           std::vector<double>* overhead_ms = nullptr) {
   // Rows on GPUs the model has not seen may take its gpu-blind regressor, on its features;
   // each row is predicted by one of the two. A row on a seen GPU's sibling takes the
   // regressor with the sibling's GPU features.
@@ -442,14 +445,17 @@ std::vector<double> predict_rows_as_fitted(const FamilyModel& model, const Train
     }
   }
   std::vector<double> out(rows.size());
+  if (overhead_ms != nullptr) overhead_ms->assign(rows.size(), 0.0);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto r = rows[i];
     const LayerEstimate e = estimate_layer(data.layers[r], data.gpus[r]);
     const std::string& floor_source =
         floor_sources != nullptr ? (*floor_sources)[i] : data.sources[r];
     const double floor = model.floor_ms(floor_source, data.gpus[r].name);
-    if (!analytical_for(model, data.gpus[r], data.sources[r]) &&
-        !untrained_math(model, data.layers[r], data.gpus[r])) {
+    const bool learned = !analytical_for(model, data.gpus[r], data.sources[r]) &&
+                         !untrained_math(model, data.layers[r], data.gpus[r]);
+    if (overhead_ms != nullptr) (*overhead_ms)[i] = learned ? floor * ratio[i] : floor;
+    if (learned) {
       out[i] = e.with_main_kernels_ms((e.main_kernels_ms() + floor) * ratio[i]);
     } else if (runs_on_tensor_cores(data.layers[r], data.gpus[r])) {
       // Held back on tensor cores: the default model's kernel time, as predict gives it.
@@ -505,10 +511,17 @@ std::vector<double> predict_rows(const FamilyModel& model, const TrainingData& d
     l.batch = b;
     add(rows[i], l);
   }
-  std::vector<double> out =
-      predict_rows_as_fitted(model, all, all_rows, spec, &floor_sources, held_back_params);
-  fold_batch_chains(out, rows.size(), chains,
+  std::vector<double> overhead;
+  std::vector<double> out = predict_rows_as_fitted(model, all, all_rows, spec, &floor_sources,
+                                                   held_back_params, &overhead);
+  // The chain lifts the kernel time, as LearnedModel::predict does; each row keeps its own
+  // harness part on top.
+  std::vector<double> kernel(out.size());
+  for (std::size_t i = 0; i < out.size(); ++i) kernel[i] = out[i] - overhead[i];
+  fold_batch_chains(kernel, rows.size(), chains,
                     [](double& v, double member) { v = std::max(v, member); });
+  out.resize(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) out[i] = kernel[i] + overhead[i];
   return out;
 }
 
