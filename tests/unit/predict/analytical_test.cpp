@@ -267,7 +267,7 @@ TEST(Analytical, PointwiseIsMemoryBound) {
 }
 
 TEST(Analytical, AKernelsFixedCostIsSmCyclesAtTheBoostClock) {
-  GpuSpec gpu = synthetic_gpu();  // 100 SMs at 1500 MHz
+  const GpuSpec gpu = synthetic_gpu();  // 100 SMs at 1500 MHz
   const AnalyticalParams params;
   EXPECT_DOUBLE_EQ(kernel_overhead_ms(params, gpu), params.kernel_overhead_cycles / 1.5e6);
   GpuSpec reference = gpu;
