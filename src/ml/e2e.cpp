@@ -8,6 +8,7 @@
 #include <array>
 #include <atomic>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -877,34 +878,62 @@ TensorCoreFit fit_tensor_core_efficiency(const std::vector<E2eRow>& rows,
     }
     return std::exp(0.5 * (lo + hi));
   };
+  // The fit over fp16 rows `idx` of `arch`, each row's target the mean fp32 error of `idx32`:
+  // the host terms' and the GPUs' own error, not fp16's.
+  struct ArchitectureFit {
+    double efficiency = 0, target = 0, before = 0, after = 0;
+  };
+  const auto fit_rows = [&](const std::string& arch, const std::vector<std::size_t>& idx,
+                            const std::vector<std::size_t>& idx32) {
+    ArchitectureFit out;
+    out.target = mean_log_error(rows, pick_terms(idx32), idx32,
+                                std::vector<double>(idx32.size(), 0.0), shared);
+    const std::vector<double> target(idx.size(), out.target);
+    out.before = mean_log_error(rows, pick_terms(idx), idx, target, shared);
+    out.efficiency = solve(idx, target, {arch});
+    AnalyticalParams p = base;
+    p.tensor_core_fp16_efficiency[arch] = out.efficiency;
+    out.after =
+        mean_log_error(rows, e2e_terms(pick(rows, idx), AnalyticalModel(p)), idx, target, shared);
+    return out;
+  };
+  const auto of_gpu = [&](const std::vector<std::size_t>& idx, const std::string& gpu) {
+    std::vector<std::size_t> out;
+    std::copy_if(idx.begin(), idx.end(), std::back_inserter(out),
+                 [&](std::size_t i) { return rows[i].gpu.name == gpu; });
+    return out;
+  };
   std::vector<std::size_t> pooled;
   std::vector<double> pooled_target;
   std::set<std::string> all_architectures;
   for (const auto& [arch, idx] : fp16_of) {
-    // The architecture's fp32 error is the host terms' and the GPUs' own, not fp16's.
     const auto it32 = fp32_of.find(arch);
     const std::vector<std::size_t> none;
     const std::vector<std::size_t>& idx32 = it32 == fp32_of.end() ? none : it32->second;
-    const double target32 = mean_log_error(rows, pick_terms(idx32), idx32,
-                                           std::vector<double>(idx32.size(), 0.0), shared);
-    const std::vector<double> target(idx.size(), target32);
-    const double before = mean_log_error(rows, pick_terms(idx), idx, target, shared);
-    const double efficiency = solve(idx, target, {arch});
-    fit.fp16_efficiency[arch] = efficiency;
-    AnalyticalParams p = base;
-    p.tensor_core_fp16_efficiency[arch] = efficiency;
-    const double after =
-        mean_log_error(rows, e2e_terms(pick(rows, idx), AnalyticalModel(p)), idx, target, shared);
+    const ArchitectureFit f = fit_rows(arch, idx, idx32);
+    fit.fp16_efficiency[arch] = f.efficiency;
+    // Each GPU's own fit under the same host terms: whether an architecture's GPUs agree
+    // (reported only; predictions use the architecture's value).
+    nlohmann::json per_gpu = nlohmann::json::object();
+    for (const std::string& gpu : gpus_of[arch]) {
+      const std::vector<std::size_t> idx_gpu = of_gpu(idx, gpu);
+      const ArchitectureFit g = fit_rows(arch, idx_gpu, of_gpu(idx32, gpu));
+      per_gpu[gpu] = {{"fp16_efficiency", g.efficiency},
+                      {"fp16_rows", idx_gpu.size()},
+                      {"target_log_error", g.target},
+                      {"fp16_mean_log_error_after", g.after}};
+    }
     fit.report[arch] = {
-        {"fp16_efficiency", efficiency},
+        {"fp16_efficiency", f.efficiency},
         {"gpus", std::vector<std::string>(gpus_of[arch].begin(), gpus_of[arch].end())},
+        {"per_gpu", per_gpu},
         {"fp16_rows", idx.size()},
         {"fp32_rows", idx32.size()},
-        {"target_log_error", target32},
-        {"fp16_mean_log_error_before", before},
-        {"fp16_mean_log_error_after", after}};
+        {"target_log_error", f.target},
+        {"fp16_mean_log_error_before", f.before},
+        {"fp16_mean_log_error_after", f.after}};
     pooled.insert(pooled.end(), idx.begin(), idx.end());
-    pooled_target.insert(pooled_target.end(), target.begin(), target.end());
+    pooled_target.insert(pooled_target.end(), idx.size(), f.target);
     all_architectures.insert(arch);
   }
   const double star = solve(pooled, pooled_target, all_architectures);

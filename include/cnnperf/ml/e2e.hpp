@@ -119,7 +119,8 @@ inline constexpr int kEagerOverheadSchemaVersion = 1;
 struct TensorCoreFit {
   std::map<std::string, double> fp16_efficiency;  ///< AnalyticalParams::tensor_core_fp16_efficiency
   /// {"<architecture>": {"fp16_efficiency", "gpus", "fp16_rows", "fp32_rows",
-  /// "target_log_error", "fp16_mean_log_error_before", "fp16_mean_log_error_after"}, ...}
+  /// "target_log_error", "fp16_mean_log_error_before", "fp16_mean_log_error_after",
+  /// "per_gpu": {"<gpu>": each GPU's own fit under the same host terms, reported only}}, ...}
   nlohmann::json report = nlohmann::json::object();
 };
 [[nodiscard]] TensorCoreFit fit_tensor_core_efficiency(const std::vector<E2eRow>& rows,

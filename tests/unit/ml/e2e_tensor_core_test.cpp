@@ -93,6 +93,14 @@ TEST(TensorCoreEfficiency, FitRecoversEachArchitecturesEfficiencyFromSyntheticSt
   EXPECT_LT(fit.fp16_efficiency.at("*"), 0.80);
   EXPECT_EQ(fit.report["turing"]["fp16_rows"].get<int>(), 20);
   EXPECT_EQ(fit.report["turing"]["gpus"].size(), 2U);
+  // Each GPU's own fit: here both GPUs of an architecture share its efficiency.
+  for (const char* gpu : {"rtx-2080-ti", "titan-rtx"}) {
+    const nlohmann::json& own = fit.report["turing"]["per_gpu"][gpu];
+    EXPECT_NEAR(own["fp16_efficiency"].get<double>(), 0.30, 0.03) << gpu;
+    EXPECT_EQ(own["fp16_rows"].get<int>(), 10) << gpu;
+  }
+  EXPECT_NEAR(fit.report["ampere"]["per_gpu"]["rtx-3090"]["fp16_efficiency"].get<double>(), 0.80,
+              0.08);
 }
 
 TEST(TensorCoreEfficiency, NoTensorCoreRowsFitNothing) {
