@@ -155,6 +155,10 @@ bool looks_like_file(std::string_view text) {
 // ---------------------------------------------------------------------------------------------
 // GpuSpec helpers
 
+double GpuSpec::boost_cycles_per_ms() const {
+  return (boost_clock_mhz > 0 ? boost_clock_mhz : kReferenceBoostClockMhz) * 1e3;
+}
+
 double GpuSpec::compute_capability_number() const {
   if (compute_capability.empty()) return 0;
   try {

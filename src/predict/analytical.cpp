@@ -304,9 +304,7 @@ void estimate_gemm_like(LayerEstimate& e, const Layer& layer, const GpuSpec& gpu
 double kernel_overhead_ms(const AnalyticalParams& params, const GpuSpec& gpu) {
   // A kernel's setup and tail are SM work, so they shrink with the clock: cnnperf profile's
   // shortest H100 convolution (1,980 MHz) took 2.95 us in all.
-  constexpr double kReferenceClockMhz = 1410;
-  const double clock_mhz = gpu.boost_clock_mhz > 0 ? gpu.boost_clock_mhz : kReferenceClockMhz;
-  return params.kernel_overhead_cycles / (clock_mhz * 1e3);
+  return params.kernel_overhead_cycles / gpu.boost_cycles_per_ms();
 }
 
 double fp16_tensor_core_efficiency(const AnalyticalParams& params,
@@ -410,13 +408,13 @@ LayerEstimate estimate_layer(const Layer& layer, const GpuSpec& gpu, const Analy
     e.algorithm = depthwise ? "depthwise" : "memory";
     e.compute_ms = e.flops / (e.peak_tflops * 1e12 / kMsPerSecond * compute_share);
     const bool pool = layer.op == Op::kMaxPool || layer.op == Op::kAvgPool;
-    if ((pool || depthwise) && gpu.sm_count > 0 && gpu.boost_clock_mhz > 0) {
+    if ((pool || depthwise) && gpu.sm_count > 0) {
       // Window taps at a rate per SM cycle: an average pool measured 5.5x an elementwise op
       // of its size on Pascal and 2.4x on Turing, both ~0.5 SM cycles per tap; a 5x5
       // depthwise kernel costs more than a 3x3 one on the same tensor.
       const double taps = static_cast<double>(layer.output_elements()) *
                           static_cast<double>(layer.kernel_h * layer.kernel_w);
-      const double sm_cycles_per_ms = gpu.sm_count * gpu.boost_clock_mhz * 1e3;
+      const double sm_cycles_per_ms = gpu.sm_count * gpu.boost_cycles_per_ms();
       const double cycles_per_tap = pool ? p.pool_sm_cycles_per_tap : p.depthwise_sm_cycles_per_tap;
       e.compute_ms = std::max(e.compute_ms, taps * cycles_per_tap / sm_cycles_per_ms);
     }

@@ -316,11 +316,9 @@ UnseenGpuTerms unseen_gpu_terms_from_string(std::string_view text) {
 }
 
 double gpu_gap_ms_per_kernel(const EagerOverhead& overhead, const GpuSpec& gpu) {
-  if (overhead.gpu_gap_cycles_per_kernel == 0 || !(gpu.boost_clock_mhz > 0)) {
-    return overhead.gpu_gap_ms_per_kernel;
-  }
+  if (overhead.gpu_gap_cycles_per_kernel == 0) return overhead.gpu_gap_ms_per_kernel;
   return overhead.gpu_gap_ms_per_kernel +
-         overhead.gpu_gap_cycles_per_kernel / (gpu.boost_clock_mhz * 1e3);
+         overhead.gpu_gap_cycles_per_kernel / gpu.boost_cycles_per_ms();
 }
 
 EagerOverhead overhead_for_gpu(const EagerOverhead& overhead, const GpuSpec& gpu) {

@@ -16,6 +16,9 @@ namespace cnnperf {
 
 /// Specifications of one GPU. Peaks are at the boost clock unless `clock_assumed` says
 /// otherwise. Every number's source is in `sources` (field name -> citation).
+/// The A100's boost clock, MHz: where a cost counted in SM cycles was first measured in µs.
+inline constexpr double kReferenceBoostClockMhz = 1410;
+
 struct GpuSpec {
   std::string name;          ///< database key, e.g. "a100-sxm4-40gb"
   std::string display_name;  ///< e.g. "NVIDIA A100-SXM4-40GB"
@@ -60,6 +63,10 @@ struct GpuSpec {
   [[nodiscard]] std::string source_of(const std::string& field) const;
   /// compute_capability as a number (e.g. 8.0); 0 when empty or not a number.
   [[nodiscard]] double compute_capability_number() const;
+  /// SM clock cycles per ms at the boost clock, what a cost counted in cycles is divided by.
+  /// Every spec read from a file has a boost clock (100-5,000 MHz); a struct built in code
+  /// without one takes kReferenceBoostClockMhz.
+  [[nodiscard]] double boost_cycles_per_ms() const;
 };
 
 /// Field names of GpuSpec in declaration order (the JSON keys of one database entry).

@@ -34,8 +34,8 @@ struct AnalyticalParams {
   double depthwise_sm_cycles_per_tap = 0.18;
 };
 
-/// A kernel's fixed cost on `gpu` (ms): kernel_overhead_cycles at its boost clock; a spec
-/// without a boost clock (0) takes the A100's 1,410 MHz.
+/// A kernel's fixed cost on `gpu` (ms): kernel_overhead_cycles at its boost clock
+/// (GpuSpec::boost_cycles_per_ms).
 [[nodiscard]] double kernel_overhead_ms(const AnalyticalParams& params, const GpuSpec& gpu);
 
 /// The share of the tensor-core peak an fp16 layer sustains on an architecture: its fitted

@@ -173,7 +173,7 @@ inline constexpr double kPcieGen3x16Gbs = 15.75;
 /// weight_broadcast_factor; the maps are empty in the result.
 [[nodiscard]] EagerOverhead overhead_for_gpu(const EagerOverhead& overhead, const GpuSpec& gpu);
 /// The idle time between dependent kernels on `gpu`, ms: gpu_gap_ms_per_kernel plus
-/// gpu_gap_cycles_per_kernel at gpu's boost clock.
+/// gpu_gap_cycles_per_kernel at gpu's boost clock (GpuSpec::boost_cycles_per_ms).
 [[nodiscard]] double gpu_gap_ms_per_kernel(const EagerOverhead& overhead, const GpuSpec& gpu);
 
 /// The eager overhead as JSON (the keys of a model file's "eager_overhead" object).

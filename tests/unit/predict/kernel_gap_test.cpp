@@ -28,6 +28,11 @@ TEST(KernelGap, CyclesBecomeMsAtTheGpusBoostClock) {
   EXPECT_DOUBLE_EQ(on_fast.gpu_gap_ms_per_kernel, 0.004);
   EXPECT_EQ(on_fast.gpu_gap_cycles_per_kernel, 0.0);
   EXPECT_NE(on_fast.source.find("SM cycles"), std::string::npos) << on_fast.source;
+  // A spec built in code without a clock takes the reference clock, as a kernel's cost does.
+  GpuSpec unknown = synthetic_gpu();
+  unknown.boost_clock_mhz = 0;
+  EXPECT_DOUBLE_EQ(gpu_gap_ms_per_kernel(o, unknown),
+                   0.001 + 6000 / (kReferenceBoostClockMhz * 1e3));
   o.gpu_gap_cycles_per_kernel = 0;
   EXPECT_DOUBLE_EQ(gpu_gap_ms_per_kernel(o, fast), 0.001);
 }
