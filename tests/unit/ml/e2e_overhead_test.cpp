@@ -57,6 +57,10 @@ TEST(EagerOverheadCalibration, BundledFileIsTheFitOnAllRowsAndBeatsTheDefaults) 
   const EagerOverhead& bundled = bundled_analytical_overhead();
   EXPECT_NEAR(bundled.host_ms_per_op, cal.overhead.host_ms_per_op, 1e-9);
   EXPECT_NEAR(bundled.gpu_gap_ms_per_kernel, cal.overhead.gpu_gap_ms_per_kernel, 1e-9);
+  // A gap is 0 or at least a nanosecond: not the fit's logistic tail (1e-29 ms per kernel,
+  // which every --runtime cudnn row would print as its overhead_ms).
+  EXPECT_TRUE(cal.overhead.gpu_gap_ms_per_kernel == 0 || cal.overhead.gpu_gap_ms_per_kernel >= 1e-6)
+      << cal.overhead.gpu_gap_ms_per_kernel;
   EXPECT_NEAR(bundled.fixed_ms, cal.overhead.fixed_ms, 1e-9);
   EXPECT_NEAR(bundled.training_host_factor, cal.overhead.training_host_factor, 1e-9);
   EXPECT_NEAR(bundled.heavy_op_factor, cal.overhead.heavy_op_factor, 1e-9);
