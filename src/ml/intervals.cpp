@@ -14,6 +14,7 @@
 #include "cnnperf/common/io.hpp"
 #include "cnnperf/common/json_io.hpp"
 #include "cnnperf/ml/features.hpp"
+#include "cnnperf/ml/runtime_fit.hpp"
 #include "cnnperf/model/layer.hpp"
 
 namespace cnnperf {
@@ -473,9 +474,29 @@ void attach_network_intervals(NetworkPrediction& prediction, const IntervalTable
                     " layers have none (an op class without held-out residuals in the table, "
                     "e.g. pools, which no dataset measures, or no kernel time)");
   }
-  if (prediction.runtime != Runtime::kPytorch) {
+  if (prediction.runtime == Runtime::kPytorchCompile || prediction.runtime == Runtime::kTensorrt) {
+    // The runtime's own fit holds its steps' held-out residuals, of the analytical model's
+    // kernel times.
+    const IntervalTable* own = bundled_runtime_step_intervals(prediction.runtime);
+    const auto interval = own != nullptr && prediction.eager.num_gpus == 1
+                              ? own->interval(kNetworkIntervalFamily, prediction.latency_ms)
+                              : std::nullopt;
+    if (prediction.model != kAnalyticalModelName) {
+      notes.push_back("the step has none under the " + to_string(prediction.runtime) +
+                      " runtime with a learned model (its step table is of the analytical "
+                      "model's kernel times)");
+    } else if (interval) {
+      prediction.latency_interval = LatencyInterval{interval->lo_ms, interval->hi_ms};
+      prediction.interval_source =
+          source + "; the step's: " + bundled_runtime_overhead_path(prediction.runtime);
+    } else {
+      notes.push_back("the step has none under the " + to_string(prediction.runtime) +
+                      " runtime (its overhead file has no step table: `train e2e --runtime` "
+                      "writes one from held-out steps of three GPUs or more)");
+    }
+  } else if (prediction.runtime != Runtime::kPytorch) {
     notes.push_back("the step has none under the " + to_string(prediction.runtime) +
-                    " runtime (the end-to-end residuals are of PyTorch eager steps)");
+                    " runtime (no measured network steps of it to fit one on)");
   } else if (prediction.eager.num_gpus != 1) {
     notes.push_back("the step has none on several GPUs (the residuals are of one GPU's steps)");
   } else if (const auto interval = table.interval(kNetworkIntervalFamily, prediction.latency_ms)) {

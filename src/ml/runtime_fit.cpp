@@ -13,6 +13,7 @@
 #include <optional>
 #include <set>
 #include <tuple>
+#include <utility>
 
 #include "cnnperf/common/config.hpp"
 #include "cnnperf/common/error.hpp"
@@ -354,6 +355,8 @@ std::vector<T> pick(const std::vector<T>& v, const std::vector<std::size_t>& idx
 struct RuntimeReport {
   EagerOverhead overhead;
   nlohmann::json json;
+  /// Leave-one-GPU-out: each row's held-out prediction, its GPU the group and the fold.
+  std::vector<IntervalResidual> held_out;
 };
 
 // Fit on every row, leave-one-GPU-out and leave-one-network-out (when there are 2 or more
@@ -393,6 +396,12 @@ RuntimeReport fit_and_validate(const std::vector<RuntimeRow>& rows,
                            {"predicted_ms", held[i]}});
     }
     out.json["leave-gpu-out"]["held_out"] = held_rows;
+    const std::vector<std::string> gpu_list(gpus.begin(), gpus.end());
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const auto fold = std::lower_bound(gpu_list.begin(), gpu_list.end(), gpu_of[i]);
+      out.held_out.push_back({kNetworkIntervalFamily, held[i], rows[i].latency_ms,
+                              static_cast<int>(fold - gpu_list.begin()), gpu_of[i], ""});
+    }
     if (!rows.front().scenario.empty()) {
       // Rank correlation across GPUs within each scenario: one row per GPU there.
       nlohmann::json ranks = nlohmann::json::object();
@@ -424,6 +433,7 @@ RuntimeCalibration calibrate_runtime(Runtime runtime, const std::string& file,
                                      const LatencyModel& model) {
   RuntimeCalibration out;
   out.runtime = runtime;
+  std::vector<IntervalResidual> held_out;
   RuntimeFitSpec spec;
   // The input is already on the GPU in both sources (timm's random batch; LoadGen's samples
   // are staged before timing); the per-step fixed term holds the rest.
@@ -445,6 +455,7 @@ RuntimeCalibration calibrate_runtime(Runtime runtime, const std::string& file,
     RuntimeReport report = fit_and_validate(crows, cterms, spec);
     out.overhead = report.overhead;
     out.report = report.json;
+    held_out = std::move(report.held_out);
     // The same fit on the paired eager rows: eager's error on the same networks, GPUs and
     // batches, beside compile's.
     RuntimeFitSpec eager_spec = spec;
@@ -475,6 +486,7 @@ RuntimeCalibration calibrate_runtime(Runtime runtime, const std::string& file,
     RuntimeReport report = fit_and_validate(rows, terms, spec);
     out.overhead = report.overhead;
     out.report = report.json;
+    held_out = std::move(report.held_out);
     nlohmann::json medians = nlohmann::json::array();
     for (const auto& r : rows) {
       medians.push_back({{"gpu", r.gpu.name},
@@ -490,6 +502,24 @@ RuntimeCalibration calibrate_runtime(Runtime runtime, const std::string& file,
         "runtime " + to_string(runtime) +
         ": expected pytorch-compile or tensorrt (the eager overhead has a fit of its own, "
         "calibrate_e2e)");
+  }
+  if (!held_out.empty()) {
+    // A step of a GPU without rows spreads as the held-out GPUs' steps did; the coverage
+    // scores each GPU's steps with a table fitted on the other GPUs' alone. With two GPUs
+    // each fold sees one GPU and no spread between GPUs, so no table is written.
+    std::set<std::string> gpus;
+    for (const auto& r : held_out) gpus.insert(r.group);
+    out.report["intervals"] = {{"scheme", "leave-one-GPU-out"},
+                               {"residuals", held_out.size()},
+                               {"gpus", gpus.size()},
+                               {"coverage", to_json(cross_validated_coverage(held_out))}};
+    if (gpus.size() >= kMinStepIntervalGpus) {
+      out.step_intervals = IntervalTable::fit(held_out);
+    } else {
+      out.report["intervals"]["table"] =
+          "not written: rows of " + std::to_string(gpus.size()) + " GPUs, fewer than " +
+          std::to_string(kMinStepIntervalGpus) + " (each fold would fit one GPU's spread)";
+    }
   }
   out.overhead.unseen_gpu_terms = UnseenGpuTerms::kShared;
   out.overhead.source = "fitted on " + file + " (" + to_string(runtime) + ", " +
@@ -509,17 +539,22 @@ std::string bundled_runtime_overhead_path(Runtime runtime) {
 }
 
 nlohmann::json to_json(const RuntimeCalibration& c) {
-  return {{"kind", runtime_overhead_kind(c.runtime)},
-          {"schema_version", kRuntimeOverheadSchemaVersion},
-          {"tool_version", CNNPERF_VERSION},
-          {"runtime", to_string(c.runtime)},
-          {"provenance", {{"file", c.report.value("file", "")}}},
-          {"overhead", to_json(c.overhead)},
-          {"report", c.report}};
+  nlohmann::json out = {{"kind", runtime_overhead_kind(c.runtime)},
+                        {"schema_version", kRuntimeOverheadSchemaVersion},
+                        {"tool_version", CNNPERF_VERSION},
+                        {"runtime", to_string(c.runtime)},
+                        {"provenance", {{"file", c.report.value("file", "")}}},
+                        {"overhead", to_json(c.overhead)},
+                        {"report", c.report}};
+  if (!c.step_intervals.empty()) out["step_intervals"] = c.step_intervals.to_json();
+  return out;
 }
 
-EagerOverhead load_runtime_overhead(const std::string& path, Runtime runtime) {
-  const nlohmann::json doc = read_json_file(path);
+namespace {
+
+// A runtime-overhead file's document, its kind and schema version checked.
+nlohmann::json runtime_overhead_doc(const std::string& path, Runtime runtime) {
+  nlohmann::json doc = read_json_file(path);
   const std::string kind = runtime_overhead_kind(runtime);
   if (!doc.is_object() || doc.value("kind", "") != kind) {
     throw InputError(path + ": kind: expected \"" + kind + "\"");
@@ -528,7 +563,36 @@ EagerOverhead load_runtime_overhead(const std::string& path, Runtime runtime) {
     throw InputError(path + ": schema_version: expected " +
                      std::to_string(kRuntimeOverheadSchemaVersion));
   }
+  return doc;
+}
+
+}  // namespace
+
+EagerOverhead load_runtime_overhead(const std::string& path, Runtime runtime) {
+  const nlohmann::json doc = runtime_overhead_doc(path, runtime);
   return eager_overhead_from_json(doc.value("overhead", nlohmann::json()), path + ": overhead");
+}
+
+const IntervalTable* bundled_runtime_step_intervals(Runtime runtime) {
+  if (runtime != Runtime::kPytorchCompile && runtime != Runtime::kTensorrt) return nullptr;
+  static const auto load = [](Runtime r) -> std::optional<IntervalTable> {
+    std::filesystem::path path;
+    try {
+      path = find_resource(bundled_runtime_overhead_path(r));
+    } catch (const Error&) {
+      return std::nullopt;  // not installed: no step interval, said where asked
+    }
+    const nlohmann::json doc = runtime_overhead_doc(path.string(), r);
+    if (!doc.contains("step_intervals")) return std::nullopt;
+    return IntervalTable::from_json(doc["step_intervals"], path.string() + ": step_intervals");
+  };
+  // Each file on the first use of its runtime only.
+  if (runtime == Runtime::kTensorrt) {
+    static const std::optional<IntervalTable> tensorrt = load(Runtime::kTensorrt);
+    return tensorrt ? &*tensorrt : nullptr;
+  }
+  static const std::optional<IntervalTable> compile = load(Runtime::kPytorchCompile);
+  return compile ? &*compile : nullptr;
 }
 
 std::optional<EagerOverhead> bundled_runtime_overhead(Runtime runtime) {

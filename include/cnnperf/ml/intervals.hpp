@@ -198,9 +198,11 @@ void attach_layer_intervals(const std::vector<Layer>& layers,
                             const UnseenGpuIntervals& unseen = {});
 
 /// A network's intervals: every layer's (attach_layer_intervals) and the step's, from the
-/// table's kNetworkIntervalFamily cells (end-to-end residuals of single-GPU PyTorch steps),
-/// for a single-GPU step under the pytorch runtime; none under a power cap (residuals measured
-/// uncapped). `source` names the table; interval_note says what has no interval and why.
+/// table's kNetworkIntervalFamily cells (end-to-end residuals of single-GPU PyTorch steps)
+/// for a single-GPU step under the pytorch runtime, from the runtime's bundled overhead file
+/// (bundled_runtime_step_intervals) under pytorch-compile and tensorrt; none under cudnn (no
+/// measured steps of it) or a power cap (residuals measured uncapped). `source` names the
+/// table; interval_note says what has no interval and why.
 void attach_network_intervals(NetworkPrediction& prediction, const IntervalTable& table,
                               const std::string& source, const UnseenGpuIntervals& unseen = {});
 

@@ -2,6 +2,7 @@
 // The overheads of the pytorch-compile and tensorrt runtimes, fitted on measured steps.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -10,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cnnperf/ml/intervals.hpp"
 #include "cnnperf/ml/metrics.hpp"
 #include "cnnperf/predict/predict.hpp"
 
@@ -91,14 +93,22 @@ inline constexpr double kMaxGapCycles = 1e5;
                                                           const RuntimeFitSpec& spec);
 
 inline constexpr int kRuntimeOverheadSchemaVersion = 1;
+/// A runtime's step-interval table needs held-out steps of this many GPUs: with two, each
+/// leave-one-GPU-out fold sees one GPU's spread and none between GPUs.
+inline constexpr std::size_t kMinStepIntervalGpus = 3;
 
 /// A runtime's fitted overhead and the report of its validation.
 struct RuntimeCalibration {
   Runtime runtime = Runtime::kPytorchCompile;
   EagerOverhead overhead;
   /// {"file", "rows", "gpus", "networks", "leave-gpu-out", "leave-network-out", "in-sample",
-  /// and for pytorch-compile "eager" (the same fit on the paired eager rows)}
+  /// "intervals" (the step table's scheme and held-out coverage), and for pytorch-compile
+  /// "eager" (the same fit on the paired eager rows)}
   nlohmann::json report;
+  /// The step's 80 % interval under this runtime (family kNetworkIntervalFamily), fitted on
+  /// the leave-one-GPU-out residuals of the fit's rows, each GPU a group; empty with rows of
+  /// fewer than kMinStepIntervalGpus GPUs.
+  IntervalTable step_intervals;
 };
 
 /// Fits `runtime` (pytorch-compile on timm's pairs, tensorrt on MLPerf) from `file` with
@@ -107,7 +117,8 @@ struct RuntimeCalibration {
                                                    const LatencyModel& model);
 
 /// The file form: {"kind": "<runtime>_overhead", "schema_version", "tool_version", "runtime",
-/// "provenance": {file, command}, "overhead": to_json(EagerOverhead), "report"}.
+/// "provenance": {file, command}, "overhead": to_json(EagerOverhead), "report",
+/// "step_intervals": IntervalTable::to_json (absent when empty)}.
 [[nodiscard]] nlohmann::json to_json(const RuntimeCalibration& calibration);
 /// Loads a runtime-overhead file of `runtime`; throws InputError naming the path and field.
 [[nodiscard]] EagerOverhead load_runtime_overhead(const std::string& path, Runtime runtime);
@@ -116,6 +127,9 @@ struct RuntimeCalibration {
 /// The bundled overhead of pytorch-compile or tensorrt (loaded once); nullopt for another
 /// runtime or when the file is not installed.
 [[nodiscard]] std::optional<EagerOverhead> bundled_runtime_overhead(Runtime runtime);
+/// The step-interval table of the bundled file of pytorch-compile or tensorrt (loaded once);
+/// null for another runtime, a file not installed or one without "step_intervals". Not owning.
+[[nodiscard]] const IntervalTable* bundled_runtime_step_intervals(Runtime runtime);
 /// The bundled file of a runtime: models/compile_overhead.json, models/tensorrt_overhead.json.
 [[nodiscard]] std::string bundled_runtime_overhead_path(Runtime runtime);
 

@@ -233,6 +233,9 @@ class LatencyModel {
   }
 };
 
+/// AnalyticalModel::name(), what a prediction's `model` says for it.
+inline constexpr const char* kAnalyticalModelName = "analytical";
+
 /// The analytical model as a LatencyModel.
 class AnalyticalModel final : public LatencyModel {
  public:
@@ -243,7 +246,7 @@ class AnalyticalModel final : public LatencyModel {
       : params_(std::move(params)),
         overhead_(std::move(overhead)),
         nas_overhead_(std::move(nas_overhead)) {}
-  [[nodiscard]] std::string name() const override { return "analytical"; }
+  [[nodiscard]] std::string name() const override { return kAnalyticalModelName; }
   [[nodiscard]] std::vector<LayerPrediction> predict_layers(const std::vector<Layer>& layers,
                                                             const GpuSpec& gpu) const override;
   [[nodiscard]] const AnalyticalParams& kernel_params() const override { return params_; }

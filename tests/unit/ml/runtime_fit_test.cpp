@@ -9,7 +9,11 @@
 #include <vector>
 
 #include "cnnperf/common/error.hpp"
+#include "cnnperf/ml/e2e.hpp"
+#include "cnnperf/ml/intervals.hpp"
 #include "cnnperf/ml/runtime_fit.hpp"
+#include "cnnperf/model/gpu_spec.hpp"
+#include "cnnperf/model/zoo.hpp"
 #include "cnnperf/predict/predict.hpp"
 
 namespace cnnperf {
@@ -234,6 +238,62 @@ TEST(RuntimeFit, TheTensorrtReportHoldsEveryRowItScoresLeaveOneGpuOut) {
   }
   EXPECT_NEAR(100 * sum / static_cast<double>(held.size()),
               logo.at("overall").at("mape_pct").get<double>(), 1e-9);
+  // The same held-out steps give the runtime's step interval: every GPU a group, each GPU's
+  // steps scored with a table fitted on the other GPUs' alone.
+  const nlohmann::json& iv = c.report.at("intervals");
+  EXPECT_EQ(iv.at("residuals").get<std::size_t>(), held.size());
+  EXPECT_EQ(iv.at("gpus").get<std::size_t>(), c.report.at("gpus").size());
+  EXPECT_EQ(iv.at("coverage").at("overall").at("rows").get<std::size_t>(), held.size());
+  EXPECT_EQ(iv.at("coverage").at("per_group").size(), c.report.at("gpus").size());
+  ASSERT_FALSE(c.step_intervals.empty());
+  const auto interval = c.step_intervals.interval(kNetworkIntervalFamily, 2.0);
+  ASSERT_TRUE(interval.has_value());
+  EXPECT_LT(interval->lo_ms, 2.0);
+  EXPECT_GT(interval->hi_ms, 2.0);
+  EXPECT_TRUE(to_json(c).contains("step_intervals"));
+}
+
+// timm's compiled steps are of two GPUs: a fold would fit one GPU's spread and none between
+// GPUs, so the file gets no step table and says why.
+TEST(RuntimeFit, TwoGpusWriteNoStepIntervalTable) {
+  const RuntimeCalibration c = calibrate_runtime(
+      Runtime::kPytorchCompile,
+      std::string(CNNPERF_SOURCE_DIR_FOR_TESTS) + "/datasets/e2e_timm.csv.gz", AnalyticalModel());
+  EXPECT_TRUE(c.step_intervals.empty());
+  const nlohmann::json& iv = c.report.at("intervals");
+  EXPECT_EQ(iv.at("gpus").get<std::size_t>(), 2U);
+  EXPECT_NE(iv.at("table").get<std::string>().find("2 GPUs"), std::string::npos) << iv.dump();
+  EXPECT_FALSE(to_json(c).contains("step_intervals"));
+}
+
+TEST(RuntimeFit, TheBundledTensorrtFileHoldsAStepTableAndPredictUsesIt) {
+  ASSERT_NE(bundled_runtime_step_intervals(Runtime::kTensorrt), nullptr);
+  EXPECT_EQ(bundled_runtime_step_intervals(Runtime::kPytorchCompile), nullptr);
+  EXPECT_EQ(bundled_runtime_step_intervals(Runtime::kPytorch), nullptr);
+  EXPECT_EQ(bundled_runtime_step_intervals(Runtime::kCudnn), nullptr);
+  const auto& table = bundled_intervals();
+  ASSERT_TRUE(table.has_value());
+  NetworkOptions options;
+  options.batch = 1;
+  const Network net = build_zoo_network("resnet50", options);
+  const GpuSpec gpu = GpuDatabase::bundled().resolve("a100-pcie-40gb");
+  const auto model = bundled_analytical_model();
+  for (const Runtime runtime : {Runtime::kTensorrt, Runtime::kPytorchCompile, Runtime::kCudnn}) {
+    NetworkPrediction p =
+        predict_network(net, gpu, *model, Mode::kInference, PowerModel{}, runtime);
+    attach_network_intervals(p, *table, kBundledIntervals);
+    if (runtime == Runtime::kTensorrt) {
+      ASSERT_TRUE(p.latency_interval.has_value());
+      EXPECT_LT(p.latency_interval->lo_ms, p.latency_ms);
+      EXPECT_GT(p.latency_interval->hi_ms, p.latency_ms);
+      EXPECT_NE(p.interval_source.find("tensorrt_overhead.json"), std::string::npos);
+    } else {
+      EXPECT_FALSE(p.latency_interval.has_value()) << to_string(runtime);
+      EXPECT_NE(p.interval_note.find("the step has none under the " + to_string(runtime)),
+                std::string::npos)
+          << p.interval_note;
+    }
+  }
 }
 
 }  // namespace

@@ -952,6 +952,13 @@ std::string format_runtime_report(const nlohmann::json& report, OutputFormat for
   out += "fitted: kernel_time_scale " + format_number(o["kernel_time_scale"].get<double>(), 4) +
          ", " + gap + ", fixed_ms " + format_number(o["fixed_ms"].get<double>(), 4) +
          ", host_ms_per_op " + format_number(o["host_ms_per_op"].get<double>(), 4) + "\n";
+  if (report["report"].contains("intervals")) {
+    const auto& iv = report["report"]["intervals"];
+    out += "80 % step intervals, each GPU's held-out steps scored with a table of the others': " +
+           coverage_text(iv["coverage"]["overall"]) + " of " +
+           std::to_string(iv["residuals"].get<std::size_t>()) + " steps inside" +
+           (iv.contains("table") ? "; table " + iv["table"].get<std::string>() : "") + "\n";
+  }
   if (report.contains("overhead_path")) {
     out += "overhead written to " + report["overhead_path"].get<std::string>() + "\n";
   }
