@@ -478,21 +478,24 @@ void attach_network_intervals(NetworkPrediction& prediction, const IntervalTable
     // The runtime's own fit holds its steps' held-out residuals, of the analytical model's
     // kernel times.
     const IntervalTable* own = bundled_runtime_step_intervals(prediction.runtime);
-    const auto interval = own != nullptr && prediction.eager.num_gpus == 1
-                              ? own->interval(kNetworkIntervalFamily, prediction.latency_ms)
-                              : std::nullopt;
-    if (prediction.model != kAnalyticalModelName) {
-      notes.push_back("the step has none under the " + to_string(prediction.runtime) +
-                      " runtime with a learned model (its step table is of the analytical "
-                      "model's kernel times)");
-    } else if (interval) {
+    const std::string none =
+        "the step has none under the " + to_string(prediction.runtime) + " runtime";
+    if (own == nullptr) {
+      notes.push_back(none +
+                      " (its overhead file has no step table: `train e2e --runtime` writes one "
+                      "from held-out steps of three GPUs or more)");
+    } else if (prediction.model != kAnalyticalModelName) {
+      notes.push_back(none +
+                      " with a learned model (its step table is of the analytical model's "
+                      "kernel times)");
+    } else if (prediction.eager.num_gpus != 1) {
+      notes.push_back(none + " on several GPUs (its residuals are of one GPU's steps)");
+    } else if (const auto interval = own->interval(kNetworkIntervalFamily, prediction.latency_ms)) {
       prediction.latency_interval = LatencyInterval{interval->lo_ms, interval->hi_ms};
       prediction.interval_source =
           source + "; the step's: " + bundled_runtime_overhead_path(prediction.runtime);
     } else {
-      notes.push_back("the step has none under the " + to_string(prediction.runtime) +
-                      " runtime (its overhead file has no step table: `train e2e --runtime` "
-                      "writes one from held-out steps of three GPUs or more)");
+      notes.push_back(none + " (no kernel time)");
     }
   } else if (prediction.runtime != Runtime::kPytorch) {
     notes.push_back("the step has none under the " + to_string(prediction.runtime) +

@@ -14,11 +14,11 @@
 
 namespace cnnperf {
 
-/// Specifications of one GPU. Peaks are at the boost clock unless `clock_assumed` says
-/// otherwise. Every number's source is in `sources` (field name -> citation).
 /// The A100's boost clock, MHz: where a cost counted in SM cycles was first measured in µs.
 inline constexpr double kReferenceBoostClockMhz = 1410;
 
+/// Specifications of one GPU. Peaks are at the boost clock unless `clock_assumed` says
+/// otherwise. Every number's source is in `sources` (field name -> citation).
 struct GpuSpec {
   std::string name;          ///< database key, e.g. "a100-sxm4-40gb"
   std::string display_name;  ///< e.g. "NVIDIA A100-SXM4-40GB"
