@@ -482,7 +482,7 @@ void attach_network_intervals(NetworkPrediction& prediction, const IntervalTable
         "the step has none under the " + to_string(prediction.runtime) + " runtime";
     if (own == nullptr) {
       notes.push_back(none +
-                      " (its overhead file has no step table: `train e2e --runtime` writes one "
+                      " (its overhead file has no step table: the runtime's fit writes one "
                       "from held-out steps of three GPUs or more)");
     } else if (prediction.model != kAnalyticalModelName) {
       notes.push_back(none +
