@@ -573,46 +573,56 @@ EagerOverhead load_runtime_overhead(const std::string& path, Runtime runtime) {
   return eager_overhead_from_json(doc.value("overhead", nlohmann::json()), path + ": overhead");
 }
 
-const IntervalTable* bundled_runtime_step_intervals(Runtime runtime) {
-  if (runtime != Runtime::kPytorchCompile && runtime != Runtime::kTensorrt) return nullptr;
-  static const auto load = [](Runtime r) -> std::optional<IntervalTable> {
-    std::filesystem::path path;
-    try {
-      path = find_resource(bundled_runtime_overhead_path(r));
-    } catch (const Error&) {
-      return std::nullopt;  // not installed: no step interval, said where asked
-    }
-    const nlohmann::json doc = runtime_overhead_doc(path.string(), r);
-    if (!doc.contains("step_intervals")) return std::nullopt;
-    return IntervalTable::from_json(doc["step_intervals"], path.string() + ": step_intervals");
-  };
-  // Each file on the first use of its runtime only.
-  if (runtime == Runtime::kTensorrt) {
-    static const std::optional<IntervalTable> tensorrt = load(Runtime::kTensorrt);
-    return tensorrt ? &*tensorrt : nullptr;
+namespace {
+
+// What a runtime's bundled file holds; both absent when the file is not installed.
+struct BundledRuntime {
+  std::optional<EagerOverhead> overhead;
+  std::optional<IntervalTable> step_intervals;
+};
+
+BundledRuntime load_bundled_runtime(Runtime runtime) {
+  std::filesystem::path path;
+  try {
+    path = find_resource(bundled_runtime_overhead_path(runtime));
+  } catch (const Error&) {
+    return {};  // not installed: the runtime is unavailable, said where asked
   }
-  static const std::optional<IntervalTable> compile = load(Runtime::kPytorchCompile);
-  return compile ? &*compile : nullptr;
+  const nlohmann::json doc = runtime_overhead_doc(path.string(), runtime);
+  BundledRuntime out;
+  out.overhead = eager_overhead_from_json(doc.value("overhead", nlohmann::json()),
+                                          path.string() + ": overhead");
+  if (doc.contains("step_intervals")) {
+    out.step_intervals =
+        IntervalTable::from_json(doc["step_intervals"], path.string() + ": step_intervals");
+  }
+  return out;
+}
+
+// The runtime's bundled file, read on the first use of its runtime only; nullptr for a
+// runtime without one (eager and cudnn steps take the eager file).
+const BundledRuntime* bundled_runtime(Runtime runtime) {
+  if (runtime == Runtime::kTensorrt) {
+    static const BundledRuntime tensorrt = load_bundled_runtime(Runtime::kTensorrt);
+    return &tensorrt;
+  }
+  if (runtime == Runtime::kPytorchCompile) {
+    static const BundledRuntime compile = load_bundled_runtime(Runtime::kPytorchCompile);
+    return &compile;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+const IntervalTable* bundled_runtime_step_intervals(Runtime runtime) {
+  const BundledRuntime* bundled = bundled_runtime(runtime);
+  return bundled && bundled->step_intervals ? &*bundled->step_intervals : nullptr;
 }
 
 std::optional<EagerOverhead> bundled_runtime_overhead(Runtime runtime) {
-  if (runtime != Runtime::kPytorchCompile && runtime != Runtime::kTensorrt) return std::nullopt;
-  static const auto load = [](Runtime r) -> std::optional<EagerOverhead> {
-    std::filesystem::path path;
-    try {
-      path = find_resource(bundled_runtime_overhead_path(r));
-    } catch (const Error&) {
-      return std::nullopt;  // not installed: the runtime is unavailable, said where asked
-    }
-    return load_runtime_overhead(path.string(), r);
-  };
-  // Each file on the first use of its runtime only.
-  if (runtime == Runtime::kTensorrt) {
-    static const std::optional<EagerOverhead> tensorrt = load(Runtime::kTensorrt);
-    return tensorrt;
-  }
-  static const std::optional<EagerOverhead> compile = load(Runtime::kPytorchCompile);
-  return compile;
+  const BundledRuntime* bundled = bundled_runtime(runtime);
+  return bundled ? bundled->overhead : std::nullopt;
 }
 
 }  // namespace cnnperf
