@@ -481,9 +481,19 @@ void attach_network_intervals(NetworkPrediction& prediction, const IntervalTable
     const std::string none =
         "the step has none under the " + to_string(prediction.runtime) + " runtime";
     if (own == nullptr) {
-      notes.push_back(none +
-                      " (its overhead file has no step table: the runtime's fit writes one "
-                      "from held-out steps of three GPUs or more)");
+      // Too few GPUs of the runtime for a table of its own (its fit writes one from three):
+      // its steps spread at least as the eager steps of the same kernel times do.
+      if (prediction.eager.num_gpus != 1) {
+        notes.push_back(none + " on several GPUs (the residuals are of one GPU's steps)");
+      } else if (const auto interval =
+                     table.interval(kNetworkIntervalFamily, prediction.latency_ms)) {
+        prediction.latency_interval = LatencyInterval{interval->lo_ms, interval->hi_ms};
+        notes.push_back("the step's interval is the eager steps' (" +
+                        bundled_runtime_overhead_path(prediction.runtime) +
+                        " holds no step table: too few GPUs)");
+      } else {
+        notes.push_back(none + " (no step table, and the table holds no end-to-end residuals)");
+      }
     } else if (prediction.model != kAnalyticalModelName) {
       notes.push_back(none +
                       " with a learned model (its step table is of the analytical model's "

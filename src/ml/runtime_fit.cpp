@@ -519,6 +519,17 @@ RuntimeCalibration calibrate_runtime(Runtime runtime, const std::string& file,
       out.report["intervals"]["table"] =
           "not written: rows of " + std::to_string(gpus.size()) + " GPUs, fewer than " +
           std::to_string(kMinStepIntervalGpus) + " (each fold would fit one GPU's spread)";
+      // Such a step takes the eager steps' table of the same kernel model (predict): how much
+      // of these held-out steps it holds.
+      const auto& eager = bundled_intervals();
+      if (eager && model.name() == kAnalyticalModelName) {
+        Coverage coverage;
+        for (const auto& r : held_out) {
+          coverage.count(eager->interval(r.family, r.predicted_ms), r.measured_ms);
+        }
+        out.report["intervals"]["eager_table"] = {{"file", kBundledIntervals},
+                                                  {"coverage", to_json(coverage)}};
+      }
     }
   }
   out.overhead.unseen_gpu_terms = UnseenGpuTerms::kShared;

@@ -254,7 +254,8 @@ TEST(RuntimeFit, TheTensorrtReportHoldsEveryRowItScoresLeaveOneGpuOut) {
 }
 
 // timm's compiled steps are of two GPUs: a fold would fit one GPU's spread and none between
-// GPUs, so the file gets no step table and says why.
+// GPUs, so the file gets no step table and says why, and scores the eager steps' table that
+// predict gives such a step instead.
 TEST(RuntimeFit, TwoGpusWriteNoStepIntervalTable) {
   const RuntimeCalibration c = calibrate_runtime(
       Runtime::kPytorchCompile,
@@ -264,6 +265,13 @@ TEST(RuntimeFit, TwoGpusWriteNoStepIntervalTable) {
   EXPECT_EQ(iv.at("gpus").get<std::size_t>(), 2U);
   EXPECT_NE(iv.at("table").get<std::string>().find("2 GPUs"), std::string::npos) << iv.dump();
   EXPECT_FALSE(to_json(c).contains("step_intervals"));
+  ASSERT_TRUE(bundled_intervals().has_value());
+  const nlohmann::json& eager = iv.at("eager_table");
+  EXPECT_EQ(eager.at("file").get<std::string>(), kBundledIntervals);
+  const nlohmann::json& coverage = eager.at("coverage");
+  EXPECT_EQ(coverage.at("rows").get<std::size_t>(), iv.at("residuals").get<std::size_t>());
+  EXPECT_EQ(coverage.at("no_interval").get<std::size_t>(), 0U);
+  EXPECT_GT(coverage.at("inside").get<std::size_t>(), 0U);
 }
 
 TEST(RuntimeFit, TheBundledTensorrtFileHoldsAStepTableAndPredictUsesIt) {
@@ -287,6 +295,19 @@ TEST(RuntimeFit, TheBundledTensorrtFileHoldsAStepTableAndPredictUsesIt) {
       EXPECT_LT(p.latency_interval->lo_ms, p.latency_ms);
       EXPECT_GT(p.latency_interval->hi_ms, p.latency_ms);
       EXPECT_NE(p.interval_source.find("tensorrt_overhead.json"), std::string::npos);
+    } else if (runtime == Runtime::kPytorchCompile) {
+      // No table of its own: the eager steps' cell at the step's predicted time.
+      const auto eager = table->interval(kNetworkIntervalFamily, p.latency_ms);
+      ASSERT_TRUE(eager.has_value());
+      ASSERT_TRUE(p.latency_interval.has_value());
+      EXPECT_DOUBLE_EQ(p.latency_interval->lo_ms, eager->lo_ms);
+      EXPECT_DOUBLE_EQ(p.latency_interval->hi_ms, eager->hi_ms);
+      EXPECT_NE(p.interval_note.find("the eager steps'"), std::string::npos) << p.interval_note;
+      // On several GPUs the residuals of one GPU's steps do not apply.
+      NetworkPrediction two = p;
+      two.eager.num_gpus = 2;
+      attach_network_intervals(two, *table, kBundledIntervals);
+      EXPECT_FALSE(two.latency_interval.has_value());
     } else {
       EXPECT_FALSE(p.latency_interval.has_value()) << to_string(runtime);
       EXPECT_NE(p.interval_note.find("the step has none under the " + to_string(runtime)),

@@ -958,6 +958,11 @@ std::string format_runtime_report(const nlohmann::json& report, OutputFormat for
            coverage_text(iv["coverage"]["overall"]) + " of " +
            std::to_string(iv["residuals"].get<std::size_t>()) + " steps inside" +
            (iv.contains("table") ? "; table " + iv["table"].get<std::string>() : "") + "\n";
+    if (iv.contains("eager_table")) {
+      out += "  a step takes the eager steps' table (" +
+             iv["eager_table"]["file"].get<std::string>() + "), which holds " +
+             coverage_text(iv["eager_table"]["coverage"]) + " of these held-out steps\n";
+    }
   }
   if (report.contains("overhead_path")) {
     out += "overhead written to " + report["overhead_path"].get<std::string>() + "\n";
