@@ -525,6 +525,13 @@ double step_kernel_scale_ms(double kernel_ms, Runtime runtime, const EagerOverhe
   return kernel_ms * (l2_resident_scale * overhead.kernel_time_scale * overhead.step_scale - 1.0);
 }
 
+double step_overhead_ms(double latency_ms, double kernel_ms, double kernel_scale_ms) {
+  const double overhead_ms = latency_ms - kernel_ms - kernel_scale_ms;
+  // Larger negatives are kept: they would be a step below its own scaled kernels.
+  const double residue_ms = 1e-9 * std::max({std::abs(latency_ms), std::abs(kernel_ms), 1e-3});
+  return overhead_ms < 0 && overhead_ms > -residue_ms ? 0.0 : overhead_ms;
+}
+
 void set_power(NetworkPrediction& prediction, const PowerModel& power) {
   assign_power(prediction.predictions, prediction.gpu, power.activity_for(prediction.gpu));
   prediction.power_model = power.source;
@@ -1429,11 +1436,17 @@ std::string prediction_csv(const NetworkPrediction& r) {
 // and power cap.
 std::string prediction_step_notes(const NetworkPrediction& r) {
   std::string out;
-  if (r.overhead.kernel_time_scale != 1.0) {
+  // A direct library call's step is its kernels and gaps: none of the eager terms below apply.
+  const bool cudnn = r.runtime == Runtime::kCudnn;
+  const bool runtime_fit = r.runtime == Runtime::kTensorrt || r.runtime == Runtime::kPytorchCompile;
+  if (!cudnn && r.overhead.kernel_time_scale != 1.0) {
     // The host terms may be the caller's host_ms_per_op; the scale always comes from the fit.
     out += "            kernel time x" + format_number(r.overhead.kernel_time_scale, 3) + " = " +
            format_number(r.kernel_ms * r.overhead.kernel_time_scale, 4) +
-           (!r.overhead.kernel_time_scale_board.empty()
+           (runtime_fit ? " ms: the " + to_string(r.runtime) +
+                              " runtime's one scale for every GPU, fitted on its measured steps "
+                              "(its overhead's source, above)\n"
+            : !r.overhead.kernel_time_scale_board.empty()
                 ? " ms: that of " + r.overhead.kernel_time_scale_board +
                       ", another board of this GPU's chip, fitted on its end-to-end rows; host "
                       "terms of a GPU without rows (eager_overhead.source)\n"
@@ -1461,7 +1474,7 @@ std::string prediction_step_notes(const NetworkPrediction& r) {
            "eager_overhead.data_parallel); energy_j and avg_power_w of all " +
            std::to_string(r.eager.num_gpus) + "\n";
   }
-  if (r.overhead.step_scale != 1.0) {
+  if (!cudnn && r.overhead.step_scale != 1.0) {
     // A NAS network's scale is its search space's (step_scale_network).
     const std::string whose = !r.overhead.step_scale_family.empty()
                                   ? "its family's (" + r.overhead.step_scale_family + " networks')"
@@ -1490,13 +1503,13 @@ std::string prediction_step_notes(const NetworkPrediction& r) {
   const double host_op_ms = host_ms / std::max(r.eager.ops, 1);
   const double gpu_ms = r.kernel_ms * kernel_time_factor(r.eager, r.overhead) +
                         r.eager.kernels * r.overhead.gpu_gap_ms_per_kernel;
-  if (host_ms > gpu_ms) {
+  if (!cudnn && host_ms > gpu_ms) {
     out += "            host-bound: " + std::to_string(r.eager.ops) + " ops x " +
            format_number(host_op_ms, 3) +
            " ms to issue each (mean) = " + format_number(host_ms, 4) + " ms > " +
            format_number(gpu_ms, 4) + " ms on the GPU (host_ms_per_op sets your machine's)\n";
   }
-  if (r.overhead.per_op_overlap > 0 && !r.eager.op_costs.empty()) {
+  if (!cudnn && r.overhead.per_op_overlap > 0 && !r.eager.op_costs.empty()) {
     out += "            per-op overlap " + format_number(r.overhead.per_op_overlap, 3) +
            ": that share of the step is each op's max(host, GPU) time, summed (ops whose "
            "kernels outlast their issue delay the ops behind them)\n";

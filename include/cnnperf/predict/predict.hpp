@@ -382,6 +382,9 @@ struct PowerCapOutcome {
 /// (EagerTerms::l2_resident_scale): negative below 1.
 [[nodiscard]] double step_kernel_scale_ms(double kernel_ms, Runtime runtime,
                                           const EagerOverhead& overhead, double l2_resident_scale);
+/// What the runtime adds to a step, ms: latency_ms - kernel_ms - kernel_scale_ms, with the
+/// rounding residue of a step that adds nothing (a few ulps below 0) written as 0.
+[[nodiscard]] double step_overhead_ms(double latency_ms, double kernel_ms, double kernel_scale_ms);
 
 /// A whole network's prediction (the result model; printers below).
 struct NetworkPrediction {
@@ -407,7 +410,9 @@ struct NetworkPrediction {
   }
   /// What the runtime adds to the step, ms: latency_ms - kernel_ms - kernel_scale_ms(), never
   /// negative (the step holds its scaled kernels).
-  [[nodiscard]] double overhead_ms() const { return latency_ms - kernel_ms - kernel_scale_ms(); }
+  [[nodiscard]] double overhead_ms() const {
+    return step_overhead_ms(latency_ms, kernel_ms, kernel_scale_ms());
+  }
   double energy_j = 0;     ///< energy of one step, J
   double avg_power_w = 0;  ///< energy_j / latency
   /// A lower bound of the device memory one GPU needs for the step, GB (1e9 bytes): the
@@ -598,7 +603,9 @@ struct NetworkPredictionRecord {
   [[nodiscard]] double kernel_scale_ms() const {
     return step_kernel_scale_ms(kernel_ms, runtime, overhead, l2_resident_scale);
   }
-  [[nodiscard]] double overhead_ms() const { return latency_ms - kernel_ms - kernel_scale_ms(); }
+  [[nodiscard]] double overhead_ms() const {
+    return step_overhead_ms(latency_ms, kernel_ms, kernel_scale_ms());
+  }
 };
 
 /// The record of a prediction: what to_json writes of it.

@@ -48,6 +48,26 @@ TEST(RuntimeCli, EveryRuntimeRunsAZooNetwork) {
   EXPECT_GT(fused, 50);  // resnet50's batch norms and activations
 }
 
+// A direct library call's step is its kernels and gaps: the table names no eager term (the
+// eager fit's kernel-time scale, step scale, host issue time), and a step whose weights stay
+// in L2 adds nothing, not a rounding residue below 0.
+TEST(RuntimeCli, ACudnnStepNamesNoEagerTermAndAddsNoOverhead) {
+  const RunResult table = run_cnnperf("predict --net resnet50 --gpu a100 --runtime cudnn");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  for (const std::string eager : {"kernel time x", "step x", "host-bound", "per-op overlap"}) {
+    EXPECT_EQ(table.out.find(eager), std::string::npos) << eager << "\n" << table.out;
+  }
+  // The same GPU under eager PyTorch at batch 1 is host-bound, and says so.
+  const RunResult eager = run_cnnperf("predict --net resnet50 --gpu a100 --runtime pytorch");
+  ASSERT_EQ(eager.exit_code, 0) << eager.err;
+  EXPECT_NE(eager.out.find("host-bound"), std::string::npos) << eager.out;
+  const auto resident =
+      json_of("predict --net resnet50 --gpu h100 --runtime cudnn --precision int8 --format json");
+  const auto& t = resident["total"];
+  ASSERT_LT(t["kernel_scale_ms"].get<double>(), 0.0);  // the L2-resident step
+  EXPECT_EQ(t["overhead_ms"].get<double>(), 0.0);
+}
+
 TEST(RuntimeCli, ANonFusedLayerHasTheSameKernelTimeUnderEveryRuntime) {
   const std::string args =
       "predict --net resnet50 --gpu a100 --batch 8 --precision fp16 --format json --runtime ";
