@@ -167,7 +167,9 @@ std::string sweep_table(const PredictionSweep& sweep) {
   const std::string model = sweep.rows.empty() ? "" : sweep.rows.front().model;
   std::string out =
       sweep.network + ", " + to_string(sweep.mode) + ": " + std::to_string(sweep.rows.size()) +
-      " predictions (ordered by gpu, precision, runtime, batch), model: " + model + "\n";
+      " predictions (ordered by gpu, precision asked (each runtime's default where none was), "
+      "runtime, batch), model: " +
+      model + "\n";
   out += format_table({"#", "gpu", "precision", "runtime", "batch", "kernel_ms", "kernel_scale_ms",
                        "overhead_ms", "latency_ms", "latency_ms 80%", "energy_j", "avg_power_w",
                        "samples_per_s", "min_memory_gb", "note"},

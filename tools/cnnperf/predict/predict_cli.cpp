@@ -158,7 +158,8 @@ void add_predict_command(CLI::App& app, Runner& run) {
                 "--net, --runtime pytorch: the input batch is already on the GPU (made or "
                 "staged there before the step, as timm's benchmark runs), so the step has no "
                 "host-to-device copy of it (by default it copies the batch, as a data loader "
-                "feeding the GPU does)");
+                "feeding the GPU does); the other runtimes' steps never copy it, so there it "
+                "changes nothing (a --runtime list compares them under one harness)");
   sub->add_option("--num-gpus", opts->num_gpus,
                   "--net: GPUs of one PyTorch nn.DataParallel step, each with --batch "
                   "(calibrated on 2-4 GPU rows; energy of all GPUs)")
@@ -236,9 +237,10 @@ void add_predict_command(CLI::App& app, Runner& run) {
       "      --precision fp32,fp16 --format csv   # a sweep: one row per combination\n"
       "A comma list in --gpu, --batch, --precision or --runtime (with --net) predicts every\n"
       "combination, at most 256, into one table, CSV or JSON (kind prediction_sweep): one row\n"
-      "each, ordered by gpu, precision, runtime, batch, with the figures of a single\n"
-      "prediction's total. --max-latency-ms and --max-energy-j apply to every row: exit 3 when\n"
-      "any row is over, and the output and the error name those rows.\n"
+      "each, ordered by gpu, --precision entry (each runtime's default where none was\n"
+      "given), runtime, batch, with the figures of a single prediction's total.\n"
+      "--max-latency-ms and --max-energy-j apply to every row: exit 3 when any row is over,\n"
+      "and the output and the error name those rows.\n"
       "--net's total: latency_ms = kernel_ms + kernel_scale_ms (the end-to-end calibration's\n"
       "correction to the summed kernel time on the GPU's measuring machine, and what a step\n"
       "saves when its weights and largest layer fit in L2 and repeated steps read them there;\n"
