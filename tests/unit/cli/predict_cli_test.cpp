@@ -551,6 +551,27 @@ TEST(ValidatePowerCli, FailsTheGateWhenTheSlowdownErrorIsAboveTheBar) {
   EXPECT_NE(r.err.find("power-cap slowdown MAPE"), std::string::npos) << r.err;
 }
 
+// Adjusted R^2 is undefined with no more rows than features: JSON null, an empty cell in the
+// table and the CSV, never "nan" (a CSV reader would take it for a number).
+TEST(ValidateLayersCli, AnUndefinedMetricIsAnEmptyCell) {
+  const std::string all = read_text_file(std::string(CNNPERF_SOURCE_DIR_FOR_TESTS) +
+                                         "/datasets/layers_neusight.csv.gz");
+  std::istringstream lines(all);
+  std::string few;
+  std::string line;
+  for (int i = 0; i < 6 && std::getline(lines, line); ++i) few += line + "\n";
+  const auto csv = temp_dir() / "validate_few_rows.csv";
+  std::ofstream(csv) << few;
+  const RunResult json = run_cnnperf("validate --data \"" + csv.string() + "\" --format json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_TRUE(nlohmann::json::parse(json.out)["layers"]["overall"]["adjusted_r2"].is_null());
+  for (const std::string format : {"csv", "table"}) {
+    const RunResult r = run_cnnperf("validate --data \"" + csv.string() + "\" --format " + format);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out.find("nan"), std::string::npos) << r.out;
+  }
+}
+
 // --e2e takes several files, like --data: the same rows named twice are read once, and the
 // report names the files it read.
 TEST(ValidateE2eCli, SeveralFilesAreReadAsOne) {

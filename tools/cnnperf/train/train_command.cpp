@@ -170,8 +170,10 @@ double num(const nlohmann::json& j, const char* key) {
   return j[key].get<double>();
 }
 
+// An undefined metric (JSON null) is an empty cell in the table and the CSV alike.
 std::string cell(const nlohmann::json& j, const char* key, int digits = 4) {
-  return format_number(num(j, key), digits);
+  const double v = num(j, key);
+  return std::isnan(v) ? std::string() : format_number(v, digits);
 }
 
 std::vector<std::string> metric_cells(const nlohmann::json& r) {

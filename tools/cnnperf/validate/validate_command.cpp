@@ -46,8 +46,10 @@ std::map<std::string, Metrics> metrics_map(const std::map<std::string, Pairs>& g
   return out;
 }
 
+// An undefined metric (JSON null, e.g. adjusted R^2 with no more rows than features) is an
+// empty cell in the table and the CSV alike.
 std::string cell(const nlohmann::json& j, const char* key) {
-  if (!j.contains(key) || j[key].is_null()) return "nan";
+  if (!j.contains(key) || j[key].is_null()) return "";
   return format_number(j[key].get<double>(), 4);
 }
 
