@@ -551,6 +551,14 @@ TEST(ValidatePowerCli, FailsTheGateWhenTheSlowdownErrorIsAboveTheBar) {
   EXPECT_NE(r.err.find("power-cap slowdown MAPE"), std::string::npos) << r.err;
 }
 
+// --power-model scores --power rows only; given alone it would be read for nothing.
+TEST(ValidatePowerCli, APowerModelWithoutPowerRowsIsExitTwo) {
+  const RunResult r = run_cnnperf("validate --e2e " + source_file("datasets/e2e_torchvision.csv") +
+                                  " --power-model " + source_file("models/power_model.json"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--power-model: applies to --power rows"), std::string::npos) << r.err;
+}
+
 // Adjusted R^2 is undefined with no more rows than features: JSON null, an empty cell in the
 // table and the CSV, never "nan" (a CSV reader would take it for a number).
 TEST(ValidateLayersCli, AnUndefinedMetricIsAnEmptyCell) {

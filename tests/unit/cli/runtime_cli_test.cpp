@@ -68,6 +68,19 @@ TEST(RuntimeCli, ACudnnStepNamesNoEagerTermAndAddsNoOverhead) {
   EXPECT_EQ(t["overhead_ms"].get<double>(), 0.0);
 }
 
+// train e2e fits the runtimes that have a fitted step: an unknown one is told those three,
+// cudnn why it has none.
+TEST(RuntimeCli, TrainE2eNamesTheRuntimesItFits) {
+  const RunResult unknown = run_cnnperf("train e2e --runtime foo --data x.csv");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("expected pytorch, pytorch-compile or tensorrt, got 'foo'"),
+            std::string::npos)
+      << unknown.err;
+  const RunResult cudnn = run_cnnperf("train e2e --runtime cudnn --data x.csv");
+  EXPECT_EQ(cudnn.exit_code, 2);
+  EXPECT_NE(cudnn.err.find("cudnn has no fitted overhead"), std::string::npos) << cudnn.err;
+}
+
 TEST(RuntimeCli, ANonFusedLayerHasTheSameKernelTimeUnderEveryRuntime) {
   const std::string args =
       "predict --net resnet50 --gpu a100 --batch 8 --precision fp16 --format json --runtime ";

@@ -240,9 +240,20 @@ TEST(PtxCli, LaunchThatNeverEndsStopsAtTheBudget) {
   EXPECT_EQ(r.out.substr(0, at) + r.out.substr(end + 2),
             "cnnperf: error: kernel 'spin' executed more than 100000 warp instructions "
             "(--max-warp-insts) without finishing; expected a launch that ends: if a loop never "
-            "ends, check the --param values that bound it; if the launch is long, sample (drop "
-            "--full), extrapolate its trip count (--extrapolate INDEX=LO,HI), or raise "
-            "--max-warp-insts above 100000\n");
+            "ends, check the --param values that bound it; if the launch is long, extrapolate "
+            "its trip count (--extrapolate INDEX=LO,HI), or raise --max-warp-insts above "
+            "100000\n");
+  // It samples already; only under --full is sampling the advice.
+  r = cli("ptx analyze " + spin +
+          " --kernel spin --grid 1 --block 32 --max-warp-insts 100000 --full");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("if the launch is long, sample (drop --full), extrapolate"),
+            std::string::npos)
+      << r.out;
+  r = cli("ptx layer conv2d:c_in=64 --max-warp-insts 10");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_EQ(r.out.find("--full"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("raise --max-warp-insts above 10"), std::string::npos) << r.out;
   // --full over more CTAs than the budget could run is refused before it allocates anything.
   r = cli("ptx analyze " + test::ref_ptx("conv_direct") +
           " --kernel conv2d_direct_nchw"

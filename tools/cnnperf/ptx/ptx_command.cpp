@@ -77,7 +77,8 @@ std::string seconds_text(double seconds) {
 // The library words the emulation budget by its parameter; said here by the options, with
 // what to do: `ptx analyze` runs the user's launch (its --param values may never end a loop),
 // `ptx layer` a bundled kernel on a shape.
-std::string budget_message(const ptx::WarpBudgetExceeded& e, double seconds, bool layer) {
+std::string budget_message(const ptx::WarpBudgetExceeded& e, double seconds, bool layer,
+                           bool full) {
   const std::string budget = std::to_string(e.budget());
   if (e.ctas_refused() > 0) {
     return "--full: " + std::to_string(e.ctas_refused()) +
@@ -87,12 +88,14 @@ std::string budget_message(const ptx::WarpBudgetExceeded& e, double seconds, boo
   std::string message = "kernel '" + e.kernel() + "' executed more than " + budget +
                         " warp instructions (--max-warp-insts) in " + seconds_text(seconds) +
                         " without finishing; expected a launch that ends: ";
+  // Sampling is the default: only a --full run can still be told to sample.
+  const std::string sample = full ? "sample (drop --full), " : "";
   if (!layer) {
     message +=
-        "if a loop never ends, check the --param values that bound it; if the launch is long, "
-        "sample (drop --full), extrapolate its trip count (--extrapolate INDEX=LO,HI), or ";
+        "if a loop never ends, check the --param values that bound it; if the launch is long, " +
+        sample + "extrapolate its trip count (--extrapolate INDEX=LO,HI), or ";
   } else {
-    message += "sample (drop --full), or ";
+    message += sample + (full ? "or " : "");
   }
   return message + "raise --max-warp-insts above " + budget;
 }
@@ -106,7 +109,7 @@ std::vector<PtxLaunchResult> analyze_layer_for_options(const Layer& layer,
   try {
     results = analyze_layer(layer, with_progress);
   } catch (const ptx::WarpBudgetExceeded& e) {
-    throw InputError(budget_message(e, progress.seconds(), true));
+    throw InputError(budget_message(e, progress.seconds(), true, options.full));
   }
   if (options.conv_kernel != PtxConvKernel::kAuto && ptx_depthwise_layer(layer)) {
     // Not an error: in a --layers file the option still holds for the other convolutions.
@@ -263,7 +266,7 @@ int run_ptx_analyze(const PtxAnalyzeOptions& o) {
   try {
     r = analyze_ptx_file(user_file_or_resource(o.file), o.kernel, spec, o.arch);
   } catch (const ptx::WarpBudgetExceeded& e) {
-    throw InputError(budget_message(e, progress.seconds(), false));
+    throw InputError(budget_message(e, progress.seconds(), false, spec.full));
   }
   if (spec.extrapolate_param && !r.extrapolated) {
     // Asked for, not done: say so rather than leave "extrapolated": false to be noticed.

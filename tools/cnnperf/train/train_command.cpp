@@ -976,14 +976,20 @@ std::string format_runtime_report(const nlohmann::json& report, OutputFormat for
 
 nlohmann::json train_e2e_report(const TrainCalibrationOptions& options) {
   check_calibration_outputs(options);
+  // Only the runtimes with a fitted step: cudnn's gaps are the eager fit's.
+  const std::string expected = "expected pytorch, pytorch-compile or tensorrt";
+  if (options.runtime == to_string(Runtime::kCudnn)) {
+    throw InputError("--runtime: cudnn has no fitted overhead (its gaps are the eager fit's); " +
+                     expected);
+  }
+  if (options.runtime != to_string(Runtime::kPytorch) &&
+      options.runtime != to_string(Runtime::kPytorchCompile) &&
+      options.runtime != to_string(Runtime::kTensorrt)) {
+    throw InputError("--runtime: " + expected + ", got '" + options.runtime + "'");
+  }
   const Runtime runtime = runtime_from_string(options.runtime);
   if (runtime == Runtime::kPytorchCompile || runtime == Runtime::kTensorrt) {
     return train_runtime_report(options, runtime);
-  }
-  if (runtime != Runtime::kPytorch) {
-    throw InputError("--runtime: " + options.runtime +
-                     " has no fitted overhead (its gaps are the eager fit's); expected "
-                     "pytorch, pytorch-compile or tensorrt");
   }
   // The kernel model first (its fp16 tensor-core efficiency per architecture), then the
   // overhead on the kernel times it gives: what predict uses together.

@@ -180,6 +180,10 @@ nlohmann::json validate_report(const ValidateOptions& options) {
   if (options.data.empty() && options.e2e.empty() && options.power.empty()) {
     throw InputError("--data/--e2e/--power: expected at least one measured dataset");
   }
+  if (!options.power_model.empty() && options.power.empty()) {
+    // Only the power rows are scored with it: without them it would be read for nothing.
+    throw InputError("--power-model: applies to --power rows; expected --power FILE with it");
+  }
   ValidateResult report;
   report.tool_version = CNNPERF_VERSION;
   if (!options.power.empty()) {
