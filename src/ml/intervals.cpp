@@ -457,7 +457,8 @@ void attach_layer_intervals(const std::vector<Layer>& layers,
 }
 
 void attach_network_intervals(NetworkPrediction& prediction, const IntervalTable& table,
-                              const std::string& source, const UnseenGpuIntervals& unseen) {
+                              const std::string& source, const UnseenGpuIntervals& unseen,
+                              const RuntimeStepTable* runtime_steps) {
   prediction.interval_source = source;
   prediction.latency_interval.reset();
   if (prediction.power_cap) {
@@ -477,7 +478,11 @@ void attach_network_intervals(NetworkPrediction& prediction, const IntervalTable
   if (prediction.runtime == Runtime::kPytorchCompile || prediction.runtime == Runtime::kTensorrt) {
     // The runtime's own fit holds its steps' held-out residuals, of the analytical model's
     // kernel times.
-    const IntervalTable* own = bundled_runtime_step_intervals(prediction.runtime);
+    const bool given = runtime_steps != nullptr && runtime_steps->runtime == prediction.runtime;
+    const IntervalTable* own =
+        given ? runtime_steps->table : bundled_runtime_step_intervals(prediction.runtime);
+    const std::string file =
+        given ? runtime_steps->file : bundled_runtime_overhead_path(prediction.runtime);
     const std::string none =
         "the step has none under the " + to_string(prediction.runtime) + " runtime";
     if (own == nullptr) {
@@ -488,8 +493,7 @@ void attach_network_intervals(NetworkPrediction& prediction, const IntervalTable
       } else if (const auto interval =
                      table.interval(kNetworkIntervalFamily, prediction.latency_ms)) {
         prediction.latency_interval = LatencyInterval{interval->lo_ms, interval->hi_ms};
-        notes.push_back("the step's interval is the eager steps' (" +
-                        bundled_runtime_overhead_path(prediction.runtime) +
+        notes.push_back("the step's interval is the eager steps' (" + file +
                         " holds no step table: too few GPUs)");
       } else {
         notes.push_back(none + " (no step table, and the table holds no end-to-end residuals)");
@@ -502,8 +506,7 @@ void attach_network_intervals(NetworkPrediction& prediction, const IntervalTable
       notes.push_back(none + " on several GPUs (its residuals are of one GPU's steps)");
     } else if (const auto interval = own->interval(kNetworkIntervalFamily, prediction.latency_ms)) {
       prediction.latency_interval = LatencyInterval{interval->lo_ms, interval->hi_ms};
-      prediction.interval_source =
-          source + "; the step's: " + bundled_runtime_overhead_path(prediction.runtime);
+      prediction.interval_source = source + "; the step's: " + file;
     } else {
       notes.push_back(none + " (no kernel time)");
     }

@@ -563,25 +563,51 @@ nlohmann::json to_json(const RuntimeCalibration& c) {
 
 namespace {
 
-// A runtime-overhead file's document, its kind and schema version checked.
-nlohmann::json runtime_overhead_doc(const std::string& path, Runtime runtime) {
+// A runtime-overhead file's document, its schema version checked, and its runtime (from its
+// kind; `runtime` when given is the only one accepted).
+std::pair<nlohmann::json, Runtime> runtime_overhead_doc(const std::string& path,
+                                                        std::optional<Runtime> runtime) {
   nlohmann::json doc = read_json_file(path);
-  const std::string kind = runtime_overhead_kind(runtime);
-  if (!doc.is_object() || doc.value("kind", "") != kind) {
-    throw InputError(path + ": kind: expected \"" + kind + "\"");
+  const std::string kind = doc.is_object() ? doc.value("kind", "") : "";
+  std::optional<Runtime> of_kind;
+  for (const Runtime r : {Runtime::kPytorchCompile, Runtime::kTensorrt}) {
+    if (kind == runtime_overhead_kind(r)) of_kind = r;
+  }
+  if (!of_kind || (runtime && *of_kind != *runtime)) {
+    const std::string expected = runtime ? "\"" + runtime_overhead_kind(*runtime) + "\""
+                                         : "\"" + runtime_overhead_kind(Runtime::kPytorchCompile) +
+                                               "\" or \"" +
+                                               runtime_overhead_kind(Runtime::kTensorrt) + "\"";
+    throw InputError(path + ": kind: expected " + expected +
+                     (kind.empty() ? "" : ", got \"" + kind + "\""));
   }
   if (doc.value("schema_version", 0) != kRuntimeOverheadSchemaVersion) {
     throw InputError(path + ": schema_version: expected " +
                      std::to_string(kRuntimeOverheadSchemaVersion));
   }
-  return doc;
+  return {std::move(doc), *of_kind};
+}
+
+RuntimeOverheadFile runtime_overhead_file(const std::string& path, std::optional<Runtime> runtime) {
+  const auto [doc, of_kind] = runtime_overhead_doc(path, runtime);
+  RuntimeOverheadFile out;
+  out.runtime = of_kind;
+  out.overhead =
+      eager_overhead_from_json(doc.value("overhead", nlohmann::json()), path + ": overhead");
+  if (doc.contains("step_intervals")) {
+    out.step_intervals = IntervalTable::from_json(doc["step_intervals"], path + ": step_intervals");
+  }
+  return out;
 }
 
 }  // namespace
 
 EagerOverhead load_runtime_overhead(const std::string& path, Runtime runtime) {
-  const nlohmann::json doc = runtime_overhead_doc(path, runtime);
-  return eager_overhead_from_json(doc.value("overhead", nlohmann::json()), path + ": overhead");
+  return runtime_overhead_file(path, runtime).overhead;
+}
+
+RuntimeOverheadFile load_runtime_overhead_file(const std::string& path) {
+  return runtime_overhead_file(path, std::nullopt);
 }
 
 namespace {
@@ -599,15 +625,8 @@ BundledRuntime load_bundled_runtime(Runtime runtime) {
   } catch (const Error&) {
     return {};  // not installed: the runtime is unavailable, said where asked
   }
-  const nlohmann::json doc = runtime_overhead_doc(path.string(), runtime);
-  BundledRuntime out;
-  out.overhead = eager_overhead_from_json(doc.value("overhead", nlohmann::json()),
-                                          path.string() + ": overhead");
-  if (doc.contains("step_intervals")) {
-    out.step_intervals =
-        IntervalTable::from_json(doc["step_intervals"], path.string() + ": step_intervals");
-  }
-  return out;
+  RuntimeOverheadFile file = runtime_overhead_file(path.string(), runtime);
+  return {std::move(file.overhead), std::move(file.step_intervals)};
 }
 
 // The runtime's bundled file, read on the first use of its runtime only; nullptr for a

@@ -202,8 +202,15 @@ void attach_layer_intervals(const std::vector<Layer>& layers,
 /// for a single-GPU step under the pytorch runtime, from the runtime's bundled overhead file
 /// (bundled_runtime_step_intervals) under pytorch-compile and tensorrt; none under cudnn (no
 /// measured steps of it) or a power cap (residuals measured uncapped). `source` names the
-/// table; interval_note says what has no interval and why.
+/// table; interval_note says what has no interval and why. `runtime_steps`, when given for the
+/// prediction's runtime, replaces that runtime's bundled file (a user's own fit).
+struct RuntimeStepTable {
+  Runtime runtime = Runtime::kPytorchCompile;
+  const IntervalTable* table = nullptr;  ///< null: the file holds none; not owning
+  std::string file;                      ///< the file, as the interval's source names it
+};
 void attach_network_intervals(NetworkPrediction& prediction, const IntervalTable& table,
-                              const std::string& source, const UnseenGpuIntervals& unseen = {});
+                              const std::string& source, const UnseenGpuIntervals& unseen = {},
+                              const RuntimeStepTable* runtime_steps = nullptr);
 
 }  // namespace cnnperf

@@ -122,6 +122,15 @@ struct RuntimeCalibration {
 [[nodiscard]] nlohmann::json to_json(const RuntimeCalibration& calibration);
 /// Loads a runtime-overhead file of `runtime`; throws InputError naming the path and field.
 [[nodiscard]] EagerOverhead load_runtime_overhead(const std::string& path, Runtime runtime);
+/// What a runtime-overhead file holds, the runtime read from its kind.
+struct RuntimeOverheadFile {
+  Runtime runtime = Runtime::kPytorchCompile;
+  EagerOverhead overhead;
+  std::optional<IntervalTable> step_intervals;  ///< absent: the file has none
+};
+/// Loads a file of either runtime (to_json's form); throws InputError naming the path and the
+/// field, and the kinds expected for another kind.
+[[nodiscard]] RuntimeOverheadFile load_runtime_overhead_file(const std::string& path);
 /// The kind a runtime's overhead file carries: "compile_overhead" or "tensorrt_overhead".
 [[nodiscard]] std::string runtime_overhead_kind(Runtime runtime);
 /// The bundled overhead of pytorch-compile or tensorrt (loaded once); nullopt for another

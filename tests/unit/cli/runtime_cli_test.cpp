@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -242,6 +244,57 @@ TEST(RuntimeCli, TrainE2eFitsTheTensorrtOverheadLeaveOneGpuOut) {
   const RunResult bad =
       run_cnnperf("train e2e --runtime cudnn --data datasets/e2e_mlperf_inference.csv.gz");
   EXPECT_EQ(bad.exit_code, 2) << bad.err;
+}
+
+// The file `train e2e --runtime tensorrt --out` writes is what predict then uses for that
+// runtime's steps, its step table included; the same fit as the bundled file predicts the
+// same step, another one another step.
+TEST(RuntimeCli, PredictUsesARuntimeOverheadFileOfTheUsersOwnFit) {
+  const std::filesystem::path own = temp_dir() / "own_trt_overhead.json";
+  ASSERT_EQ(run_cnnperf("train e2e --runtime tensorrt --data "
+                        "datasets/e2e_mlperf_inference.csv.gz --out \"" +
+                        own.string() + "\"")
+                .exit_code,
+            0);
+  const std::string args = "predict --net resnet50 --gpu a100 --batch 8 --format json ";
+  const auto bundled = json_of(args + "--runtime tensorrt");
+  const auto same =
+      json_of(args + "--runtime tensorrt --runtime-overhead \"" + own.string() + "\"");
+  EXPECT_DOUBLE_EQ(same["total"]["latency_ms"].get<double>(),
+                   bundled["total"]["latency_ms"].get<double>());
+  EXPECT_NE(same["intervals"]["source"].get<std::string>().find(own.filename().string()),
+            std::string::npos)
+      << same["intervals"].dump();
+  // Twice the kernel-time scale: a slower step, so the file's terms are the ones applied.
+  auto doc = nlohmann::json::parse(read_text_file(own.string()));
+  doc["overhead"]["kernel_time_scale"] = 2 * doc["overhead"]["kernel_time_scale"].get<double>();
+  const std::filesystem::path slower = temp_dir() / "slower_trt_overhead.json";
+  std::ofstream(slower) << doc.dump();
+  const auto scaled =
+      json_of(args + "--runtime tensorrt --runtime-overhead \"" + slower.string() + "\"");
+  EXPECT_GT(scaled["total"]["latency_ms"].get<double>(),
+            bundled["total"]["latency_ms"].get<double>());
+  // Under a runtime list only its runtime's steps take it.
+  const auto sweep =
+      json_of(args + "--runtime pytorch,tensorrt --runtime-overhead \"" + slower.string() + "\"");
+  ASSERT_EQ(sweep["rows"].size(), 2U);
+  EXPECT_DOUBLE_EQ(sweep["rows"][0]["latency_ms"].get<double>(),
+                   json_of(args + "--runtime pytorch")["total"]["latency_ms"].get<double>());
+  EXPECT_DOUBLE_EQ(sweep["rows"][1]["latency_ms"].get<double>(),
+                   scaled["total"]["latency_ms"].get<double>());
+  // A runtime not predicted, an eager file, or a learned model beside it: exit 2.
+  for (const auto& [extra, said] : std::vector<std::pair<std::string, std::string>>{
+           {"--runtime pytorch --runtime-overhead \"" + own.string() + "\"",
+            "is a tensorrt overhead; expected --runtime tensorrt"},
+           {"--runtime tensorrt --runtime-overhead models/eager_overhead.json",
+            "kind: expected \"compile_overhead\" or \"tensorrt_overhead\", got \"eager_overhead\""},
+           {"--runtime tensorrt --model models/cnnperf_default.json --runtime-overhead \"" +
+                own.string() + "\"",
+            "--runtime-overhead and --model"}}) {
+    const RunResult r = run_cnnperf(args + extra);
+    EXPECT_EQ(r.exit_code, 2) << extra << "\n" << r.err;
+    EXPECT_NE(r.err.find(said), std::string::npos) << r.err;
+  }
 }
 
 }  // namespace

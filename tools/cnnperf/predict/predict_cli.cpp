@@ -171,6 +171,11 @@ void add_predict_command(CLI::App& app, Runner& run) {
   sub->add_option("--eager-overhead", opts->eager_overhead,
                   "Eager-overhead file (written by `cnnperf train e2e`) for the analytical "
                   "baseline's zoo networks (default: the bundled models/eager_overhead.json)");
+  sub->add_option("--runtime-overhead", opts->runtime_overhead,
+                  "Runtime-overhead file (written by `cnnperf train e2e --runtime "
+                  "pytorch-compile|tensorrt`) for the analytical baseline's steps under that "
+                  "runtime, with its step intervals (default: the bundled "
+                  "models/compile_overhead.json and models/tensorrt_overhead.json)");
   sub->add_option("--runtime", opts->runtime,
                   "What runs the layers: cudnn (direct library call, what profile measures), "
                   "pytorch (eager), pytorch-compile (torch.compile; inference) or tensorrt "
@@ -218,6 +223,8 @@ void add_predict_command(CLI::App& app, Runner& run) {
       "  cnnperf nets show resnet18 --batch 8 --format csv > r18.csv\n"
       "  cnnperf predict --layers r18.csv --gpu v100 --runtime cudnn   # same kernel_ms as --net\n"
       "  cnnperf predict --net resnet50 --gpu a100 --runtime tensorrt   # INT8 engine, batch 1\n"
+      "  cnnperf predict --net resnet50 --gpu l4 --runtime tensorrt \\\n"
+      "      --runtime-overhead my_trt.json   # your own `train e2e --runtime tensorrt` fit\n"
       "  cnnperf predict --net resnet50 --gpu rtx4090 --batch 256 --precision fp16 \\\n"
       "      --runtime pytorch-compile\n"
       "  cnnperf predict --net resnet50 --gpu rtx4090 --batch 256 --precision fp16 \\\n"

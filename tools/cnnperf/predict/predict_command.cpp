@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -73,16 +74,35 @@ std::optional<Layout> layout_option(const std::string& text) {
   return layout_from_option(text, "layout");
 }
 
+// --runtime-overhead's file, read once (a sweep predicts many steps with it); null for none.
+const RuntimeOverheadFile* user_runtime_file(const std::string& path) {
+  if (path.empty()) return nullptr;
+  static std::map<std::string, RuntimeOverheadFile> read;
+  auto it = read.find(path);
+  if (it == read.end()) {
+    // A bundled file (models/...) is found from any directory, like --model files.
+    it = read.emplace(path, load_runtime_overhead_file(user_file_or_resource(path))).first;
+  }
+  return &it->second;
+}
+
 // Every layer's and the step's interval, or why there is none.
 void attach_intervals(NetworkPrediction& prediction, const LatencyModel& model,
-                      bool host_time_given) {
+                      const PredictOptions& options) {
+  const bool host_time_given = options.host_ms_per_op > 0;
   const IntervalChoice choice = intervals_for(model);
   if (!choice.table) {
     prediction.interval_note = "none: " + choice.missing;
     return;
   }
+  std::optional<RuntimeStepTable> steps;
+  if (const RuntimeOverheadFile* file = user_runtime_file(options.runtime_overhead)) {
+    steps = RuntimeStepTable{file->runtime, file->step_intervals ? &*file->step_intervals : nullptr,
+                             options.runtime_overhead};
+  }
   attach_network_intervals(prediction, *choice.table, choice.source,
-                           choice.unseen_for(prediction.layers, prediction.gpu));
+                           choice.unseen_for(prediction.layers, prediction.gpu),
+                           steps ? &*steps : nullptr);
   if (host_time_given && prediction.latency_interval) {
     // The residuals are of the measuring machines' fitted host terms, not the user's.
     prediction.latency_interval.reset();
@@ -98,9 +118,13 @@ std::unique_ptr<LatencyModel> select_model(const PredictOptions& options, const 
   if (options.analytical && !options.model.empty()) {
     throw InputError("--analytical and --model: expected one of them, not both");
   }
-  if (!options.eager_overhead.empty() && !options.model.empty()) {
-    // A learned model file carries its own overhead; two would leave one silently unused.
-    throw InputError("--eager-overhead and --model: expected one of them, not both");
+  for (const auto& [flag, given] :
+       {std::pair{"--eager-overhead", !options.eager_overhead.empty()},
+        std::pair{"--runtime-overhead", !options.runtime_overhead.empty()}}) {
+    if (given && !options.model.empty()) {
+      // A learned model file carries its own overhead; two would leave one silently unused.
+      throw InputError(std::string(flag) + " and --model: expected one of them, not both");
+    }
   }
   if (!options.model.empty()) {
     spdlog::info("model: {} (--model)", options.model);
@@ -113,15 +137,25 @@ std::unique_ptr<LatencyModel> select_model(const PredictOptions& options, const 
   spdlog::info(
       "model: analytical baseline{}",
       options.analytical ? " (--analytical)" : " (the default; --model FILE for a learned one)");
+  std::unique_ptr<AnalyticalModel> model;
   if (!options.eager_overhead.empty()) {
     // The zoo's overhead and kernel model from the file (e.g. calibrated without a held-out
     // GPU); NAS networks keep their own overhead.
     spdlog::info("eager overhead: {} (--eager-overhead)", options.eager_overhead);
-    return std::make_unique<AnalyticalModel>(load_analytical_params(options.eager_overhead),
-                                             load_eager_overhead(options.eager_overhead),
-                                             bundled_nas_overhead());
+    model = std::make_unique<AnalyticalModel>(load_analytical_params(options.eager_overhead),
+                                              load_eager_overhead(options.eager_overhead),
+                                              bundled_nas_overhead());
+    model->set_runtime_overhead_source(bundled_runtime_overhead);
+  } else {
+    model = bundled_analytical_model();
   }
-  return bundled_analytical_model();
+  if (const RuntimeOverheadFile* file = user_runtime_file(options.runtime_overhead)) {
+    // Its runtime's steps only; the other runtimes keep their bundled files.
+    spdlog::info("{} overhead: {} (--runtime-overhead)", to_string(file->runtime),
+                 options.runtime_overhead);
+    model->set_runtime_overhead(file->runtime, file->overhead);
+  }
+  return model;
 }
 
 NetworkPrediction predict_for_options(const PredictOptions& options, const LatencyModel& model) {
@@ -217,7 +251,7 @@ namespace {
 // One network prediction as `predict --net` prints it: intervals attached, every figure finite.
 NetworkPrediction checked_prediction(const PredictOptions& options, const LatencyModel& model) {
   NetworkPrediction prediction = predict_for_options(options, model);
-  attach_intervals(prediction, model, options.host_ms_per_op > 0);
+  attach_intervals(prediction, model, options);
   // No output carries a number that is not one, and no budget gate passes on it.
   for (const auto& [field, value] :
        {std::pair{"latency_ms", prediction.latency_ms},
@@ -375,10 +409,23 @@ int run_predict(const PredictOptions& options, const PredictSweep& sweep) {
   const std::string& rows_csv = from_mode ? options.from_csv : options.layers_csv;
   const std::string rows_flag = from_mode ? "--from" : "--layers";
   const bool layers_mode = !rows_csv.empty();
-  check_output_not_input(
-      options.output, {options.net, rows_csv, options.gpu, options.model, options.eager_overhead});
-  check_output_not_input(
-      options.trace, {options.net, rows_csv, options.gpu, options.model, options.eager_overhead});
+  for (const std::string& out : {options.output, options.trace}) {
+    check_output_not_input(out, {options.net, rows_csv, options.gpu, options.model,
+                                 options.eager_overhead, options.runtime_overhead});
+  }
+  if (const RuntimeOverheadFile* file = user_runtime_file(options.runtime_overhead)) {
+    // A file of a runtime not predicted would go unread without a word.
+    const std::string runtime = to_string(file->runtime);
+    const bool predicted = sweep.runtimes.empty()
+                               ? options.runtime == runtime
+                               : std::find(sweep.runtimes.begin(), sweep.runtimes.end(),
+                                           file->runtime) != sweep.runtimes.end();
+    if (!predicted) {
+      throw InputError("--runtime-overhead: " + options.runtime_overhead + " is a " + runtime +
+                       " overhead; expected --runtime " + runtime +
+                       " (or a --runtime list with it)");
+    }
+  }
   if (!options.trace.empty() && (options.trace == "-" || layers_mode)) {
     throw InputError("--trace: expected a file name, with --net (a trace is of a network's step)");
   }

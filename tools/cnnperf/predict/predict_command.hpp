@@ -35,6 +35,9 @@ struct PredictOptions {
   bool analytical = false;    ///< force the analytical baseline
   /// eager-overhead file (`train e2e`) for the analytical baseline's zoo networks; empty: bundled
   std::string eager_overhead;
+  /// runtime-overhead file (`train e2e --runtime R`) replacing the bundled one of its runtime
+  /// for the analytical baseline; empty: bundled
+  std::string runtime_overhead;
   std::string runtime = "pytorch";  ///< a runtime_names() entry (runtime_from_string)
   bool allow_tf32 = true;  ///< fp32 convolutions on TF32 tensor cores (the runtimes' default)
   std::string layout;      ///< nchw|nhwc; empty: nchw for --net, each row's own for --layers
