@@ -229,6 +229,26 @@ TEST(PlanCli, PowerCapsOutsideIdleToBoardPowerAreSkippedWithAWarning) {
   EXPECT_FALSE(std::filesystem::exists(out));
 }
 
+// A precision a GPU has no rate for cannot run there: that pair is skipped with a warning and
+// the rest ranked (it aborted the whole plan); with no pair left, exit 2 naming --precision.
+TEST(PlanCli, APrecisionAGpuHasNoRateForIsSkippedWithAWarning) {
+  const RunResult r = run_cnnperf(
+      "plan --nets resnet50 --gpus k80,t4 --precision fp32,int8 --analytical --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc["candidates"].size(), 3u);
+  for (const auto& c : doc["candidates"]) {
+    EXPECT_FALSE(c["gpu"] == "k80" && c["precision"] == "int8") << c.dump();
+  }
+  EXPECT_NE(r.err.find("int8 skipped on k80: k80 has no INT8 tensor-core rate"), std::string::npos)
+      << r.err;
+  const RunResult none =
+      run_cnnperf("plan --nets resnet50 --gpus k80 --precision int8 --analytical");
+  EXPECT_EQ(none.exit_code, 2) << none.err;
+  EXPECT_NE(none.err.find("--precision: no GPU of the list runs it"), std::string::npos)
+      << none.err;
+}
+
 // Without `none` in the list, a limit at or above the board power is the uncapped candidate,
 // once: the GPU was dropped from the ranking before.
 TEST(PlanCli, ALimitAtTheBoardPowerStandsForUncappedWhenNoneIsNotListed) {

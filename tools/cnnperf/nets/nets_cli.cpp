@@ -14,9 +14,10 @@ void add_nets_command(CLI::App& app, Runner& run) {
       ->check(CLI::IsMember({"table", "json", "csv"}))
       ->capture_default_str();
   sub->add_option("-o,--output", opts->output, "Write the result to FILE (default: stdout)");
-  sub->add_option("--precision", opts->precision,
-                  "Element type for `nets show`'s bytes: fp32|fp16 (the list has no bytes "
-                  "column)");
+  sub->add_option(
+      "--precision", opts->precision,
+      "Element type for `nets show`'s bytes: fp32|fp16|bf16|int8 (the list has no bytes "
+      "column)");
   sub->footer("Example: cnnperf nets --format csv --output zoo.csv");
 
   auto* show = sub->add_subcommand(
@@ -33,9 +34,10 @@ void add_nets_command(CLI::App& app, Runner& run) {
   show->add_option("--format", opts->format, "Output format: table|json|csv")
       ->check(CLI::IsMember({"table", "json", "csv"}));
   show->add_option("-o,--output", opts->output, "Write the result to FILE (default: stdout)");
-  show->add_option("--precision", opts->precision,
-                   "Element type for bytes: fp32|fp16 (default: an ONNX or JSON file's own, else "
-                   "fp32)");
+  show->add_option(
+      "--precision", opts->precision,
+      "Element type for bytes: fp32|fp16|bf16|int8 (default: an ONNX or JSON file's own, else "
+      "fp32)");
   show->add_flag("--layer-list", opts->layer_list,
                  "Write the network as a JSON layer list (docs/model-import.md) that predict "
                  "--net, nets show and profile --net read back; --format is not used");

@@ -30,7 +30,10 @@ void add_plan_command(CLI::App& app, Runner& run) {
   sub->add_option("--gpus", opts->gpus,
                   "Comma list of GPU names or aliases (default: t4,a100,rtx-3090,jetson-agx-orin)");
   sub->add_option("--batch", opts->batch, "Comma list of batch sizes")->capture_default_str();
-  sub->add_option("--precision", opts->precision, "Comma list of fp32|fp16")->capture_default_str();
+  sub->add_option("--precision", opts->precision,
+                  "Comma list of fp32|fp16|bf16|int8 (a GPU without the rate of one skips it, "
+                  "with a warning)")
+      ->capture_default_str();
   sub->add_option("--power-limits", opts->power_limits,
                   "Comma list of power caps in W, 'none' = uncapped")
       ->capture_default_str();

@@ -19,6 +19,7 @@
 #include "cnnperf/model/layer.hpp"
 #include "cnnperf/model/zoo.hpp"
 #include "cnnperf/model/zoo_accuracy.hpp"
+#include "cnnperf/predict/analytical.hpp"
 #include "cnnperf/predict/power.hpp"
 #include "cnnperf/predict/predict.hpp"
 #include "commands.hpp"
@@ -357,6 +358,7 @@ PlanResult plan_for_options(const PlanOptions& options) {
   }
   std::size_t done = 0;
   std::vector<PlanCandidate> candidates;
+  std::vector<std::string> unsupported;  // why a precision could not run on a GPU
   for (const std::string& net : nets) {
     const PublishedAccuracy* accuracy = table.find(net);
     for (const std::int64_t batch : batches) {
@@ -367,6 +369,14 @@ PlanResult plan_for_options(const PlanOptions& options) {
         Network network = build_zoo_network(net, net_options);
         allow_tf32_convolutions(network, options.allow_tf32);
         for (const GpuSpec& gpu : gpus) {
+          // A precision the GPU has no rate for cannot run there; the other GPUs of the list
+          // still can, so skip it as a limit below idle power is skipped.
+          if (const std::string why = precision_unsupported_reason(gpu, dtype); !why.empty()) {
+            warn_once(to_string(dtype) + " skipped on " + gpu.name + ": " + why);
+            unsupported.push_back(why);
+            ++done;
+            continue;
+          }
           NetworkPrediction base = predict_network(network, gpu, *model, mode, power);
           if (options.host_ms_per_op > 0) {
             set_host_ms_per_op(base, options.host_ms_per_op, power);
@@ -406,6 +416,12 @@ PlanResult plan_for_options(const PlanOptions& options) {
   if (extra_prediction_warnings > 0) {
     warn_once(std::to_string(extra_prediction_warnings) +
               " more prediction warnings not shown (see `cnnperf predict` for one candidate)");
+  }
+  if (candidates.empty() && !unsupported.empty()) {
+    // No GPU of the list has a rate for any precision asked.
+    throw InputError(input_message("--precision",
+                                   "no GPU of the list runs it: " + unsupported.front(),
+                                   "a precision the GPUs have a rate for"));
   }
   if (candidates.empty()) {
     // Every limit is at or below every GPU's idle power: nothing could run at all.
