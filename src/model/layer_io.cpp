@@ -3,9 +3,15 @@
 #include "cnnperf/model/layer_io.hpp"
 #include "cnnperf/model/layer_csv_reader.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
+#include <optional>
+#include <string>
+#include <utility>
 
 #include "cnnperf/common/error.hpp"
+#include "cnnperf/common/io.hpp"
 
 namespace cnnperf {
 
@@ -59,6 +65,44 @@ const std::vector<std::string>& layer_row_fields() {
   }();
   return fields;
 }
+
+namespace {
+
+// Columns `nets show` derives from a row's shape (h_out ... bytes): predict passes a row's
+// columns through to its output, so a value left stale by an edit of the shape would sit
+// beside a prediction of another layer. Absent columns are not checked.
+void check_derived_columns(const CsvTable& table, std::size_t row, const Layer& layer) {
+  // A view's output shape is its network's (flatten: C*H*W x 1 x 1), not the row's window:
+  // h_out and w_out are checked where a window sets them.
+  const bool windowed =
+      op_class(layer.op) == OpClass::kConv || op_class(layer.op) == OpClass::kPool;
+  struct Derived {
+    const char* field;
+    double expected;
+    bool checked;
+  };
+  const std::array<Derived, 6> derived{{
+      {"h_out", static_cast<double>(layer.h_out()), windowed},
+      {"w_out", static_cast<double>(layer.w_out()), windowed},
+      {"params", static_cast<double>(layer.params()), true},
+      {"macs", static_cast<double>(layer.macs()), true},
+      {"flops", layer.flops(), true},
+      {"bytes", layer.bytes(), true},
+  }};
+  for (const auto& [field, expected, checked] : derived) {
+    const std::optional<std::string> text = checked ? table.get(row, field) : std::nullopt;
+    if (!text) continue;
+    const std::string where = table.where(row) + ": field '" + field + "'";
+    const double given = parse_number(*text, where);
+    if (std::fabs(given - expected) > 1e-6 * std::max(std::fabs(expected), 1.0)) {
+      throw InputError(where + ": got " + *text + "; expected " + format_number(expected, 15) +
+                       ", derived from the row's shape, dtype and pass (fix it or drop the "
+                       "column)");
+    }
+  }
+}
+
+}  // namespace
 
 Layer layer_from_row(const CsvTable& table, std::size_t row) {
   Layer layer;
@@ -114,6 +158,7 @@ Layer layer_from_row(const CsvTable& table, std::size_t row) {
   layer.num_inputs =
       static_cast<int>(integer_field(table, row, "num_inputs", nullptr, binary ? 2 : 1));
   layer.validate(table.where(row));
+  check_derived_columns(table, row, layer);
   return layer;
 }
 

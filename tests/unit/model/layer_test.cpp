@@ -193,6 +193,26 @@ TEST(Layer, OpNamesRoundTripAndAliases) {
   EXPECT_THROW((void)op_from_string("transformer"), InputError);
 }
 
+// The columns `nets show` derives from a row (h_out ... bytes) travel with the row into
+// predict's output: one left stale by an edit of the shape names itself. A view's h_out is its
+// network's (flatten's 1), so it is checked on windowed ops only.
+TEST(LayerCsv, AStaleDerivedColumnIsAnInputError) {
+  auto error_of = [](const std::string& csv) {
+    return test::input_error_of([&] { (void)parse_layers_csv(csv, "d.csv"); });
+  };
+  const std::string header = "op,batch,c_in,h_in,w_in,c_out,kernel_h,stride_h,pad_h,";
+  EXPECT_EQ(error_of(header + "h_out,flops\nconv2d,8,3,224,224,64,7,2,3,112,1888223232\n"),
+            "no error");
+  EXPECT_EQ(error_of(header + "h_out\nconv2d,8,3,4,4,64,7,2,3,112\n"),
+            "d.csv:2: field 'h_out': got 112; expected 2, derived from the row's shape, dtype "
+            "and pass (fix it or drop the column)");
+  EXPECT_EQ(error_of(header + "flops\nconv2d,8,3,4,4,64,7,2,3,1888223232\n"),
+            "d.csv:2: field 'flops': got 1888223232; expected 602112, derived from the row's "
+            "shape, dtype and pass (fix it or drop the column)");
+  EXPECT_EQ(error_of("op,batch,c_in,h_in,w_in,c_out,h_out,w_out\nflatten,4,256,6,6,256,1,1\n"),
+            "no error");
+}
+
 TEST(LayerCsv, DefaultsAndSquareAliases) {
   const auto t = parse_layers_csv(
       "op,batch,c_in,h_in,w_in,c_out,kernel,stride,padding,note\n"
