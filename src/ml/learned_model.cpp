@@ -541,6 +541,13 @@ std::optional<EagerOverhead> LearnedModel::runtime_overhead(Runtime runtime) con
   return bundled_runtime_overhead(runtime);
 }
 
+std::string LearnedModel::training_data() const {
+  return "the " + std::string(kReferenceSource) +
+         " rows it learns kernel time from: their layer ranges and GPUs, another board of a "
+         "trained chip counting as outside; the validate command scores rows of other sources "
+         "with their own models";
+}
+
 std::vector<LayerPrediction> LearnedModel::predict_layers_as(
     const std::vector<Layer>& layers, const GpuSpec& gpu,
     const std::vector<std::string>& sources) const {

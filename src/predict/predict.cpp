@@ -900,10 +900,11 @@ NetworkPrediction predict_network(const Network& network, const GpuSpec& gpu,
     if (outside++ == 0) first = result.layers[i].name;
   }
   if (outside > 0) {
-    result.warnings.push_back(std::to_string(outside) + " of " +
-                              std::to_string(result.layers.size()) +
-                              " layers lie outside the model's training ranges (first: '" + first +
-                              "'); see in_distribution");
+    const std::string data = model.training_data();
+    result.warnings.push_back(
+        std::to_string(outside) + " of " + std::to_string(result.layers.size()) +
+        " layers lie outside the model's training ranges (first: '" + first + "'" +
+        (data.empty() ? "" : "; the ranges of " + data) + "); see in_distribution");
   }
   return result;
 }

@@ -119,6 +119,8 @@ class LearnedModel final : public LatencyModel {
   [[nodiscard]] std::vector<LayerPrediction> predict_network_layers(
       const std::vector<Layer>& layers, const GpuSpec& gpu) const override;
   [[nodiscard]] EagerOverhead eager_overhead() const override { return overhead_; }
+  /// The reference source's rows (kernel time is predicted as that harness measured it).
+  [[nodiscard]] std::string training_data() const override;
   /// The bundled runtime overheads (bundled_runtime_overhead): fitted on whole steps with the
   /// analytical model's kernel times, which a learned model's replace.
   [[nodiscard]] std::optional<EagerOverhead> runtime_overhead(Runtime runtime) const override;

@@ -213,6 +213,9 @@ class LatencyModel {
       const std::vector<Layer>& layers, const GpuSpec& gpu) const {
     return predict_layers(layers, gpu);
   }
+  /// What in_distribution is measured against, for the warning that counts the layers
+  /// outside it; empty: the model's training ranges, unnamed.
+  [[nodiscard]] virtual std::string training_data() const { return {}; }
   /// The analytical model's terms behind the layers' kernel time (the fitted fp16
   /// tensor-core efficiencies): what l2_resident_kernel_scale prices a layer's DRAM time with.
   [[nodiscard]] virtual const AnalyticalParams& kernel_params() const = 0;

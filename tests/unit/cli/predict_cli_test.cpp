@@ -343,6 +343,25 @@ TEST(PredictCli, LayersWithAGpuColumnRunEachRowOnItsGpu) {
   EXPECT_EQ(run_cnnperf("predict --net resnet18").exit_code, 2);
 }
 
+// in_distribution is against the rows the learned model predicts kernel time from (NeuSight's):
+// a V100-SXM2, whose own rows are MLPredict's, lies outside them, and the warning says so
+// rather than leaving a trained GPU's layers unexplained.
+TEST(PredictCli, TheOutOfRangeWarningNamesTheDataItIsMeasuredAgainst) {
+  const RunResult r = run_cnnperf(
+      "predict --net resnet50 --gpu v100-sxm2-16gb --model models/cnnperf_default.json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string all = r.out + r.err;
+  EXPECT_NE(all.find("lie outside the model's training ranges"), std::string::npos) << all;
+  EXPECT_NE(all.find("the ranges of the neusight rows it learns kernel time from"),
+            std::string::npos)
+      << all;
+  // The analytical default has no training ranges to leave.
+  const RunResult analytical = run_cnnperf("predict --net resnet50 --gpu v100-sxm2-16gb");
+  ASSERT_EQ(analytical.exit_code, 0) << analytical.err;
+  EXPECT_EQ((analytical.out + analytical.err).find("outside the model's training ranges"),
+            std::string::npos);
+}
+
 // Per layer, `predict --layers` on `nets show`'s rows gives each layer the kernel_ms that
 // `predict --net` gives it: one time for one layer, whatever path asked.
 void expect_same_kernel_time(const std::string& net, const std::string& gpu,
