@@ -68,7 +68,7 @@ def mape(pred, m):
 
 def main() -> int:
     if len(sys.argv) != 2:
-        print(__doc__.strip().splitlines()[-5], file=sys.stderr)
+        print(__doc__, file=sys.stderr)
         return 2
     bandwidth = bandwidth_by_name()
     groups = defaultdict(list)
