@@ -485,30 +485,27 @@ void attach_network_intervals(NetworkPrediction& prediction, const IntervalTable
         given ? runtime_steps->file : bundled_runtime_overhead_path(prediction.runtime);
     const std::string none =
         "the step has none under the " + to_string(prediction.runtime) + " runtime";
-    if (own == nullptr) {
-      // Too few GPUs of the runtime for a table of its own (its fit writes one from three):
-      // its steps spread at least as the eager steps of the same kernel times do.
-      if (prediction.eager.num_gpus != 1) {
-        notes.push_back(none + " on several GPUs (the residuals are of one GPU's steps)");
-      } else if (const auto interval =
-                     table.interval(kNetworkIntervalFamily, prediction.latency_ms)) {
-        prediction.latency_interval = LatencyInterval{interval->lo_ms, interval->hi_ms};
-        notes.push_back("the step's interval is the eager steps' (" + file +
-                        " holds no step table: too few GPUs)");
-      } else {
-        notes.push_back(none + " (no step table, and the table holds no end-to-end residuals)");
-      }
-    } else if (prediction.model != kAnalyticalModelName) {
+    if (own != nullptr && prediction.model != kAnalyticalModelName) {
       notes.push_back(none +
                       " with a learned model (its step table is of the analytical model's "
                       "kernel times)");
     } else if (prediction.eager.num_gpus != 1) {
-      notes.push_back(none + " on several GPUs (its residuals are of one GPU's steps)");
-    } else if (const auto interval = own->interval(kNetworkIntervalFamily, prediction.latency_ms)) {
+      notes.push_back(none + " on several GPUs (the residuals are of one GPU's steps)");
+    } else if (const auto interval = (own != nullptr ? *own : table)
+                                         .interval(kNetworkIntervalFamily, prediction.latency_ms)) {
       prediction.latency_interval = LatencyInterval{interval->lo_ms, interval->hi_ms};
-      prediction.interval_source = source + "; the step's: " + file;
+      if (own != nullptr) {
+        prediction.interval_source = source + "; the step's: " + file;
+      } else {
+        // Too few GPUs of the runtime for a table of its own (its fit writes one from three):
+        // its steps spread at least as the eager steps of the same kernel times do.
+        notes.push_back("the step's interval is the eager steps' (" + file +
+                        " holds no step table: too few GPUs)");
+      }
     } else {
-      notes.push_back(none + " (no kernel time)");
+      notes.push_back(none + (own != nullptr ? " (no kernel time)"
+                                             : " (no step table, and the table holds no "
+                                               "end-to-end residuals)"));
     }
   } else if (prediction.runtime != Runtime::kPytorch) {
     notes.push_back("the step has none under the " + to_string(prediction.runtime) +

@@ -358,7 +358,7 @@ PlanResult plan_for_options(const PlanOptions& options) {
   }
   std::size_t done = 0;
   std::vector<PlanCandidate> candidates;
-  std::vector<std::string> unsupported;  // why a precision could not run on a GPU
+  std::string unsupported;  // why the first skipped precision could not run on its GPU
   for (const std::string& net : nets) {
     const PublishedAccuracy* accuracy = table.find(net);
     for (const std::int64_t batch : batches) {
@@ -373,7 +373,7 @@ PlanResult plan_for_options(const PlanOptions& options) {
           // still can, so skip it as a limit below idle power is skipped.
           if (const std::string why = precision_unsupported_reason(gpu, dtype); !why.empty()) {
             warn_once(to_string(dtype) + " skipped on " + gpu.name + ": " + why);
-            unsupported.push_back(why);
+            if (unsupported.empty()) unsupported = why;
             ++done;
             continue;
           }
@@ -419,8 +419,7 @@ PlanResult plan_for_options(const PlanOptions& options) {
   }
   if (candidates.empty() && !unsupported.empty()) {
     // No GPU of the list has a rate for any precision asked.
-    throw InputError(input_message("--precision",
-                                   "no GPU of the list runs it: " + unsupported.front(),
+    throw InputError(input_message("--precision", "no GPU of the list runs it: " + unsupported,
                                    "a precision the GPUs have a rate for"));
   }
   if (candidates.empty()) {

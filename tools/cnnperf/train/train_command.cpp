@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "cnnperf/common/config.hpp"
@@ -977,17 +978,19 @@ std::string format_runtime_report(const nlohmann::json& report, OutputFormat for
 nlohmann::json train_e2e_report(const TrainCalibrationOptions& options) {
   check_calibration_outputs(options);
   // Only the runtimes with a fitted step: cudnn's gaps are the eager fit's.
-  const std::string expected = "expected pytorch, pytorch-compile or tensorrt";
-  if (options.runtime == to_string(Runtime::kCudnn)) {
-    throw InputError("--runtime: cudnn has no fitted overhead (its gaps are the eager fit's); " +
-                     expected);
+  std::optional<Runtime> fitted;
+  for (const Runtime r : {Runtime::kPytorch, Runtime::kPytorchCompile, Runtime::kTensorrt}) {
+    if (options.runtime == to_string(r)) fitted = r;
   }
-  if (options.runtime != to_string(Runtime::kPytorch) &&
-      options.runtime != to_string(Runtime::kPytorchCompile) &&
-      options.runtime != to_string(Runtime::kTensorrt)) {
-    throw InputError("--runtime: " + expected + ", got '" + options.runtime + "'");
+  if (!fitted) {
+    const std::string expected = "expected pytorch, pytorch-compile or tensorrt";
+    throw InputError(options.runtime == to_string(Runtime::kCudnn)
+                         ? "--runtime: cudnn has no fitted overhead (its gaps are the eager "
+                           "fit's); " +
+                               expected
+                         : "--runtime: " + expected + ", got '" + options.runtime + "'");
   }
-  const Runtime runtime = runtime_from_string(options.runtime);
+  const Runtime runtime = *fitted;
   if (runtime == Runtime::kPytorchCompile || runtime == Runtime::kTensorrt) {
     return train_runtime_report(options, runtime);
   }
