@@ -6,7 +6,7 @@
 //   learned-no-fallback  the same fold models without the fallback to the analytical estimate
 //                outside their training ranges (CvResult::predicted_without_fallback_ms),
 //   analytical   the analytical model alone (what `predict --layers --analytical` gives),
-//   analytical+floor  the analytical model plus the host floor the learned fold had,
+//   analytical+harness  the analytical model plus the host floor the learned fold had,
 //   xgboost-untuned   XGBoost with its own default parameters (100 rounds, depth 6, eta 0.3) on
 //                the log latency, from raw layer, GPU-spec, source and setup features (no
 //                analytical features), one model per family over every source.
@@ -49,7 +49,7 @@ struct Options {
 
 // The model names, in table order.
 const std::vector<std::string> kModels{"learned", "learned-no-fallback", "analytical",
-                                       "analytical+floor", "xgboost-untuned"};
+                                       "analytical+harness", "xgboost-untuned"};
 
 Options parse(int argc, char** argv) {
   Options o;
@@ -148,7 +148,7 @@ std::pair<std::vector<double>, std::vector<double>> learned_logo(
   return out;
 }
 
-// The analytical, analytical+floor and untuned-XGBoost predictions, fold by fold.
+// The analytical, analytical+harness and untuned-XGBoost predictions, fold by fold.
 void score_baselines(const TrainingData& data, CvScheme scheme, std::uint64_t seed,
                      Scored& scored) {
   const auto& rows = scored.rows;
@@ -157,7 +157,7 @@ void score_baselines(const TrainingData& data, CvScheme scheme, std::uint64_t se
   const FeatureSpec raw = FeatureSpec::parse("layer,gpu,source,setup");
   const nlohmann::json untuned = {
       {"log_target", true}, {"n_estimators", 100}, {"learning_rate", 0.3}, {"max_depth", 6}};
-  for (const auto& name : {"analytical", "analytical+floor", "xgboost-untuned"}) {
+  for (const auto& name : {"analytical", "analytical+harness", "xgboost-untuned"}) {
     scored.predicted_ms[name].assign(rows.size(), 0);
   }
   for (int f = 0; f < n_folds; ++f) {
@@ -173,7 +173,7 @@ void score_baselines(const TrainingData& data, CvScheme scheme, std::uint64_t se
       }
     }
     FamilyModel floors;
-    floors.host_floor_ms = fold_host_floors(data, train, test, scheme);
+    floors.harness = fold_harness_terms(data, train, test, scheme);
     auto xgb = make_regressor(RegressorKind::kXgboost, untuned);
     xgb->fit(feature_matrix_of_rows(data, train, raw), target);
     const auto untuned_ms = xgb->predict(feature_matrix_of_rows(data, test, raw));
@@ -181,8 +181,8 @@ void score_baselines(const TrainingData& data, CvScheme scheme, std::uint64_t se
       const auto r = test[j];
       const double a = estimate_layer(data.layers[r], data.gpus[r]).latency_ms;
       scored.predicted_ms["analytical"][test_pos[j]] = a;
-      scored.predicted_ms["analytical+floor"][test_pos[j]] =
-          a + floors.floor_ms(data.sources[r], data.gpus[r].name);
+      scored.predicted_ms["analytical+harness"][test_pos[j]] =
+          a + floors.harness_ms(data.sources[r], data.layers[r], data.gpus[r]);
       scored.predicted_ms["xgboost-untuned"][test_pos[j]] = untuned_ms[j];
     }
   }
@@ -225,7 +225,7 @@ Metrics metrics_of(const nlohmann::json& j) {
 std::string markdown(const nlohmann::json& rows) {
   std::string out =
       "| split | family | held out | n | unseen-GPU rows | learned | learned-no-fallback | "
-      "analytical | analytical+floor | xgboost-untuned | best "
+      "analytical | analytical+harness | xgboost-untuned | best "
       "|\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
   for (const auto& r : rows) {
     out += "| " + r["split"].get<std::string>() + " | " + r["family"].get<std::string>() + " | " +
@@ -243,9 +243,9 @@ std::string markdown(const nlohmann::json& rows) {
     for (const auto& name : kModels) {
       const Metrics m = metrics_of(r[name]);
       out += cell(m) + " | ";
-      // The two a user cannot get for a layer without a source: analytical+floor, and the
+      // The two a user cannot get for a layer without a source: analytical+harness, and the
       // learned model without its fallback.
-      if (name != "analytical+floor" && name != "learned-no-fallback" && m.mape_pct < best_mape) {
+      if (name != "analytical+harness" && name != "learned-no-fallback" && m.mape_pct < best_mape) {
         best_mape = m.mape_pct;
         best = name;
       }

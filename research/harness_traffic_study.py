@@ -5,9 +5,10 @@
 MLPredict times a TensorFlow 1.10 session.run around one layer: besides the layer's own
 kernels it runs TensorFlow's NHWC<->NCHW transposes, the bias add and activation, and in
 training the backward pass and the optimizer's update, all memory-bound kernels whose time
-grows with the tensors, not a per-call constant. The learned model's harness term is a
-per-(source, GPU) floor only (docs/methodology.md, "Host floor"), so leave-source-out scores
-MLPredict's rows against analytical + floor.
+grows with the tensors, not a per-call constant. A per-(source, GPU) floor alone
+(docs/methodology.md, "Host floor") cannot hold it; this study measured what traffic terms
+would explain, and the learned model's harness terms now carry model C's multiples, fitted
+after the floor (docs/methodology.md, "Harness traffic").
 
 This fits, per pass (forward, training), least squares on relative error over MLPredict's
 conv2d or linear rows:

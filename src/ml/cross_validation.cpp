@@ -64,12 +64,11 @@ std::string scheme_not_applicable(const TrainingData& data, const std::vector<st
          " source; leave-source-out trains on the other sources and needs rows of two or more";
 }
 
-std::map<std::pair<std::string, std::string>, double> fold_host_floors(
-    const TrainingData& data, const std::vector<std::size_t>& train,
-    const std::vector<std::size_t>& test, CvScheme scheme) {
-  auto floors = fit_host_floors(data, train);
-  if (scheme == CvScheme::kLeaveSourceOut) floors.merge(fit_host_floors(data, test));
-  return floors;
+HarnessTerms fold_harness_terms(const TrainingData& data, const std::vector<std::size_t>& train,
+                                const std::vector<std::size_t>& test, CvScheme scheme) {
+  HarnessTerms terms = fit_harness_terms(data, train);
+  if (scheme == CvScheme::kLeaveSourceOut) terms.insert(fit_harness_terms(data, test));
+  return terms;
 }
 
 std::vector<int> family_folds(const TrainingData& data, const std::vector<std::size_t>& rows,
@@ -180,9 +179,9 @@ CvResult cross_validate_family(const TrainingData& data, OpFamily family, Regres
     for (auto& m : models) m.fallback_spans = fallback_spans;
     if (host_floor && scheme == CvScheme::kLeaveSourceOut) {
       // The held-out source's own harness terms, from its own rows; the regressors never saw
-      // them (fold_host_floors).
-      const auto own = fit_host_floors(data, test);
-      for (auto& m : models) m.host_floor_ms.insert(own.begin(), own.end());
+      // them (fold_harness_terms).
+      const HarnessTerms own = fit_harness_terms(data, test);
+      for (auto& m : models) m.harness.insert(own);
     }
     std::vector<const FamilyModel*> views;
     views.reserve(models.size());
@@ -284,17 +283,23 @@ std::map<std::string, UnseenGpuCheck::GpuScores> UnseenGpuCheck::per_gpu() const
 UnseenGpuCheck unseen_gpu_check(const TrainingData& data, const CvResult& logo, bool host_floor) {
   UnseenGpuCheck check;
   check.family = logo.family;
-  // Per held-out GPU, the floors its fold had: each pair's floor reads only that pair's rows,
-  // so those are all pairs' floors but the held-out GPU's, fitted once.
+  // Per held-out GPU, the harness terms its fold had: each pair's floor reads only that pair's
+  // rows, so those are all pairs' floors but the held-out GPU's, fitted once; a source's
+  // traffic multiples read all its GPUs' rows, so they are fitted per fold.
   std::map<std::string, FamilyModel> without;
   if (host_floor) {
     const auto floors = fit_host_floors(data, logo.rows);
     for (const auto& entry : floors) {
       const std::string& held_gpu = entry.first.second;
-      auto& fold = without[held_gpu].host_floor_ms;
-      if (!fold.empty()) continue;
-      fold = floors;
-      std::erase_if(fold, [&](const auto& f) { return f.first.second == held_gpu; });
+      auto& fold = without[held_gpu].harness;
+      if (!fold.floor_ms.empty()) continue;
+      fold.floor_ms = floors;
+      std::erase_if(fold.floor_ms, [&](const auto& f) { return f.first.second == held_gpu; });
+      std::vector<std::size_t> train;
+      for (const auto r : logo.rows) {
+        if (data.gpus[r].name != held_gpu) train.push_back(r);
+      }
+      fold.traffic = fit_harness_traffic(data, train, fold.floor_ms);
     }
   }
   std::vector<double> truth, learned, analytical;
@@ -305,8 +310,9 @@ UnseenGpuCheck unseen_gpu_check(const TrainingData& data, const CvResult& logo, 
     truth.push_back(data.latency_ms[r]);
     learned.push_back(logo.predicted_ms[i]);
     const auto it = without.find(data.gpus[r].name);
-    const double floor =
-        it == without.end() ? 0.0 : it->second.floor_ms(data.sources[r], data.gpus[r].name);
+    const double floor = it == without.end()
+                             ? 0.0
+                             : it->second.harness_ms(data.sources[r], data.layers[r], data.gpus[r]);
     analytical.push_back(analytical_ms(data.layers[r], data.gpus[r]) + floor);
     const int fold =
         fold_of.emplace(data.gpus[r].name, static_cast<int>(fold_of.size())).first->second;

@@ -30,7 +30,7 @@ std::string feature_matrix_csv(const TrainingData& data, const FeatureSpec& spec
     }
     int n_folds = 0;
     const auto fold = family_folds(data, rows, scheme, folds, seed, &n_folds);
-    // Each row's floor as cross-validation fits it (fold_host_floors): from the rows outside
+    // Each row's floor as cross-validation fits it (fold_harness_terms): from the rows outside
     // its fold, so a held-out GPU gets the other GPUs' typical floor, not its own.
     std::vector<FamilyModel> floors(static_cast<std::size_t>(n_folds));
     if (host_floor) {
@@ -39,17 +39,16 @@ std::string feature_matrix_csv(const TrainingData& data, const FeatureSpec& spec
         for (std::size_t i = 0; i < rows.size(); ++i) {
           (fold[i] != f ? train : test).push_back(rows[i]);
         }
-        floors[static_cast<std::size_t>(f)].host_floor_ms =
-            fold_host_floors(data, train, test, scheme);
+        floors[static_cast<std::size_t>(f)].harness = fold_harness_terms(data, train, test, scheme);
       }
     }
     const FeatureMatrix x = matrix_for_rows(data, rows, spec);
     std::vector<std::string> cells;
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const auto r = rows[i];
-      const double baseline =
-          analytical_ms(data.layers[r], data.gpus[r]) +
-          floors[static_cast<std::size_t>(fold[i])].floor_ms(data.sources[r], data.gpus[r].name);
+      const double baseline = analytical_ms(data.layers[r], data.gpus[r]) +
+                              floors[static_cast<std::size_t>(fold[i])].harness_ms(
+                                  data.sources[r], data.layers[r], data.gpus[r]);
       cells = {to_string(family), data.sources[r], data.gpus[r].name, std::to_string(fold[i])};
       for (std::size_t c = 0; c < x.cols; ++c) cells.push_back(format_number(x(i, c), 10));
       cells.push_back(format_number(baseline, 10));

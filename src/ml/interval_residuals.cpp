@@ -44,10 +44,10 @@ std::vector<IntervalResidual> analytical_residuals(
       if (test.empty()) continue;
       // FamilyModel::floor_ms gives a pair without rows of its own the typical floor.
       FamilyModel floors;
-      floors.host_floor_ms = fold_host_floors(data, train, test, scheme);
+      floors.harness = fold_harness_terms(data, train, test, scheme);
       for (const auto r : test) {
         const double predicted = ml_detail::analytical_ms(data.layers[r], data.gpus[r]) +
-                                 floors.floor_ms(data.sources[r], data.gpus[r].name);
+                                 floors.harness_ms(data.sources[r], data.layers[r], data.gpus[r]);
         // Grouped by machine, so the band is that of a new machine's offset
         // (IntervalTable::fit).
         out.push_back({interval_family(data.layers[r]), predicted, data.latency_ms[r], f,

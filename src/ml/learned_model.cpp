@@ -4,9 +4,11 @@
 #include "cnnperf/ml/learned_model.hpp"
 
 #include <spdlog/spdlog.h>
+#include <Eigen/Dense>
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -74,6 +76,7 @@ nlohmann::json default_params(RegressorKind kind) {
 }
 
 double FamilyModel::floor_ms(const std::string& source, const std::string& gpu) const {
+  const auto& host_floor_ms = harness.floor_ms;
   if (host_floor_ms.empty() || source == kKernelTimeSource) return 0;
   const auto it = host_floor_ms.find({source, gpu});
   if (it != host_floor_ms.end()) return it->second;
@@ -91,13 +94,135 @@ double FamilyModel::floor_ms(const std::string& source, const std::string& gpu) 
   return 0;
 }
 
+double FamilyModel::harness_ms(const std::string& source, const Layer& layer,
+                               const GpuSpec& gpu) const {
+  const double floor = floor_ms(source, gpu.name);
+  if (source == kKernelTimeSource) return floor;
+  const auto it = harness.traffic.find({source, to_string(layer.pass)});
+  if (it == harness.traffic.end()) return floor;
+  const auto t = traffic_ms(layer, gpu);
+  return floor + it->second.input * t[0] + it->second.output * t[1] + it->second.weight * t[2];
+}
+
+void HarnessTerms::insert(const HarnessTerms& other) {
+  floor_ms.insert(other.floor_ms.begin(), other.floor_ms.end());
+  traffic.insert(other.traffic.begin(), other.traffic.end());
+}
+
+bool harness_runs_extra_kernels(const std::string& source) {
+  return source != kReferenceSource && source != kKernelTimeSource;
+}
+
+std::array<double, 3> traffic_ms(const Layer& layer, const GpuSpec& gpu) {
+  if (gpu.memory_bandwidth_gbs <= 0) return {0, 0, 0};
+  const double bytes_per_ms = gpu.memory_bandwidth_gbs * 1e6;
+  const double word = bytes_per_element(layer.dtype);
+  return {word * static_cast<double>(layer.input_elements()) / bytes_per_ms,
+          word * static_cast<double>(layer.output_elements()) / bytes_per_ms,
+          word * static_cast<double>(layer.params()) / bytes_per_ms};
+}
+
+namespace {
+
+// Non-negative least squares of y on the three columns of x: the best unconstrained solution
+// over each subset of the columns that is non-negative (the optimum is one of them).
+TrafficMultiples nnls3(const std::vector<std::array<double, 3>>& x, const std::vector<double>& y) {
+  Eigen::Matrix3d gram = Eigen::Matrix3d::Zero();
+  Eigen::Vector3d rhs = Eigen::Vector3d::Zero();
+  double yy = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const Eigen::Vector3d xi(x[i][0], x[i][1], x[i][2]);
+    gram += xi * xi.transpose();
+    rhs += xi * y[i];
+    yy += y[i] * y[i];
+  }
+  Eigen::Vector3d best = Eigen::Vector3d::Zero();
+  double best_sse = yy;
+  for (int mask = 1; mask < 8; ++mask) {
+    std::vector<int> cols;
+    for (int c = 0; c < 3; ++c) {
+      if ((mask >> c & 1) != 0) cols.push_back(c);
+    }
+    const auto n = static_cast<Eigen::Index>(cols.size());
+    Eigen::MatrixXd g(n, n);
+    Eigen::VectorXd b(n);
+    for (Eigen::Index i = 0; i < n; ++i) {
+      b(i) = rhs(cols[i]);
+      for (Eigen::Index j = 0; j < n; ++j) g(i, j) = gram(cols[i], cols[j]);
+    }
+    const Eigen::LDLT<Eigen::MatrixXd> ldlt(g);
+    if (ldlt.info() != Eigen::Success || !ldlt.isPositive()) continue;
+    const Eigen::VectorXd sol = ldlt.solve(b);
+    if (!sol.allFinite() || (sol.array() < 0).any()) continue;
+    Eigen::Vector3d full = Eigen::Vector3d::Zero();
+    for (Eigen::Index i = 0; i < n; ++i) full(cols[i]) = sol(i);
+    const double sse = yy - 2 * full.dot(rhs) + full.dot(gram * full);
+    if (sse < best_sse) {
+      best_sse = sse;
+      best = full;
+    }
+  }
+  return {best(0), best(1), best(2)};
+}
+
+}  // namespace
+
+std::map<std::pair<std::string, std::string>, TrafficMultiples> fit_harness_traffic(
+    const TrainingData& data, const std::vector<std::size_t>& rows,
+    const std::map<std::pair<std::string, std::string>, double>& floors) {
+  std::map<std::pair<std::string, std::string>, std::vector<std::size_t>> by_key;
+  for (const auto r : rows) {
+    if (harness_runs_extra_kernels(data.sources[r])) {
+      by_key[{data.sources[r], to_string(data.layers[r].pass)}].push_back(r);
+    }
+  }
+  std::map<std::pair<std::string, std::string>, TrafficMultiples> out;
+  for (const auto& [key, part] : by_key) {
+    if (part.size() < kTrafficMinRows) continue;
+    std::vector<std::array<double, 3>> x;
+    std::vector<double> y;
+    x.reserve(part.size());
+    y.reserve(part.size());
+    for (const auto r : part) {
+      const auto floor = floors.find({data.sources[r], data.gpus[r].name});
+      const double rest = data.latency_ms[r] - analytical_ms(data.layers[r], data.gpus[r]) -
+                          (floor == floors.end() ? 0.0 : floor->second);
+      const double w = 1.0 / data.latency_ms[r];
+      auto t = traffic_ms(data.layers[r], data.gpus[r]);
+      for (auto& v : t) v *= w;
+      x.push_back(t);
+      y.push_back(rest * w);
+    }
+    out[key] = nnls3(x, y);
+  }
+  return out;
+}
+
+HarnessTerms fit_harness_terms(const TrainingData& data, const std::vector<std::size_t>& rows) {
+  HarnessTerms terms;
+  terms.floor_ms = fit_host_floors(data, rows);
+  terms.traffic = fit_harness_traffic(data, rows, terms.floor_ms);
+  // The fastest rows that show a floor carry some traffic too: the floor is read again beyond
+  // it, and the multiples refitted over the new floor (a few rounds settle both).
+  for (int round = 0; round < kHarnessFitRounds && !terms.traffic.empty(); ++round) {
+    FamilyModel traffic_only;
+    traffic_only.harness.traffic = terms.traffic;
+    terms.floor_ms = fit_host_floors(data, rows, [&](std::size_t r) {
+      return traffic_only.harness_ms(data.sources[r], data.layers[r], data.gpus[r]);
+    });
+    terms.traffic = fit_harness_traffic(data, rows, terms.floor_ms);
+  }
+  return terms;
+}
+
 std::map<std::pair<std::string, std::string>, double> fit_host_floors(
-    const TrainingData& data, const std::vector<std::size_t>& rows) {
-  // (measured ms, measured - analytical) per pair. The fastest rows show the floor: what they
-  // measured beyond the kernel the analytical model prices.
+    const TrainingData& data, const std::vector<std::size_t>& rows,
+    const std::function<double(std::size_t)>& known_ms) {
+  // (measured ms, measured - analytical - known) per pair. The fastest rows show the floor:
+  // what they measured beyond the kernel the analytical model prices (and any known term).
   std::map<std::pair<std::string, std::string>, std::vector<std::pair<double, double>>> by_pair;
   for (const auto r : rows) {
-    const double a = analytical_ms(data.layers[r], data.gpus[r]);
+    const double a = analytical_ms(data.layers[r], data.gpus[r]) + (known_ms ? known_ms(r) : 0.0);
     by_pair[{data.sources[r], data.gpus[r].name}].emplace_back(data.latency_ms[r],
                                                                data.latency_ms[r] - a);
   }
@@ -125,13 +250,14 @@ FamilyModel fit_family(const TrainingData& data, const std::vector<std::size_t>&
       static_cast<std::size_t>(std::count_if(rows.begin(), rows.end(), [&](std::size_t r) {
         return runs_on_tensor_cores(data.layers[r], data.gpus[r]);
       }));
-  if (host_floor) model.host_floor_ms = fit_host_floors(data, rows);
+  if (host_floor) model.harness = fit_harness_terms(data, rows);
   const FeatureMatrix x = matrix_for_rows(data, rows, spec);
   std::vector<double> ratio(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto r = rows[i];
-    ratio[i] = data.latency_ms[r] / (analytical_ms(data.layers[r], data.gpus[r]) +
-                                     model.floor_ms(data.sources[r], data.gpus[r].name));
+    ratio[i] =
+        data.latency_ms[r] / (analytical_ms(data.layers[r], data.gpus[r]) +
+                              model.harness_ms(data.sources[r], data.layers[r], data.gpus[r]));
   }
   model.regressor = make_regressor(kind, params);
   model.regressor->fit(x, ratio);
@@ -404,7 +530,7 @@ void fold_batch_chains(std::vector<T>& values, std::size_t n, const BatchChains&
 namespace {
 
 // predict_rows without the batch repair: each row as the regressors give it. `overhead_ms`,
-// when given, receives each row's harness part (its floor, scaled like the rest where the
+// when given, receives each row's harness part (its harness terms, scaled like the rest where the
 // regressor predicts the row), as LearnedModel::predict splits it from the kernel time.
 std::vector<double> predict_rows_as_fitted(const FamilyModel& model, const TrainingData& data,
                                            const std::vector<std::size_t>& rows,
@@ -451,7 +577,7 @@ std::vector<double> predict_rows_as_fitted(const FamilyModel& model, const Train
     const LayerEstimate e = estimate_layer(data.layers[r], data.gpus[r]);
     const std::string& floor_source =
         floor_sources != nullptr ? (*floor_sources)[i] : data.sources[r];
-    const double floor = model.floor_ms(floor_source, data.gpus[r].name);
+    const double floor = model.harness_ms(floor_source, data.layers[r], data.gpus[r]);
     const bool learned = !analytical_for(model, data.gpus[r], data.sources[r]) &&
                          !untrained_math(model, data.layers[r], data.gpus[r]);
     if (overhead_ms != nullptr) (*overhead_ms)[i] = learned ? floor * ratio[i] : floor;
@@ -648,7 +774,7 @@ std::vector<LayerPrediction> LearnedModel::predict(const std::vector<Layer>& giv
         // was the better one for this family on a GPU without measurements, or the layer runs
         // on tensor cores, which no training row of the family did: keep it, flagged as
         // outside the data.
-        if (with_floor) out[i].overhead_ms = model->floor_ms(floor_source, gpu.name);
+        if (with_floor) out[i].overhead_ms = model->harness_ms(floor_source, layers[i], gpu);
         out[i].in_distribution = false;
         continue;
       }
@@ -678,10 +804,11 @@ std::vector<LayerPrediction> LearnedModel::predict(const std::vector<Layer>& giv
       const std::vector<double> weights = distance_weights(spec_);
       for (std::size_t j = 0; j < idx.size(); ++j) {
         auto& p = out[idx[j]];
-        const double floor = with_floor ? fam->floor_ms(floor_sources[idx[j]], gpu.name) : 0.0;
+        const double floor =
+            with_floor ? fam->harness_ms(floor_sources[idx[j]], layers[idx[j]], gpu) : 0.0;
         const double r = std::pow(
             ratio[j], learned_share(distance_outside(*fam, x, j, weights), fam->fallback_spans));
-        // The harness's floor, scaled like the rest of its measurement, is its overhead: the
+        // The harness's terms, scaled like the rest of its measurement, are its overhead: the
         // kernel time is what is left.
         const LayerEstimate& e = estimates[idx[j]];
         p.kernel_ms = e.with_main_kernels_ms(e.main_kernels_ms() * r);

@@ -57,18 +57,11 @@ constexpr std::array<std::string_view, 11> kModelKeys = {
     "schema_version",   "kind",     "tool_version",  "target",
     "reference_source", "features", "feature_names", "families",
     "eager_overhead",   "metadata", "power"};
-constexpr std::array<std::string_view, 12> kFamilyKeys = {"family",
-                                                          "source",
-                                                          "rows",
-                                                          "tensor_core_rows",
-                                                          "gpus",
-                                                          "feature_min",
-                                                          "feature_max",
-                                                          "unseen_gpu",
-                                                          "host_floor_ms",
-                                                          "regressor",
-                                                          "gpu_blind_regressor",
-                                                          "booster_bytes"};
+constexpr std::array<std::string_view, 13> kFamilyKeys = {
+    "family",        "source",          "rows",        "tensor_core_rows",
+    "gpus",          "feature_min",     "feature_max", "unseen_gpu",
+    "host_floor_ms", "harness_traffic", "regressor",   "gpu_blind_regressor",
+    "booster_bytes"};
 
 template <std::size_t N>
 void refuse_unknown_keys(const nlohmann::json& object, const std::array<std::string_view, N>& known,
@@ -106,8 +99,16 @@ nlohmann::json LearnedModel::to_json() const {
   nlohmann::json fams = nlohmann::json::array();
   for (const auto& f : families_) {
     nlohmann::json floors = nlohmann::json::array();
-    for (const auto& [key, floor] : f.host_floor_ms) {
+    for (const auto& [key, floor] : f.harness.floor_ms) {
       floors.push_back({{"source", key.first}, {"gpu", key.second}, {"floor_ms", floor}});
+    }
+    nlohmann::json traffic = nlohmann::json::array();
+    for (const auto& [key, x] : f.harness.traffic) {
+      traffic.push_back({{"source", key.first},
+                         {"pass", key.second},
+                         {"input_x", x.input},
+                         {"output_x", x.output},
+                         {"weight_x", x.weight}});
     }
     const char* unseen = f.analytical_for_unseen_gpus       ? "analytical"
                          : f.gpu_blind_regressor != nullptr ? "gpu-blind"
@@ -120,6 +121,7 @@ nlohmann::json LearnedModel::to_json() const {
                     {"feature_max", f.feature_max},
                     {"unseen_gpu", unseen},
                     {"host_floor_ms", floors},
+                    {"harness_traffic", traffic},
                     {"regressor", f.regressor->to_json()}});
     if (f.tensor_core_rows.has_value()) fams.back()["tensor_core_rows"] = *f.tensor_core_rows;
     if (f.gpu_blind_regressor != nullptr) {
@@ -129,7 +131,8 @@ nlohmann::json LearnedModel::to_json() const {
   return {{"schema_version", kModelSchemaVersion},
           {"kind", "cnnperf_latency_model"},
           {"tool_version", CNNPERF_VERSION},
-          {"target", "log(latency_ms / (analytical_ms + host_floor_ms)) per op family"},
+          {"target",
+           "log(latency_ms / (analytical_ms + host_floor_ms + harness traffic_ms)) per op family"},
           {"reference_source", kReferenceSource},
           {"features", spec_.to_string()},
           {"feature_names", feature_names(spec_)},
@@ -240,8 +243,32 @@ std::unique_ptr<LearnedModel> LearnedModel::from_json(const nlohmann::json& doc,
         if (!std::isfinite(floor) || floor < 0) {
           throw InputError(at + ".floor_ms: expected a finite number >= 0");
         }
-        f.host_floor_ms[{field<std::string>(floors[k], "source", at),
-                         field<std::string>(floors[k], "gpu", at)}] = floor;
+        f.harness.floor_ms[{field<std::string>(floors[k], "source", at),
+                            field<std::string>(floors[k], "gpu", at)}] = floor;
+      }
+    }
+    if (fams[i].contains("harness_traffic")) {  // absent: no traffic terms
+      const auto& traffic = fams[i]["harness_traffic"];
+      if (!traffic.is_array()) throw InputError(where + ".harness_traffic: expected an array");
+      for (std::size_t k = 0; k < traffic.size(); ++k) {
+        const std::string at = where + ".harness_traffic[" + std::to_string(k) + "]";
+        TrafficMultiples x;
+        for (const auto& [name, member] : {std::pair{"input_x", &TrafficMultiples::input},
+                                           std::pair{"output_x", &TrafficMultiples::output},
+                                           std::pair{"weight_x", &TrafficMultiples::weight}}) {
+          const auto v = field<double>(traffic[k], name, at);
+          if (!std::isfinite(v) || v < 0) {
+            throw InputError(at + "." + name + ": expected a finite number >= 0");
+          }
+          x.*member = v;
+        }
+        const auto pass = field<std::string>(traffic[k], "pass", at);
+        try {
+          (void)pass_from_string(pass);
+        } catch (const InputError& e) {
+          throw InputError(at + ".pass: " + e.what());
+        }
+        f.harness.traffic[{field<std::string>(traffic[k], "source", at), pass}] = x;
       }
     }
     f.regressor = regressor_at("regressor");

@@ -49,12 +49,13 @@ struct CvResult {
                                                 const std::vector<std::size_t>& rows,
                                                 CvScheme scheme);
 
-/// The host floors a fold's models get (FamilyModel::host_floor_ms): fitted on `train`, and
-/// under leave-source-out also those of the held-out source fitted on its own `test` rows, as
-/// a floor is the measuring harness's term, not the GPU's.
-[[nodiscard]] std::map<std::pair<std::string, std::string>, double> fold_host_floors(
-    const TrainingData& data, const std::vector<std::size_t>& train,
-    const std::vector<std::size_t>& test, CvScheme scheme);
+/// The harness terms a fold's models get (FamilyModel::harness): fitted on `train`, and under
+/// leave-source-out also those of the held-out source fitted on its own `test` rows, as they
+/// are the measuring harness's terms, not the GPU's.
+[[nodiscard]] HarnessTerms fold_harness_terms(const TrainingData& data,
+                                              const std::vector<std::size_t>& train,
+                                              const std::vector<std::size_t>& test,
+                                              CvScheme scheme);
 
 /// The fold of each of `rows` (a family's rows of `data`) under `scheme`, as
 /// cross_validate_family assigns them; `n_folds` (when non-null) receives the fold count
@@ -65,7 +66,7 @@ struct CvResult {
                                             int folds, std::uint64_t seed, int* n_folds);
 
 /// Cross-validates a regressor on a family's rows (each fold fitted as fit_family_models
-/// with `split` and `host_floor` would fit it: floors as fold_host_floors gives them).
+/// with `split` and `host_floor` would fit it: floors as fold_harness_terms gives them).
 /// Leave-source-out on rows of one source returns a result with `not_applicable` set.
 /// `fallback_spans` is each fold model's FamilyModel::fallback_spans (infinity: no fallback).
 [[nodiscard]] CvResult cross_validate_family(const TrainingData& data, OpFamily family,

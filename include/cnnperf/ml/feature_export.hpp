@@ -13,7 +13,7 @@ namespace cnnperf {
 /// `source`, `gpu`, `fold` (the row's fold under `scheme`, `folds`, `seed`, as the
 /// cross-validation would hold it out), every feature of `spec` (feature_names order),
 /// `baseline_ms` (analytical
-/// + the host floor fitted, as in cross_validate_family, by fold_host_floors), the measured
+/// + the harness terms fitted, as in cross_validate_family, by fold_harness_terms), the measured
 /// `latency_ms` and `log_ratio` = log(latency_ms / baseline_ms), the regression target. A
 /// family the scheme does not apply to (scheme_not_applicable) is left out, with a warning.
 [[nodiscard]] std::string feature_matrix_csv(const TrainingData& data, const FeatureSpec& spec,

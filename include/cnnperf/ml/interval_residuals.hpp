@@ -21,10 +21,10 @@ namespace cnnperf {
 [[nodiscard]] std::string interval_group(const TrainingData& data, std::size_t r);
 
 /// The analytical model's residuals on every row of `data`, folds as family_folds assigns
-/// them under `scheme`: each row predicted as the analytical estimate plus the host floor of
-/// its (source, GPU) fitted on the fold's training rows (fold_host_floors: under
-/// leave-source-out the held-out source's own floors, the harness's term). The analytical
-/// model itself fits nothing, so only the floors and the quantiles need the folds. Families
+/// them under `scheme`: each row predicted as the analytical estimate plus its harness terms
+/// (floor, traffic) fitted on the fold's training rows (fold_harness_terms: under
+/// leave-source-out the held-out source's own). The analytical model itself fits nothing, so
+/// only the harness terms and the quantiles need the folds. Families
 /// the scheme cannot split are left out, with why in `not_applicable` (when non-null). Each
 /// residual's group is its machine, "source/gpu".
 [[nodiscard]] std::vector<IntervalResidual> analytical_residuals(

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -36,6 +37,43 @@ inline constexpr int kOldestModelSchemaVersion = 1;
 /// themselves; kGpuDistanceWeight is what was chosen by cross-validation.
 inline constexpr double kFallbackSpans = 1.0;
 
+/// Multiples of a layer's tensors' DRAM time (bytes / the GPU's memory bandwidth) that a
+/// harness spends beyond the layer's own kernels: a framework's layout transposes, bias and
+/// activation kernels, in a training step its gradient and update kernels. They grow with the
+/// tensors, not per call, so a floor cannot hold them.
+struct TrafficMultiples {
+  double input = 0;   ///< x input bytes / bandwidth
+  double output = 0;  ///< x output bytes / bandwidth
+  double weight = 0;  ///< x weight bytes / bandwidth
+};
+
+/// The terms of the harnesses that measured a family's rows: what each adds to the kernels it
+/// times, a property of the measuring machine and framework rather than of the GPU. Never part
+/// of a kernel time (kKernelTimeSource has none).
+struct HarnessTerms {
+  /// Host floor in ms per (source, GPU name): what the measurement adds to a kernel at the
+  /// smallest work (PyTorch's dispatch inside NeuSight's CUDA events, TensorFlow's session).
+  /// Fitted on the family's smallest rows (fit_host_floors).
+  std::map<std::pair<std::string, std::string>, double> floor_ms;
+  /// Traffic multiples per (source, pass name), for sources whose harness runs kernels besides
+  /// the layer's (harness_runs_extra_kernels); fit_harness_traffic. One set per source and
+  /// pass, shared by its GPUs: multiples per GPU would also absorb the kernel model's error on
+  /// each GPU, which is not the harness's (research/harness_traffic_study.py).
+  std::map<std::pair<std::string, std::string>, TrafficMultiples> traffic;
+
+  /// Adds `other`'s entries for keys this one lacks.
+  void insert(const HarnessTerms& other);
+};
+
+/// Whether rows of `source` time kernels besides the layer's own (a framework graph around
+/// it), so that its harness has traffic terms: not the reference source (one PyTorch op
+/// timed alone: the layer's kernels and a floor) and not kernel time.
+[[nodiscard]] bool harness_runs_extra_kernels(const std::string& source);
+
+/// A layer's input, output and weight bytes over `gpu`'s memory bandwidth, in ms: the time
+/// TrafficMultiples multiply.
+[[nodiscard]] std::array<double, 3> traffic_ms(const Layer& layer, const GpuSpec& gpu);
+
 /// The fitted regressor of one op family (and, when the sources are split, one measurement
 /// source) plus what it needs at prediction time.
 struct FamilyModel {
@@ -63,16 +101,17 @@ struct FamilyModel {
   /// leave-one-GPU-out, it was the most accurate of the three. Exclusive with
   /// analytical_for_unseen_gpus.
   std::unique_ptr<Regressor> gpu_blind_regressor;
-  /// Host floor in ms per (source, GPU name): what the measurement adds to a kernel at the
-  /// smallest work (PyTorch's dispatch inside NeuSight's CUDA events, TensorFlow's session),
-  /// a property of the measuring machine rather than of the GPU. Fitted on the family's
-  /// smallest rows (fit_host_floors); the regressor's baseline is analytical + floor. Empty in
-  /// files without floors (floor 0).
-  std::map<std::pair<std::string, std::string>, double> host_floor_ms;
+  /// The measuring harness's terms (HarnessTerms); the regressor's baseline is analytical +
+  /// harness_ms. Empty in files without them (no harness).
+  HarnessTerms harness;
   /// The floor of a (source, GPU) pair: 0 for kKernelTimeSource (kernel time has no harness);
   /// its own, else the geometric mean of the source's GPUs (a GPU without measurements is on
   /// an unknown machine: the typical one), else of all, else 0.
   [[nodiscard]] double floor_ms(const std::string& source, const std::string& gpu) const;
+  /// What `source`'s harness adds to `layer`'s kernels on `gpu`, in ms: its floor plus its
+  /// traffic (the source's multiples for the layer's pass times traffic_ms; 0 without them).
+  [[nodiscard]] double harness_ms(const std::string& source, const Layer& layer,
+                                  const GpuSpec& gpu) const;
   /// Training spans over which the learned log ratio fades to the analytical estimate outside
   /// the training ranges (learned_share); infinity keeps the ratio everywhere. Not stored in
   /// model files: a property of prediction.
@@ -170,9 +209,25 @@ class LearnedModel final : public LatencyModel {
 inline constexpr std::size_t kFloorRowShare = 100;
 inline constexpr std::size_t kFloorMinRows = 10;
 /// Host floors of `rows` per (source, GPU name), in ms: the median of max(0, measured -
-/// analytical) over each pair's fastest measured rows.
+/// analytical - known_ms(row)) over each pair's fastest measured rows (`known_ms`, when set,
+/// gives a row's other harness terms, by row index in `data`).
 [[nodiscard]] std::map<std::pair<std::string, std::string>, double> fit_host_floors(
-    const TrainingData& data, const std::vector<std::size_t>& rows);
+    const TrainingData& data, const std::vector<std::size_t>& rows,
+    const std::function<double(std::size_t)>& known_ms = {});
+/// Rows fit_harness_traffic needs of a (source, pass) to fit its multiples.
+inline constexpr std::size_t kTrafficMinRows = 100;
+/// Traffic multiples of `rows` per (source, pass) of sources with extra kernels: non-negative
+/// least squares of measured - analytical - floor on traffic_ms, each row weighted by
+/// 1 / measured (relative error).
+[[nodiscard]] std::map<std::pair<std::string, std::string>, TrafficMultiples> fit_harness_traffic(
+    const TrainingData& data, const std::vector<std::size_t>& rows,
+    const std::map<std::pair<std::string, std::string>, double>& floors);
+/// Rounds of fit_harness_terms that read the floors again beyond the fitted traffic.
+inline constexpr int kHarnessFitRounds = 3;
+/// Floors and traffic of `rows`: fit_host_floors, then fit_harness_traffic over them, then
+/// kHarnessFitRounds rounds of both, each floor read beyond the traffic.
+[[nodiscard]] HarnessTerms fit_harness_terms(const TrainingData& data,
+                                             const std::vector<std::size_t>& rows);
 
 /// One family's regressor hyper-parameters: `base` for each of its models, with the keys of
 /// `by_source[s]` replacing base's in the model of source s (a model of one source's rows,

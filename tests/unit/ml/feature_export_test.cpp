@@ -74,7 +74,7 @@ TEST(FeatureExport, HoldsTheFeaturesFoldsAndTargetTrainFits) {
       for (std::size_t i = 0; i < family_ids.size(); ++i) {
         if (folds[i] != f) train.push_back(family_ids[i]);
       }
-      fitted[f].host_floor_ms = fit_host_floors(data, train);
+      fitted[f].harness.floor_ms = fit_host_floors(data, train);
     }
     for (std::size_t i = 0; i < family_ids.size(); ++i, ++line) {
       const auto r = family_ids[i];
@@ -108,7 +108,7 @@ TEST(FeatureExport, AHeldOutGpuGetsTheOtherGpusFloor) {
       "export");
   const auto conv = family_rows(data, OpFamily::kConv);  // the file's first rows, in this order
   FamilyModel all;
-  all.host_floor_ms = fit_host_floors(data, conv);
+  all.harness.floor_ms = fit_host_floors(data, conv);
   const std::string v100 = "v100-sxm2-16gb";
   const std::string p100 = "p100-pcie-16gb";
   // The synthetic floors differ (0.03 and 0.05 ms), so taking the wrong one shows.

@@ -90,7 +90,7 @@ TEST(HostFloor, FitsEachPairsFloorFromItsFastestRows) {
 TEST(HostFloor, AnUnseenGpuGetsTheGeometricMeanOfItsSourcesFloors) {
   FamilyModel m;
   EXPECT_EQ(m.floor_ms("neusight", "v100-sxm2-16gb"), 0.0) << "no floors: a file without them";
-  m.host_floor_ms = {{{"neusight", "v100-sxm2-16gb"}, 0.04},
+  m.harness.floor_ms = {{{"neusight", "v100-sxm2-16gb"}, 0.04},
                      {{"neusight", "p100-pcie-16gb"}, 0.01},
                      {{"mlpredict", "k80"}, 0.25}};
   EXPECT_DOUBLE_EQ(m.floor_ms("neusight", "p100-pcie-16gb"), 0.01);

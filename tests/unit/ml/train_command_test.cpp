@@ -510,8 +510,8 @@ TEST_F(TrainCommand, TheModelKeepsAFloorPerGpuUnlessNoHostFloorIsAsked) {
   const auto with = LearnedModel::load(model_);
   EXPECT_EQ(with->metadata()["host_floor"], true);
   for (const auto& f : with->families()) {
-    EXPECT_EQ(f.host_floor_ms.size(), f.gpus.size()) << to_string(f.family);  // one source
-    for (const auto& [key, floor] : f.host_floor_ms) {
+    EXPECT_EQ(f.harness.floor_ms.size(), f.gpus.size()) << to_string(f.family);  // one source
+    for (const auto& [key, floor] : f.harness.floor_ms) {
       EXPECT_EQ(key.first, "neusight");
       EXPECT_GT(floor, 0.0) << key.second << ": NeuSight's events bracket PyTorch's dispatch";
     }
@@ -522,7 +522,7 @@ TEST_F(TrainCommand, TheModelKeepsAFloorPerGpuUnlessNoHostFloorIsAsked) {
   const auto report = train_report(opts);
   EXPECT_EQ(report["host_floor"], false);
   const auto without = LearnedModel::load(opts.out);
-  for (const auto& f : without->families()) EXPECT_TRUE(f.host_floor_ms.empty());
+  for (const auto& f : without->families()) EXPECT_TRUE(f.harness.floor_ms.empty());
   EXPECT_NE(without->metadata()["command_line"].get<std::string>().find("--no-host-floor"),
             std::string::npos);
 }

@@ -25,12 +25,13 @@ void add_latency_options(CLI::App* sub, const std::shared_ptr<TrainOptions>& opt
       ->capture_default_str();
   sub->add_flag_callback(
       "--no-host-floor", [opts] { opts->host_floor = false; },
-      "Regress on the analytical estimate alone, without each machine's fitted host "
-      "floor (what a measurement adds at the smallest work); every floor is then "
-      "0");
+      "Regress on the analytical estimate alone, without the fitted harness terms: each "
+      "machine's host floor (what a measurement adds at the smallest work) and a "
+      "framework's extra-kernel traffic; every such term is then 0");
   sub->add_option("--cv", opts->cv,
                   "kfold|group-shape|leave-gpu-out|leave-source-out (train on every measurement "
-                  "source but one, score the held-out one after its own host floors; per "
+                  "source but one, score the held-out one after its own harness terms, floors and "
+                  "traffic; per "
                   "source, with its rows on GPUs no other source has)")
       ->capture_default_str();
   sub->add_flag("--unseen-gpu-check", opts->unseen_gpu_check,
