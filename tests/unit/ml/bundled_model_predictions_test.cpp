@@ -8,7 +8,7 @@
 // per op and GPU), each row predicted three ways: as its own source measures on its own GPU,
 // as kernel time (the reference source) on its own GPU, and as kernel time on a T4, a GPU
 // outside every family's training data (the gpu-blind regressors). They were written from the
-// model file as trained, with its boosters as XGBoost's JSON (schema_version 1), by
+// model file as train writes it, by
 //   CNNPERF_WRITE_BUNDLED_PREDICTIONS=<model file> build/tests/test_ml
 //   --gtest_filter='BundledModelPredictions.*'   (one command line)
 // which writes the file instead of comparing. A retrained bundled model changes every value:
