@@ -91,8 +91,8 @@ TEST(HostFloor, AnUnseenGpuGetsTheGeometricMeanOfItsSourcesFloors) {
   FamilyModel m;
   EXPECT_EQ(m.floor_ms("neusight", "v100-sxm2-16gb"), 0.0) << "no floors: a file without them";
   m.harness.floor_ms = {{{"neusight", "v100-sxm2-16gb"}, 0.04},
-                     {{"neusight", "p100-pcie-16gb"}, 0.01},
-                     {{"mlpredict", "k80"}, 0.25}};
+                        {{"neusight", "p100-pcie-16gb"}, 0.01},
+                        {{"mlpredict", "k80"}, 0.25}};
   EXPECT_DOUBLE_EQ(m.floor_ms("neusight", "p100-pcie-16gb"), 0.01);
   EXPECT_NEAR(m.floor_ms("neusight", "t4"), 0.02, 1e-12);  // sqrt(0.04 * 0.01)
   EXPECT_DOUBLE_EQ(m.floor_ms("mlpredict", "v100-sxm2-16gb"), 0.25);
