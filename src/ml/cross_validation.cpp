@@ -283,23 +283,19 @@ std::map<std::string, UnseenGpuCheck::GpuScores> UnseenGpuCheck::per_gpu() const
 UnseenGpuCheck unseen_gpu_check(const TrainingData& data, const CvResult& logo, bool host_floor) {
   UnseenGpuCheck check;
   check.family = logo.family;
-  // Per held-out GPU, the harness terms its fold had: each pair's floor reads only that pair's
-  // rows, so those are all pairs' floors but the held-out GPU's, fitted once; a source's
-  // traffic multiples read all its GPUs' rows, so they are fitted per fold.
+  // Per held-out GPU, the floors its fold had: each pair's floor reads only that pair's rows,
+  // so those are all pairs' floors but the held-out GPU's, fitted once. Only the reference
+  // source's rows are scored, and its harness has no traffic terms
+  // (harness_runs_extra_kernels), so none are fitted here.
   std::map<std::string, FamilyModel> without;
   if (host_floor) {
     const auto floors = fit_host_floors(data, logo.rows);
     for (const auto& entry : floors) {
       const std::string& held_gpu = entry.first.second;
-      auto& fold = without[held_gpu].harness;
-      if (!fold.floor_ms.empty()) continue;
-      fold.floor_ms = floors;
-      std::erase_if(fold.floor_ms, [&](const auto& f) { return f.first.second == held_gpu; });
-      std::vector<std::size_t> train;
-      for (const auto r : logo.rows) {
-        if (data.gpus[r].name != held_gpu) train.push_back(r);
-      }
-      fold.traffic = fit_harness_traffic(data, train, fold.floor_ms);
+      auto& fold = without[held_gpu].harness.floor_ms;
+      if (!fold.empty()) continue;
+      fold = floors;
+      std::erase_if(fold, [&](const auto& f) { return f.first.second == held_gpu; });
     }
   }
   std::vector<double> truth, learned, analytical;
