@@ -287,12 +287,12 @@ UnseenGpuCheck unseen_gpu_check(const TrainingData& data, const CvResult& logo, 
   // so those are all pairs' floors but the held-out GPU's, fitted once. Only the reference
   // source's rows are scored, and its harness has no traffic terms
   // (harness_runs_extra_kernels), so none are fitted here.
-  std::map<std::string, FamilyModel> without;
+  std::map<std::string, HarnessTerms> without;
   if (host_floor) {
     const auto floors = fit_host_floors(data, logo.rows);
     for (const auto& entry : floors) {
       const std::string& held_gpu = entry.first.second;
-      auto& fold = without[held_gpu].harness.floor_ms;
+      auto& fold = without[held_gpu].floor_ms;
       if (!fold.empty()) continue;
       fold = floors;
       std::erase_if(fold, [&](const auto& f) { return f.first.second == held_gpu; });
@@ -308,7 +308,7 @@ UnseenGpuCheck unseen_gpu_check(const TrainingData& data, const CvResult& logo, 
     const auto it = without.find(data.gpus[r].name);
     const double floor = it == without.end()
                              ? 0.0
-                             : it->second.harness_ms(data.sources[r], data.layers[r], data.gpus[r]);
+                             : it->second.ms_for(data.sources[r], data.layers[r], data.gpus[r]);
     analytical.push_back(analytical_ms(data.layers[r], data.gpus[r]) + floor);
     const int fold =
         fold_of.emplace(data.gpus[r].name, static_cast<int>(fold_of.size())).first->second;

@@ -32,14 +32,14 @@ std::string feature_matrix_csv(const TrainingData& data, const FeatureSpec& spec
     const auto fold = family_folds(data, rows, scheme, folds, seed, &n_folds);
     // Each row's floor as cross-validation fits it (fold_harness_terms): from the rows outside
     // its fold, so a held-out GPU gets the other GPUs' typical floor, not its own.
-    std::vector<FamilyModel> floors(static_cast<std::size_t>(n_folds));
+    std::vector<HarnessTerms> harness(static_cast<std::size_t>(n_folds));
     if (host_floor) {
       for (int f = 0; f < n_folds; ++f) {
         std::vector<std::size_t> train, test;
         for (std::size_t i = 0; i < rows.size(); ++i) {
           (fold[i] != f ? train : test).push_back(rows[i]);
         }
-        floors[static_cast<std::size_t>(f)].harness = fold_harness_terms(data, train, test, scheme);
+        harness[static_cast<std::size_t>(f)] = fold_harness_terms(data, train, test, scheme);
       }
     }
     const FeatureMatrix x = matrix_for_rows(data, rows, spec);
@@ -47,7 +47,7 @@ std::string feature_matrix_csv(const TrainingData& data, const FeatureSpec& spec
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const auto r = rows[i];
       const double baseline = analytical_ms(data.layers[r], data.gpus[r]) +
-                              floors[static_cast<std::size_t>(fold[i])].harness_ms(
+                              harness[static_cast<std::size_t>(fold[i])].ms_for(
                                   data.sources[r], data.layers[r], data.gpus[r]);
       cells = {to_string(family), data.sources[r], data.gpus[r].name, std::to_string(fold[i])};
       for (std::size_t c = 0; c < x.cols; ++c) cells.push_back(format_number(x(i, c), 10));

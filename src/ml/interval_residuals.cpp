@@ -42,12 +42,11 @@ std::vector<IntervalResidual> analytical_residuals(
         (fold[i] == f ? test : train).push_back(rows[i]);
       }
       if (test.empty()) continue;
-      // FamilyModel::floor_ms gives a pair without rows of its own the typical floor.
-      FamilyModel floors;
-      floors.harness = fold_harness_terms(data, train, test, scheme);
+      // HarnessTerms::floor_for gives a pair without rows of its own the typical floor.
+      const HarnessTerms harness = fold_harness_terms(data, train, test, scheme);
       for (const auto r : test) {
         const double predicted = ml_detail::analytical_ms(data.layers[r], data.gpus[r]) +
-                                 floors.harness_ms(data.sources[r], data.layers[r], data.gpus[r]);
+                                 harness.ms_for(data.sources[r], data.layers[r], data.gpus[r]);
         // Grouped by machine, so the band is that of a new machine's offset
         // (IntervalTable::fit).
         out.push_back({interval_family(data.layers[r]), predicted, data.latency_ms[r], f,

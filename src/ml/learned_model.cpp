@@ -75,8 +75,8 @@ nlohmann::json default_params(RegressorKind kind) {
   return {{"log_target", true}};
 }
 
-double FamilyModel::floor_ms(const std::string& source, const std::string& gpu) const {
-  const auto& host_floor_ms = harness.floor_ms;
+double HarnessTerms::floor_for(const std::string& source, const std::string& gpu) const {
+  const auto& host_floor_ms = floor_ms;
   if (host_floor_ms.empty() || source == kKernelTimeSource) return 0;
   const auto it = host_floor_ms.find({source, gpu});
   if (it != host_floor_ms.end()) return it->second;
@@ -94,12 +94,12 @@ double FamilyModel::floor_ms(const std::string& source, const std::string& gpu) 
   return 0;
 }
 
-double FamilyModel::harness_ms(const std::string& source, const Layer& layer,
-                               const GpuSpec& gpu) const {
-  const double floor = floor_ms(source, gpu.name);
+double HarnessTerms::ms_for(const std::string& source, const Layer& layer,
+                            const GpuSpec& gpu) const {
+  const double floor = floor_for(source, gpu.name);
   if (source == kKernelTimeSource) return floor;
-  const auto it = harness.traffic.find({source, to_string(layer.pass)});
-  if (it == harness.traffic.end()) return floor;
+  const auto it = traffic.find({source, to_string(layer.pass)});
+  if (it == traffic.end()) return floor;
   const auto t = traffic_ms(layer, gpu);
   return floor + it->second.input * t[0] + it->second.output * t[1] + it->second.weight * t[2];
 }
@@ -165,15 +165,52 @@ TrafficMultiples nnls3(const std::vector<std::array<double, 3>>& x, const std::v
   return {best(0), best(1), best(2)};
 }
 
-}  // namespace
+using PairFloors = std::map<std::pair<std::string, std::string>, double>;
 
-std::map<std::pair<std::string, std::string>, TrafficMultiples> fit_harness_traffic(
+// Each row's analytical estimate, by position in `rows`: the harness fits read it many times.
+std::vector<double> analytical_of(const TrainingData& data, const std::vector<std::size_t>& rows) {
+  std::vector<double> out(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    out[i] = analytical_ms(data.layers[rows[i]], data.gpus[rows[i]]);
+  }
+  return out;
+}
+
+// fit_host_floors over `analytical` (by position in `rows`); `known_ms` by position too.
+PairFloors host_floors(const TrainingData& data, const std::vector<std::size_t>& rows,
+                       const std::vector<double>& analytical,
+                       const std::function<double(std::size_t)>& known_ms) {
+  // (measured ms, measured - analytical - known) per pair. The fastest rows show the floor:
+  // what they measured beyond the kernel the analytical model prices (and any known term).
+  std::map<std::pair<std::string, std::string>, std::vector<std::pair<double, double>>> by_pair;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto r = rows[i];
+    const double a = analytical[i] + (known_ms ? known_ms(i) : 0.0);
+    by_pair[{data.sources[r], data.gpus[r].name}].emplace_back(data.latency_ms[r],
+                                                               data.latency_ms[r] - a);
+  }
+  PairFloors out;
+  for (auto& [key, v] : by_pair) {
+    const std::size_t k = std::min(v.size(), std::max(kFloorMinRows, v.size() / kFloorRowShare));
+    std::partial_sort(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+    std::vector<double> excess(k);
+    for (std::size_t i = 0; i < k; ++i) excess[i] = std::max(0.0, v[i].second);
+    const auto mid = excess.begin() + static_cast<std::ptrdiff_t>(k / 2);
+    std::nth_element(excess.begin(), mid, excess.end());
+    out[key] = *mid;
+  }
+  return out;
+}
+
+// fit_harness_traffic over `analytical` (by position in `rows`).
+std::map<std::pair<std::string, std::string>, TrafficMultiples> harness_traffic(
     const TrainingData& data, const std::vector<std::size_t>& rows,
-    const std::map<std::pair<std::string, std::string>, double>& floors) {
+    const std::vector<double>& analytical, const PairFloors& floors) {
   std::map<std::pair<std::string, std::string>, std::vector<std::size_t>> by_key;
-  for (const auto r : rows) {
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto r = rows[i];
     if (harness_runs_extra_kernels(data.sources[r])) {
-      by_key[{data.sources[r], to_string(data.layers[r].pass)}].push_back(r);
+      by_key[{data.sources[r], to_string(data.layers[r].pass)}].push_back(i);
     }
   }
   std::map<std::pair<std::string, std::string>, TrafficMultiples> out;
@@ -183,10 +220,11 @@ std::map<std::pair<std::string, std::string>, TrafficMultiples> fit_harness_traf
     std::vector<double> y;
     x.reserve(part.size());
     y.reserve(part.size());
-    for (const auto r : part) {
+    for (const auto i : part) {
+      const auto r = rows[i];
       const auto floor = floors.find({data.sources[r], data.gpus[r].name});
-      const double rest = data.latency_ms[r] - analytical_ms(data.layers[r], data.gpus[r]) -
-                          (floor == floors.end() ? 0.0 : floor->second);
+      const double rest =
+          data.latency_ms[r] - analytical[i] - (floor == floors.end() ? 0.0 : floor->second);
       const double w = 1.0 / data.latency_ms[r];
       auto t = traffic_ms(data.layers[r], data.gpus[r]);
       for (auto& v : t) v *= w;
@@ -198,45 +236,42 @@ std::map<std::pair<std::string, std::string>, TrafficMultiples> fit_harness_traf
   return out;
 }
 
-HarnessTerms fit_harness_terms(const TrainingData& data, const std::vector<std::size_t>& rows) {
+// fit_harness_terms over `analytical` (by position in `rows`).
+HarnessTerms harness_terms(const TrainingData& data, const std::vector<std::size_t>& rows,
+                           const std::vector<double>& analytical) {
   HarnessTerms terms;
-  terms.floor_ms = fit_host_floors(data, rows);
-  terms.traffic = fit_harness_traffic(data, rows, terms.floor_ms);
+  terms.floor_ms = host_floors(data, rows, analytical, {});
+  terms.traffic = harness_traffic(data, rows, analytical, terms.floor_ms);
   // The fastest rows that show a floor carry some traffic too: the floor is read again beyond
   // it, and the multiples refitted over the new floor (a few rounds settle both).
   for (int round = 0; round < kHarnessFitRounds && !terms.traffic.empty(); ++round) {
-    FamilyModel traffic_only;
-    traffic_only.harness.traffic = terms.traffic;
-    terms.floor_ms = fit_host_floors(data, rows, [&](std::size_t r) {
-      return traffic_only.harness_ms(data.sources[r], data.layers[r], data.gpus[r]);
+    HarnessTerms traffic_only;
+    traffic_only.traffic = terms.traffic;
+    terms.floor_ms = host_floors(data, rows, analytical, [&](std::size_t i) {
+      const auto r = rows[i];
+      return traffic_only.ms_for(data.sources[r], data.layers[r], data.gpus[r]);
     });
-    terms.traffic = fit_harness_traffic(data, rows, terms.floor_ms);
+    terms.traffic = harness_traffic(data, rows, analytical, terms.floor_ms);
   }
   return terms;
 }
 
-std::map<std::pair<std::string, std::string>, double> fit_host_floors(
-    const TrainingData& data, const std::vector<std::size_t>& rows,
-    const std::function<double(std::size_t)>& known_ms) {
-  // (measured ms, measured - analytical - known) per pair. The fastest rows show the floor:
-  // what they measured beyond the kernel the analytical model prices (and any known term).
-  std::map<std::pair<std::string, std::string>, std::vector<std::pair<double, double>>> by_pair;
-  for (const auto r : rows) {
-    const double a = analytical_ms(data.layers[r], data.gpus[r]) + (known_ms ? known_ms(r) : 0.0);
-    by_pair[{data.sources[r], data.gpus[r].name}].emplace_back(data.latency_ms[r],
-                                                               data.latency_ms[r] - a);
-  }
-  std::map<std::pair<std::string, std::string>, double> out;
-  for (auto& [key, v] : by_pair) {
-    const std::size_t k = std::min(v.size(), std::max(kFloorMinRows, v.size() / kFloorRowShare));
-    std::partial_sort(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
-    std::vector<double> excess(k);
-    for (std::size_t i = 0; i < k; ++i) excess[i] = std::max(0.0, v[i].second);
-    const auto mid = excess.begin() + static_cast<std::ptrdiff_t>(k / 2);
-    std::nth_element(excess.begin(), mid, excess.end());
-    out[key] = *mid;
-  }
-  return out;
+}  // namespace
+
+std::map<std::pair<std::string, std::string>, TrafficMultiples> fit_harness_traffic(
+    const TrainingData& data, const std::vector<std::size_t>& rows, const PairFloors& floors) {
+  return harness_traffic(data, rows, analytical_of(data, rows), floors);
+}
+
+HarnessTerms fit_harness_terms(const TrainingData& data, const std::vector<std::size_t>& rows) {
+  return harness_terms(data, rows, analytical_of(data, rows));
+}
+
+PairFloors fit_host_floors(const TrainingData& data, const std::vector<std::size_t>& rows,
+                           const std::function<double(std::size_t)>& known_ms) {
+  std::function<double(std::size_t)> by_position;
+  if (known_ms) by_position = [&](std::size_t i) { return known_ms(rows[i]); };
+  return host_floors(data, rows, analytical_of(data, rows), by_position);
 }
 
 FamilyModel fit_family(const TrainingData& data, const std::vector<std::size_t>& rows,
@@ -250,14 +285,14 @@ FamilyModel fit_family(const TrainingData& data, const std::vector<std::size_t>&
       static_cast<std::size_t>(std::count_if(rows.begin(), rows.end(), [&](std::size_t r) {
         return runs_on_tensor_cores(data.layers[r], data.gpus[r]);
       }));
-  if (host_floor) model.harness = fit_harness_terms(data, rows);
+  const std::vector<double> analytical = analytical_of(data, rows);
+  if (host_floor) model.harness = harness_terms(data, rows, analytical);
   const FeatureMatrix x = matrix_for_rows(data, rows, spec);
   std::vector<double> ratio(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto r = rows[i];
-    ratio[i] =
-        data.latency_ms[r] / (analytical_ms(data.layers[r], data.gpus[r]) +
-                              model.harness_ms(data.sources[r], data.layers[r], data.gpus[r]));
+    ratio[i] = data.latency_ms[r] /
+               (analytical[i] + model.harness_ms(data.sources[r], data.layers[r], data.gpus[r]));
   }
   model.regressor = make_regressor(kind, params);
   model.regressor->fit(x, ratio);

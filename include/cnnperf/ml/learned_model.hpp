@@ -61,6 +61,14 @@ struct HarnessTerms {
   /// each GPU, which is not the harness's (research/harness_traffic_study.py).
   std::map<std::pair<std::string, std::string>, TrafficMultiples> traffic;
 
+  /// The floor of a (source, GPU) pair: 0 for kKernelTimeSource (kernel time has no harness);
+  /// its own, else the geometric mean of the source's GPUs (a GPU without measurements is on
+  /// an unknown machine: the typical one), else of all, else 0.
+  [[nodiscard]] double floor_for(const std::string& source, const std::string& gpu) const;
+  /// What `source`'s harness adds to `layer`'s kernels on `gpu`, in ms: its floor plus its
+  /// traffic (the source's multiples for the layer's pass times traffic_ms; 0 without them).
+  [[nodiscard]] double ms_for(const std::string& source, const Layer& layer,
+                              const GpuSpec& gpu) const;
   /// Adds `other`'s entries for keys this one lacks.
   void insert(const HarnessTerms& other);
 };
@@ -104,14 +112,15 @@ struct FamilyModel {
   /// The measuring harness's terms (HarnessTerms); the regressor's baseline is analytical +
   /// harness_ms. Empty in files without them (no harness).
   HarnessTerms harness;
-  /// The floor of a (source, GPU) pair: 0 for kKernelTimeSource (kernel time has no harness);
-  /// its own, else the geometric mean of the source's GPUs (a GPU without measurements is on
-  /// an unknown machine: the typical one), else of all, else 0.
-  [[nodiscard]] double floor_ms(const std::string& source, const std::string& gpu) const;
-  /// What `source`'s harness adds to `layer`'s kernels on `gpu`, in ms: its floor plus its
-  /// traffic (the source's multiples for the layer's pass times traffic_ms; 0 without them).
+  /// harness.floor_for(source, gpu), in ms.
+  [[nodiscard]] double floor_ms(const std::string& source, const std::string& gpu) const {
+    return harness.floor_for(source, gpu);
+  }
+  /// harness.ms_for(source, layer, gpu), in ms.
   [[nodiscard]] double harness_ms(const std::string& source, const Layer& layer,
-                                  const GpuSpec& gpu) const;
+                                  const GpuSpec& gpu) const {
+    return harness.ms_for(source, layer, gpu);
+  }
   /// Training spans over which the learned log ratio fades to the analytical estimate outside
   /// the training ranges (learned_share); infinity keeps the ratio everywhere. Not stored in
   /// model files: a property of prediction.
