@@ -172,7 +172,26 @@ void check_layer_header(const CsvTable& table) {
   }
 }
 
+// `predict --net --format csv` closes its layers with the network's totals, a row whose op
+// is `total`: not a layer, so reading that file back as layers leaves it out.
+void drop_total_rows(CsvTable& table) {
+  const auto op = table.column("op");
+  if (!op) return;
+  std::size_t kept = 0;
+  for (std::size_t row = 0; row < table.rows.size(); ++row) {
+    if (table.rows[row][*op] == "total") continue;
+    if (kept != row) {
+      table.rows[kept] = std::move(table.rows[row]);
+      if (row < table.lines.size()) table.lines[kept] = table.lines[row];
+    }
+    ++kept;
+  }
+  table.rows.resize(kept);
+  if (table.lines.size() > kept) table.lines.resize(kept);
+}
+
 void read_layers_of_rows(LayerTable& out) {
+  drop_total_rows(out.table);
   out.layers.clear();
   out.layers.reserve(out.table.rows.size());
   for (std::size_t row = 0; row < out.table.rows.size(); ++row) {

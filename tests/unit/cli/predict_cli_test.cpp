@@ -818,6 +818,38 @@ TEST(PredictCli, NetworkCsvEndsWithTheTotalsOfTheJson) {
               1e-4 * total.at("kernel_ms").get<double>());
 }
 
+// The network CSV is itself a layer list: `predict --layers` on it (its `total` row left out)
+// predicts each layer as the network did, also in fp16 training steps, channels-last and
+// with a learned model, where the CSV must carry the dtype, pass, layout and bias it ran.
+TEST(PredictCli, NetworkCsvIsALayersInputThatKeepsEachLayersKernelTime) {
+  for (const std::string& args :
+       {std::string("--net resnet18 --batch 8"),
+        std::string("--net mobilenet_v2 --batch 4 --precision fp16 --mode training"),
+        std::string("--net resnet50 --batch 2 --precision fp16 --layout nhwc"),
+        std::string("--net inception_v3 --batch 1 --model models/cnnperf_default.json")}) {
+    const auto csv = temp_dir() / "network_rows.csv";
+    RunResult r =
+        run_cnnperf("predict " + args + " --gpu a100 --format csv -o \"" + csv.string() + "\"");
+    ASSERT_EQ(r.exit_code, 0) << args << ": " << r.err;
+    const CsvTable net = read_csv(csv);
+    const std::string model =
+        args.find("--model") == std::string::npos ? "" : " --model models/cnnperf_default.json";
+    r = run_cnnperf("predict --layers \"" + csv.string() + "\" --gpu a100 --format csv" + model);
+    ASSERT_EQ(r.exit_code, 0) << args << ": " << r.err;
+    EXPECT_EQ(r.err.find("error"), std::string::npos) << r.err;
+    const CsvTable layers = parse_csv(r.out, "predict --layers csv");
+    ASSERT_EQ(layers.rows.size() + 1, net.rows.size()) << args << ": every row but the total";
+    for (std::size_t i = 0; i < layers.rows.size(); ++i) {
+      EXPECT_EQ(layers.get(i, "dtype"), net.get(i, "dtype")) << args << " row " << i;
+      const double want = net.get_number(i, "kernel_ms").value_or(-1);
+      // The input's kernel_ms passes through; the new prediction is predicted_kernel_ms.
+      EXPECT_NEAR(layers.get_number(i, "predicted_kernel_ms").value_or(-2), want,
+                  1e-5 * want + 1e-9)
+          << args << " row " << i << " (" << net.get(i, "name").value_or("") << ")";
+    }
+  }
+}
+
 // `train --export-features` writes what train fits, in one file a user's own learner can read.
 TEST(TrainCli, ExportFeaturesWritesTheMatrixInsteadOfTraining) {
   const std::string dir = temp_dir().string();
