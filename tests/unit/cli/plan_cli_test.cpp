@@ -247,6 +247,15 @@ TEST(PlanCli, APrecisionAGpuHasNoRateForIsSkippedWithAWarning) {
   EXPECT_EQ(none.exit_code, 2) << none.err;
   EXPECT_NE(none.err.find("--precision: no GPU of the list runs it"), std::string::npos)
       << none.err;
+  // The T4 runs int8 but under a cap below its idle power: the limit is what left no pair,
+  // and the GPUs it names are those that ran a precision asked.
+  const RunResult capped = run_cnnperf(
+      "plan --nets resnet50 --gpus k80,t4 --precision int8 --power-limits 5 --analytical");
+  EXPECT_EQ(capped.exit_code, 2) << capped.err;
+  EXPECT_NE(capped.err.find("--power-limits: every limit is at or below the idle power of every "
+                            "GPU that runs a precision asked (t4 10 W)"),
+            std::string::npos)
+      << capped.err;
 }
 
 // Without `none` in the list, a limit at or above the board power is the uncapped candidate,

@@ -358,7 +358,8 @@ PlanResult plan_for_options(const PlanOptions& options) {
   }
   std::size_t done = 0;
   std::vector<PlanCandidate> candidates;
-  std::string unsupported;  // why the first skipped precision could not run on its GPU
+  std::string unsupported;               // why the first skipped precision could not run on its GPU
+  std::set<std::string> predicted_gpus;  // GPUs that ran at least one precision asked
   for (const std::string& net : nets) {
     const PublishedAccuracy* accuracy = table.find(net);
     for (const std::int64_t batch : batches) {
@@ -378,6 +379,7 @@ PlanResult plan_for_options(const PlanOptions& options) {
             continue;
           }
           NetworkPrediction base = predict_network(network, gpu, *model, mode, power);
+          predicted_gpus.insert(gpu.name);
           if (options.host_ms_per_op > 0) {
             set_host_ms_per_op(base, options.host_ms_per_op, power);
           }
@@ -417,21 +419,25 @@ PlanResult plan_for_options(const PlanOptions& options) {
     warn_once(std::to_string(extra_prediction_warnings) +
               " more prediction warnings not shown (see `cnnperf predict` for one candidate)");
   }
-  if (candidates.empty() && !unsupported.empty()) {
+  if (candidates.empty() && predicted_gpus.empty()) {
     // No GPU of the list has a rate for any precision asked.
     throw InputError(input_message("--precision", "no GPU of the list runs it: " + unsupported,
                                    "a precision the GPUs have a rate for"));
   }
   if (candidates.empty()) {
-    // Every limit is at or below every GPU's idle power: nothing could run at all.
+    // Every limit is at or below the idle power of every GPU that runs a precision asked:
+    // nothing could run at all.
     std::vector<std::string> idle;
     idle.reserve(gpus.size());
     for (const GpuSpec& gpu : gpus) {
+      if (predicted_gpus.count(gpu.name) == 0) continue;
       idle.push_back(gpu.name + " " + format_number(gpu.idle_power_w, 4) + " W");
     }
     throw InputError(input_message(
         "--power-limits",
-        "every limit is at or below the idle power of every GPU (" + join(idle, ", ") + ")",
+        "every limit is at or below the idle power of every GPU" +
+            std::string(idle.size() < gpus.size() ? " that runs a precision asked" : "") + " (" +
+            join(idle, ", ") + ")",
         "a limit above a GPU's idle power, or none"));
   }
   result.warnings = std::move(warnings);
