@@ -114,8 +114,8 @@ bool harness_runs_extra_kernels(const std::string& source) {
 }
 
 std::array<double, 3> traffic_ms(const Layer& layer, const GpuSpec& gpu) {
-  if (gpu.memory_bandwidth_gbs <= 0) return {0, 0, 0};
-  const double bytes_per_ms = gpu.memory_bandwidth_gbs * 1e6;
+  if (gpu.sm_count <= 0 || gpu.boost_clock_mhz <= 0) return {0, 0, 0};
+  const double bytes_per_ms = gpu.sm_count * gpu.boost_clock_mhz * 1e3;  // a byte per SM cycle
   const double word = bytes_per_element(layer.dtype);
   return {word * static_cast<double>(layer.input_elements()) / bytes_per_ms,
           word * static_cast<double>(layer.output_elements()) / bytes_per_ms,

@@ -106,6 +106,7 @@ nlohmann::json LearnedModel::to_json() const {
     for (const auto& [key, x] : f.harness.traffic) {
       traffic.push_back({{"source", key.first},
                          {"pass", key.second},
+                         {"basis", kTrafficBasis},
                          {"input_x", x.input},
                          {"output_x", x.output},
                          {"weight_x", x.weight}});
@@ -252,6 +253,13 @@ std::unique_ptr<LearnedModel> LearnedModel::from_json(const nlohmann::json& doc,
       if (!traffic.is_array()) throw InputError(where + ".harness_traffic: expected an array");
       for (std::size_t k = 0; k < traffic.size(); ++k) {
         const std::string at = where + ".harness_traffic[" + std::to_string(k) + "]";
+        // Multiples over another basis (DRAM bandwidth) would be read as wrong times.
+        if (!traffic[k].is_object() || !traffic[k].contains("basis") ||
+            traffic[k]["basis"] != kTrafficBasis) {
+          throw InputError(at + ".basis: expected \"" + std::string(kTrafficBasis) +
+                           "\" (multiples of bytes per SM cycle; a file without it holds "
+                           "multiples over DRAM bandwidth: train it again)");
+        }
         TrafficMultiples x;
         for (const auto& [name, member] : {std::pair{"input_x", &TrafficMultiples::input},
                                            std::pair{"output_x", &TrafficMultiples::output},

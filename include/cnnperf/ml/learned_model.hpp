@@ -37,15 +37,18 @@ inline constexpr int kOldestModelSchemaVersion = 1;
 /// themselves; kGpuDistanceWeight is what was chosen by cross-validation.
 inline constexpr double kFallbackSpans = 1.0;
 
-/// Multiples of a layer's tensors' DRAM time (bytes / the GPU's memory bandwidth) that a
-/// harness spends beyond the layer's own kernels: a framework's layout transposes, bias and
-/// activation kernels, in a training step its gradient and update kernels. They grow with the
-/// tensors, not per call, so a floor cannot hold them.
+/// Multiples of a layer's tensors' traffic time (traffic_ms: bytes at one byte per SM cycle)
+/// that a harness spends beyond the layer's own kernels: a framework's layout transposes, bias
+/// and activation kernels, in a training step its gradient and update kernels. They grow with
+/// the tensors, not per call, so a floor cannot hold them.
 struct TrafficMultiples {
-  double input = 0;   ///< x input bytes / bandwidth
-  double output = 0;  ///< x output bytes / bandwidth
-  double weight = 0;  ///< x weight bytes / bandwidth
+  double input = 0;   ///< x input bytes / (SMs x boost clock)
+  double output = 0;  ///< x output bytes / (SMs x boost clock)
+  double weight = 0;  ///< x weight bytes / (SMs x boost clock)
 };
+
+/// What traffic_ms divides by, as model files name it (`harness_traffic[].basis`).
+inline constexpr const char* kTrafficBasis = "sm_clock";
 
 /// The terms of the harnesses that measured a family's rows: what each adds to the kernels it
 /// times, a property of the measuring machine and framework rather than of the GPU. Never part
@@ -78,8 +81,10 @@ struct HarnessTerms {
 /// timed alone: the layer's kernels and a floor) and not kernel time.
 [[nodiscard]] bool harness_runs_extra_kernels(const std::string& source);
 
-/// A layer's input, output and weight bytes over `gpu`'s memory bandwidth, in ms: the time
-/// TrafficMultiples multiply.
+/// A layer's input, output and weight bytes at one byte per SM per cycle of `gpu`'s boost
+/// clock, in ms: the time TrafficMultiples multiply. The SMs' rate, not the DRAM bandwidth:
+/// held out by GPU, it explains MLPredict's extra kernels on Kepler, Maxwell, Pascal and Volta
+/// alike, where the bandwidth left Kepler's at half speed (research/harness_traffic_study.py).
 [[nodiscard]] std::array<double, 3> traffic_ms(const Layer& layer, const GpuSpec& gpu);
 
 /// The fitted regressor of one op family (and, when the sources are split, one measurement

@@ -51,7 +51,7 @@ TrainingData traffic_rows(std::size_t n, const std::string& source) {
   return data;
 }
 
-TEST(HarnessTraffic, TrafficTimeIsEachTensorsBytesOverTheBandwidth) {
+TEST(HarnessTraffic, TrafficTimeIsEachTensorsBytesAtOneBytePerSmCycle) {
   Layer l;
   l.batch = 8;
   l.c_in = 64;
@@ -60,7 +60,8 @@ TEST(HarnessTraffic, TrafficTimeIsEachTensorsBytesOverTheBandwidth) {
   l.kernel_h = l.kernel_w = 3;
   l.pad_h = l.pad_w = 1;
   const GpuSpec gpu = *GpuDatabase::bundled().find("v100-sxm2-16gb");
-  const double bytes_per_ms = gpu.memory_bandwidth_gbs * 1e6;
+  // One byte per SM per cycle of the boost clock: 80 SMs at 1,530 MHz.
+  const double bytes_per_ms = 80 * 1530e3;
   const auto t = traffic_ms(l, gpu);
   EXPECT_DOUBLE_EQ(t[0], 4.0 * 8 * 64 * 56 * 56 / bytes_per_ms);
   EXPECT_DOUBLE_EQ(t[1], 4.0 * 8 * 128 * 56 * 56 / bytes_per_ms);
@@ -177,6 +178,19 @@ TEST(HarnessTraffic, IsOverheadNotKernelTimeAndTheFileKeepsIt) {
   const auto floor_only =
       LearnedModel::from_json(old, "old file")
           ->predict_layers_as(layers, v100, std::vector<std::string>(layers.size(), "mlpredict"));
+  // A file whose multiples name no basis holds them over DRAM bandwidth: read as SM-clock
+  // multiples they would give other times, so it is refused, naming the field.
+  nlohmann::json unnamed = doc;
+  unnamed["families"][0]["harness_traffic"][0].erase("basis");
+  try {
+    (void)LearnedModel::from_json(unnamed, "bandwidth.json");
+    ADD_FAILURE() << "multiples without a basis accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "bandwidth.json: families[0].harness_traffic[0].basis: expected \"sm_clock\""),
+              std::string::npos)
+        << e.what();
+  }
   for (std::size_t i = 0; i < layers.size(); ++i) {
     EXPECT_LT(floor_only[i].overhead_ms, as_source[i].overhead_ms) << "a file without: floor only";
     // The same regressor and features: the traffic moves time between overhead and nothing
@@ -186,7 +200,8 @@ TEST(HarnessTraffic, IsOverheadNotKernelTimeAndTheFileKeepsIt) {
 
   for (const auto& [field, value] :
        {std::pair{"weight_x", nlohmann::json(-1.0)}, std::pair{"pass", nlohmann::json("sideways")},
-        std::pair{"input_x", nlohmann::json("2")}}) {
+        std::pair{"input_x", nlohmann::json("2")},
+        std::pair{"basis", nlohmann::json("dram_bandwidth")}}) {
     nlohmann::json bad = doc;
     bad["families"][0]["harness_traffic"][1][field] = value;
     try {
