@@ -257,8 +257,8 @@ std::unique_ptr<LearnedModel> LearnedModel::from_json(const nlohmann::json& doc,
         if (!traffic[k].is_object() || !traffic[k].contains("basis") ||
             traffic[k]["basis"] != kTrafficBasis) {
           throw InputError(at + ".basis: expected \"" + std::string(kTrafficBasis) +
-                           "\" (multiples of bytes per SM cycle; a file without it holds "
-                           "multiples over DRAM bandwidth: train it again)");
+                           "\" (multiples of bytes at one byte per SM cycle; a file without "
+                           "a basis was fitted over DRAM bandwidth: train it again)");
         }
         TrafficMultiples x;
         for (const auto& [name, member] : {std::pair{"input_x", &TrafficMultiples::input},
