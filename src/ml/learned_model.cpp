@@ -176,7 +176,8 @@ std::vector<double> analytical_of(const TrainingData& data, const std::vector<st
   return out;
 }
 
-// fit_host_floors over `analytical` (by position in `rows`); `known_ms` by position too.
+// fit_host_floors over `analytical` (by position in `rows`), each row's other harness terms
+// `known_ms` (by position too) taken off first.
 PairFloors host_floors(const TrainingData& data, const std::vector<std::size_t>& rows,
                        const std::vector<double>& analytical,
                        const std::function<double(std::size_t)>& known_ms) {
@@ -202,7 +203,7 @@ PairFloors host_floors(const TrainingData& data, const std::vector<std::size_t>&
   return out;
 }
 
-// fit_harness_traffic over `analytical` (by position in `rows`).
+// The traffic multiples of fit_harness_terms over `analytical` (by position in `rows`).
 std::map<std::pair<std::string, std::string>, TrafficMultiples> harness_traffic(
     const TrainingData& data, const std::vector<std::size_t>& rows,
     const std::vector<double>& analytical, const PairFloors& floors) {
@@ -258,20 +259,12 @@ HarnessTerms harness_terms(const TrainingData& data, const std::vector<std::size
 
 }  // namespace
 
-std::map<std::pair<std::string, std::string>, TrafficMultiples> fit_harness_traffic(
-    const TrainingData& data, const std::vector<std::size_t>& rows, const PairFloors& floors) {
-  return harness_traffic(data, rows, analytical_of(data, rows), floors);
-}
-
 HarnessTerms fit_harness_terms(const TrainingData& data, const std::vector<std::size_t>& rows) {
   return harness_terms(data, rows, analytical_of(data, rows));
 }
 
-PairFloors fit_host_floors(const TrainingData& data, const std::vector<std::size_t>& rows,
-                           const std::function<double(std::size_t)>& known_ms) {
-  std::function<double(std::size_t)> by_position;
-  if (known_ms) by_position = [&](std::size_t i) { return known_ms(rows[i]); };
-  return host_floors(data, rows, analytical_of(data, rows), by_position);
+PairFloors fit_host_floors(const TrainingData& data, const std::vector<std::size_t>& rows) {
+  return host_floors(data, rows, analytical_of(data, rows), {});
 }
 
 FamilyModel fit_family(const TrainingData& data, const std::vector<std::size_t>& rows,

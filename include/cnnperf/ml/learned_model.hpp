@@ -5,7 +5,6 @@
 #pragma once
 
 #include <array>
-#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -59,7 +58,7 @@ struct HarnessTerms {
   /// Fitted on the family's smallest rows (fit_host_floors).
   std::map<std::pair<std::string, std::string>, double> floor_ms;
   /// Traffic multiples per (source, pass name), for sources whose harness runs kernels besides
-  /// the layer's (harness_runs_extra_kernels); fit_harness_traffic. One set per source and
+  /// the layer's (harness_runs_extra_kernels); fit_harness_terms. One set per source and
   /// pass, shared by its GPUs: multiples per GPU would also absorb the kernel model's error on
   /// each GPU, which is not the harness's (research/harness_traffic_study.py).
   std::map<std::pair<std::string, std::string>, TrafficMultiples> traffic;
@@ -223,23 +222,17 @@ class LearnedModel final : public LatencyModel {
 inline constexpr std::size_t kFloorRowShare = 100;
 inline constexpr std::size_t kFloorMinRows = 10;
 /// Host floors of `rows` per (source, GPU name), in ms: the median of max(0, measured -
-/// analytical - known_ms(row)) over each pair's fastest measured rows (`known_ms`, when set,
-/// gives a row's other harness terms, by row index in `data`).
+/// analytical) over each pair's fastest measured rows.
 [[nodiscard]] std::map<std::pair<std::string, std::string>, double> fit_host_floors(
-    const TrainingData& data, const std::vector<std::size_t>& rows,
-    const std::function<double(std::size_t)>& known_ms = {});
-/// Rows fit_harness_traffic needs of a (source, pass) to fit its multiples.
+    const TrainingData& data, const std::vector<std::size_t>& rows);
+/// Rows fit_harness_terms needs of a (source, pass) to fit its traffic multiples.
 inline constexpr std::size_t kTrafficMinRows = 100;
-/// Traffic multiples of `rows` per (source, pass) of sources with extra kernels: non-negative
-/// least squares of measured - analytical - floor on traffic_ms, each row weighted by
-/// 1 / measured (relative error).
-[[nodiscard]] std::map<std::pair<std::string, std::string>, TrafficMultiples> fit_harness_traffic(
-    const TrainingData& data, const std::vector<std::size_t>& rows,
-    const std::map<std::pair<std::string, std::string>, double>& floors);
 /// Rounds of fit_harness_terms that read the floors again beyond the fitted traffic.
 inline constexpr int kHarnessFitRounds = 3;
-/// Floors and traffic of `rows`: fit_host_floors, then fit_harness_traffic over them, then
-/// kHarnessFitRounds rounds of both, each floor read beyond the traffic.
+/// Floors and traffic of `rows`: the host floors (fit_host_floors), then per (source, pass) of
+/// sources with extra kernels the traffic multiples, non-negative least squares of measured -
+/// analytical - floor on traffic_ms with each row weighted by 1 / measured (relative error),
+/// then kHarnessFitRounds rounds of both, each floor read beyond the traffic.
 [[nodiscard]] HarnessTerms fit_harness_terms(const TrainingData& data,
                                              const std::vector<std::size_t>& rows);
 
