@@ -13,10 +13,11 @@ the spec bandwidth (models/gpus.json), with the 10th and 90th percentiles.
 """
 import csv
 import gzip
-import json
 import os
 import statistics
 from collections import defaultdict
+
+from gpu_db import gpus_by_name
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FILES = ["datasets/layers_neusight.csv.gz", "datasets/layers_neusight_test.csv.gz"]
@@ -25,14 +26,8 @@ MIN_BYTES = 64 * 2**20
 
 
 def spec_bandwidth_gbs():
-    with open(os.path.join(ROOT, "models/gpus.json")) as f:
-        gpus = json.load(f)["gpus"]
-    out = {}
-    for g in gpus:
-        for name in [g["name"], g.get("display_name", "")] + g.get("aliases", []):
-            if name:
-                out[name.lower()] = (g["name"], g["architecture"], g["memory_bandwidth_gbs"])
-    return out
+    return {name: (g["name"], g["architecture"], g["memory_bandwidth_gbs"])
+            for name, g in gpus_by_name().items()}
 
 
 def main():

@@ -22,6 +22,7 @@ Python standard library only; runs build/cnnperf (or --cnnperf).
 """
 import argparse
 import csv
+import gzip
 import json
 import os
 import statistics
@@ -30,17 +31,9 @@ import sys
 import tempfile
 from collections import defaultdict
 
+from gpu_db import gpus_by_name
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def gpu_specs():
-    with open(os.path.join(ROOT, "models/gpus.json")) as f:
-        gpus = json.load(f)["gpus"]
-    out = {}
-    for g in gpus:
-        for name in [g["name"], g["display_name"]] + g.get("aliases", []):
-            out[name.lower()] = g
-    return out
 
 
 def predicted_rows(cnnperf, path):
@@ -59,7 +52,6 @@ TIMM_GPUS = {"NVIDIA GeForce RTX 3090": "rtx3090", "NVIDIA GeForce RTX 4090": "r
 
 def timm_steps(cnnperf, path):
     """(gpu, memory format, depthwise or other) -> predicted / measured of each eager step."""
-    import gzip
     with gzip.open(path, "rt", newline="") as f:
         rows = [r for r in csv.DictReader(f) if r["zoo_network"] and r["runtime"] == "pytorch"
                 and r["mode"] == "inference" and r["precision"] == "amp"]
@@ -85,7 +77,7 @@ def main() -> int:
     ap.add_argument("--cnnperf", default=os.path.join(ROOT, "build", "cnnperf"))
     ap.add_argument("--timm", help="timm's end-to-end rows (datasets/e2e_timm.csv.gz)")
     args = ap.parse_args()
-    specs = gpu_specs()
+    specs = gpus_by_name()
     groups = defaultdict(list)
     print("| file | layout | dtype | c | h_in | stride | kernels | measured ms | predicted ms | "
           "SM cycles per tap |")

@@ -31,26 +31,18 @@ Reads the predict output (its input columns and `kernel_ms`); prints MAPE % per 
 model.
 """
 import csv
-import json
-import os
 import sys
 from collections import defaultdict
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from gpu_db import gpus_by_name
 
 
 def rates_by_name():
     """(DRAM bytes per ms, SM bytes per ms at one byte per SM cycle) per GPU name."""
-    with open(os.path.join(ROOT, "models/gpus.json")) as f:
-        gpus = json.load(f)["gpus"]
-    out = {}
-    for g in gpus:
-        for name in [g["name"], g["display_name"]] + g.get("aliases", []):
-            out[name.lower()] = (g["memory_bandwidth_gbs"] * 1e6,
-                                 g["sm_count"] * g["boost_clock_mhz"] * 1e3)
-    return out
+    return {name: (g["memory_bandwidth_gbs"] * 1e6, g["sm_count"] * g["boost_clock_mhz"] * 1e3)
+            for name, g in gpus_by_name().items()}
 
 
 def tensor_bytes(r):
